@@ -1,0 +1,106 @@
+"""partwire: one canonical, typed, versioned form for LLM conversations.
+
+Parts sit inside messages, messages and events inside a history. Adapters translate a history to
+and from each provider's wire format; the codec stores it as JSONL.
+"""
+
+from partwire._base import ProviderData
+from partwire.errors import DecodeError, LossError, PartwireError, SchemaError, ToolArgumentsError
+from partwire.history import (
+    CompactionEvent,
+    ErrorEvent,
+    History,
+    HistoryEvent,
+    ModelSwitchEvent,
+    RetryEvent,
+    SubtaskEvent,
+    TaskMetadataEvent,
+    UnknownEvent,
+)
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    Message,
+    RoutingDecision,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.parts import (
+    AudioPart,
+    Base64Source,
+    Citation,
+    DocumentCitation,
+    DocumentPart,
+    FileRefSource,
+    ImagePart,
+    MediaSource,
+    Opaque,
+    Part,
+    ProviderFileSource,
+    RedactedThinkingPart,
+    RefusalPart,
+    SearchResultCitation,
+    ServerToolCallPart,
+    ServerToolResultPart,
+    TextPart,
+    TextSource,
+    ThinkingPart,
+    ToolCallPart,
+    UnknownPart,
+    UrlCitation,
+    UrlSource,
+)
+from partwire.usage import Usage
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AssistantMessage",
+    "AudioPart",
+    "Base64Source",
+    "Citation",
+    "CompactionEvent",
+    "DecodeError",
+    "DeveloperMessage",
+    "DocumentCitation",
+    "DocumentPart",
+    "ErrorEvent",
+    "FileRefSource",
+    "History",
+    "HistoryEvent",
+    "ImagePart",
+    "LossError",
+    "MediaSource",
+    "Message",
+    "ModelSwitchEvent",
+    "Opaque",
+    "Part",
+    "PartwireError",
+    "ProviderData",
+    "ProviderFileSource",
+    "RedactedThinkingPart",
+    "RefusalPart",
+    "RetryEvent",
+    "RoutingDecision",
+    "SchemaError",
+    "SearchResultCitation",
+    "ServerToolCallPart",
+    "ServerToolResultPart",
+    "SubtaskEvent",
+    "SystemMessage",
+    "TaskMetadataEvent",
+    "TextPart",
+    "TextSource",
+    "ThinkingPart",
+    "ToolArgumentsError",
+    "ToolCallPart",
+    "ToolMessage",
+    "UnknownEvent",
+    "UnknownPart",
+    "UrlCitation",
+    "UrlSource",
+    "Usage",
+    "UserMessage",
+    "__version__",
+]

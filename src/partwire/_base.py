@@ -1,0 +1,78 @@
+"""The model base shared by every canonical type, and the JSON alias."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, ConfigDict, JsonValue
+
+__all__ = ["CanonicalModel", "JsonValue", "ProviderData", "replace"]
+
+
+class CanonicalModel(BaseModel):
+    """Immutable, keeps fields it does not know, and compares without ``provider_data``.
+
+    ``extra="allow"``: a field written by a newer minor version survives a load and a re-save
+    instead of vanishing. Equality ignores ``provider_data`` (DESIGN §6 rule 4): two messages that
+    say the same thing are equal whichever provider's echo state they carry.
+    """
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="allow",
+        use_attribute_docstrings=True,
+        ser_json_inf_nan="constants",
+        defer_build=False,
+    )
+
+    _eq_ignored: ClassVar[frozenset[str]] = frozenset({"provider_data"})
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, CanonicalModel)
+        mine, theirs = self.__dict__, other.__dict__
+        for name, value in mine.items():
+            if name in self._eq_ignored:
+                continue
+            if value != theirs.get(name):
+                return False
+        return (self.__pydantic_extra__ or {}) == (other.__pydantic_extra__ or {})
+
+    def __hash__(self) -> int:
+        return hash((type(self), self._identity()))
+
+    def _identity(self) -> Any:
+        return tuple(
+            (name, _hashable(value))
+            for name, value in self.__dict__.items()
+            if name not in self._eq_ignored
+        )
+
+
+M = TypeVar("M", bound=CanonicalModel)
+
+
+def replace(model: M, **changes: Any) -> M:
+    """A copy of ``model`` with ``changes`` applied and validated (models are immutable)."""
+    data = dict(model.__dict__)
+    data.update(model.__pydantic_extra__ or {})
+    data.update(changes)
+    return type(model).model_validate(data)
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+class ProviderData(CanonicalModel):
+    """Echo state one provider gave us and only that provider may read back (DESIGN §6)."""
+
+    issuer: str
+    """The system that issued ``data`` and can make sense of it: ``anthropic``, ``openai``, ..."""
+    data: JsonValue = None
+    """The state itself, exactly as received (item ids, status, raw usage, cache details...)."""

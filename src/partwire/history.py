@@ -1,0 +1,182 @@
+"""History events: every message, plus the non-message events replay needs (DESIGN §5).
+
+A history is an ordered sequence of :data:`HistoryEvent`. Streaming deltas, tool-call-start
+signals, interrupts and response metadata are never stored: replay derives them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Literal, TypeAlias
+
+from pydantic import Field, JsonValue, TypeAdapter
+
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+    _EventBase,
+)
+
+__all__ = [
+    "CompactionEvent",
+    "ErrorEvent",
+    "History",
+    "HistoryEvent",
+    "ModelSwitchEvent",
+    "RetryEvent",
+    "SubtaskEvent",
+    "TaskMetadataEvent",
+    "UnknownEvent",
+]
+
+
+class _Event(_EventBase):
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    """Application data."""
+
+
+class ErrorEvent(_Event):
+    """A failed model call or a failure outside any message."""
+
+    type: Literal["error"] = "error"
+    code: str | None = None
+    """Machine-readable code (``overloaded_error``, ``rate_limit_exceeded``, ``429``)."""
+    message: str
+    """Human-readable description."""
+    provider: str | None = None
+    """The provider that failed, when one did."""
+    retryable: bool = False
+    """Whether the same call may succeed if retried."""
+    status: int | None = None
+    """HTTP status, when there was one."""
+
+
+class TaskMetadataEvent(_Event):
+    """Facts about the task as a whole (title, working directory, totals), set by the app."""
+
+    type: Literal["task_metadata"] = "task_metadata"
+    task_id: str | None = None
+    """The application's id for the task or session."""
+    title: str | None = None
+    """A title for the task."""
+    data: JsonValue = None
+    """Anything else the application records about the task."""
+
+
+class CompactionEvent(_Event):
+    """Older messages were summarised; the next model call sees the summary instead of them."""
+
+    type: Literal["compaction"] = "compaction"
+    summary: str
+    """The summary that replaces the compacted messages."""
+    replaced_ids: tuple[str, ...] | None = None
+    """Ids of the messages it replaces, when listed."""
+    replaced_count: int | None = None
+    """Otherwise: how many non-system messages right before this event it replaces."""
+    tokens_before: int | None = None
+    """Context size before compaction."""
+    tokens_after: int | None = None
+    """Context size after compaction."""
+
+
+class RetryEvent(_Event):
+    """A model call is being retried."""
+
+    type: Literal["retry"] = "retry"
+    attempt: int
+    """1-based number of the attempt about to be made."""
+    reason: str
+    """Why (the error that caused it)."""
+    delay_ms: int | None = None
+    """Wait before the attempt, in milliseconds."""
+
+
+class ModelSwitchEvent(_Event):
+    """The session moved to another model."""
+
+    type: Literal["model_switch"] = "model_switch"
+    from_model: str | None = None
+    """The previous model, ``provider:model``."""
+    to_model: str
+    """The new model, ``provider:model``."""
+    reason: str | None = None
+    """Why (``user /model command``, ``fallback after 529``)."""
+
+
+class SubtaskEvent(_Event):
+    """Work handed to a child session (a sub-agent)."""
+
+    type: Literal["subtask"] = "subtask"
+    child_session_id: str
+    """The child session's id."""
+    agent: str | None = None
+    """The agent that ran it."""
+    prompt: str | None = None
+    """What it was asked."""
+    status: Literal["pending", "running", "success", "error", "aborted"] = "pending"
+    """Where the subtask stands."""
+    result: str | None = None
+    """Its final answer, when done."""
+
+
+class UnknownEvent(_Event):
+    """A line nobody here understood; kept whole, never dropped in silence."""
+
+    type: Literal["unknown"] = "unknown"
+    original_type: str | None = None
+    """The ``type`` (or ``role``) the line claimed, when it had one."""
+    raw: JsonValue = None
+    """The line's JSON value; the line's text when it was not JSON."""
+    problem: str | None = None
+    """Why it was not understood."""
+
+
+HistoryEvent: TypeAlias = Annotated[
+    SystemMessage
+    | DeveloperMessage
+    | UserMessage
+    | AssistantMessage
+    | ToolMessage
+    | ErrorEvent
+    | TaskMetadataEvent
+    | CompactionEvent
+    | RetryEvent
+    | ModelSwitchEvent
+    | SubtaskEvent
+    | UnknownEvent,
+    Field(discriminator="type"),
+]
+"""Any history line: a message (``type="message"``, told apart by ``role``) or an event."""
+
+# pydantic builds a nested tagged union here: "type" first, then "role" among messages.
+_MessageUnion = Annotated[
+    SystemMessage | DeveloperMessage | UserMessage | AssistantMessage | ToolMessage,
+    Field(discriminator="role"),
+]
+_EventUnion = Annotated[
+    _MessageUnion
+    | ErrorEvent
+    | TaskMetadataEvent
+    | CompactionEvent
+    | RetryEvent
+    | ModelSwitchEvent
+    | SubtaskEvent
+    | UnknownEvent,
+    Field(discriminator="type"),
+]
+
+History = Sequence[HistoryEvent]
+"""A history: events in order."""
+
+EVENT_ADAPTER: TypeAdapter[HistoryEvent] = TypeAdapter(_EventUnion)  # type: ignore[arg-type]
+"""Validates and serialises one history line."""
+
+EVENT_TYPES: frozenset[str] = frozenset(
+    {"message", "error", "task_metadata", "compaction", "retry", "model_switch", "subtask", "unknown"}
+)
+"""Every event tag this version understands."""
+MESSAGE_ROLES: frozenset[str] = frozenset({"system", "developer", "user", "assistant", "tool"})
+"""Every message role."""

@@ -1,0 +1,148 @@
+"""Ids and time: ULID message ids, ``tu_`` tool-call ids, and the injectable sources behind them.
+
+Ids are made once, when a message or call is created, and persisted; nothing regenerates them on
+load. Tests and conversions that need deterministic output install their own sources with
+:func:`use_sources` (or :func:`deterministic_sources`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import threading
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+
+from ulid import ULID
+
+__all__ = [
+    "DEFAULT_MODEL_ALIASES",
+    "deterministic_sources",
+    "derive_id",
+    "new_message_id",
+    "new_tool_call_id",
+    "now",
+    "resolve_model",
+    "split_model_id",
+    "use_sources",
+]
+
+TOOL_CALL_PREFIX = "tu_"
+
+Clock = Callable[[], datetime]
+IdSource = Callable[[], str]
+
+
+class _MonotonicUlids:
+    """ULIDs that strictly increase within the process, even within one millisecond."""
+
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+        self._last = 0
+        self._lock = threading.Lock()
+
+    def __call__(self) -> str:
+        with self._lock:
+            fresh = int(ULID.from_datetime(self._clock()))
+            # A ULID made in the same millisecond may sort below the previous one (its random
+            # part is random); bumping by one keeps the order the process made them in.
+            self._last = max(fresh, self._last + 1)
+            return str(ULID.from_int(self._last))
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+_clock: Clock = _utc_now
+_ids: IdSource = _MonotonicUlids(lambda: _clock())
+
+
+def now() -> datetime:
+    """The current time, from the installed clock (UTC, microsecond precision)."""
+    return _clock()
+
+
+def new_message_id() -> str:
+    """A new message or event id: a ULID string, monotonic within the process."""
+    return _ids()
+
+
+def new_tool_call_id() -> str:
+    """A new canonical tool-call id, ``tu_<ULID>``, valid under every provider's id rules."""
+    return TOOL_CALL_PREFIX + _ids()
+
+
+def derive_id(*keys: str, at: datetime | None = None, prefix: str = "") -> str:
+    """A ULID-shaped id derived from ``keys`` alone, so deriving it twice gives the same id.
+
+    Migrations use it for data that had no id, since ids must not change between loads.
+    """
+    digest = hashlib.sha256("\x1f".join(keys).encode()).digest()
+    millis = int((at or datetime(1970, 1, 1, tzinfo=UTC)).timestamp() * 1000)
+    value = (millis << 80) | int.from_bytes(digest[:10], "big")
+    return prefix + str(ULID.from_int(value))
+
+
+@contextlib.contextmanager
+def use_sources(*, ids: IdSource | None = None, clock: Clock | None = None) -> Iterator[None]:
+    """Install an id source and/or a clock for the duration of the block."""
+    global _ids, _clock
+    saved = _ids, _clock
+    if clock is not None:
+        _clock = clock
+    if ids is not None:
+        _ids = ids
+    elif clock is not None:
+        _ids = _MonotonicUlids(clock)
+    try:
+        yield
+    finally:
+        _ids, _clock = saved
+
+
+def deterministic_sources(
+    start: datetime = datetime(2026, 1, 1, tzinfo=UTC), step: timedelta = timedelta(seconds=1)
+) -> tuple[IdSource, Clock]:
+    """An id source and a clock that give the same sequence every run (for tests and examples)."""
+    ticks = itertools.count()
+    counter = itertools.count(1)
+    millis = int(start.timestamp() * 1000)
+
+    def clock() -> datetime:
+        return start + step * next(ticks)
+
+    def ids() -> str:
+        return str(ULID.from_int((millis << 80) | next(counter)))
+
+    return ids, clock
+
+
+# Model ids are "provider:model". Short names people type map to full ids here; the table is a
+# default, callers pass their own to resolve_model.
+DEFAULT_MODEL_ALIASES: dict[str, str] = {
+    "opus": "anthropic:claude-opus-4-7",
+    "sonnet": "anthropic:claude-sonnet-4-6",
+    "haiku": "anthropic:claude-haiku-4-5",
+    "gpt-5": "openai:gpt-5",
+    "gpt-5-mini": "openai:gpt-5-mini",
+    "gemini-pro": "google:gemini-2.5-pro",
+    "gemini-flash": "google:gemini-2.5-flash",
+}
+
+
+def split_model_id(model_id: str) -> tuple[str, str]:
+    """Split ``provider:model`` into its two halves; raise ``ValueError`` when it has no provider."""
+    provider, sep, model = model_id.partition(":")
+    if not sep or not provider or not model:
+        raise ValueError(f"model id {model_id!r} is not of the form 'provider:model'")
+    return provider, model
+
+
+def resolve_model(name: str, aliases: dict[str, str] | None = None) -> str:
+    """The full ``provider:model`` id for ``name``, an alias or already a full id."""
+    table = DEFAULT_MODEL_ALIASES if aliases is None else aliases
+    full = table.get(name, name)
+    split_model_id(full)
+    return full

@@ -1,0 +1,216 @@
+"""Messages, discriminated by ``role``; every message is also a history event (``type="message"``).
+
+A plain string is accepted where a list of text parts is expected::
+
+    UserMessage("hi")                      # parts=(TextPart(text="hi"),)
+    AssistantMessage(["a", ToolCallPart.create("ls")])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, JsonValue
+
+from partwire._base import CanonicalModel, ProviderData
+from partwire.ids import new_message_id, now
+from partwire.parts import Part, TextPart
+from partwire.usage import Usage
+
+__all__ = [
+    "AssistantMessage",
+    "AssistantStatus",
+    "DeveloperMessage",
+    "Message",
+    "RoutingDecision",
+    "StopReason",
+    "SystemMessage",
+    "ToolMessage",
+    "ToolStatus",
+    "UserMessage",
+]
+
+SCHEMA_VERSION = 1
+"""The version written on every line (``v``); older lines are migrated on read."""
+
+StopReason = Literal["stop", "length", "tool_use", "content_filter", "refusal", "pause", "error", "aborted"]
+"""Why generation stopped, normalised. ``aborted`` means the user interrupted, nothing else."""
+
+AssistantStatus = Literal["complete", "partial", "error", "aborted"]
+"""Whether an assistant message is whole."""
+
+ToolStatus = Literal["success", "error", "aborted", "denied"]
+"""How a tool call ended. Failures and time-outs are ``error``; ``aborted`` is a user interrupt."""
+
+Content = str | Sequence[Part | str]
+
+
+def _coerce_parts(content: Content) -> tuple[Any, ...]:
+    if isinstance(content, str):
+        return (TextPart(text=content),)
+    return tuple(TextPart(text=p) if isinstance(p, str) else p for p in content)
+
+
+class _ContentMeta(type(CanonicalModel)):  # type: ignore[misc]
+    """Lets ``UserMessage("hi")`` take its content positionally.
+
+    This lives on the metaclass, not in ``__init__``: a model with its own ``__init__`` makes
+    pydantic call back into Python for every message it validates, which made loading a history
+    several times slower. Validation never goes through the metaclass.
+    """
+
+    def __call__(cls, content: Content | None = None, /, **data: Any) -> Any:
+        if content is None and isinstance(data.get("parts"), str):
+            content = data.pop("parts")
+        if content is not None:
+            if "parts" in data:
+                raise TypeError("pass the content positionally or as parts=, not both")
+            if isinstance(content, str) and cls.__name__ == "ToolMessage":
+                # A tool message's text lives in output_text, never in its parts.
+                data.setdefault("output_text", content)
+            else:
+                data["parts"] = _coerce_parts(content)
+        return super().__call__(**data)
+
+
+class _EventBase(CanonicalModel):
+    """Fields every history line has."""
+
+    v: Literal[1] = 1
+    """Schema version of this line."""
+    type: str
+    """The event's tag."""
+    id: str = Field(default_factory=new_message_id)
+    """ULID, monotonic within the process that made it; never regenerated on load."""
+    created_at: datetime = Field(default_factory=now)
+    """When it was made (UTC, microseconds)."""
+
+
+class _MessageBase(_EventBase, metaclass=_ContentMeta):
+    type: Literal["message"] = "message"
+    """Every message is a history event of type ``message``; ``role`` tells them apart."""
+    role: str
+    """The message's role."""
+    parent_id: str | None = None
+    """The message this one follows, for threads and forks."""
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    """Application data; never sent to a provider."""
+    provider_data: ProviderData | None = None
+    """Echo state for the issuing provider only; ignored by equality."""
+
+    @property
+    def text(self) -> str:
+        """The text of the message's text parts, joined."""
+        parts: tuple[Part, ...] = getattr(self, "parts", ())
+        return "".join(p.text for p in parts if isinstance(p, TextPart))
+
+
+class SystemMessage(_MessageBase):
+    """Instructions from the application; adapters hoist them where the provider wants them."""
+
+    role: Literal["system"] = "system"
+    parts: tuple[Part, ...] = ()
+    """Text parts only (``validate_history`` reports anything else)."""
+
+
+class DeveloperMessage(_MessageBase):
+    """App-side context: command output, attached files. Sent natively or attached to a user turn."""
+
+    role: Literal["developer"] = "developer"
+    parts: tuple[Part, ...] = ()
+    """The content sent to the model."""
+
+
+class UserMessage(_MessageBase):
+    """What the user said."""
+
+    role: Literal["user"] = "user"
+    parts: tuple[Part, ...] = ()
+    """Text, images, documents, audio."""
+
+
+class RoutingDecision(CanonicalModel):
+    """Why this turn went to this model (the canonical format spec's routing record)."""
+
+    mode: Literal["override", "manual", "rule", "pattern", "delegate", "default"]
+    """Coarse class of the decision."""
+    chosen_model: str
+    """The model chosen, ``provider:model``."""
+    reason: str
+    """Human-readable reason."""
+    rule_name: str | None = None
+    """The rule that matched, for ``rule``."""
+    confidence: float | None = None
+    """Confidence 0..1, for ``pattern``."""
+    alternatives_considered: tuple[str, ...] = ()
+    """Other models that were candidates."""
+
+
+class AssistantMessage(_MessageBase):
+    """One model call's answer: parts in provider order, with usage and provenance."""
+
+    role: Literal["assistant"] = "assistant"
+    parts: tuple[Part, ...] = ()
+    """Text, thinking, tool calls, server tool blocks, refusals, in the order the model gave them."""
+    status: AssistantStatus = "complete"
+    """Whether the message is whole."""
+    stop_reason: StopReason | None = None
+    """Why generation stopped, normalised."""
+    stop_reason_raw: str | None = None
+    """The provider's own stop/finish reason string."""
+    model: str | None = None
+    """The model, ``provider:model``."""
+    provider: str | None = None
+    """Who served the call (``anthropic``, ``openrouter``, ...)."""
+    api: str | None = None
+    """The wire API used (``anthropic``, ``openai_chat``, ``openai_responses``, ``google``)."""
+    response_id: str | None = None
+    """The provider's id of the response."""
+    usage: Usage | None = None
+    """Tokens, cost and latency."""
+    routing: RoutingDecision | None = None
+    """Why this model answered."""
+
+
+class ToolMessage(_MessageBase):
+    """The result of one tool call."""
+
+    role: Literal["tool"] = "tool"
+    call_id: str
+    """Canonical id of the tool call this answers."""
+    tool_name: str
+    """Name of the tool that ran."""
+    status: ToolStatus = "success"
+    """How the call ended."""
+    output_text: str = ""
+    """The tool's text output: the one source of truth for it."""
+    parts: tuple[Part, ...] = ()
+    """Non-text attachments (images, documents); text goes in ``output_text``."""
+    data: JsonValue = None
+    """Structured JSON result, when the tool gave one."""
+    started_at: datetime | None = None
+    """When the tool started."""
+    finished_at: datetime | None = None
+    """When the tool finished."""
+    truncated: bool = False
+    """Whether ``output_text`` was cut short."""
+    full_output_ref: str | None = None
+    """Where the full output is, when truncated (a workspace-relative path or URI)."""
+    ui_extra: JsonValue = None
+    """Data for the UI only (diffs, rendering hints); never sent to a provider."""
+    side_effects: JsonValue = None
+    """What the tool changed (files written, commands run); never sent to a provider."""
+
+    @property
+    def text(self) -> str:
+        """The tool's text output."""
+        return self.output_text
+
+
+Message = Annotated[
+    SystemMessage | DeveloperMessage | UserMessage | AssistantMessage | ToolMessage,
+    Field(discriminator="role"),
+]
+"""Any message."""

@@ -1,0 +1,365 @@
+"""Parts: the typed pieces of content inside a message, discriminated by ``type``.
+
+Every part is immutable and may carry ``provider_data``. Opaque reasoning state is an
+:class:`Opaque` that remembers who issued it, so an adapter echoes it only to that issuer.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, JsonValue
+
+from partwire._base import CanonicalModel, ProviderData
+from partwire.errors import ToolArgumentsError
+from partwire.ids import new_tool_call_id
+
+__all__ = [
+    "AudioPart",
+    "Base64Source",
+    "Citation",
+    "DocumentCitation",
+    "DocumentPart",
+    "FileRefSource",
+    "ImagePart",
+    "MediaSource",
+    "Opaque",
+    "Part",
+    "ProviderFileSource",
+    "RedactedThinkingPart",
+    "RefusalPart",
+    "SearchResultCitation",
+    "ServerToolCallPart",
+    "ServerToolResultPart",
+    "TextPart",
+    "TextSource",
+    "ThinkingPart",
+    "ToolCallPart",
+    "UnknownPart",
+    "UrlCitation",
+    "UrlSource",
+]
+
+
+class Opaque(CanonicalModel):
+    """A value only its issuer can verify (a thinking signature, encrypted reasoning)."""
+
+    value: str
+    """The exact string as received; re-emitted byte for byte."""
+    issuer: str
+    """Who can verify it: ``anthropic``, ``openai``, ``google``, ``openrouter``, ``bedrock``, ..."""
+    model: str | None = None
+    """The model that issued it, where the issuer ties the value to one model."""
+
+
+class _PartBase(CanonicalModel):
+    type: str
+    """The part's tag."""
+    provider_data: ProviderData | None = None
+    """Echo state for the issuing provider only; ignored by equality."""
+
+
+# -- media sources --------------------------------------------------------------------------
+
+
+class UrlSource(CanonicalModel):
+    """Media fetched by the provider from a URL."""
+
+    type: Literal["url"] = "url"
+    url: str
+    """The URL, ``https:`` (or ``gs:`` for Gemini) as given by the user."""
+
+
+class Base64Source(CanonicalModel):
+    """Media carried inline as base64."""
+
+    type: Literal["base64"] = "base64"
+    data: str
+    """Base64 text, without a ``data:`` prefix."""
+
+
+class FileRefSource(CanonicalModel):
+    """Media stored beside the history, in the workspace."""
+
+    type: Literal["file_ref"] = "file_ref"
+    path: str
+    """Workspace-relative path of the file."""
+    size: int | None = None
+    """Size in bytes when the reference was made."""
+    sha256: str | None = None
+    """Hex SHA-256 of the file when the reference was made, to detect a changed file."""
+
+
+class ProviderFileSource(CanonicalModel):
+    """Media uploaded to a provider's file store; only that provider can resolve the id."""
+
+    type: Literal["provider_file"] = "provider_file"
+    file_id: str
+    """The provider's file id (``file_...``, ``files/...``)."""
+    issuer: str
+    """The provider that issued the id."""
+
+
+class TextSource(CanonicalModel):
+    """A plain-text document carried inline."""
+
+    type: Literal["text"] = "text"
+    text: str
+    """The document's text."""
+
+
+MediaSource = Annotated[
+    UrlSource | Base64Source | FileRefSource | ProviderFileSource | TextSource,
+    Field(discriminator="type"),
+]
+"""Where the bytes of an image, document or audio part are."""
+
+
+# -- citations ------------------------------------------------------------------------------
+
+
+class UrlCitation(CanonicalModel):
+    """A citation of a web page (web search results)."""
+
+    type: Literal["url"] = "url"
+    url: str
+    """The cited page."""
+    title: str | None = None
+    """The page title, when given."""
+    cited_text: str | None = None
+    """The quoted passage, when given."""
+    start_index: int | None = None
+    """Start of the citing span in the part's text (OpenAI annotations), when given."""
+    end_index: int | None = None
+    """End of the citing span in the part's text, when given."""
+    provider_data: ProviderData | None = None
+    """Opaque extras such as Anthropic's ``encrypted_index``; ignored by equality."""
+
+
+class DocumentCitation(CanonicalModel):
+    """A citation of a span in a document the user supplied."""
+
+    type: Literal["document"] = "document"
+    document_index: int
+    """Index of the cited document among the documents of the request."""
+    document_title: str | None = None
+    """Title of the cited document, when given."""
+    unit: Literal["char", "page", "block"]
+    """What ``start``/``end`` count: characters, pages or content blocks."""
+    start: int
+    """First cited unit (0-based characters and blocks, 1-based pages, as the provider says)."""
+    end: int
+    """End of the cited range (exclusive)."""
+    cited_text: str | None = None
+    """The quoted passage."""
+    file_id: str | None = None
+    """Provider file id of the document, when it was one."""
+    provider_data: ProviderData | None = None
+    """Provider extras; ignored by equality."""
+
+
+class SearchResultCitation(CanonicalModel):
+    """A citation of a search result block supplied in the request."""
+
+    type: Literal["search_result"] = "search_result"
+    source: str
+    """The search result's source (usually a URL)."""
+    title: str | None = None
+    """Its title."""
+    search_result_index: int
+    """Index of the cited search result in the request."""
+    start_block: int
+    """First cited block of the result."""
+    end_block: int
+    """End of the cited blocks (exclusive)."""
+    cited_text: str | None = None
+    """The quoted passage."""
+    provider_data: ProviderData | None = None
+    """Provider extras; ignored by equality."""
+
+
+Citation = Annotated[UrlCitation | DocumentCitation | SearchResultCitation, Field(discriminator="type")]
+"""A typed citation attached to a text part."""
+
+
+# -- parts ----------------------------------------------------------------------------------
+
+
+class TextPart(_PartBase):
+    """Plain text, with the citations that back it."""
+
+    type: Literal["text"] = "text"
+    text: str
+    """The text."""
+    citations: tuple[Citation, ...] = ()
+    """Sources the text cites, in provider order."""
+
+
+class ImagePart(_PartBase):
+    """An image."""
+
+    type: Literal["image"] = "image"
+    source: MediaSource
+    """Where the image is."""
+    media_type: str | None = None
+    """IANA media type (``image/png``); may be unknown for a URL."""
+    detail: Literal["auto", "low", "high"] | None = None
+    """Resolution hint, where the provider takes one (OpenAI)."""
+
+
+class DocumentPart(_PartBase):
+    """A document: PDF or text."""
+
+    type: Literal["document"] = "document"
+    source: MediaSource
+    """Where the document is."""
+    media_type: str | None = None
+    """IANA media type (``application/pdf``, ``text/plain``)."""
+    title: str | None = None
+    """A title shown to the model, where the provider takes one."""
+    filename: str | None = None
+    """The original file name, where the provider takes one."""
+
+
+class AudioPart(_PartBase):
+    """A sound clip."""
+
+    type: Literal["audio"] = "audio"
+    source: MediaSource
+    """Where the audio is."""
+    media_type: str | None = None
+    """IANA media type (``audio/wav``, ``audio/mpeg``)."""
+
+
+class ThinkingPart(_PartBase):
+    """Reasoning the model produced, with the signature that lets its issuer verify it."""
+
+    type: Literal["thinking"] = "thinking"
+    text: str = ""
+    """The reasoning text or summary; empty when the provider only gave encrypted state."""
+    signature: Opaque | None = None
+    """The issuer's signature or encrypted reasoning; replaced, never appended, while streaming."""
+    id: str | None = None
+    """The provider's id for this reasoning item (OpenAI ``rs_...``); meaningful to its issuer only."""
+
+
+class RedactedThinkingPart(_PartBase):
+    """Reasoning the provider encrypted; echoed byte-exact to its issuer and nowhere else."""
+
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+    data: Opaque
+    """The encrypted blob."""
+
+
+class ToolCallPart(_PartBase):
+    """A call of a tool the application runs."""
+
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    """Canonical id (``tu_<ULID>``); tool messages point at it."""
+    name: str
+    """Name of the tool."""
+    arguments_json: str
+    """The arguments as the exact JSON text the model produced, malformed or truncated included."""
+    provider_ids: dict[str, str] = Field(default_factory=dict)
+    """The id each issuer gave this call (``{"anthropic": "toolu_..."}``), to echo it back exactly."""
+
+    @classmethod
+    def create(
+        cls, name: str, arguments: dict[str, Any] | None = None, *, id: str | None = None,
+        provider_ids: dict[str, str] | None = None,
+    ) -> ToolCallPart:
+        """A call with a fresh canonical id and the arguments serialised compactly."""
+        return cls(
+            id=id or new_tool_call_id(),
+            name=name,
+            arguments_json=json.dumps(arguments or {}, ensure_ascii=False, separators=(",", ":")),
+            provider_ids=provider_ids or {},
+        )
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The arguments parsed; raises :class:`ToolArgumentsError` if they are not a JSON object."""
+        try:
+            value = json.loads(self.arguments_json) if self.arguments_json.strip() else {}
+        except json.JSONDecodeError as exc:
+            raise ToolArgumentsError(self.id, self.name, str(exc)) from exc
+        if not isinstance(value, dict):
+            raise ToolArgumentsError(self.id, self.name, f"got a JSON {type(value).__name__}")
+        return value
+
+    def id_for(self, issuer: str) -> str:
+        """The id to send to ``issuer``: its own id when it issued one, else the canonical id."""
+        return self.provider_ids.get(issuer, self.id)
+
+
+class ServerToolCallPart(_PartBase):
+    """A call of a tool the provider runs itself (web search, code execution)."""
+
+    type: Literal["server_tool_call"] = "server_tool_call"
+    id: str
+    """The provider's id of the call."""
+    name: str
+    """The server tool's name (``web_search``, ``code_execution``)."""
+    input: JsonValue = None
+    """The input the provider gave it."""
+    issuer: str
+    """The provider that ran it; the part is replayed to that provider only."""
+
+
+class ServerToolResultPart(_PartBase):
+    """The result of a server tool call."""
+
+    type: Literal["server_tool_result"] = "server_tool_result"
+    call_id: str
+    """The provider's id of the call this answers."""
+    name: str
+    """The result kind as the provider names it (``web_search_tool_result``)."""
+    output: JsonValue = None
+    """The result content, exactly as received."""
+    issuer: str
+    """The provider that produced it; the part is replayed to that provider only."""
+
+
+class RefusalPart(_PartBase):
+    """The model declined to answer."""
+
+    type: Literal["refusal"] = "refusal"
+    text: str
+    """The refusal text."""
+
+
+class UnknownPart(_PartBase):
+    """A part nobody here understood; kept whole and re-emitted, never dropped in silence."""
+
+    type: Literal["unknown"] = "unknown"
+    original_type: str | None = None
+    """The ``type`` the part claimed, when it had one."""
+    raw: JsonValue = None
+    """The part exactly as it arrived (a wire block, or a line from a newer history)."""
+    issuer: str | None = None
+    """The provider whose wire format it came from; ``None`` when it came from a stored history."""
+
+
+Part = Annotated[
+    TextPart
+    | ImagePart
+    | DocumentPart
+    | AudioPart
+    | ThinkingPart
+    | RedactedThinkingPart
+    | ToolCallPart
+    | ServerToolCallPart
+    | ServerToolResultPart
+    | RefusalPart
+    | UnknownPart,
+    Field(discriminator="type"),
+]
+"""Any part."""
+
+PART_TYPES: frozenset[str] = frozenset(
+    {"text", "image", "document", "audio", "thinking", "redacted_thinking", "tool_call",
+     "server_tool_call", "server_tool_result", "refusal", "unknown"}
+)
+"""Every part tag this version understands."""

@@ -1,0 +1,224 @@
+"""Tool definitions, the portable JSON-Schema subset they must stay within, and argument checks.
+
+The subset is the canonical format spec's (seed 004 §5.4): what Anthropic, OpenAI and Gemini all
+accept reliably. A schema outside it fails at construction, naming the keyword and its JSON
+pointer, instead of failing at the provider on the first call.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import JsonValue, field_validator
+
+from partwire._base import CanonicalModel
+from partwire.errors import SchemaError
+from partwire.parts import ToolCallPart
+
+__all__ = [
+    "ALLOWED_FORMATS",
+    "ALLOWED_KEYWORDS",
+    "ArgumentProblem",
+    "SideEffects",
+    "ToolDefinition",
+    "check_arguments",
+    "check_schema",
+]
+
+SideEffects = Literal["none", "read", "write", "execute", "network"]
+"""What running the tool may do: drives confirmation prompts, routing and tracing."""
+
+JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "null", "object", "array"})
+ALLOWED_KEYWORDS = frozenset(
+    {"type", "properties", "required", "items", "enum", "description", "title", "format",
+     "additionalProperties"}
+)
+"""Keywords a tool input schema may use."""
+ALLOWED_FORMATS = frozenset(
+    {"date-time", "date", "time", "duration", "email", "hostname", "ipv4", "ipv6", "uri", "uuid"}
+)
+"""The "basic format annotations" of the subset."""
+# Named so the error can say why, not just "not allowed".
+_REFUSED = {
+    "$ref": "references are not portable (Gemini and OpenAI strict mode differ); inline the schema",
+    "$defs": "definitions only serve $ref, which is not portable",
+    "definitions": "definitions only serve $ref, which is not portable",
+    "oneOf": "union keywords are not portable; use a single type or an enum",
+    "anyOf": "union keywords are not portable; use a single type or an enum",
+    "allOf": "union keywords are not portable; merge the schemas",
+    "not": "negation is not portable",
+    "if": "conditionals are not portable",
+    "then": "conditionals are not portable",
+    "else": "conditionals are not portable",
+    "patternProperties": "pattern properties are not portable",
+}
+# Anthropic and OpenAI both limit tool names to this alphabet and length; Gemini is stricter
+# only about the first character, which we do not enforce here.
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def check_schema(schema: Mapping[str, Any], *, tool: str = "?") -> None:
+    """Raise :class:`SchemaError` at the first construct outside the portable subset."""
+    if schema.get("type") != "object":
+        raise SchemaError(tool, "#", "type", "a tool's input schema must have type 'object'")
+    _check_node(schema, "#", tool)
+
+
+def _check_node(node: Any, path: str, tool: str) -> None:
+    if not isinstance(node, Mapping):
+        raise SchemaError(tool, path, "(schema)", f"a schema must be an object, got {type(node).__name__}")
+    for key, value in node.items():
+        if key in _REFUSED:
+            raise SchemaError(tool, f"{path}/{key}", key, _REFUSED[key])
+        if key not in ALLOWED_KEYWORDS:
+            raise SchemaError(tool, f"{path}/{key}", key, "not in the portable JSON-Schema subset")
+        where = f"{path}/{key}"
+        if key == "type":
+            types = value if isinstance(value, list) else [value]
+            bad = [t for t in types if t not in JSON_TYPES]
+            if bad or not types:
+                raise SchemaError(tool, where, key, f"unknown JSON type {bad or value!r}")
+        elif key == "properties":
+            if not isinstance(value, Mapping):
+                raise SchemaError(tool, where, key, "must map property names to schemas")
+            for name, sub in value.items():
+                _check_node(sub, f"{where}/{name}", tool)
+        elif key == "items":
+            if isinstance(value, list):
+                raise SchemaError(tool, where, key, "tuple validation (a list of schemas) is not portable")
+            _check_node(value, where, tool)
+        elif key == "required":
+            names = node.get("properties", {})
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise SchemaError(tool, where, key, "must be a list of property names")
+            missing = [v for v in value if v not in names]
+            if missing:
+                raise SchemaError(tool, where, key, f"names properties that are not defined: {missing}")
+        elif key == "enum":
+            if not isinstance(value, list) or not value:
+                raise SchemaError(tool, where, key, "must be a non-empty list")
+        elif key == "format":
+            if value not in ALLOWED_FORMATS:
+                raise SchemaError(tool, where, key, f"format {value!r} is not a basic format annotation")
+        elif key == "additionalProperties":
+            if not isinstance(value, bool):
+                raise SchemaError(tool, where, key, "only true or false is portable, not a schema")
+        elif key in ("description", "title") and not isinstance(value, str):
+            raise SchemaError(tool, where, key, "must be a string")
+
+
+class ToolDefinition(CanonicalModel):
+    """A tool the application offers the model."""
+
+    name: str
+    """Canonical name: letters, digits, ``_`` and ``-``, at most 64 characters."""
+    description: str
+    """What the tool does, for the model."""
+    input_schema: dict[str, JsonValue]
+    """JSON Schema of the arguments, within the portable subset (checked at construction)."""
+    side_effects: SideEffects
+    """What running it may do; every tool declares it."""
+    requires_workspace: bool = True
+    """Whether it needs a workspace to run in."""
+    strict: bool | None = None
+    """Ask providers that support it to constrain arguments to the schema exactly."""
+
+    @field_validator("name")
+    @classmethod
+    def _valid_name(cls, name: str) -> str:
+        if not _NAME.match(name):
+            raise ValueError(
+                f"tool name {name!r} must be 1-64 letters, digits, '_' or '-' (the providers' common rule)"
+            )
+        return name
+
+    @field_validator("input_schema")
+    @classmethod
+    def _portable_schema(cls, schema: dict[str, JsonValue], info: Any) -> dict[str, JsonValue]:
+        check_schema(schema, tool=info.data.get("name", "?"))
+        return schema
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentProblem:
+    """One way a tool call's arguments fail their tool's schema."""
+
+    path: str
+    """JSON pointer into the arguments (``#/path``)."""
+    message: str
+    """What is wrong."""
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+def check_arguments(
+    call: ToolCallPart | str | Mapping[str, Any], definition: ToolDefinition
+) -> list[ArgumentProblem]:
+    """Every way ``call``'s arguments fail ``definition``'s schema; empty when they conform."""
+    if isinstance(call, ToolCallPart):
+        text: str | None = call.arguments_json
+    elif isinstance(call, str):
+        text = call
+    else:
+        text = None
+    if text is not None:
+        try:
+            value: Any = json.loads(text) if text.strip() else {}
+        except json.JSONDecodeError as exc:
+            return [ArgumentProblem("#", f"arguments are not valid JSON: {exc}")]
+    else:
+        value = call
+    problems: list[ArgumentProblem] = []
+    _check_value(value, definition.input_schema, "#", problems)
+    return problems
+
+
+def _type_of(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
+def _check_value(value: Any, schema: Mapping[str, Any], path: str, out: list[ArgumentProblem]) -> None:
+    declared = schema.get("type")
+    if declared is not None:
+        allowed = set(declared if isinstance(declared, list) else [declared])
+        actual = _type_of(value)
+        ok = actual in allowed or (actual == "integer" and "number" in allowed) or (
+            actual == "number" and "integer" in allowed and float(value).is_integer()
+        )
+        if not ok:
+            out.append(ArgumentProblem(path, f"expected {' or '.join(sorted(allowed))}, got {actual}"))
+            return
+    if "enum" in schema and value not in schema["enum"]:
+        out.append(ArgumentProblem(path, f"{value!r} is not one of {schema['enum']!r}"))
+    if isinstance(value, Mapping):
+        props: Mapping[str, Any] = schema.get("properties", {})
+        for name in schema.get("required", []):
+            if name not in value:
+                out.append(ArgumentProblem(f"{path}/{name}", "required property is missing"))
+        for name, item in value.items():
+            if name in props:
+                _check_value(item, props[name], f"{path}/{name}", out)
+            elif schema.get("additionalProperties") is False:
+                out.append(ArgumentProblem(f"{path}/{name}", "property is not allowed"))
+    elif isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        for i, item in enumerate(value):
+            _check_value(item, schema["items"], f"{path}/{i}", out)
