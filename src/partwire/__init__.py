@@ -5,6 +5,7 @@ and from each provider's wire format; the codec stores it as JSONL.
 """
 
 from partwire._base import ProviderData
+from partwire.compare import coalesce, common_prefix, same_content
 from partwire.errors import DecodeError, LossError, PartwireError, SchemaError, ToolArgumentsError
 from partwire.history import (
     CompactionEvent,
@@ -51,11 +52,15 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
+from partwire.tools import ArgumentProblem, ToolDefinition, check_arguments, check_schema
+from partwire.toolstate import ToolCallState, tool_call_states
 from partwire.usage import Usage
+from partwire.validation import HistoryIssue, validate_history
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ArgumentProblem",
     "AssistantMessage",
     "AudioPart",
     "Base64Source",
@@ -69,6 +74,7 @@ __all__ = [
     "FileRefSource",
     "History",
     "HistoryEvent",
+    "HistoryIssue",
     "ImagePart",
     "LossError",
     "MediaSource",
@@ -95,6 +101,8 @@ __all__ = [
     "ThinkingPart",
     "ToolArgumentsError",
     "ToolCallPart",
+    "ToolCallState",
+    "ToolDefinition",
     "ToolMessage",
     "UnknownEvent",
     "UnknownPart",
@@ -103,4 +111,11 @@ __all__ = [
     "Usage",
     "UserMessage",
     "__version__",
+    "check_arguments",
+    "check_schema",
+    "coalesce",
+    "common_prefix",
+    "same_content",
+    "tool_call_states",
+    "validate_history",
 ]

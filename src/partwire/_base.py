@@ -20,9 +20,11 @@ class CanonicalModel(BaseModel):
     model_config = ConfigDict(
         frozen=True,
         extra="allow",
-        use_attribute_docstrings=True,
+        # Field docstrings document the code and, through partwire.codec.schema (which reads
+        # them from the source), the published JSON Schema. Letting pydantic read them here
+        # would parse every class's source at import: a fifth of the import time.
+        use_attribute_docstrings=False,
         ser_json_inf_nan="constants",
-        defer_build=False,
     )
 
     _eq_ignored: ClassVar[frozenset[str]] = frozenset({"provider_data"})

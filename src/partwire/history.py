@@ -171,7 +171,7 @@ _EventUnion = Annotated[
 History = Sequence[HistoryEvent]
 """A history: events in order."""
 
-EVENT_ADAPTER: TypeAdapter[HistoryEvent] = TypeAdapter(_EventUnion)  # type: ignore[arg-type]
+EVENT_ADAPTER: TypeAdapter[HistoryEvent] = TypeAdapter(_EventUnion)
 """Validates and serialises one history line."""
 
 EVENT_TYPES: frozenset[str] = frozenset(

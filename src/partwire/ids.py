@@ -18,8 +18,8 @@ from ulid import ULID
 
 __all__ = [
     "DEFAULT_MODEL_ALIASES",
-    "deterministic_sources",
     "derive_id",
+    "deterministic_sources",
     "new_message_id",
     "new_tool_call_id",
     "now",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, JsonValue
 
@@ -46,6 +46,11 @@ ToolStatus = Literal["success", "error", "aborted", "denied"]
 
 Content = str | Sequence[Part | str]
 
+if TYPE_CHECKING:
+    from pydantic._internal._model_construction import ModelMetaclass as _ModelMeta
+else:
+    _ModelMeta = type(CanonicalModel)
+
 
 def _coerce_parts(content: Content) -> tuple[Any, ...]:
     if isinstance(content, str):
@@ -53,7 +58,7 @@ def _coerce_parts(content: Content) -> tuple[Any, ...]:
     return tuple(TextPart(text=p) if isinstance(p, str) else p for p in content)
 
 
-class _ContentMeta(type(CanonicalModel)):  # type: ignore[misc]
+class _ContentMeta(_ModelMeta):
     """Lets ``UserMessage("hi")`` take its content positionally.
 
     This lives on the metaclass, not in ``__init__``: a model with its own ``__init__`` makes
@@ -64,14 +69,13 @@ class _ContentMeta(type(CanonicalModel)):  # type: ignore[misc]
     def __call__(cls, content: Content | None = None, /, **data: Any) -> Any:
         if content is None and isinstance(data.get("parts"), str):
             content = data.pop("parts")
-        if content is not None:
+        if isinstance(content, str) and cls.__name__ == "ToolMessage":
+            # A tool message's text lives in output_text, never in its parts.
+            data.setdefault("output_text", content)
+        elif content is not None:
             if "parts" in data:
                 raise TypeError("pass the content positionally or as parts=, not both")
-            if isinstance(content, str) and cls.__name__ == "ToolMessage":
-                # A tool message's text lives in output_text, never in its parts.
-                data.setdefault("output_text", content)
-            else:
-                data["parts"] = _coerce_parts(content)
+            data["parts"] = _coerce_parts(content)
         return super().__call__(**data)
 
 
@@ -110,6 +114,9 @@ class _MessageBase(_EventBase, metaclass=_ContentMeta):
 class SystemMessage(_MessageBase):
     """Instructions from the application; adapters hoist them where the provider wants them."""
 
+    if TYPE_CHECKING:  # the signature _ContentMeta gives it (see there)
+        def __init__(self, content: Content | None = None, /, **data: Any) -> None: ...
+
     role: Literal["system"] = "system"
     parts: tuple[Part, ...] = ()
     """Text parts only (``validate_history`` reports anything else)."""
@@ -118,6 +125,9 @@ class SystemMessage(_MessageBase):
 class DeveloperMessage(_MessageBase):
     """App-side context: command output, attached files. Sent natively or attached to a user turn."""
 
+    if TYPE_CHECKING:  # the signature _ContentMeta gives it (see there)
+        def __init__(self, content: Content | None = None, /, **data: Any) -> None: ...
+
     role: Literal["developer"] = "developer"
     parts: tuple[Part, ...] = ()
     """The content sent to the model."""
@@ -125,6 +135,9 @@ class DeveloperMessage(_MessageBase):
 
 class UserMessage(_MessageBase):
     """What the user said."""
+
+    if TYPE_CHECKING:  # the signature _ContentMeta gives it (see there)
+        def __init__(self, content: Content | None = None, /, **data: Any) -> None: ...
 
     role: Literal["user"] = "user"
     parts: tuple[Part, ...] = ()
@@ -151,6 +164,9 @@ class RoutingDecision(CanonicalModel):
 class AssistantMessage(_MessageBase):
     """One model call's answer: parts in provider order, with usage and provenance."""
 
+    if TYPE_CHECKING:  # the signature _ContentMeta gives it (see there)
+        def __init__(self, content: Content | None = None, /, **data: Any) -> None: ...
+
     role: Literal["assistant"] = "assistant"
     parts: tuple[Part, ...] = ()
     """Text, thinking, tool calls, server tool blocks, refusals, in the order the model gave them."""
@@ -176,6 +192,9 @@ class AssistantMessage(_MessageBase):
 
 class ToolMessage(_MessageBase):
     """The result of one tool call."""
+
+    if TYPE_CHECKING:  # the signature _ContentMeta gives it (see there)
+        def __init__(self, content: Content | None = None, /, **data: Any) -> None: ...
 
     role: Literal["tool"] = "tool"
     call_id: str

@@ -28,10 +28,7 @@ from partwire import (
 )
 from partwire.ids import deterministic_sources, use_sources
 
-_WORDS = (
-    "the build fails because module parser imports a symbol that was renamed during refactor "
-    "so we update call sites then rerun tests and check coverage of edge cases in the tokenizer"
-).split()
+_WORDS = ["the", "build", "fails", "because", "module", "parser", "imports", "a", "symbol", "that", "was", "renamed", "during", "refactor", "so", "we", "update", "call", "sites", "then", "rerun", "tests", "and", "check", "coverage", "of", "edge", "cases", "in", "the", "tokenizer"]
 _TOOLS = ("read_file", "write_file", "run_shell", "grep", "list_dir")
 
 

@@ -1,0 +1,155 @@
+"""The canonical types: construction, immutability, equality, tags and defaults."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+from pydantic import ValidationError
+
+from partwire import (
+    AssistantMessage,
+    ImagePart,
+    Opaque,
+    ProviderData,
+    SystemMessage,
+    TextPart,
+    ThinkingPart,
+    ToolArgumentsError,
+    ToolCallPart,
+    ToolMessage,
+    UnknownPart,
+    UrlSource,
+    UserMessage,
+)
+from partwire._base import replace
+from partwire.history import EVENT_ADAPTER
+from partwire.ids import deterministic_sources, use_sources
+
+
+def test_plain_string_becomes_one_text_part() -> None:
+    """A string where parts are expected is one text part, positionally or as parts=."""
+    assert UserMessage("hi").parts == (TextPart(text="hi"),)
+    assert SystemMessage(parts="be brief").parts == (TextPart(text="be brief"),)
+    mixed = AssistantMessage(["a", TextPart(text="b")])
+    assert [p.text for p in mixed.parts if isinstance(p, TextPart)] == ["a", "b"]
+
+
+def test_tool_message_string_goes_to_output_text() -> None:
+    """A tool message's positional string is its output text, never a text part."""
+    msg = ToolMessage("42 files", call_id="tu_1", tool_name="ls")
+    assert msg.output_text == "42 files"
+    assert msg.parts == ()
+    assert msg.text == "42 files"
+
+
+def test_content_given_twice_is_refused() -> None:
+    """Positional content together with parts= is a usage error, not a silent choice."""
+    with pytest.raises(TypeError, match="not both"):
+        UserMessage("a", parts=(TextPart(text="b"),))
+
+
+def test_models_are_immutable() -> None:
+    """Parts and messages cannot be changed in place; replace() gives a changed copy."""
+    msg = UserMessage("hi")
+    with pytest.raises(ValidationError):
+        msg.parent_id = "x"  # type: ignore[misc]
+    changed = replace(msg, parent_id="01ABC")
+    assert changed.parent_id == "01ABC"
+    assert msg.parent_id is None
+    assert changed.id == msg.id
+
+
+def test_equality_ignores_provider_data_only() -> None:
+    """provider_data does not take part in equality; every other field does."""
+    a = TextPart(text="x", provider_data=ProviderData(issuer="anthropic", data={"cache_control": 1}))
+    b = TextPart(text="x")
+    assert a == b
+    assert hash(a) == hash(b)
+    assert TextPart(text="x") != TextPart(text="y")
+    sig = Opaque(value="s1", issuer="anthropic")
+    assert ThinkingPart(text="t", signature=sig) != ThinkingPart(text="t", signature=replace(sig, value="s2"))
+
+
+def test_every_line_is_tagged_by_type_then_role() -> None:
+    """A message serialises with type="message" and its role; events with their own type."""
+    line = json.loads(EVENT_ADAPTER.dump_json(UserMessage("x")))
+    assert (line["v"], line["type"], line["role"]) == (1, "message", "user")
+    back = EVENT_ADAPTER.validate_json(EVENT_ADAPTER.dump_json(UserMessage("x")))
+    assert isinstance(back, UserMessage)
+
+
+def test_unknown_fields_are_kept_and_written_back() -> None:
+    """A field this version does not know survives a load and a re-save."""
+    line = EVENT_ADAPTER.dump_json(UserMessage("x"))
+    data = json.loads(line)
+    data["added_by_v1_9"] = {"keep": [1, None]}
+    data["parts"][0]["future"] = True
+    event = EVENT_ADAPTER.validate_json(json.dumps(data))
+    again = json.loads(EVENT_ADAPTER.dump_json(event))
+    assert again["added_by_v1_9"] == {"keep": [1, None]}
+    assert again["parts"][0]["future"] is True
+
+
+def test_ids_and_times_are_injectable_and_monotonic() -> None:
+    """With injected sources, ids and times repeat exactly; default ids strictly increase."""
+    def build() -> tuple[str, datetime, str]:
+        ids, clock = deterministic_sources()
+        with use_sources(ids=ids, clock=clock):
+            m = UserMessage("x")
+            c = ToolCallPart.create("ls")
+            return m.id, m.created_at, c.id
+    first, second = build(), build()
+    assert first == second
+    assert first[2].startswith("tu_")
+    assert first[1].tzinfo is not None
+    made = [UserMessage("x").id for _ in range(500)]
+    assert made == sorted(made)
+    assert len(set(made)) == 500
+
+
+def test_tool_call_arguments_are_exact_text_with_a_parsed_view() -> None:
+    """arguments_json keeps the model's bytes; arguments parses them or raises a clear error."""
+    call = ToolCallPart(id="tu_1", name="grep", arguments_json='{"q": "a",  "n":1}')
+    assert call.arguments == {"q": "a", "n": 1}
+    assert call.arguments_json == '{"q": "a",  "n":1}'
+    truncated = ToolCallPart(id="tu_2", name="grep", arguments_json='{"q": "a')
+    with pytest.raises(ToolArgumentsError, match="tu_2"):
+        _ = truncated.arguments
+    assert ToolCallPart(id="tu_3", name="x", arguments_json="").arguments == {}
+    with pytest.raises(ToolArgumentsError, match="list"):
+        _ = ToolCallPart(id="tu_4", name="x", arguments_json="[1]").arguments
+
+
+def test_tool_call_id_for_issuer() -> None:
+    """A call goes back to its issuer under the issuer's id and elsewhere under the canonical id."""
+    call = ToolCallPart.create("ls", {}, provider_ids={"anthropic": "toolu_01A"})
+    assert call.id_for("anthropic") == "toolu_01A"
+    assert call.id_for("openai") == call.id
+
+
+def test_unknown_part_and_wrong_types_are_rejected_or_kept() -> None:
+    """An unknown part keeps its raw JSON; a part with a wrong field type fails validation."""
+    part = UnknownPart(original_type="hologram", raw={"type": "hologram", "depth": 3}, issuer=None)
+    msg = UserMessage([part])
+    back = EVENT_ADAPTER.validate_json(EVENT_ADAPTER.dump_json(msg))
+    assert back == msg
+    with pytest.raises(ValidationError):
+        TextPart.model_validate({"text": 5})
+    with pytest.raises(ValidationError):
+        ImagePart.model_validate({"source": {"type": "ftp", "url": "x"}})
+
+
+def test_created_at_keeps_microseconds_and_utc() -> None:
+    """Times round-trip through JSON with microseconds and their UTC offset."""
+    t = datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=UTC)
+    msg = UserMessage("x", created_at=t)
+    back = EVENT_ADAPTER.validate_json(EVENT_ADAPTER.dump_json(msg))
+    assert back.created_at == t
+
+
+def test_media_sources_are_typed() -> None:
+    """An image's source is one of the typed source kinds, chosen by its tag."""
+    img = ImagePart.model_validate({"type": "image", "source": {"type": "url", "url": "https://x/y.png"}})
+    assert isinstance(img.source, UrlSource)

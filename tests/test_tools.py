@@ -1,0 +1,108 @@
+"""Tool definitions: the portable schema subset, names, and argument checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from partwire import SchemaError, ToolCallPart
+from partwire.tools import ToolDefinition, check_arguments, check_schema
+
+READ_FILE: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "Workspace-relative path."},
+        "lines": {"type": "array", "items": {"type": "integer"}},
+        "mode": {"type": "string", "enum": ["text", "bytes"]},
+        "since": {"type": ["string", "null"], "format": "date-time"},
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
+
+def tool(schema: dict[str, Any]) -> ToolDefinition:
+    return ToolDefinition(name="read_file", description="Read a file.", input_schema=schema, side_effects="read")
+
+
+def test_portable_schema_is_accepted() -> None:
+    """A schema inside the subset constructs a tool definition."""
+    assert tool(READ_FILE).input_schema == READ_FILE
+
+
+@pytest.mark.parametrize(
+    ("schema", "keyword", "path"),
+    [
+        ({"type": "object", "properties": {"p": {"anyOf": [{"type": "string"}]}}}, "anyOf", "#/properties/p/anyOf"),
+        ({"type": "object", "properties": {"p": {"$ref": "#/$defs/x"}}}, "$ref", "#/properties/p/$ref"),
+        ({"type": "object", "additionalProperties": {"type": "string"}}, "additionalProperties", "#/additionalProperties"),
+        ({"type": "object", "patternProperties": {}}, "patternProperties", "#/patternProperties"),
+        ({"type": "object", "properties": {"a": {"type": "array", "items": {"not": {}}}}}, "not", "#/properties/a/items/not"),
+        ({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}}, "minimum", "#/properties/n/minimum"),
+        ({"type": "object", "properties": {"s": {"type": "string", "format": "regex"}}}, "format", "#/properties/s/format"),
+        ({"type": "object", "required": ["ghost"]}, "required", "#/required"),
+        ({"type": "object", "properties": {"t": {"type": "tuple"}}}, "type", "#/properties/t/type"),
+        ({"type": "string"}, "type", "#"),
+    ],
+)
+def test_schema_violation_names_keyword_and_path(schema: dict[str, Any], keyword: str, path: str) -> None:
+    """A construct outside the subset fails at construction, naming the keyword and its JSON path."""
+    with pytest.raises(SchemaError) as info:
+        tool(schema)
+    assert info.value.keyword == keyword
+    assert info.value.path == path
+    assert info.value.tool == "read_file"
+    assert keyword in str(info.value)
+    assert path in str(info.value)
+
+
+def test_check_schema_is_usable_alone() -> None:
+    """check_schema can vet a schema before any tool is built."""
+    check_schema(READ_FILE)
+    with pytest.raises(SchemaError):
+        check_schema({"type": "object", "properties": {"x": {"oneOf": []}}}, tool="t")
+
+
+@pytest.mark.parametrize("name", ["", "has space", "x" * 65, "dots.not.ok"])
+def test_tool_names_follow_the_common_provider_rule(name: str) -> None:
+    """Names outside [A-Za-z0-9_-]{1,64} are refused."""
+    with pytest.raises(ValidationError, match="tool name"):
+        ToolDefinition(name=name, description="d", input_schema={"type": "object"}, side_effects="none")
+
+
+def test_side_effects_must_be_declared() -> None:
+    """Every tool declares its side effects; a missing or unknown value is refused."""
+    with pytest.raises(ValidationError):
+        ToolDefinition(name="x", description="d", input_schema={"type": "object"})  # type: ignore[call-arg]
+    with pytest.raises(ValidationError):
+        ToolDefinition(name="x", description="d", input_schema={"type": "object"}, side_effects="explode")
+
+
+def test_arguments_that_conform_have_no_problems() -> None:
+    """Conforming arguments give an empty problem list, from a call, text or a dict."""
+    t = tool(READ_FILE)
+    args = {"path": "a.py", "lines": [1, 2], "mode": "text", "since": None}
+    assert check_arguments(args, t) == []
+    assert check_arguments(ToolCallPart.create("read_file", args), t) == []
+    assert check_arguments('{"path": "a.py"}', t) == []
+
+
+def test_argument_problems_are_each_named_with_their_path() -> None:
+    """Every way arguments fail is reported with a JSON pointer into them."""
+    t = tool(READ_FILE)
+    problems = check_arguments({"lines": [1, "two"], "mode": "csv", "extra": 1, "since": 3}, t)
+    found = {(p.path, p.message.split(" ")[0]) for p in problems}
+    assert ("#/path", "required") in found
+    assert ("#/lines/1", "expected") in found
+    assert ("#/mode", "'csv'") in found
+    assert ("#/extra", "property") in found
+    assert ("#/since", "expected") in found
+
+
+def test_malformed_arguments_are_one_problem() -> None:
+    """Truncated JSON from the model is reported, not raised."""
+    problems = check_arguments('{"path": "a', tool(READ_FILE))
+    assert len(problems) == 1
+    assert "not valid JSON" in problems[0].message
