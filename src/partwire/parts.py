@@ -67,6 +67,7 @@ class UrlSource(CanonicalModel):
     """Media fetched by the provider from a URL."""
 
     type: Literal["url"] = "url"
+    """The source's tag."""
     url: str
     """The URL, ``https:`` (or ``gs:`` for Gemini) as given by the user."""
 
@@ -75,6 +76,7 @@ class Base64Source(CanonicalModel):
     """Media carried inline as base64."""
 
     type: Literal["base64"] = "base64"
+    """The source's tag."""
     data: str
     """Base64 text, without a ``data:`` prefix."""
 
@@ -83,6 +85,7 @@ class FileRefSource(CanonicalModel):
     """Media stored beside the history, in the workspace."""
 
     type: Literal["file_ref"] = "file_ref"
+    """The source's tag."""
     path: str
     """Workspace-relative path of the file."""
     size: int | None = None
@@ -95,6 +98,7 @@ class ProviderFileSource(CanonicalModel):
     """Media uploaded to a provider's file store; only that provider can resolve the id."""
 
     type: Literal["provider_file"] = "provider_file"
+    """The source's tag."""
     file_id: str
     """The provider's file id (``file_...``, ``files/...``)."""
     issuer: str
@@ -105,6 +109,7 @@ class TextSource(CanonicalModel):
     """A plain-text document carried inline."""
 
     type: Literal["text"] = "text"
+    """The source's tag."""
     text: str
     """The document's text."""
 
@@ -123,6 +128,7 @@ class UrlCitation(CanonicalModel):
     """A citation of a web page (web search results)."""
 
     type: Literal["url"] = "url"
+    """The citation's tag."""
     url: str
     """The cited page."""
     title: str | None = None
@@ -141,6 +147,7 @@ class DocumentCitation(CanonicalModel):
     """A citation of a span in a document the user supplied."""
 
     type: Literal["document"] = "document"
+    """The citation's tag."""
     document_index: int
     """Index of the cited document among the documents of the request."""
     document_title: str | None = None
@@ -163,6 +170,7 @@ class SearchResultCitation(CanonicalModel):
     """A citation of a search result block supplied in the request."""
 
     type: Literal["search_result"] = "search_result"
+    """The citation's tag."""
     source: str
     """The search result's source (usually a URL)."""
     title: str | None = None
