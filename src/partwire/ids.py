@@ -80,7 +80,8 @@ def derive_id(*keys: str, at: datetime | None = None, prefix: str = "") -> str:
     Migrations use it for data that had no id, since ids must not change between loads.
     """
     digest = hashlib.sha256("\x1f".join(keys).encode()).digest()
-    millis = int((at or datetime(1970, 1, 1, tzinfo=UTC)).timestamp() * 1000)
+    # A ULID cannot hold a time before the epoch; such times (and none) use the epoch itself.
+    millis = max(0, int((at or datetime(1970, 1, 1, tzinfo=UTC)).timestamp() * 1000))
     value = (millis << 80) | int.from_bytes(digest[:10], "big")
     return prefix + str(ULID.from_int(value))
 

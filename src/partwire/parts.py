@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, JsonValue
+from pydantic import Field, JsonValue, TypeAdapter
 
 from partwire._base import CanonicalModel, ProviderData
 from partwire.errors import ToolArgumentsError
@@ -371,3 +371,6 @@ PART_TYPES: frozenset[str] = frozenset(
      "server_tool_call", "server_tool_result", "refusal", "unknown"}
 )
 """Every part tag this version understands."""
+
+PART_ADAPTER: TypeAdapter[Part] = TypeAdapter(Part)
+"""Validates and serialises one part."""

@@ -1,0 +1,283 @@
+"""The readable transcript ``partwire show`` prints: one block per replayed event."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import assert_never
+
+from partwire.codec import (
+    InterruptEvent,
+    ReplayEvent,
+    ResponseMetadataEvent,
+)
+from partwire.history import (
+    CompactionEvent,
+    ErrorEvent,
+    HistoryEvent,
+    ModelSwitchEvent,
+    RetryEvent,
+    SubtaskEvent,
+    TaskMetadataEvent,
+    UnknownEvent,
+)
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.parts import (
+    AudioPart,
+    Base64Source,
+    Citation,
+    DocumentCitation,
+    DocumentPart,
+    FileRefSource,
+    ImagePart,
+    MediaSource,
+    Part,
+    ProviderFileSource,
+    RedactedThinkingPart,
+    RefusalPart,
+    SearchResultCitation,
+    ServerToolCallPart,
+    ServerToolResultPart,
+    TextPart,
+    TextSource,
+    ThinkingPart,
+    ToolCallPart,
+    UnknownPart,
+    UrlCitation,
+    UrlSource,
+)
+from partwire.usage import Usage
+
+__all__ = ["printable", "render"]
+
+
+_PREVIEW = 240
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters escaped, so a history cannot drive the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(
+        repr(c)[1:-1] if c != "\t" and unicodedata.category(c) == "Cc" else c for c in text
+    )
+
+
+def render(item: ReplayEvent) -> list[str]:
+    """The transcript lines of one replayed item."""
+    match item:
+        case SystemMessage() | DeveloperMessage() | UserMessage():
+            return [_header(item.role, event=item), *_body(item.parts)]
+        case AssistantMessage():
+            return _assistant(item)
+        case ToolMessage():
+            return _tool(item)
+        case ResponseMetadataEvent():
+            return [f"  usage: {_usage(item.usage)}"] if item.usage is not None else []
+        case InterruptEvent():
+            if item.source == "tool":
+                return [f"* interrupt: the user stopped tool call {item.call_id}"]
+            return [f"* interrupt: the user stopped the answer of message {item.message_id}"]
+        case ErrorEvent():
+            facts = [item.provider, f"HTTP {item.status}" if item.status else None,
+                     "retryable" if item.retryable else "not retryable"]
+            code = f" {item.code}" if item.code else ""
+            return [f"* error{code} ({', '.join(x for x in facts if x)}): {item.message}"]
+        case RetryEvent():
+            delay = f" after {item.delay_ms:,} ms" if item.delay_ms is not None else ""
+            return [f"* retry: attempt {item.attempt}{delay}: {item.reason}"]
+        case ModelSwitchEvent():
+            reason = f" ({item.reason})" if item.reason else ""
+            return [f"* model switch: {item.from_model or '?'} -> {item.to_model}{reason}"]
+        case CompactionEvent():
+            return _compaction(item)
+        case SubtaskEvent():
+            lines = [f"* subtask {item.child_session_id} ({item.agent or 'agent'}): {item.status}"]
+            lines += _indented("prompt: ", item.prompt) + _indented("result: ", item.result)
+            return lines
+        case TaskMetadataEvent():
+            title = item.title or "(untitled)"
+            lines = [f"* task: {title}" + (f" [{item.task_id}]" if item.task_id else "")]
+            if item.data is not None:
+                lines.append(f"  {_json(item.data)}")
+            return lines
+        case UnknownEvent():
+            kind = f" {item.original_type!r}" if item.original_type else ""
+            problem = f": {item.problem}" if item.problem else ""
+            return [f"* unknown event{kind}, kept verbatim{problem}"]
+        case _:
+            assert_never(item)
+
+
+def _header(title: str, *, event: HistoryEvent, extra: Sequence[str | None] = ()) -> str:
+    facts = [x for x in extra if x]
+    stamp = event.created_at.isoformat(sep=" ", timespec="seconds").replace("+00:00", "Z")
+    return f"=== {title}" + "".join(f"  {x}" for x in facts) + f"  ({stamp})"
+
+
+def _assistant(message: AssistantMessage) -> list[str]:
+    via = message.provider if message.provider and not (message.model or "").startswith(f"{message.provider}:") else None
+    extra = [
+        message.model,
+        f"via {via}" if via else None,
+        f"stop: {message.stop_reason}" if message.stop_reason else None,
+        f"status: {message.status}" if message.status not in ("complete", message.stop_reason) else None,
+    ]
+    return [_header("assistant", event=message, extra=extra), *_body(message.parts)]
+
+
+def _tool(message: ToolMessage) -> list[str]:
+    took = None
+    if message.started_at and message.finished_at:
+        took = f"{(message.finished_at - message.started_at).total_seconds():,.1f} s"
+    extra = [message.status, took, f"answers {message.call_id}"]
+    lines = [_header(f"tool {message.tool_name}", event=message, extra=extra)]
+    lines += [f"  {line}" for line in message.output_text.splitlines()]
+    if message.truncated:
+        lines.append(f"  [output truncated; full output at {message.full_output_ref or 'unknown'}]")
+    if message.data is not None:
+        lines.append(f"  data: {_preview(message.data)}")
+    if message.side_effects is not None:
+        lines.append(f"  side effects: {_preview(message.side_effects)}")
+    lines += _body(message.parts)
+    return lines
+
+
+def _compaction(event: CompactionEvent) -> list[str]:
+    if event.replaced_ids is not None:
+        scope = f"{len(event.replaced_ids)} messages"
+    elif event.replaced_count is not None:
+        scope = f"the {event.replaced_count} messages before it"
+    else:
+        scope = "earlier messages"
+    tokens = ""
+    if event.tokens_before is not None and event.tokens_after is not None:
+        tokens = f", {event.tokens_before:,} -> {event.tokens_after:,} tokens"
+    return [f"* compaction: {scope} summarised{tokens}", *_indented("", event.summary)]
+
+
+def _body(parts: Sequence[Part]) -> list[str]:
+    return [f"  {line}" for part in parts for line in _part(part)]
+
+
+def _part(part: Part) -> list[str]:
+    """The lines of one part, unindented."""
+    match part:
+        case TextPart():
+            return [*part.text.splitlines(), *(_citation(i, c) for i, c in enumerate(part.citations, 1))]
+        case ImagePart():
+            detail = f", detail {part.detail}" if part.detail else ""
+            return [f"[image {part.media_type or '?'}: {_source(part.source)}{detail}]"]
+        case DocumentPart():
+            title = f' "{part.title}"' if part.title else ""
+            filename = f" {part.filename}" if part.filename else ""
+            return [f"[document {part.media_type or '?'}{title}{filename}: {_source(part.source)}]"]
+        case AudioPart():
+            return [f"[audio {part.media_type or '?'}: {_source(part.source)}]"]
+        case ThinkingPart():
+            signed = f"signed by {part.signature.issuer}" if part.signature else "unsigned"
+            if not part.text:
+                return [f"[thinking, {signed}, no readable text]"]
+            return [f"[thinking, {signed}]", *(f"| {line}".rstrip() for line in part.text.splitlines())]
+        case RedactedThinkingPart():
+            return [f"[redacted thinking, {len(part.data.value):,} chars, for {part.data.issuer} only]"]
+        case ToolCallPart():
+            ids = ", ".join(f"{k} id {v}" for k, v in part.provider_ids.items())
+            return [f"-> call {part.name} [{part.id}]" + (f" ({ids})" if ids else ""),
+                    f"   {part.arguments_json}"]
+        case ServerToolCallPart():
+            return [f"-> server tool {part.name} [{part.id}] run by {part.issuer}", f"   {_preview(part.input)}"]
+        case ServerToolResultPart():
+            return [f"<- server tool result {part.name} [{part.call_id}] from {part.issuer}",
+                    f"   {_preview(part.output)}"]
+        case RefusalPart():
+            return [f"[refusal] {part.text}"]
+        case UnknownPart():
+            kind = f" {part.original_type!r}" if part.original_type else ""
+            origin = f" from {part.issuer}" if part.issuer else ""
+            return [f"[unknown part{kind}{origin}, kept verbatim]"]
+        case _:
+            assert_never(part)
+
+
+def _citation(index: int, citation: Citation) -> str:
+    match citation:
+        case UrlCitation():
+            where = citation.url + (f' "{citation.title}"' if citation.title else "")
+            if citation.start_index is not None and citation.end_index is not None:
+                where += f", chars {citation.start_index}-{citation.end_index}"
+        case DocumentCitation():
+            title = f' "{citation.document_title}"' if citation.document_title else ""
+            where = f"document {citation.document_index}{title}, {citation.unit}s {citation.start}-{citation.end}"
+        case SearchResultCitation():
+            where = f"search result {citation.search_result_index} {citation.source}"
+        case _:
+            assert_never(citation)
+    quote = f': "{citation.cited_text}"' if citation.cited_text else ""
+    return f"  [{index}] {where}{quote}"
+
+
+def _source(source: MediaSource) -> str:
+    match source:
+        case UrlSource():
+            return source.url
+        case Base64Source():
+            return f"inline, {_bytes(len(source.data) * 3 // 4 - source.data[-2:].count('='))}"
+        case FileRefSource():
+            size = f", {_bytes(source.size)}" if source.size is not None else ""
+            digest = f", sha256 {source.sha256[:12]}" if source.sha256 else ""
+            return f"file {source.path}{size}{digest}"
+        case ProviderFileSource():
+            return f"{source.issuer} file {source.file_id}"
+        case TextSource():
+            return f"inline text, {len(source.text):,} chars"
+        case _:
+            assert_never(source)
+
+
+def _usage(usage: Usage) -> str:
+    cache = [f"cache read {usage.cache_read_tokens:,}" if usage.cache_read_tokens else "",
+             f"cache write {usage.cache_write_tokens:,}" if usage.cache_write_tokens else ""]
+    cached = ", ".join(x for x in cache if x)
+    bits = [f"in {usage.input_tokens:,}" + (f" ({cached})" if cached else ""),
+            f"out {usage.output_tokens:,}"
+            + (f" (reasoning {usage.reasoning_tokens:,})" if usage.reasoning_tokens else "")]
+    if usage.cost is not None:
+        pricing = f" (pricing {usage.pricing_version})" if usage.pricing_version else ""
+        bits.append(f"cost ${_decimal(usage.cost)}{pricing}")
+    if usage.latency_ms is not None:
+        bits.append(f"{usage.latency_ms:,} ms")
+    return " | ".join(bits)
+
+
+def _decimal(value: Decimal) -> str:
+    return format(value, "f")
+
+
+def _bytes(size: int) -> str:
+    return f"{size:,} bytes" if size < 10_000 else f"{size / 1024:,.1f} KiB"
+
+
+def _indented(label: str, text: str | None) -> list[str]:
+    if not text:
+        return []
+    lines = text.splitlines() or [""]
+    pad = " " * len(label)
+    return [f"  {label}{lines[0]}", *(f"  {pad}{line}" for line in lines[1:])]
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
+
+
+def _preview(value: object) -> str:
+    text = _json(value)
+    return text if len(text) <= _PREVIEW else text[: _PREVIEW - 3] + "..."

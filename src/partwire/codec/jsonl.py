@@ -1,0 +1,167 @@
+"""JSONL histories: one history event per line, each line carrying its schema version ``v``.
+
+The same verbs as every format module: :func:`encode` / :func:`decode` for one line,
+:func:`dumps` / :func:`loads` for bytes, :func:`dump` / :func:`load` for files, plus the streaming
+:func:`iter_records`, the reporting :func:`read`, the append-only :class:`Writer`, and
+:func:`rewrite` (migrate a file, keeping what it does not understand byte for byte).
+
+Reading is tolerant by default: every problem is reported and nothing is dropped. ``strict=True``
+raises :class:`~partwire.errors.DecodeError` on the first problem instead. See ``docs/codec.md``.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from pydantic import ValidationError
+
+from partwire.errors import DecodeError
+from partwire.history import EVENT_ADAPTER, History, HistoryEvent
+
+from ._reader import LineDecoder, Problem, ProblemKind, Record, Source, open_source
+from ._writer import FsyncPolicy, Writer, WriterClosedError, atomic_write, encode
+
+__all__ = [
+    "FsyncPolicy",
+    "Problem",
+    "ProblemKind",
+    "ReadResult",
+    "Record",
+    "Source",
+    "Writer",
+    "WriterClosedError",
+    "decode",
+    "dump",
+    "dumps",
+    "encode",
+    "iter_records",
+    "load",
+    "loads",
+    "read",
+    "rewrite",
+]
+
+logger = logging.getLogger("partwire.codec")
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    """A history read tolerantly, with every problem met on the way."""
+
+    events: list[HistoryEvent] = field(default_factory=list)
+    """The events, one per non-blank line, in file order."""
+    problems: list[Problem] = field(default_factory=list)
+    """Everything reported, in file order."""
+
+
+def decode(
+    line: bytes | str, *, strict: bool = True, line_no: int | None = None, file: str | None = None
+) -> HistoryEvent:
+    """Decode one line (a trailing newline is allowed); strict by default.
+
+    In tolerant mode what cannot be understood comes back as an ``UnknownEvent`` (or
+    ``UnknownPart``) saying why; a blank line has no event and raises in both modes.
+
+    A lone line has no neighbours, so a legacy tool result cannot find its call here: read whole
+    files with :func:`load` or :func:`iter_records` to migrate them.
+    """
+    data = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
+    if not data.endswith(b"\n"):
+        data += b"\n"  # one line on its own is whole: never report it torn
+    decoder = LineDecoder(file=file, strict=strict)
+    try:
+        record = decoder.record(data, line_no or 1)
+    except DecodeError as exc:
+        if line_no is not None:
+            raise
+        # The decoder numbers lines from 1; a lone line given without a number has none.
+        raise DecodeError(exc.message, file=file, path=exc.path) from exc.__cause__
+    if record is None:
+        raise DecodeError("blank line: no event", file=file, line=line_no)
+    return record.event
+
+
+def iter_records(source: Source, *, strict: bool = False) -> Iterator[Record]:
+    """Stream the records of a file, one line at a time (memory is bounded by the longest line)."""
+    with open_source(source) as (handle, name):
+        decoder = LineDecoder(file=name, strict=strict)
+        for line_no, chunk in enumerate(handle, 1):
+            record = decoder.record(chunk, line_no)
+            if record is not None:
+                yield record
+
+
+def read(source: Source, *, strict: bool = False) -> ReadResult:
+    """Read a whole file: its events and every problem, in file order."""
+    result = ReadResult()
+    events, problems = result.events, result.problems
+    validate = EVENT_ADAPTER.validate_json
+    with open_source(source) as (handle, name):
+        decoder = LineDecoder(file=name, strict=strict)
+        for line_no, chunk in enumerate(handle, 1):
+            # The fast path inline: no Record is built for a line that validates.
+            try:
+                events.append(validate(chunk))
+                continue
+            except ValidationError:
+                pass
+            has_newline = chunk.endswith(b"\n")
+            record = decoder.slow(chunk[:-1] if has_newline else chunk, line_no, final=not has_newline)
+            if record is not None:
+                events.append(record.event)
+                problems.extend(record.problems)
+    return result
+
+
+def load(source: Source, *, strict: bool = False) -> list[HistoryEvent]:
+    """The events of a file; each problem is logged once at WARNING on ``partwire.codec``."""
+    result = read(source, strict=strict)
+    _log(result.problems)
+    return result.events
+
+
+def loads(data: bytes | str, *, strict: bool = False) -> list[HistoryEvent]:
+    """The events of JSONL text; each problem is logged once at WARNING on ``partwire.codec``."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    return load(io.BytesIO(raw), strict=strict)
+
+
+def dumps(history: History) -> bytes:
+    """The JSONL text of a history: one line per event, each ending in a newline."""
+    return b"".join([encode(event) + b"\n" for event in history])
+
+
+def dump(history: History, path: str | os.PathLike[str]) -> None:
+    """Write a history to ``path`` atomically (a temporary file, then ``os.replace``)."""
+    atomic_write(path, (encode(event) + b"\n" for event in history))
+
+
+def rewrite(src: Source, dst: str | os.PathLike[str]) -> list[Problem]:
+    """Rewrite ``src`` into ``dst`` in the current version; returns the problems met.
+
+    Lines it understood are written re-encoded (older versions migrated); every line it did not
+    fully understand is written back byte for byte from what was on disk. Blank lines are
+    dropped. ``dst`` may be ``src``: the new file replaces the old one atomically.
+    """
+    problems: list[Problem] = []
+
+    def lines() -> Iterator[bytes]:
+        for record in iter_records(src):
+            problems.extend(record.problems)
+            yield (encode(record.event) if record.understood else record.raw) + b"\n"
+
+    atomic_write(dst, lines())
+    return problems
+
+
+def _log(problems: list[Problem]) -> None:
+    for problem in problems:
+        logger.warning(
+            "%s", problem,
+            extra={"file": problem.file, "line": problem.line, "kind": problem.kind, "path": problem.path},
+        )
+

@@ -1,0 +1,87 @@
+"""The JSON Schema of one history line, generated from the canonical types.
+
+Other services validate partwire files against it. The committed copy lives at
+``docs/schema/partwire.schema.json`` and a test fails when it drifts from this module's output;
+regenerate it with ``nox -s schema`` (``python -m partwire.codec.schema OUT``). Field descriptions
+are the attribute docstrings, read from the source at export time.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from partwire._base import CanonicalModel
+from partwire._docstrings import add_field_descriptions
+from partwire.history import EVENT_ADAPTER
+from partwire.messages import SCHEMA_VERSION
+
+__all__ = ["SCHEMA_ID", "json_schema", "main", "render"]
+
+SCHEMA_ID = f"urn:partwire:schema:history-line:v{SCHEMA_VERSION}"
+"""The schema's ``$id``: a URN, since the format is not served from any one web address."""
+
+_DESCRIPTION = (
+    f"One line of a partwire history file (JSONL, schema version {SCHEMA_VERSION}): a message "
+    "(type \"message\", told apart by \"role\") or a history event, discriminated by \"type\". "
+    "Parts inside messages are discriminated by \"type\" too. Objects allow extra properties: "
+    "readers keep fields they do not know and write them back."
+)
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of one history line, parts included."""
+    generated = EVENT_ADAPTER.json_schema()
+    defs: dict[str, Any] = generated.pop("$defs")
+    _hoist_nested_union(generated, defs, name="Message")
+    return add_field_descriptions({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID,
+        "title": "partwire history line",
+        "description": _DESCRIPTION,
+        **generated,
+        "$defs": defs,
+    }, [CanonicalModel])
+
+
+def render() -> str:
+    """The schema as committed: sorted keys, two-space indent, trailing newline."""
+    return json.dumps(json_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _hoist_nested_union(schema: dict[str, Any], defs: dict[str, Any], *, name: str) -> None:
+    """Move the inline message union into ``$defs`` so every discriminator mapping is a ``$ref``.
+
+    pydantic inlines the role-discriminated message union in the type-discriminated event union,
+    and its discriminator mapping then holds an object where OpenAPI tooling expects a reference
+    string. A named definition keeps validation identical and the mapping well-formed.
+    """
+    mapping: dict[str, Any] = schema["discriminator"]["mapping"]
+    ref = f"#/$defs/{name}"
+    for tag, target in list(mapping.items()):
+        if isinstance(target, dict):
+            defs[name] = {"title": name, "description": "Any message, told apart by role.", **target}
+            mapping[tag] = ref
+            schema["oneOf"] = [{"$ref": ref} if branch == target else branch for branch in schema["oneOf"]]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the schema to the file named by the only argument (``-`` for stdout)."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m partwire.codec.schema OUT", file=sys.stderr)
+        return 2
+    text = render()
+    if args[0] == "-":
+        sys.stdout.write(text)
+    else:
+        out = Path(args[0])
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
