@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import nox
 
 nox.options.sessions = ["tests"]
@@ -44,3 +46,23 @@ def schema(session: nox.Session) -> None:
     """Regenerate the committed JSON Schema under docs/schema/."""
     session.install("-e", ".")
     session.run("python", "-m", "partwire.codec.schema", "docs/schema/partwire.schema.json")
+
+
+RECORD_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai_chat": "OPENAI_API_KEY"}
+
+
+@nox.session(default=False)
+def record(session: nox.Session) -> None:
+    """Re-record cassettes against the live APIs: ``nox -s record -- anthropic``. Needs real keys.
+
+    Never a default and never in CI. Cassettes go through the same secret filters as replays;
+    the recorded answers differ from the hand-written ones, so review and adjust before committing.
+    """
+    providers = session.posargs or sorted(RECORD_KEYS)
+    missing = [RECORD_KEYS[p] for p in providers if not os.environ.get(RECORD_KEYS[p])]
+    if missing:
+        session.error(f"set {', '.join(missing)} to record {', '.join(providers)}")
+    session.install("-e", DEV)
+    for provider in providers:
+        session.run("pytest", "tests/adapters", "-k", f"{provider} and cassette",
+                    env={"PARTWIRE_RECORD": "1"}, success_codes=[0, 1])

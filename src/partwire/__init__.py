@@ -4,9 +4,22 @@ Parts sit inside messages, messages and events inside a history. Adapters transl
 and from each provider's wire format; the codec stores it as JSONL.
 """
 
+import logging
+
 from partwire._base import ProviderData
 from partwire.compare import coalesce, common_prefix, same_content
-from partwire.errors import DecodeError, LossError, PartwireError, SchemaError, ToolArgumentsError
+from partwire.errors import (
+    DecodeError,
+    LossError,
+    PartwireError,
+    ProviderError,
+    SchemaError,
+    StreamProtocolError,
+    SwitchRefusedError,
+    ToolArgumentsError,
+    UnknownAdapterError,
+    WireFormatError,
+)
 from partwire.history import (
     CompactionEvent,
     ErrorEvent,
@@ -52,6 +65,8 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
+from partwire.projection import Loss, Projection, check_switch
+from partwire.streaming import Accumulator, StreamEvent, aaccumulate, accumulate
 from partwire.tools import ArgumentProblem, ToolDefinition, check_arguments, check_schema
 from partwire.toolstate import ToolCallState, tool_call_states
 from partwire.usage import Usage
@@ -59,7 +74,12 @@ from partwire.validation import HistoryIssue, validate_history
 
 __version__ = "0.1.0"
 
+# A library never prints through logging's last-resort handler: applications that configure
+# logging still receive every record (losses, repaired lines) through propagation.
+logging.getLogger("partwire").addHandler(logging.NullHandler())
+
 __all__ = [
+    "Accumulator",
     "ArgumentProblem",
     "AssistantMessage",
     "AudioPart",
@@ -76,6 +96,7 @@ __all__ = [
     "HistoryEvent",
     "HistoryIssue",
     "ImagePart",
+    "Loss",
     "LossError",
     "MediaSource",
     "Message",
@@ -83,7 +104,9 @@ __all__ = [
     "Opaque",
     "Part",
     "PartwireError",
+    "Projection",
     "ProviderData",
+    "ProviderError",
     "ProviderFileSource",
     "RedactedThinkingPart",
     "RefusalPart",
@@ -93,7 +116,10 @@ __all__ = [
     "SearchResultCitation",
     "ServerToolCallPart",
     "ServerToolResultPart",
+    "StreamEvent",
+    "StreamProtocolError",
     "SubtaskEvent",
+    "SwitchRefusedError",
     "SystemMessage",
     "TaskMetadataEvent",
     "TextPart",
@@ -104,15 +130,20 @@ __all__ = [
     "ToolCallState",
     "ToolDefinition",
     "ToolMessage",
+    "UnknownAdapterError",
     "UnknownEvent",
     "UnknownPart",
     "UrlCitation",
     "UrlSource",
     "Usage",
     "UserMessage",
+    "WireFormatError",
     "__version__",
+    "aaccumulate",
+    "accumulate",
     "check_arguments",
     "check_schema",
+    "check_switch",
     "coalesce",
     "common_prefix",
     "same_content",

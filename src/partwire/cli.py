@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import os
 import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO, NoReturn
+from typing import IO, Any, NoReturn
 
 from partwire._example import example_history
 from partwire._transcript import printable, render
@@ -28,12 +29,14 @@ from partwire.codec import (
     rewrite,
 )
 from partwire.codec.schema import render as render_schema
-from partwire.errors import DecodeError, PartwireError
+from partwire.errors import DecodeError, LossError, PartwireError
 from partwire.validation import validate_history
 
 __all__ = ["main"]
 
 STDIO = "-"
+FORMATS = ("canonical", "anthropic", "openai-chat")
+"""What ``partwire convert`` reads and writes: the canonical JSONL and the adapters built so far."""
 _STDIN_NAME = "<stdin>"
 # Server tool results are provider JSON (search hits, code output); a transcript shows a taste.
 
@@ -94,6 +97,19 @@ def _parser() -> _Parser:
     rewrite_cmd.add_argument("src", metavar="IN", help="the history to read; '-' reads stdin")
     rewrite_cmd.add_argument("dst", metavar="OUT", help="where to write it; '-' writes stdout")
     rewrite_cmd.set_defaults(run=_rewrite)
+
+    convert_cmd = commands.add_parser(
+        "convert", help="convert a history or a wire body between formats; losses go to stderr"
+    )
+    convert_cmd.add_argument("--from", dest="source", required=True, choices=FORMATS, help="the input's format")
+    convert_cmd.add_argument("--to", dest="target", required=True, choices=FORMATS, help="the output's format")
+    convert_cmd.add_argument("--model", help="model of the request to build (default: the input's own)")
+    convert_cmd.add_argument("--strict", action="store_true", help="fail (exit 1) instead of losing anything")
+    convert_cmd.add_argument(
+        "file", metavar="FILE",
+        help="canonical JSONL, or a wire request/response body (JSON); '-' reads stdin",
+    )
+    convert_cmd.set_defaults(run=_convert)
 
     schema = commands.add_parser("schema", help="print the JSON Schema of one history line")
     schema.set_defaults(run=_schema)
@@ -180,6 +196,39 @@ def _rewrite(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"{name}:{problem.line}: {problem.message}", file=sys.stderr)
     return 0
+
+
+def _convert(args: argparse.Namespace) -> int:
+    # Imported here: the adapters are only needed by this command.
+    from partwire.convert import convert
+
+    with _input(args.file) as stream:
+        data = stream.read()
+    if args.source != "canonical":
+        try:
+            data = json.loads(data)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise CommandError(f"{_display_name(args.file)} is not a JSON body: {exc}") from exc
+    try:
+        output, losses = convert(data, source=args.source, target=args.target,
+                                 model=args.model, strict=args.strict)
+    except LossError as exc:
+        for loss in exc.losses:  # type: ignore[attr-defined]
+            print(f"loss: {_loss_line(loss)}", file=sys.stderr)
+        print(f"partwire: error: {len(exc.losses)} loss(es) refused by --strict", file=sys.stderr)  # type: ignore[arg-type]
+        return 1
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
+    for loss in losses:
+        print(f"loss: {_loss_line(loss)}", file=sys.stderr)
+    out = _stdout_bytes()
+    out.write(output if isinstance(output, bytes) else (json.dumps(output, indent=2, ensure_ascii=False) + "\n").encode())
+    out.flush()
+    return 0
+
+
+def _loss_line(loss: Any) -> str:
+    return f"{loss.path}: {loss.part_type} {loss.action}: {loss.reason}"
 
 
 # -- input and output -------------------------------------------------------------------------

@@ -6,7 +6,12 @@
     ├── SchemaError              a tool's input schema leaves the portable JSON-Schema subset
     ├── ToolArgumentsError       a tool call's arguments are not valid JSON
     ├── DecodeError              a history line cannot be decoded (strict mode)
-    └── LossError                a strict projection would lose data (raised by adapters)
+    ├── LossError                a strict projection would lose data (raised by adapters)
+    ├── SwitchRefusedError       a session cannot move to a target at all (check_switch)
+    ├── ProviderError            the provider answered with an error body
+    ├── WireFormatError          wire data does not have the shape its API defines
+    ├── UnknownAdapterError      no adapter has that name
+    └── StreamProtocolError      a stream event does not fit the part it addresses
 
 Attributes are structured (file, line, JSON path, keyword) so callers can act on them;
 ``str()`` reads well on its own.
@@ -14,12 +19,24 @@ Attributes are structured (file, line, JSON path, keyword) so callers can act on
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from pydantic import JsonValue
+
+if TYPE_CHECKING:
+    from partwire.projection import Loss
+
 __all__ = [
     "DecodeError",
     "LossError",
     "PartwireError",
+    "ProviderError",
     "SchemaError",
+    "StreamProtocolError",
+    "SwitchRefusedError",
     "ToolArgumentsError",
+    "UnknownAdapterError",
+    "WireFormatError",
 ]
 
 
@@ -86,3 +103,77 @@ class LossError(PartwireError, ValueError):
         self.adapter = adapter
         """The adapter that refused."""
         super().__init__(f"{adapter}: strict projection would lose data: {losses!r}")
+
+
+class ProviderError(PartwireError):
+    """The provider answered with an error body instead of a response."""
+
+    def __init__(self, provider: str, code: str | None, message: str, *,
+                 status: int | None = None, request_id: str | None = None,
+                 body: JsonValue = None) -> None:
+        self.provider = provider
+        """The provider that answered."""
+        self.code = code
+        """Its machine-readable error type (``overloaded_error``, ``not_found_error``)."""
+        self.message = message
+        """Its human-readable message."""
+        self.status = status
+        """HTTP status, when known."""
+        self.request_id = request_id
+        """The provider's request id, for support tickets."""
+        self.body = body
+        """The error body as received."""
+        where = f" (HTTP {status})" if status is not None else ""
+        super().__init__(f"{provider} error{where}: {code or 'error'}: {message}")
+
+
+class WireFormatError(PartwireError, ValueError):
+    """Wire data does not have the shape the adapter's API defines."""
+
+    def __init__(self, provider: str, what: str, reason: str) -> None:
+        self.provider = provider
+        """The adapter's API."""
+        self.what = what
+        """What was being read (``response``, ``request``, ``stream event``)."""
+        self.reason = reason
+        """What is wrong with it."""
+        super().__init__(f"{provider}: not a valid {what}: {reason}")
+
+
+class UnknownAdapterError(PartwireError, LookupError):
+    """No adapter has that name (or it is not part of this installation)."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.name = name
+        """The name asked for."""
+        self.reason = reason
+        """Why it is not available."""
+        super().__init__(f"no adapter {name!r}: {reason}")
+
+
+class StreamProtocolError(PartwireError, ValueError):
+    """An event does not fit the part it addresses (an adapter bug, not a provider error)."""
+
+    def __init__(self, index: int, event_type: str, part_type: str) -> None:
+        self.index = index
+        """The part index the event addressed."""
+        self.event_type = event_type
+        """The event's type."""
+        self.part_type = part_type
+        """The type of the part already at that index."""
+        super().__init__(f"a {event_type} event cannot extend the {part_type} part at index {index}")
+
+
+class SwitchRefusedError(PartwireError):
+    """Moving a session to the target cannot work: the target cannot take some of its content."""
+
+    def __init__(self, target: str, refusals: tuple[Loss, ...], losses: tuple[Loss, ...]) -> None:
+        self.target = target
+        """The adapter or model refused."""
+        self.refusals = refusals
+        """What cannot work there, one entry per part or message."""
+        self.losses = losses
+        """What would be lost besides, as :func:`check_switch` would have returned it."""
+        first = "; ".join(str(r) for r in refusals[:3])
+        more = f" (and {len(refusals) - 3} more)" if len(refusals) > 3 else ""
+        super().__init__(f"cannot switch this session to {target}: {first}{more}")

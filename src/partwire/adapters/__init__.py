@@ -1,0 +1,169 @@
+"""Adapters: one module per wire API, all with the same public surface (DESIGN §7).
+
+Every adapter module defines, in this order: ``NAME``, ``CAPABILITIES``, ``to_wire``,
+``from_wire``, ``from_wire_request``, ``stream``, ``astream`` and ``estimate_input_tokens``.
+:class:`Adapter` states that surface as a protocol, so an adapter that drifts from it is a type
+error; :func:`get_adapter` imports an adapter lazily by name and checks it at run time too.
+Importing this package imports no provider SDK and no adapter.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
+
+from partwire.adapters._common import (
+    ImportedRequest,
+    ProviderError,
+    ToolChoice,
+    ToolSpec,
+    WireFormatError,
+)
+from partwire.errors import UnknownAdapterError
+
+if TYPE_CHECKING:
+    from partwire.history import History
+    from partwire.messages import AssistantMessage
+    from partwire.projection import Projection
+    from partwire.streaming import StreamEvent
+
+__all__ = [
+    "ADAPTER_NAMES",
+    "Adapter",
+    "Capabilities",
+    "ImportedRequest",
+    "ProviderError",
+    "ToolChoice",
+    "ToolSpec",
+    "UnknownAdapterError",
+    "WireFormatError",
+    "get_adapter",
+]
+
+# Public name -> module. Names with a dash are accepted too (``openai-chat``), as the CLI says them.
+_MODULES: dict[str, str] = {
+    "anthropic": "partwire.adapters.anthropic",
+    "openai_chat": "partwire.adapters.openai_chat",
+    "openai_responses": "partwire.adapters.openai_responses",
+    "google": "partwire.adapters.google",
+}
+
+ADAPTER_NAMES: tuple[str, ...] = tuple(_MODULES)
+"""The adapters partwire knows, by name."""
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a wire API (or one model behind it) can take: honest declarations, not hopes.
+
+    Narrow it for a model with ``dataclasses.replace(CAPABILITIES, images=False)``.
+    """
+
+    name: str
+    """The adapter (or model) these describe."""
+    issuer: str
+    """The issuer whose opaque values and provider data the adapter reads by default."""
+    thinking: bool
+    """Reasoning parts can be sent back (with their issuer's signature)."""
+    images: bool
+    """Image input."""
+    documents: bool
+    """Document input (PDF, text)."""
+    audio: bool
+    """Audio input."""
+    tools: bool
+    """Client tools: definitions, calls and results."""
+    server_tools: bool
+    """Provider-run tools (web search, code execution) and their result blocks."""
+    system_prompt: bool
+    """A system prompt."""
+    system_messages_in_list: bool
+    """System messages in the middle of the conversation, where they were said."""
+    developer_role: bool
+    """A native developer role (otherwise developer messages join a user turn)."""
+    structured_output: bool
+    """Output constrained to a JSON Schema."""
+    streaming: bool
+    """Streamed responses."""
+    streaming_tool_calls: bool
+    """Tool-call arguments streamed in fragments."""
+    parallel_tool_calls: bool
+    """Several tool calls in one response."""
+    prompt_caching: bool
+    """Explicit prompt-cache breakpoints."""
+    citations: bool
+    """Typed citations on text."""
+    refusals: bool
+    """A distinct refusal part (otherwise refusals travel as text)."""
+    image_media_types: frozenset[str] = frozenset()
+    """Image media types accepted; empty when none or unknown."""
+    document_media_types: frozenset[str] = frozenset()
+    """Document media types accepted."""
+    audio_media_types: frozenset[str] = frozenset()
+    """Audio media types accepted."""
+    media_sources: frozenset[str] = frozenset()
+    """Media source kinds it reads: ``url``, ``base64``, ``provider_file``, ``text``."""
+    max_messages: int | None = None
+    """Most messages in one request, when documented."""
+    max_images: int | None = None
+    """Most images in one request, when documented."""
+    max_tool_name_length: int | None = None
+    """Longest tool name accepted."""
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """The public surface of every adapter module (a module satisfies it structurally)."""
+
+    NAME: str
+    CAPABILITIES: Capabilities
+
+    def to_wire(
+        self, history: History, *, model: str, tools: Sequence[ToolSpec] = (),
+        tool_choice: ToolChoice | None = None, max_tokens: int | None = None,
+        params: Mapping[str, Any] | None = None, strict: bool = False,
+        accept_issuers: Collection[str] | None = None, session: str | None = None,
+    ) -> Projection:
+        """The request body for ``history`` and what it lost."""
+        ...
+
+    def from_wire(self, response: Any) -> AssistantMessage:
+        """One response body (a dict, JSON text or the SDK's object) as an assistant message."""
+        ...
+
+    def from_wire_request(self, request: Any) -> ImportedRequest:
+        """A request body written for this API, read back into canonical form."""
+        ...
+
+    def stream(self, chunks: Any) -> Iterator[StreamEvent]:
+        """Stream events from SDK events, parsed JSON events or raw SSE bytes."""
+        ...
+
+    def astream(self, chunks: Any) -> AsyncIterator[StreamEvent]:
+        """:meth:`stream` over an asynchronous source."""
+        ...
+
+    def estimate_input_tokens(self, history: History, tools: Sequence[ToolSpec] = ()) -> int:
+        """A provider-free estimate of the input tokens of ``to_wire(history, tools=tools)``."""
+        ...
+
+
+def get_adapter(name: str) -> Adapter:
+    """The adapter module called ``name`` (``anthropic``, ``openai-chat``, ...), imported on first use."""
+    key = name.replace("-", "_")
+    module_name = _MODULES.get(key)
+    if module_name is None:
+        raise UnknownAdapterError(name, f"known adapters are {', '.join(ADAPTER_NAMES)}")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        raise UnknownAdapterError(name, "it is not implemented in this version") from exc
+    if not isinstance(module, Adapter):
+        missing = [m for m in ("NAME", "CAPABILITIES", "to_wire", "from_wire", "from_wire_request",
+                               "stream", "astream", "estimate_input_tokens") if not hasattr(module, m)]
+        raise UnknownAdapterError(name, f"module {module_name} lacks {', '.join(missing)}")
+    return cast(Adapter, module)

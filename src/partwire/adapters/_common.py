@@ -1,0 +1,200 @@
+"""Provider-neutral helpers every adapter shares: inputs, losses, ids, issuers, JSON, errors.
+
+Nothing here knows a provider's wire format; adapters never import each other, only this.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from partwire._base import ProviderData
+from partwire.errors import ProviderError, WireFormatError
+from partwire.history import History, HistoryEvent
+from partwire.ids import DEFAULT_MODEL_ALIASES
+from partwire.messages import AssistantMessage
+from partwire.parts import ToolCallPart
+from partwire.projection import Loss, LossAction
+from partwire.tools import ToolDefinition
+
+__all__ = [
+    "ImportedRequest",
+    "Losses",
+    "ProviderError",
+    "ToolChoice",
+    "ToolSpec",
+    "WireFormatError",
+    "as_json",
+    "data_of",
+    "decode_base64",
+    "json_text",
+    "load_json",
+    "sniff_media_type",
+    "tool_calls_by_id",
+    "wire_model",
+]
+
+ToolSpec = ToolDefinition | Mapping[str, Any]
+"""A tool offered to the model: a canonical definition, or a provider-native tool dict sent as is
+(server tools such as web search, or a definition the canonical form cannot hold)."""
+
+ToolChoice = str | Mapping[str, Any]
+"""``"auto"``, ``"required"``, ``"none"``, any other string (that tool's name), or a
+provider-native dict sent as is."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedRequest:
+    """A provider request body read back into canonical form (``from_wire_request``).
+
+    Unpacks as ``history, tools = adapter.from_wire_request(body)``; the other fields carry what
+    the body holds besides, so ``adapter.to_wire(imported.history, **imported.to_wire_kwargs())``
+    rebuilds the body.
+    """
+
+    history: tuple[HistoryEvent, ...]
+    """The conversation: system prompt, then the messages."""
+    tools: tuple[ToolSpec, ...] = ()
+    """The tools offered: canonical definitions where they fit exactly, native dicts otherwise."""
+    model: str = ""
+    """The model as the body names it (the wire name, without a provider prefix)."""
+    max_tokens: int | None = None
+    """The output token limit, when the body sets one."""
+    tool_choice: ToolChoice | None = None
+    """The tool choice as the body states it."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """Every other top-level field of the body, verbatim (sampling, thinking, metadata, ...)."""
+
+    def __iter__(self) -> Iterator[Any]:
+        yield self.history
+        yield self.tools
+
+    def to_wire_kwargs(self) -> dict[str, Any]:
+        """The keyword arguments of ``to_wire`` that rebuild the body around ``history``."""
+        return {"model": self.model, "tools": self.tools, "tool_choice": self.tool_choice,
+                "max_tokens": self.max_tokens, "params": self.params}
+
+
+class Losses:
+    """Collects the losses of one projection, with the path and message they belong to."""
+
+    __slots__ = ("adapter", "items")
+
+    def __init__(self, adapter: str) -> None:
+        self.adapter = adapter
+        self.items: list[Loss] = []
+
+    def add(self, path: str, part_type: str, action: LossAction, reason: str,
+            message_id: str | None = None) -> None:
+        """Record one loss."""
+        self.items.append(Loss(path, part_type, action, reason, self.adapter, message_id))
+
+
+def as_json(obj: Any) -> Any:
+    """Plain JSON data from a dict, a JSON text, or an SDK model (duck-typed, no SDK import).
+
+    SDK models are dumped with the fields the server actually sent (``to_dict`` excludes unset
+    fields), so an echo carries exactly what came in.
+    """
+    if isinstance(obj, dict | list):
+        return obj
+    if isinstance(obj, str | bytes | bytearray):
+        return json.loads(obj)
+    to_dict = getattr(obj, "to_dict", None)
+    if callable(to_dict):
+        return to_dict(mode="json")
+    model_dump = getattr(obj, "model_dump", None)
+    if callable(model_dump):
+        return model_dump(mode="json", exclude_unset=True, by_alias=True)
+    if isinstance(obj, Mapping):
+        return dict(obj)
+    raise TypeError(f"cannot read {type(obj).__name__} as JSON data")
+
+
+def load_json(obj: Any, provider: str, what: str) -> dict[str, Any]:
+    """:func:`as_json`, required to give a JSON object; a :class:`WireFormatError` otherwise."""
+    try:
+        data = as_json(obj)
+    except (TypeError, ValueError) as exc:
+        raise WireFormatError(provider, what, str(exc)) from exc
+    if not isinstance(data, dict):
+        raise WireFormatError(provider, what, f"expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def json_text(value: Any) -> str:
+    """The JSON text partwire writes for a parsed value (``json.dumps`` defaults, UTF-8 kept)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def data_of(pd: ProviderData | None, issuers: Collection[str]) -> Mapping[str, Any] | None:
+    """The dict inside ``pd`` when an accepted issuer wrote it, else ``None``."""
+    if pd is None or pd.issuer not in issuers or not isinstance(pd.data, dict):
+        return None
+    return pd.data
+
+
+def tool_calls_by_id(history: History) -> dict[str, ToolCallPart]:
+    """Every tool call of the history's assistant messages, by canonical id."""
+    calls: dict[str, ToolCallPart] = {}
+    for event in history:
+        if isinstance(event, AssistantMessage):
+            for part in event.parts:
+                if isinstance(part, ToolCallPart):
+                    calls[part.id] = part
+    return calls
+
+
+def wire_model(model: str, provider: str) -> str:
+    """The model name to put on the wire: ``anthropic:claude-x`` and aliases resolved, prefix cut."""
+    full = DEFAULT_MODEL_ALIASES.get(model, model)
+    head, sep, tail = full.partition(":")
+    if not sep:
+        return full
+    if head != provider:
+        raise ValueError(f"model {model!r} belongs to {head!r}, not to the {provider} adapter")
+    return tail
+
+
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+    (b"%PDF-", "application/pdf"),
+)
+
+
+def sniff_media_type(data_b64: str) -> str | None:
+    """The media type of base64 data, from its first bytes; ``None`` when not recognised."""
+    try:
+        head = base64.b64decode(data_b64[:64] + "=" * (-len(data_b64[:64]) % 4), validate=False)
+    except (binascii.Error, ValueError):
+        return None
+    for magic, media_type in _MAGIC:
+        if head.startswith(magic):
+            return media_type
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def decode_base64(data_b64: str) -> bytes | None:
+    """The bytes of base64 text, or ``None`` when it is not valid base64."""
+    try:
+        return base64.b64decode(data_b64, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def first_accepted(ids: Mapping[str, str], issuers: Sequence[str]) -> str | None:
+    """The id from the first accepted issuer that has one."""
+    for issuer in issuers:
+        value = ids.get(issuer)
+        if value is not None:
+            return value
+    return None

@@ -1,0 +1,110 @@
+"""Server-sent events: an incremental decoder for raw ``text/event-stream`` bodies.
+
+It follows the WHATWG rules the provider SDKs follow: lines end in ``\\r\\n``, ``\\n`` or ``\\r``;
+``data:`` lines of one event are joined with ``\\n``; one space after the colon is dropped;
+lines starting with ``:`` are comments; a blank line dispatches the event. Bytes may be split
+anywhere, even inside a UTF-8 character or between ``\\r`` and ``\\n``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from dataclasses import dataclass
+
+__all__ = ["SSEDecoder", "ServerSentEvent", "aiter_sse", "iter_sse"]
+
+_EOL = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSentEvent:
+    """One dispatched event."""
+
+    event: str | None
+    """The ``event:`` name, when there was one."""
+    data: str
+    """The ``data:`` lines, joined with newlines."""
+    id: str | None = None
+    """The last ``id:`` seen, when there was one."""
+
+
+class SSEDecoder:
+    """Feed it chunks of bytes or text; it returns the events each chunk completes."""
+
+    __slots__ = ("_buffer", "_data", "_decoder", "_event", "_id", "_pending_cr")
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self._buffer = ""
+        self._pending_cr = False
+        self._event: str | None = None
+        self._data: list[str] = []
+        self._id: str | None = None
+
+    def feed(self, chunk: bytes | bytearray | str) -> list[ServerSentEvent]:
+        """Decode ``chunk``; return the events it completes."""
+        text = self._decoder.decode(chunk) if isinstance(chunk, bytes | bytearray) else chunk
+        if self._pending_cr and text.startswith("\n"):
+            # The "\r\n" ending the last line was split across chunks: this "\n" ends nothing.
+            text = text[1:]
+        self._pending_cr = False
+        buffer = self._buffer + text
+        events: list[ServerSentEvent] = []
+        start = 0
+        # Not str.splitlines: it also splits on U+2028 and friends, which JSON strings may hold.
+        for end in _EOL.finditer(buffer):
+            event = self._line(buffer[start:end.start()])
+            start = end.end()
+            if event is not None:
+                events.append(event)
+        self._buffer = buffer[start:]
+        self._pending_cr = buffer.endswith("\r")
+        return events
+
+    def flush(self) -> list[ServerSentEvent]:
+        """End of input: dispatch what is pending (a body whose last event lacks its blank line)."""
+        rest = self._buffer + self._decoder.decode(b"", final=True)
+        self._buffer = ""
+        return [e for e in (self._line(rest) if rest else None, self._line("")) if e is not None]
+
+    def _line(self, line: str) -> ServerSentEvent | None:
+        if not line:
+            if not self._data and self._event is None:
+                return None
+            event = ServerSentEvent(self._event, "\n".join(self._data), self._id)
+            self._event = None
+            self._data = []
+            return event
+        if line.startswith(":"):
+            return None
+        name, _, value = line.partition(":")
+        if value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+        elif name == "event":
+            self._event = value
+        elif name == "id":
+            self._id = value
+        # "retry" and unknown fields are ignored, as the SDKs do.
+        return None
+
+
+def iter_sse(chunks: Iterable[bytes | bytearray | str]) -> Iterator[ServerSentEvent]:
+    """The events of a body given as chunks of bytes or text."""
+    decoder = SSEDecoder()
+    for chunk in chunks:
+        yield from decoder.feed(chunk)
+    yield from decoder.flush()
+
+
+async def aiter_sse(chunks: AsyncIterable[bytes | bytearray | str]) -> AsyncIterator[ServerSentEvent]:
+    """The events of a body given as an asynchronous stream of chunks."""
+    decoder = SSEDecoder()
+    async for chunk in chunks:
+        for event in decoder.feed(chunk):
+            yield event
+    for event in decoder.flush():
+        yield event

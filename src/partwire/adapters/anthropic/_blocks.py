@@ -1,0 +1,340 @@
+"""Canonical parts -> Anthropic content blocks, with the losses of each.
+
+:class:`BlockEncoder` holds what every part mapping needs (accepted issuers, options, the losses
+and the wire id of each call sent so far); the history walk in ``_encode`` builds on it. Loss
+paths are formatted only when a loss happens: building ``history[i].parts[j]`` for every part
+would cost more than the mapping itself. Hot paths read fields from the model's ``__dict__``:
+pydantic models define ``__getattr__``, which routes every attribute read through a slow hook,
+while pydantic v2 keeps the fields in ``__dict__``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable, Collection, Mapping
+from typing import Any, Literal, assert_never
+
+from partwire._base import ProviderData
+from partwire.adapters._common import (
+    Losses,
+    data_of,
+    decode_base64,
+    first_accepted,
+    sniff_media_type,
+)
+from partwire.adapters.anthropic._wire import (
+    DOCUMENT_MEDIA_TYPES,
+    IMAGE_MEDIA_TYPES,
+    ISSUER,
+    WireBlock,
+)
+from partwire.parts import (
+    AudioPart,
+    Base64Source,
+    Citation,
+    DocumentCitation,
+    DocumentPart,
+    FileRefSource,
+    ImagePart,
+    Part,
+    ProviderFileSource,
+    RedactedThinkingPart,
+    RefusalPart,
+    SearchResultCitation,
+    ServerToolCallPart,
+    ServerToolResultPart,
+    TextPart,
+    TextSource,
+    ThinkingPart,
+    ToolCallPart,
+    UnknownPart,
+    UrlCitation,
+    UrlSource,
+)
+from partwire.projection import LossAction
+
+__all__ = ["BlockEncoder", "FileResolver", "ForeignThinking", "path"]
+
+FileResolver = Callable[[FileRefSource], bytes]
+"""Reads a workspace file reference, so it can be sent inline."""
+ForeignThinking = Literal["drop", "text"]
+"""What to do with reasoning Anthropic cannot verify: drop it, or send its text as plain text."""
+
+# json.loads minus its argument checks, on the hot path of every tool call.
+_decode_json = json.JSONDecoder().decode
+
+_UNITS = {"char": ("char_location", "start_char_index", "end_char_index"),
+          "page": ("page_location", "start_page_number", "end_page_number"),
+          "block": ("content_block_location", "start_block_index", "end_block_index")}
+
+
+def path(i: int, j: int, suffix: str = "") -> str:
+    """``history[i].parts[j]`` (``j < 0``: the message itself), made only when a loss is reported."""
+    return f"history[{i}]{f'.parts[{j}]' if j >= 0 else ''}{suffix}"
+
+
+class BlockEncoder:
+    """Maps parts to content blocks for one projection, reporting what it cannot send."""
+
+    def __init__(self, *, issuers: Collection[str], losses: Losses,
+                 foreign_thinking: ForeignThinking = "drop",
+                 resolve_file: FileResolver | None = None) -> None:
+        self.issuers = frozenset(issuers)
+        # Anthropic's own ids first, then the aliases in a stable order.
+        self.issuer_order = ([ISSUER] if ISSUER in self.issuers else []) + sorted(self.issuers - {ISSUER})
+        self.only_own = self.issuer_order == [ISSUER]
+        self.losses = losses
+        self.foreign_thinking = foreign_thinking
+        self.resolve_file = resolve_file
+        # Canonical call id -> the id sent for it, filled as calls go by (results come after).
+        self.wire_ids: dict[str, str] = {}
+
+    def _lose(self, i: int, j: int, part_type: str, action: LossAction, reason: str,
+              message_id: str, suffix: str = "") -> None:
+        self.losses.add(path(i, j, suffix), part_type, action, reason, message_id)
+
+    def _extras(self, pd: ProviderData, i: int, j: int, part_type: str,
+                message_id: str) -> Mapping[str, Any] | None:
+        """The wire keys a part brought along, when its issuer is accepted; reports the others."""
+        if pd.issuer in self.issuers:
+            data = pd.data
+            block = data.get("block") if isinstance(data, dict) else None
+            return block if isinstance(block, dict) else None
+        self._lose(i, j, part_type, "dropped",
+                   f"provider data from {pd.issuer} is not sent to Anthropic", message_id)
+        return None
+
+    def _with(self, block: WireBlock, pd: ProviderData | None, i: int, j: int,
+              message_id: str) -> WireBlock:
+        if pd is None:
+            return block
+        extras = self._extras(pd, i, j, block["type"], message_id)
+        return {**extras, **block} if extras else block
+
+    def _text(self, part: TextPart, i: int, j: int, message_id: str) -> tuple[WireBlock, bool]:
+        block: WireBlock = {"type": "text", "text": part.text}
+        if part.provider_data is None and not part.citations:
+            return block, True
+        extras = (self._extras(part.provider_data, i, j, "text", message_id)
+                  if part.provider_data is not None else None)
+        if part.citations:
+            citations = [c for c in (self._citation(c, i, j, message_id) for c in part.citations)
+                         if c is not None]
+            if citations:
+                block["citations"] = citations
+        if extras:
+            block = {**extras, **block}
+        return block, len(block) == 2
+
+    def _citation(self, c: Citation, i: int, j: int, message_id: str) -> WireBlock | None:
+        extras = data_of(c.provider_data, self.issuers)
+        extra: Mapping[str, Any] = extras.get("block", {}) if extras else {}
+        match c:
+            case DocumentCitation():
+                kind, start, end = _UNITS[c.unit]
+                out: WireBlock = {"type": kind, "cited_text": c.cited_text or "",
+                                  "document_index": c.document_index,
+                                  "document_title": c.document_title, start: c.start, end: c.end}
+                if c.file_id is not None:
+                    out["file_id"] = c.file_id
+            case SearchResultCitation():
+                out = {"type": "search_result_location", "cited_text": c.cited_text or "",
+                       "search_result_index": c.search_result_index, "source": c.source,
+                       "title": c.title, "start_block_index": c.start_block,
+                       "end_block_index": c.end_block}
+            case UrlCitation():
+                if "encrypted_index" not in extra:
+                    self._lose(i, j, "text", "dropped",
+                               f"a web citation of {c.url} lacks Anthropic's encrypted_index, which "
+                               "the API requires", message_id, ".citations")
+                    return None
+                out = {"type": "web_search_result_location", "cited_text": c.cited_text or "",
+                       "url": c.url, "title": c.title}
+            case _:
+                assert_never(c)
+        return {**extra, **out} if extra else out
+
+    def _part(self, part: Part, i: int, j: int, message_id: str) -> WireBlock | None:
+        match part:
+            case ToolCallPart():
+                return self._tool_call(part, i, j, message_id)
+            case ThinkingPart():
+                return self._thinking(part, i, j, message_id)
+            case TextPart():
+                return self._text(part, i, j, message_id)[0]
+            case ImagePart():
+                return self._image(part, i, j, message_id)
+            case DocumentPart():
+                return self._document(part, i, j, message_id)
+            case RedactedThinkingPart():
+                if part.data.issuer not in self.issuers:
+                    self._lose(i, j, "redacted_thinking", "dropped",
+                               f"encrypted reasoning from {part.data.issuer} cannot be verified by "
+                               "Anthropic", message_id)
+                    return None
+                block: WireBlock = {"type": "redacted_thinking", "data": part.data.value}
+                return self._with(block, part.provider_data, i, j, message_id)
+            case ServerToolCallPart():
+                if not self._own(part.issuer, part.type, i, j, message_id):
+                    return None
+                extras = (self._extras(part.provider_data, i, j, part.type, message_id)
+                          if part.provider_data is not None else None) or {}
+                return {"type": "server_tool_use", **extras, "id": part.id, "name": part.name,
+                        "input": part.input}
+            case ServerToolResultPart():
+                if not self._own(part.issuer, part.type, i, j, message_id):
+                    return None
+                block = {"type": part.name}
+                if part.call_id:
+                    block["tool_use_id"] = part.call_id
+                if part.output is not None:
+                    block["content"] = part.output
+                return self._with(block, part.provider_data, i, j, message_id)
+            case UnknownPart():
+                raw = part.raw
+                if part.issuer not in self.issuers:
+                    self._lose(i, j, "unknown", "dropped",
+                               f"an unrecognised {part.original_type or 'untyped'} part from "
+                               f"{part.issuer or 'a stored history'} is sent only to its issuer",
+                               message_id)
+                    return None
+                if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+                    self._lose(i, j, "unknown", "dropped",
+                               "an unrecognised part that is not a typed block cannot be sent",
+                               message_id)
+                    return None
+                return dict(raw)
+            case RefusalPart():
+                self._lose(i, j, "refusal", "downgraded", "Anthropic has no refusal block; sent as text",
+                           message_id)
+                return {"type": "text", "text": part.text}
+            case AudioPart():
+                self._lose(i, j, "audio", "dropped", "Anthropic takes no audio input", message_id)
+                return None
+            case _:
+                assert_never(part)
+
+    def _own(self, issuer: str, part_type: str, i: int, j: int, message_id: str) -> bool:
+        if issuer in self.issuers:
+            return True
+        self._lose(i, j, part_type, "dropped",
+                   f"a server tool block from {issuer} can only be replayed to {issuer}", message_id)
+        return False
+
+    def _tool_call(self, part: ToolCallPart, i: int, j: int, message_id: str) -> WireBlock:
+        fields = part.__dict__
+        ids = fields["provider_ids"]
+        canonical = fields["id"]
+        wire_id = (ids.get(ISSUER) if self.only_own else first_accepted(ids, self.issuer_order)) if (
+            ids) else None
+        if wire_id is None:
+            wire_id = canonical
+            if ids:
+                self._lose(i, j, "tool_call", "id_mapped",
+                           f"the call id from {', '.join(sorted(ids))} is replaced by the canonical "
+                           f"id {canonical}", message_id)
+        self.wire_ids[canonical] = wire_id
+        text = fields["arguments_json"]
+        try:
+            arguments = _decode_json(text) if text else {}
+        except ValueError:
+            arguments = None
+        if type(arguments) is not dict:
+            if text.strip() or arguments is not None:
+                self._lose(i, j, "tool_call", "rewritten",
+                           "the arguments are not a JSON object (truncated or malformed) and the API "
+                           "takes only an object; sent as {}", message_id)
+            arguments = {}
+        block: WireBlock = {"type": "tool_use", "id": wire_id, "name": fields["name"],
+                            "input": arguments}
+        pd = fields["provider_data"]
+        return block if pd is None else self._with(block, pd, i, j, message_id)
+
+    def _thinking(self, part: ThinkingPart, i: int, j: int, message_id: str) -> WireBlock | None:
+        fields = part.__dict__
+        signature = fields["signature"]
+        if signature is not None and signature.issuer in self.issuers:
+            block: WireBlock = {"type": "thinking", "thinking": fields["text"],
+                                "signature": signature.value}
+            pd = fields["provider_data"]
+            return block if pd is None else self._with(block, pd, i, j, message_id)
+        marks = data_of(part.provider_data, self.issuers) if signature is None else None
+        if marks is not None and isinstance(marks.get("block"), dict):
+            # An unsigned block Anthropic itself sent (or a request held): echo it as it was.
+            return {**marks["block"], "type": "thinking", "thinking": part.text}
+        who = f"from {signature.issuer}" if signature is not None else "without a signature"
+        if self.foreign_thinking == "text" and part.text:
+            self._lose(i, j, "thinking", "downgraded",
+                       f"reasoning {who} cannot be verified by Anthropic; sent as text", message_id)
+            return {"type": "text", "text": part.text}
+        self._lose(i, j, "thinking", "dropped", f"reasoning {who} cannot be verified by Anthropic",
+                   message_id)
+        return None
+
+    def _image(self, part: ImagePart, i: int, j: int, message_id: str) -> WireBlock | None:
+        source = self._source(part, i, j, message_id, IMAGE_MEDIA_TYPES)
+        if source is None:
+            return None
+        if part.detail is not None:
+            self._lose(i, j, "image", "dropped", "Anthropic takes no image detail hint", message_id,
+                       ".detail")
+        return self._with({"type": "image", "source": source}, part.provider_data, i, j, message_id)
+
+    def _document(self, part: DocumentPart, i: int, j: int, message_id: str) -> WireBlock | None:
+        source = self._source(part, i, j, message_id, DOCUMENT_MEDIA_TYPES)
+        if source is None:
+            return None
+        block: WireBlock = {"type": "document", "source": source}
+        if part.title is not None:
+            block["title"] = part.title
+        if part.filename is not None:
+            self._lose(i, j, "document", "dropped",
+                       "Anthropic documents have a title but no file name", message_id, ".filename")
+        return self._with(block, part.provider_data, i, j, message_id)
+
+    def _source(self, part: ImagePart | DocumentPart, i: int, j: int, message_id: str,
+                accepted: frozenset[str]) -> WireBlock | None:
+        kind = part.type
+        source = part.source
+        match source:
+            case Base64Source():
+                data, media_type = source.data, part.media_type or sniff_media_type(source.data)
+            case UrlSource():
+                return {"type": "url", "url": source.url}
+            case ProviderFileSource():
+                if source.issuer in self.issuers:
+                    return {"type": "file", "file_id": source.file_id}
+                self._lose(i, j, kind, "dropped",
+                           f"file {source.file_id} was uploaded to {source.issuer}; Anthropic cannot "
+                           "read it", message_id)
+                return None
+            case TextSource():
+                if kind == "document":
+                    return {"type": "text", "media_type": "text/plain", "data": source.text}
+                self._lose(i, j, kind, "dropped", "an image cannot come from text", message_id)
+                return None
+            case FileRefSource():
+                if self.resolve_file is None:
+                    self._lose(i, j, kind, "dropped",
+                               f"workspace file {source.path} needs resolve_file= to be sent",
+                               message_id)
+                    return None
+                data = base64.b64encode(self.resolve_file(source)).decode("ascii")
+                media_type = part.media_type or sniff_media_type(data)
+            case _:
+                assert_never(source)
+        if kind == "document" and media_type is not None and media_type.startswith("text/"):
+            raw = decode_base64(data)
+            if raw is not None:
+                # Anthropic takes plain text inline, not base64; same content, other encoding.
+                return {"type": "text", "media_type": "text/plain",
+                        "data": raw.decode("utf-8", errors="replace")}
+        if kind == "document" and media_type is None:
+            media_type = "application/pdf"
+        if media_type not in accepted:
+            self._lose(i, j, kind, "dropped",
+                       f"Anthropic does not take {media_type or 'untyped'} {kind}s inline (it takes "
+                       f"{', '.join(sorted(accepted))})", message_id)
+            return None
+        return {"type": "base64", "media_type": media_type, "data": data}

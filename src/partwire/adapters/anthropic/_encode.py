@@ -1,0 +1,378 @@
+"""Canonical -> Anthropic wire: a history becomes ``system`` + ``messages``, with its losses.
+
+The walk keeps the turn state :func:`default_joins` describes: tool results share one user turn,
+user text right after them joins it, developer messages join the user or tool turn before them.
+Markers a request import left in ``provider_data`` (``turn``, ``content``, ``layout``, ``block``)
+are read only from accepted issuers. Parts become blocks in ``_blocks``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, Literal, assert_never, cast
+
+from partwire._base import ProviderData
+from partwire.adapters._common import Losses, ToolChoice, ToolSpec, data_of
+from partwire.adapters.anthropic._blocks import BlockEncoder, FileResolver, ForeignThinking, path
+from partwire.adapters.anthropic._wire import WireBlock, WireMessage, default_joins
+from partwire.history import (
+    CompactionEvent,
+    ErrorEvent,
+    History,
+    ModelSwitchEvent,
+    RetryEvent,
+    SubtaskEvent,
+    TaskMetadataEvent,
+    UnknownEvent,
+)
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.parts import Part, RefusalPart, TextPart, ThinkingPart, ToolCallPart
+from partwire.tools import ToolDefinition
+
+__all__ = ["Encoder", "FileResolver", "ForeignThinking", "tool_choice_to_wire", "tool_to_wire"]
+
+
+class _Turn:
+    """One wire message being built."""
+
+    __slots__ = ("blocks", "empties", "force_list", "message", "plain", "role")
+
+    def __init__(self, role: Literal["user", "assistant", "system"]) -> None:
+        self.role = role
+        self.blocks: list[WireBlock] = []
+        # The wire message itself; "content" is replaced at the end if the turn collapses.
+        self.message: WireMessage = {"role": role, "content": self.blocks}
+        self.plain = False  # its first block is a plain text block (a lone one collapses to a string)
+        self.force_list = False
+        self.empties: list[tuple[int, int, int, str]] | None = None  # (block, i, j, message id)
+
+    def empty_text(self, i: int, j: int, message_id: str) -> None:
+        """Note an empty text block: dropped unless the turn collapses to a string."""
+        if self.empties is None:
+            self.empties = []
+        self.empties.append((len(self.blocks), i, j, message_id))
+
+    def content(self, losses: Losses) -> str | list[WireBlock]:
+        blocks = self.blocks
+        if len(blocks) == 1 and self.plain and not self.force_list:
+            text: str = blocks[0]["text"]
+            return text
+        if self.empties is None:
+            return blocks
+        # The API rejects empty text blocks ("text content blocks must be non-empty").
+        drop = {k for k, _, _, _ in self.empties}
+        for _, i, j, message_id in self.empties:
+            losses.add(path(i, j), "text", "dropped", "Anthropic rejects empty text blocks",
+                       message_id)
+        return [b for k, b in enumerate(blocks) if k not in drop]
+
+
+class Encoder(BlockEncoder):
+    """Projects one history; ``run`` gives ``system`` and ``messages``."""
+
+    def __init__(self, history: History, *, issuers: Collection[str], losses: Losses,
+                 foreign_thinking: ForeignThinking = "drop", system_in_messages: bool = True,
+                 resolve_file: FileResolver | None = None) -> None:
+        super().__init__(issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
+                         resolve_file=resolve_file)
+        self.history = history
+        self.system_in_messages = system_in_messages
+        self.system: list[WireBlock] = []
+        self.system_plain = False
+        self.system_seen = False
+        self.system_force_list = False
+        self.turns: list[_Turn] = []
+        self.last_kind: str | None = None
+
+    # -- the walk ---------------------------------------------------------------------------
+
+    def run(self) -> tuple[str | list[WireBlock] | None, list[WireMessage]]:
+        for i, event in enumerate(self.history):
+            # The three commonest classes by identity first: a missed isinstance on a pydantic
+            # class goes through ABCMeta and costs more than mapping a whole part.
+            if type(event) is ToolMessage:
+                self._tool(event, i)
+                continue
+            if type(event) is AssistantMessage:
+                self._assistant(event, i)
+                continue
+            if type(event) is UserMessage:
+                self._user(event, i)
+                continue
+            match event:
+                case ToolMessage():
+                    self._tool(event, i)
+                case AssistantMessage():
+                    self._assistant(event, i)
+                case UserMessage():
+                    self._user(event, i)
+                case SystemMessage():
+                    self._system(event, i)
+                case DeveloperMessage():
+                    self._developer(event, i)
+                case (ErrorEvent() | TaskMetadataEvent() | CompactionEvent() | RetryEvent()
+                      | ModelSwitchEvent() | SubtaskEvent() | UnknownEvent()):
+                    continue  # records for the application and for replay; never sent
+                case _:
+                    assert_never(event)
+        messages: list[WireMessage] = []
+        for turn in self.turns:
+            if turn.plain or turn.empties is not None:
+                turn.message["content"] = turn.content(self.losses)
+            messages.append(turn.message)
+        return self._system_value(), messages
+
+    def _tool(self, message: ToolMessage, i: int) -> None:
+        fields = message.__dict__
+        pd = fields["provider_data"]
+        if pd is None and self.last_kind == "tool":
+            turn = self.turns[-1]  # another result in the same tool turn: the commonest case
+        else:
+            turn = self._turn("tool", "user", pd)
+        call_id = fields["call_id"]
+        block: WireBlock = {"type": "tool_result", "tool_use_id": self.wire_ids.get(call_id, call_id)}
+        text = fields["output_text"]
+        if fields["parts"] or pd is not None or (not text and fields["data"] is not None):
+            self._tool_content(block, message, i)
+        elif text:
+            block["content"] = text
+        status = fields["status"]
+        if status != "success":
+            block["is_error"] = True
+            if status != "error":
+                self._lose(i, -1, "tool_message", "rewritten",
+                           f"Anthropic has no {status} tool status; sent as is_error", message.id)
+        turn.blocks.append(block)
+
+    def _assistant(self, message: AssistantMessage, i: int) -> None:
+        fields = message.__dict__
+        parts = fields["parts"]
+        if not parts and message.status in ("aborted", "error"):
+            self._lose(i, -1, "assistant_message", "dropped",
+                       f"an {message.status} message with no content; the API rejects empty "
+                       "assistant turns", message.id)
+            return
+        turn = self._turn("assistant", "assistant", fields["provider_data"])
+        self._parts(turn, parts, i, fields["id"])
+
+    def _user(self, message: UserMessage, i: int) -> None:
+        self._parts(self._turn("user", "user", message.provider_data), message.parts, i, message.id)
+
+    def _developer(self, message: DeveloperMessage, i: int) -> None:
+        before = len(self.turns)
+        turn = self._turn("developer", "user", message.provider_data)
+        if len(self.turns) == before:
+            self._lose(i, -1, "developer_message", "attached",
+                       "Anthropic has no developer role; its parts join the user or tool turn "
+                       "before it", message.id)
+        else:
+            self._lose(i, -1, "developer_message", "downgraded",
+                       "Anthropic has no developer role; sent as a user turn", message.id)
+        self._parts(turn, message.parts, i, message.id)
+
+    def _turn(self, kind: str, role: Literal["user", "assistant", "system"],
+              pd: ProviderData | None) -> _Turn:
+        turns = self.turns
+        current = turns[-1] if turns else None
+        if pd is None and (kind == "assistant" or current is None or current.role != "user"):
+            # The common cases: no markers, and nothing to join (only user turns are joined).
+            self.last_kind = kind
+            turns.append(turn := _Turn(role))
+            return turn
+        joins = default_joins(kind, current.role if current is not None else None, self.last_kind)
+        marks = data_of(pd, self.issuers) if pd is not None else None
+        if marks:
+            placed = marks.get("turn")
+            if placed == "new":
+                joins = False
+            elif placed == "join":
+                joins = True
+        self.last_kind = kind
+        if joins and current is not None and current.role == role:
+            return current
+        turn = _Turn(role)
+        if marks:
+            turn.force_list = marks.get("content") == "blocks"
+            extra = marks.get("message")
+            if isinstance(extra, dict):
+                # Keys of a wire message beyond role and content (beta fields), kept from an import.
+                turn.message = cast(WireMessage, {**extra, **turn.message})
+        turns.append(turn)
+        return turn
+
+    def _system(self, message: SystemMessage, i: int) -> None:
+        marks = data_of(message.provider_data, self.issuers)
+        # Leading system messages are the system prompt, unless an import recorded that this one
+        # was a role "system" entry of messages.
+        in_messages = bool(self.turns) or bool(marks and marks.get("turn") == "new")
+        if in_messages and self.system_in_messages:
+            turn = self._turn("system", "system", message.provider_data)
+            self._parts(turn, message.parts, i, message.id, system=True)
+            return
+        if in_messages:
+            self._lose(i, -1, "system_message", "rewritten",
+                       "system messages mid-conversation are turned off (system_in_messages=False); "
+                       "moved to the system prompt", message.id)
+        if marks and marks.get("content") == "blocks":
+            self.system_force_list = True
+        self.system_seen = True
+        for j, part in enumerate(message.parts):
+            if not isinstance(part, TextPart):
+                self._lose(i, j, part.type, "dropped", "Anthropic's system prompt takes text only",
+                           message.id)
+                continue
+            block, plain = self._text(part, i, j, message.id)
+            if not self.system:
+                self.system_plain = plain
+            self.system.append(block)
+
+    def _system_value(self) -> str | list[WireBlock] | None:
+        if not self.system_seen:
+            return None
+        if len(self.system) == 1 and self.system_plain and not self.system_force_list:
+            text: str = self.system[0]["text"]
+            return text
+        if not self.system and not self.system_force_list:
+            return None
+        return self.system
+
+    def _parts(self, turn: _Turn, parts: Sequence[Part], i: int, message_id: str,
+               system: bool = False) -> None:
+        blocks = turn.blocks
+        for j, part in enumerate(parts):
+            if type(part) is TextPart:
+                fields = part.__dict__
+                if fields["provider_data"] is None and not fields["citations"]:
+                    block: WireBlock = {"type": "text", "text": fields["text"]}
+                    plain = True
+                else:
+                    block, plain = self._text(part, i, j, message_id)
+                if plain and not block["text"]:
+                    turn.empty_text(i, j, message_id)
+                if not blocks:
+                    turn.plain = plain
+                blocks.append(block)
+                continue
+            if system:
+                self._lose(i, j, part.type, "dropped", "Anthropic's system messages take text only",
+                           message_id)
+                continue
+            # The two commonest non-text parts skip the dispatch.
+            if type(part) is ToolCallPart:
+                wire: WireBlock | None = self._tool_call(part, i, j, message_id)
+            elif type(part) is ThinkingPart:
+                wire = self._thinking(part, i, j, message_id)
+            elif type(part) is RefusalPart:
+                # Sent as the plain text block it becomes (so it collapses and drops like one).
+                self._lose(i, j, "refusal", "downgraded", "Anthropic has no refusal block; sent as text",
+                           message_id)
+                if not part.text:
+                    turn.empty_text(i, j, message_id)
+                if not blocks:
+                    turn.plain = True
+                blocks.append({"type": "text", "text": part.text})
+                continue
+            else:
+                wire = self._part(part, i, j, message_id)
+            if wire is not None:
+                if not blocks:
+                    turn.plain = False
+                blocks.append(wire)
+
+    def _tool_content(self, block: WireBlock, message: ToolMessage, i: int) -> None:
+        marks = data_of(message.provider_data, self.issuers) or {}
+        attachments: list[WireBlock] = []
+        for j, part in enumerate(message.parts):
+            wire = self._part(part, i, j, message.id)
+            if wire is not None:
+                attachments.append(wire)
+        text = message.output_text
+        if not text and not attachments and message.data is not None:
+            # Nothing else would tell the model what happened: its structured result as JSON.
+            text = json.dumps(message.data, ensure_ascii=False)
+        content = _tool_content(text, attachments, marks)
+        if content is not None:
+            block["content"] = content
+        extras = marks.get("block")
+        if isinstance(extras, dict) and extras:
+            # Recorded keys first; the canonical ones written above win.
+            merged = {**extras, **block}
+            block.clear()
+            block.update(merged)
+
+
+def _tool_content(text: str, attachments: list[WireBlock],
+                  marks: Mapping[str, Any]) -> str | list[WireBlock] | None:
+    """A tool result's content: default shape, or the one an imported request recorded."""
+    shape = marks.get("content")
+    if shape == "string" and not attachments:
+        return text
+    layout = marks.get("layout")
+    if shape == "blocks" and isinstance(layout, list):
+        rebuilt = _apply_layout(text, attachments, layout)
+        if rebuilt is not None:
+            return rebuilt
+    if not attachments:
+        return text or None
+    return ([{"type": "text", "text": text}] if text else []) + attachments
+
+
+def _apply_layout(text: str, attachments: list[WireBlock], layout: list[Any]) -> list[WireBlock] | None:
+    """Blocks in the recorded order, or ``None`` when the message changed since it was recorded."""
+    lengths = [e if isinstance(e, int) else e.get("n") if isinstance(e, dict) else None
+               for e in layout]
+    if sum(n for n in lengths if isinstance(n, int)) != len(text) or (
+            layout.count(None) != len(attachments)):
+        return None
+    out: list[WireBlock] = []
+    pos = 0
+    parts = iter(attachments)
+    for entry, n in zip(layout, lengths, strict=True):
+        if entry is None:
+            out.append(next(parts))
+            continue
+        if not isinstance(n, int):
+            return None
+        block: WireBlock = {"type": "text", "text": text[pos:pos + n]}
+        pos += n
+        if isinstance(entry, dict) and isinstance(entry.get("block"), dict):
+            block = {**entry["block"], **block}
+        out.append(block)
+    return out
+
+
+def tool_to_wire(tool: ToolSpec) -> dict[str, Any]:
+    """A tool definition as the API takes it; native dicts pass through unchanged."""
+    if isinstance(tool, ToolDefinition):
+        out: dict[str, Any] = {"name": tool.name, "description": tool.description,
+                               "input_schema": tool.input_schema}
+        if tool.strict is not None:
+            out["strict"] = tool.strict
+        return out
+    return dict(tool)
+
+
+def tool_choice_to_wire(choice: ToolChoice | None, parallel_tool_calls: bool | None) -> dict[str, Any] | None:
+    """``tool_choice``: ``auto``/``required``/``none``, a tool name, or a native dict as is."""
+    if choice is None and parallel_tool_calls is not False:
+        return None
+    if isinstance(choice, Mapping):
+        out = dict(choice)
+    elif choice is None or choice == "auto":
+        out = {"type": "auto"}
+    elif choice in ("required", "any"):
+        out = {"type": "any"}
+    elif choice == "none":
+        out = {"type": "none"}
+    else:
+        out = {"type": "tool", "name": choice}
+    if parallel_tool_calls is False and out.get("type") != "none":
+        out["disable_parallel_tool_use"] = True
+    return out

@@ -1,0 +1,239 @@
+"""Anthropic request bodies read back into canonical form (``from_wire_request``).
+
+Messages are read in order while tracking the turn state the encoder will track
+(:func:`default_joins`). Where a request groups blocks into turns differently, gives a lone plain
+text as a list, or shapes a tool result's content its own way, the first message concerned
+records it in its ``provider_data`` (``turn``, ``content``, ``layout``, ``block``), so
+re-encoding gives the request back exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from partwire._base import ProviderData
+from partwire.adapters._common import ImportedRequest, ToolSpec, WireFormatError, load_json
+from partwire.adapters.anthropic._decode import extras_of, part_from_wire
+from partwire.adapters.anthropic._wire import ISSUER, default_joins
+from partwire.errors import SchemaError
+from partwire.history import HistoryEvent
+from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+from partwire.parts import Part, ToolCallPart
+from partwire.tools import ToolDefinition
+
+__all__ = ["IMPORTED_SIDE_EFFECTS", "from_wire_request", "tool_from_wire"]
+
+_REQUEST_FIELDS = frozenset({"model", "max_tokens", "messages", "system", "tool_choice"})
+# Tool-definition keys a ToolDefinition holds; a wire tool with any other key stays a dict.
+_TOOL_FIELDS = frozenset({"name", "description", "input_schema", "strict"})
+IMPORTED_SIDE_EFFECTS = "execute"
+"""Side effects cannot be read off the wire; an imported tool is assumed to do the most a tool may."""
+
+
+
+def from_wire_request(request: Any) -> ImportedRequest:
+    """A request body read back: history, tools, and every other field for ``to_wire``."""
+    body = load_json(request, ISSUER, "request")
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        raise WireFormatError(ISSUER, "request", "it has no messages list")
+    reader = _RequestReader()
+    history: list[HistoryEvent] = []
+    if "system" in body:
+        history.append(reader.system(body["system"]))
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise WireFormatError(ISSUER, "request", f"messages[{i}] is not an object")
+        history.extend(reader.message(message, i))
+    params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
+    tools: tuple[ToolSpec, ...] = ()
+    raw_tools = params.get("tools")
+    if isinstance(raw_tools, list) and raw_tools:
+        tools = tuple(tool_from_wire(t) for t in params.pop("tools"))
+    max_tokens = body.get("max_tokens")
+    return ImportedRequest(
+        history=tuple(history), tools=tools, model=str(body.get("model", "")),
+        max_tokens=max_tokens if isinstance(max_tokens, int) else None,
+        tool_choice=body.get("tool_choice"), params=params,
+    )
+
+
+def tool_from_wire(tool: Any) -> ToolSpec:
+    """A ToolDefinition when the wire tool is exactly one (re-encoding gives it back); else the dict."""
+    if not isinstance(tool, dict) or not set(tool) <= _TOOL_FIELDS:
+        return tool if isinstance(tool, dict) else {"invalid": tool}
+    try:
+        definition = ToolDefinition(
+            name=tool["name"], description=tool["description"], input_schema=tool["input_schema"],
+            side_effects=IMPORTED_SIDE_EFFECTS, strict=tool.get("strict"),
+        )
+    except (KeyError, TypeError, ValueError, ValidationError, SchemaError):
+        return tool
+    again: dict[str, Any] = {"name": definition.name, "description": definition.description,
+                             "input_schema": definition.input_schema}
+    if definition.strict is not None:
+        again["strict"] = definition.strict
+    return definition if again == tool else tool
+
+
+class _RequestReader:
+    """Reads ``messages`` in order, tracking the turn state the encoder will track.
+
+    Where the request groups messages into turns differently from :func:`default_joins`, or
+    gives a lone plain text as a list, the first message concerned records it in its
+    ``provider_data`` (``turn``, ``content``), so re-encoding gives the request back exactly.
+    """
+
+    def __init__(self) -> None:
+        self.calls: dict[str, ToolCallPart] = {}
+        self.turn_role: str | None = None
+        self.last_kind: str | None = None
+
+    def system(self, system: Any) -> SystemMessage:
+        if isinstance(system, str):
+            return SystemMessage(system)
+        if not isinstance(system, list):
+            raise WireFormatError(ISSUER, "request", "system is neither a string nor a list")
+        parts = tuple(part_from_wire(block) for block in system)
+        marks = {"content": "blocks"} if _collapses(system) or not system else {}
+        return SystemMessage(parts=parts, provider_data=_marks(marks))
+
+    def message(self, message: dict[str, Any], i: int) -> list[HistoryEvent]:
+        role, content = message.get("role"), message.get("content")
+        if role not in ("user", "assistant", "system"):
+            raise WireFormatError(ISSUER, "request", f"messages[{i}] has role {role!r}")
+        if isinstance(content, str):
+            blocks: list[Any] = [{"type": "text", "text": content}]
+        elif isinstance(content, list):
+            blocks = content
+        else:
+            raise WireFormatError(ISSUER, "request", f"messages[{i}].content is not a string or list")
+        list_marks: dict[str, Any] = {}
+        if isinstance(content, list) and _collapses(content):
+            list_marks["content"] = "blocks"
+        extra_keys = {k: v for k, v in message.items() if k not in ("role", "content")}
+        if extra_keys:
+            list_marks["message"] = extra_keys
+        if role == "assistant":
+            parts = tuple(part_from_wire(b) for b in blocks)
+            for part in parts:
+                if isinstance(part, ToolCallPart):
+                    self.calls[part.provider_ids[ISSUER]] = part
+            return [self._place("assistant", "assistant", True, list_marks,
+                                lambda pd: AssistantMessage(parts=parts, provider_data=pd))]
+        if role == "system":
+            parts = tuple(part_from_wire(b) for b in blocks)
+            if self.turn_role is None:
+                list_marks["turn"] = "new"  # before any turn: still an entry of messages
+            return [self._place("system", "system", True, list_marks,
+                                lambda pd: SystemMessage(parts=parts, provider_data=pd))]
+        return self._user_turn(blocks, list_marks)
+
+    def _user_turn(self, blocks: list[Any], list_marks: dict[str, Any]) -> list[HistoryEvent]:
+        out: list[HistoryEvent] = []
+        pending: list[Part] = []
+
+        def flush_user() -> None:
+            if pending or not out:
+                parts = tuple(pending)
+                out.append(self._place("user", "user", not out, list_marks if len(out) == 0 else {},
+                                       lambda pd: UserMessage(parts=parts, provider_data=pd)))
+                pending.clear()
+
+        for block in blocks:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                if pending:
+                    flush_user()
+                fields, marks = self._tool_result(block)
+                if not out:
+                    marks.update(list_marks)
+                out.append(self._place("tool", "user", not out, marks,
+                                       lambda pd, f=fields: ToolMessage(**f, provider_data=pd)))
+            else:
+                pending.append(part_from_wire(block))
+        if pending or not out:
+            flush_user()
+        return out
+
+    def _place(self, kind: str, role: str, starts: bool, marks: dict[str, Any],
+               build: Any) -> HistoryEvent:
+        joins = default_joins(kind, self.turn_role, self.last_kind)
+        marks = dict(marks)
+        if starts and joins:
+            marks["turn"] = "new"
+        elif not starts and not joins:
+            marks["turn"] = "join"
+        if starts:
+            self.turn_role = role
+        self.last_kind = kind
+        event: HistoryEvent = build(_marks(marks))
+        return event
+
+    def _tool_result(self, block: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        wire_id = block.get("tool_use_id")
+        if not isinstance(wire_id, str):
+            raise WireFormatError(ISSUER, "request", "a tool_result has no tool_use_id")
+        call = self.calls.get(wire_id)
+        used = {"type", "tool_use_id", "content"}
+        is_error = block.get("is_error") is True
+        if is_error:
+            used.add("is_error")
+        marks: dict[str, Any] = {}
+        extras = extras_of(block, used)
+        if extras:
+            marks["block"] = extras
+        text = ""
+        parts: tuple[Part, ...] = ()
+        content = block.get("content")
+        if isinstance(content, str):
+            text = content
+            if not content:
+                marks["content"] = "string"  # the default for empty output is to omit content
+        elif isinstance(content, list):
+            text, parts, layout = _tool_content_from_wire(content)
+            default = ([len(text)] if text else []) + [None] * len(parts)
+            if not parts or layout != default:
+                marks["content"] = "blocks"
+                marks["layout"] = layout
+        elif "content" in block:
+            marks.setdefault("block", {})["content"] = content
+        fields = {
+            "call_id": call.id if call is not None else wire_id,
+            "tool_name": call.name if call is not None else "",
+            "status": "error" if is_error else "success",
+            "output_text": text,
+            "parts": parts,
+        }
+        return fields, marks
+
+
+def _tool_content_from_wire(content: list[Any]) -> tuple[str, tuple[Part, ...], list[Any]]:
+    """Text, attachments and the layout that puts them back in order.
+
+    The layout has one entry per block: the length of a plain text block, ``{"n": length,
+    "block": extras}`` for a text block with extras, ``None`` for the next attachment.
+    """
+    texts: list[str] = []
+    parts: list[Part] = []
+    layout: list[Any] = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+            extras = extras_of(block, {"type", "text"})
+            layout.append({"n": len(block["text"]), "block": extras} if extras else len(block["text"]))
+        else:
+            parts.append(part_from_wire(block))
+            layout.append(None)
+    return "".join(texts), tuple(parts), layout
+
+
+def _collapses(content: list[Any]) -> bool:
+    """Whether the encoder would send this list as a plain string (one plain text block)."""
+    return (len(content) == 1 and isinstance(content[0], dict)
+            and set(content[0]) == {"type", "text"} and content[0]["type"] == "text")
+
+
+def _marks(marks: dict[str, Any]) -> ProviderData | None:
+    return ProviderData(issuer=ISSUER, data=marks) if marks else None

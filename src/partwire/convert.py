@@ -1,0 +1,110 @@
+"""Convert between the canonical form and provider wire formats (``partwire convert``).
+
+A *format* is ``canonical`` (a history as JSONL bytes or text, or a list of events) or an
+adapter name (``anthropic``; ``openai-chat`` and the others as they land). From a wire format,
+a request body becomes a history (``from_wire_request``) and a response body becomes one
+assistant message (``from_wire``); to a wire format, the history becomes a request body
+(``to_wire``). Every conversion returns what it lost beside its output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from partwire.adapters import get_adapter
+from partwire.adapters._common import ImportedRequest, as_json
+from partwire.codec import dumps, loads
+from partwire.errors import LossError
+from partwire.history import EVENT_ADAPTER, HistoryEvent
+from partwire.messages import AssistantMessage
+from partwire.projection import Loss
+
+__all__ = ["CANONICAL", "convert"]
+
+CANONICAL = "canonical"
+"""The name of the canonical format."""
+
+# Top-level keys that mark a body as a request (Anthropic/Chat "messages", Gemini "contents",
+# Responses "input"); anything else is read as a response.
+_REQUEST_KEYS = ("messages", "contents", "input")
+
+
+def convert(data: Any, *, source: str, target: str, model: str | None = None,
+            strict: bool = False) -> tuple[Any, tuple[Loss, ...]]:
+    """Convert ``data`` from ``source`` to ``target``; returns ``(output, losses)``.
+
+    The output is JSONL ``bytes`` for ``canonical``, a request body (``dict``) for an adapter.
+    ``model`` names the model of a request body; without it, a request read from the same
+    adapter keeps its own, else the last assistant message's model is used when it belongs to
+    the target. ``strict=True`` raises :class:`~partwire.errors.LossError` on any loss.
+    """
+    history, imported = _read(data, source)
+    losses: list[Loss] = []
+    if target == CANONICAL:
+        if imported is not None and (imported.tools or imported.params or imported.tool_choice):
+            losses.append(Loss("request", "request", "dropped",
+                               "a canonical history holds no tool definitions or request "
+                               "parameters", _name(source)))
+        if strict and losses:
+            raise LossError(tuple(losses), _name(source))
+        return dumps(history), tuple(losses)
+    adapter = get_adapter(target)
+    kwargs: dict[str, Any] = {}
+    own_model: str | None = None
+    if imported is not None:
+        kwargs = imported.to_wire_kwargs()
+        own_model = kwargs.pop("model") or None
+        if _name(source) != adapter.NAME:
+            # Body fields belong to the API that defined them; tools and limits carry over.
+            own_model = None
+            if kwargs["params"]:
+                losses.append(Loss("request", "request", "dropped",
+                                   f"request fields {sorted(kwargs['params'])} are specific to "
+                                   f"{source}", adapter.NAME))
+            kwargs["params"] = {}
+            if isinstance(kwargs["tool_choice"], dict):
+                losses.append(Loss("request.tool_choice", "request", "dropped",
+                                   f"a {source} tool_choice does not apply to {target}",
+                                   adapter.NAME))
+                kwargs["tool_choice"] = None
+    chosen = model or own_model or _last_model(history, adapter.CAPABILITIES.issuer)
+    if not chosen:
+        raise ValueError(f"converting to {target} needs a model: pass model=")
+    if strict and losses:
+        raise LossError(tuple(losses), adapter.NAME)
+    projection = adapter.to_wire(history, model=chosen, strict=strict, **kwargs)
+    return projection.request, (*losses, *projection.losses)
+
+
+def _read(data: Any, source: str) -> tuple[list[HistoryEvent], ImportedRequest | None]:
+    if source == CANONICAL:
+        return _read_canonical(data), None
+    adapter = get_adapter(source)
+    body = as_json(data)
+    if isinstance(body, dict) and any(key in body for key in _REQUEST_KEYS):
+        imported = adapter.from_wire_request(body)
+        return list(imported.history), imported
+    return [adapter.from_wire(body)], None
+
+
+def _read_canonical(data: Any) -> list[HistoryEvent]:
+    if isinstance(data, bytes | bytearray | str):
+        # Strict: a conversion of a damaged history would hide the damage; the error names the
+        # line, and `partwire validate` / `rewrite` are the tools for repairing it first.
+        return loads(bytes(data) if not isinstance(data, str) else data, strict=True)
+    if isinstance(data, Sequence):
+        return [e if not isinstance(e, dict) else EVENT_ADAPTER.validate_python(e) for e in data]
+    raise TypeError(f"canonical input must be JSONL bytes or text or a list of events, "
+                    f"not {type(data).__name__}")
+
+
+def _last_model(history: list[HistoryEvent], issuer: str) -> str | None:
+    for event in reversed(history):
+        if isinstance(event, AssistantMessage) and event.model and event.model.startswith(f"{issuer}:"):
+            return event.model
+    return None
+
+
+def _name(fmt: str) -> str:
+    return fmt.replace("-", "_")

@@ -1,0 +1,280 @@
+"""Projections onto a provider: the request, what it lost, and what a switch would lose.
+
+Lossiness is data (DESIGN §8). Every adapter's ``to_wire`` returns a :class:`Projection`: the
+request body plus one :class:`Loss` per thing it could not send as it is. Each loss is logged
+once at WARNING on the ``partwire.projection`` logger with structured ``extra`` fields;
+``strict=True`` raises :class:`~partwire.errors.LossError` instead. :func:`check_switch` predicts
+the losses of moving a session to another adapter or model from its capabilities alone, and
+refuses what cannot work.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, assert_never
+
+from partwire.errors import LossError, SwitchRefusedError
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.parts import (
+    AudioPart,
+    Base64Source,
+    DocumentPart,
+    FileRefSource,
+    ImagePart,
+    MediaSource,
+    Part,
+    ProviderFileSource,
+    RedactedThinkingPart,
+    RefusalPart,
+    ServerToolCallPart,
+    ServerToolResultPart,
+    TextPart,
+    TextSource,
+    ThinkingPart,
+    ToolCallPart,
+    UnknownPart,
+    UrlSource,
+)
+
+if TYPE_CHECKING:
+    from partwire.adapters import Capabilities
+    from partwire.history import History
+
+__all__ = [
+    "Loss",
+    "LossAction",
+    "Projection",
+    "SwitchRefusedError",
+    "check_switch",
+    "log_losses",
+    "make_projection",
+]
+
+logger = logging.getLogger("partwire.projection")
+
+LossAction = Literal["dropped", "downgraded", "rewritten", "id_mapped", "attached"]
+"""What happened to something that could not be sent as it is."""
+
+
+@dataclass(frozen=True, slots=True)
+class Loss:
+    """One thing a projection did not send as it is."""
+
+    path: str
+    """Where it is in the history: ``history[3]``, ``history[3].parts[1]``."""
+    part_type: str
+    """The part type (``thinking``, ``image``) or, for a whole message, ``<role>_message``."""
+    action: LossAction
+    """Dropped, downgraded (sent as something poorer), rewritten, id_mapped or attached."""
+    reason: str
+    """Why, in words a user can act on."""
+    adapter: str
+    """The adapter that made the projection (``anthropic``)."""
+    message_id: str | None = None
+    """Id of the message it belongs to, when it belongs to one."""
+
+    def __str__(self) -> str:
+        return f"{self.adapter}: {self.path} ({self.part_type}) {self.action}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class Projection:
+    """A request body ready for the provider's official client, and what it lost."""
+
+    request: dict[str, Any]
+    """The body: ``client.messages.create(**projection.request)`` for Anthropic."""
+    losses: tuple[Loss, ...] = ()
+    """Everything not sent as it is, in history order."""
+
+    @property
+    def lossless(self) -> bool:
+        """Whether nothing was lost."""
+        return not self.losses
+
+
+def log_losses(losses: Iterable[Loss], *, session: str | None = None) -> None:
+    """Log each loss once at WARNING on ``partwire.projection``, with structured fields."""
+    if not logger.isEnabledFor(logging.WARNING):
+        return
+    for loss in losses:
+        logger.warning(
+            "%s", loss,
+            extra={
+                "session": session,
+                "message_id": loss.message_id,
+                "part_type": loss.part_type,
+                "adapter": loss.adapter,
+                "reason": loss.reason,
+                "loss_action": loss.action,
+                "loss_path": loss.path,
+            },
+        )
+
+
+def make_projection(
+    request: dict[str, Any], losses: Iterable[Loss], *, adapter: str, strict: bool,
+    session: str | None = None,
+) -> Projection:
+    """The adapters' last step: raise in strict mode if anything was lost, else log and wrap."""
+    found = tuple(losses)
+    if found and strict:
+        raise LossError(found, adapter)
+    log_losses(found, session=session)
+    return Projection(request=request, losses=found)
+
+
+def check_switch(
+    history: History, target: str | Capabilities, *, accept_issuers: Collection[str] | None = None,
+) -> tuple[Loss, ...]:
+    """What moving ``history`` to ``target`` would lose, predicted without building a request.
+
+    ``target`` is an adapter name (``"anthropic"``) or a :class:`~partwire.adapters.Capabilities`
+    (for a particular model: ``dataclasses.replace(CAPABILITIES, images=False)``). Content the
+    target cannot take at all (an image for a text-only model, a file id another provider
+    issued) raises :class:`SwitchRefusedError`. The adapter's ``to_wire`` stays the authority:
+    it may report format details this capability-level check cannot see.
+    """
+    from partwire.adapters import Capabilities, get_adapter
+
+    caps = target if isinstance(target, Capabilities) else get_adapter(target).CAPABILITIES
+    issuers = frozenset(accept_issuers) if accept_issuers is not None else frozenset({caps.issuer})
+    check = _SwitchCheck(caps, issuers)
+    check.run(history)
+    if check.refusals:
+        raise SwitchRefusedError(caps.name, tuple(check.refusals), tuple(check.losses))
+    return tuple(check.losses)
+
+
+class _SwitchCheck:
+    """Walks a history once, sorting what the target cannot take into losses and refusals."""
+
+    def __init__(self, caps: Capabilities, issuers: frozenset[str]) -> None:
+        self.caps = caps
+        self.issuers = issuers
+        self.losses: list[Loss] = []
+        self.refusals: list[Loss] = []
+
+    def _add(self, path: str, part_type: str, action: LossAction, reason: str,
+             message_id: str | None, *, refuse: bool = False) -> None:
+        loss = Loss(path, part_type, action, reason, self.caps.name, message_id)
+        (self.refusals if refuse else self.losses).append(loss)
+
+    def run(self, history: History) -> None:
+        conversation_started = False
+        for i, event in enumerate(history):
+            path = f"history[{i}]"
+            match event:
+                case SystemMessage():
+                    if conversation_started and not self.caps.system_messages_in_list:
+                        self._add(path, "system_message", "rewritten",
+                                  f"{self.caps.name} takes no system message mid-conversation; "
+                                  "it moves to the system prompt", event.id)
+                    self._parts(event.parts, path, event.id)
+                case DeveloperMessage():
+                    conversation_started = True
+                    if not self.caps.developer_role:
+                        self._add(path, "developer_message", "attached",
+                                  f"{self.caps.name} has no developer role; its parts join a user turn",
+                                  event.id)
+                    self._parts(event.parts, path, event.id)
+                case UserMessage() | AssistantMessage():
+                    conversation_started = True
+                    self._parts(event.parts, path, event.id)
+                case ToolMessage():
+                    conversation_started = True
+                    if not self.caps.tools:
+                        self._add(path, "tool_message", "dropped",
+                                  f"{self.caps.name} does not take tool results", event.id, refuse=True)
+                    self._parts(event.parts, path, event.id)
+                case _:
+                    # Non-message events (errors, retries, compaction records) are never sent.
+                    pass
+
+    def _parts(self, parts: tuple[Part, ...], path: str, message_id: str) -> None:
+        for j, part in enumerate(parts):
+            self._part(part, f"{path}.parts[{j}]", message_id)
+
+    def _part(self, part: Part, path: str, message_id: str) -> None:
+        caps, name = self.caps, self.caps.name
+        match part:
+            case TextPart():
+                pass
+            case ImagePart() | DocumentPart() | AudioPart():
+                self._media(part, path, message_id)
+            case ThinkingPart():
+                if (part.signature is None or part.signature.issuer not in self.issuers
+                        or not caps.thinking):
+                    self._add(path, "thinking", "dropped",
+                              "reasoning is verifiable only by the provider that produced it",
+                              message_id)
+            case RedactedThinkingPart():
+                if part.data.issuer not in self.issuers or not caps.thinking:
+                    self._add(path, "redacted_thinking", "dropped",
+                              f"encrypted reasoning from {part.data.issuer} cannot go to {name}",
+                              message_id)
+            case ToolCallPart():
+                if not caps.tools:
+                    self._add(path, "tool_call", "dropped", f"{name} does not take tool calls",
+                              message_id, refuse=True)
+                elif part.provider_ids and not self.issuers.intersection(part.provider_ids):
+                    self._add(path, "tool_call", "id_mapped",
+                              "the provider's call id is replaced by the canonical id", message_id)
+            case ServerToolCallPart() | ServerToolResultPart() | UnknownPart():
+                if part.issuer not in self.issuers:
+                    self._add(path, part.type, "dropped",
+                              f"provider-side data from {part.issuer} cannot go to {name}", message_id)
+            case RefusalPart():
+                if not caps.refusals:
+                    self._add(path, "refusal", "downgraded", f"{name} has no refusal part; sent as text",
+                              message_id)
+            case _:
+                assert_never(part)
+
+    def _media(self, part: ImagePart | DocumentPart | AudioPart, path: str, message_id: str) -> None:
+        caps = self.caps
+        allowed, kinds, accepted = {
+            "image": (caps.images, "images", caps.image_media_types),
+            "document": (caps.documents, "documents", caps.document_media_types),
+            "audio": (caps.audio, "audio", caps.audio_media_types),
+        }[part.type]
+        if not allowed:
+            self._add(path, part.type, "dropped", f"{caps.name} does not take {kinds}", message_id,
+                      refuse=True)
+            return
+        if part.media_type and accepted and part.media_type not in accepted:
+            self._add(path, part.type, "dropped",
+                      f"{caps.name} does not take {part.media_type} {kinds}", message_id, refuse=True)
+            return
+        source = part.source
+        kind = _source_kind(source)
+        if kind not in caps.media_sources and not isinstance(source, FileRefSource):
+            self._add(path, part.type, "dropped", f"{caps.name} cannot read a {kind} source",
+                      message_id, refuse=True)
+        elif isinstance(source, ProviderFileSource) and source.issuer not in self.issuers:
+            self._add(path, part.type, "dropped",
+                      f"file id {source.file_id} was issued by {source.issuer}; upload it to "
+                      f"{caps.name} first", message_id, refuse=True)
+
+
+def _source_kind(source: MediaSource) -> str:
+    match source:
+        case UrlSource():
+            return "url"
+        case Base64Source():
+            return "base64"
+        case ProviderFileSource():
+            return "provider_file"
+        case TextSource():
+            return "text"
+        case FileRefSource():
+            return "file_ref"
+        case _:
+            assert_never(source)

@@ -1,0 +1,974 @@
+"""The Anthropic adapter, one mapping at a time (docs/adapters/anthropic.md is the table)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import anthropic as sdk
+import pytest
+
+from partwire import (
+    AssistantMessage,
+    Base64Source,
+    DeveloperMessage,
+    DocumentCitation,
+    DocumentPart,
+    ErrorEvent,
+    FileRefSource,
+    ImagePart,
+    LossError,
+    Opaque,
+    ProviderData,
+    ProviderFileSource,
+    RedactedThinkingPart,
+    RefusalPart,
+    SearchResultCitation,
+    ServerToolCallPart,
+    ServerToolResultPart,
+    SystemMessage,
+    TextPart,
+    TextSource,
+    ThinkingPart,
+    ToolCallPart,
+    ToolMessage,
+    UnknownPart,
+    UrlCitation,
+    UrlSource,
+    UserMessage,
+)
+from partwire.adapters import (
+    Adapter,
+    ImportedRequest,
+    ProviderError,
+    UnknownAdapterError,
+    WireFormatError,
+    anthropic,
+    get_adapter,
+)
+from partwire.convert import convert
+from partwire.history import EVENT_ADAPTER, HistoryEvent
+from partwire.projection import Loss
+from partwire.streaming import (
+    MessageCompleteEvent,
+    StreamErrorEvent,
+    StreamEvent,
+    ToolCallDeltaEvent,
+    ToolCallStartEvent,
+    accumulate,
+)
+from partwire.tools import ToolDefinition
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+PDF = base64.b64encode(b"%PDF-1.4 tiny").decode()
+SIG = "EqQBCkgIBhABGAIiQL2x6mT0a9dQk3wJ0f5bq0pXz3c1Yb8vR7hM2nT4sK6eU9gW1iL0oP3rA5dF8jH2k"
+MODEL = "claude-sonnet-4-6"
+
+
+def request(history: list[HistoryEvent], **kwargs: Any) -> dict[str, Any]:
+    """The request body ``to_wire`` makes."""
+    return anthropic.to_wire(history, model=MODEL, **kwargs).request
+
+
+def losses(history: list[HistoryEvent], **kwargs: Any) -> list[tuple[str, str, str]]:
+    """(path, part type, action) of each loss ``to_wire`` reports."""
+    return [(x.path, x.part_type, x.action) for x in anthropic.to_wire(history, model=MODEL, **kwargs).losses]
+
+
+def response(*content: dict[str, Any], stop: str = "end_turn", **usage: int) -> dict[str, Any]:
+    """A response body holding ``content``."""
+    return {"id": "msg_01X", "type": "message", "role": "assistant", "model": "claude-opus-4-5-20251101",
+            "content": list(content), "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 5, **usage}}
+
+
+def events_of(sse: str) -> list[dict[str, Any]]:
+    """Parsed JSON events of an SSE text."""
+    return [json.loads(line[6:]) for line in sse.splitlines() if line.startswith("data: ")]
+
+
+# -- the contract --------------------------------------------------------------------------------
+
+
+def test_the_module_satisfies_the_adapter_protocol() -> None:
+    """The module is an Adapter, statically and at run time, and the registry hands it out."""
+    adapter: Adapter = anthropic
+    assert isinstance(adapter, Adapter)
+    assert get_adapter("anthropic") is anthropic
+    assert anthropic.NAME == anthropic.CAPABILITIES.name == "anthropic"
+
+
+def test_the_registry_refuses_unknown_names() -> None:
+    """An unknown adapter name fails with the list of known ones."""
+    with pytest.raises(UnknownAdapterError, match="no adapter 'gpt'"):
+        get_adapter("gpt")
+
+
+def test_importing_partwire_imports_no_sdk() -> None:
+    """The adapters work on plain JSON: importing them loads no provider SDK."""
+    code = ("import sys, partwire, partwire.adapters.anthropic, partwire.convert, partwire.streaming;"
+            "print(sorted(m for m in ('anthropic', 'openai', 'google.genai') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_capabilities_are_honest() -> None:
+    """No audio, no developer role, no refusal block; images in the four types the API takes."""
+    caps = anthropic.CAPABILITIES
+    assert (caps.audio, caps.developer_role, caps.refusals) == (False, False, False)
+    assert caps.image_media_types == {"image/jpeg", "image/png", "image/gif", "image/webp"}
+    assert caps.document_media_types == {"application/pdf", "text/plain"}
+
+
+# -- system and turn structure ---------------------------------------------------------------------
+
+
+def test_a_lone_system_prompt_is_hoisted_as_a_string() -> None:
+    """One plain system message becomes the top-level ``system`` string."""
+    body = request([SystemMessage("be brief"), UserMessage("hi")])
+    assert body == {"model": MODEL, "max_tokens": anthropic.DEFAULT_MAX_TOKENS, "system": "be brief",
+                    "messages": [{"role": "user", "content": "hi"}]}
+
+
+def test_several_system_messages_become_system_blocks() -> None:
+    """Leading system messages join, in order, as text blocks."""
+    body = request([SystemMessage("a"), SystemMessage(["b", "c"]), UserMessage("hi")])
+    assert body["system"] == [{"type": "text", "text": t} for t in "abc"]
+
+
+def test_a_mid_conversation_system_message_stays_where_it_was_said() -> None:
+    """The API takes role "system" in messages; the message stays in place."""
+    body = request([UserMessage("hi"), AssistantMessage("yo"), SystemMessage("now in French"), UserMessage("ok")])
+    assert body["messages"][2] == {"role": "system", "content": "now in French"}
+    assert "system" not in body
+
+
+def test_mid_conversation_system_can_be_hoisted_for_older_models() -> None:
+    """system_in_messages=False moves it to the system prompt and reports a rewrite."""
+    history: list[HistoryEvent] = [SystemMessage("s"), UserMessage("hi"), SystemMessage("later")]
+    projection = anthropic.to_wire(history, model=MODEL, system_in_messages=False)
+    assert projection.request["system"] == [{"type": "text", "text": "s"}, {"type": "text", "text": "later"}]
+    assert [(x.path, x.action) for x in projection.losses] == [("history[2]", "rewritten")]
+
+
+def test_non_text_in_a_system_message_is_dropped_and_reported() -> None:
+    """The system prompt takes text only."""
+    history: list[HistoryEvent] = [SystemMessage([TextPart(text="s"), ImagePart(source=UrlSource(url="https://x/a.png"))]),
+                                   UserMessage("hi")]
+    assert losses(history) == [("history[0].parts[1]", "image", "dropped")]
+
+
+def test_consecutive_tool_messages_share_one_user_turn_results_first() -> None:
+    """Parallel results go into one user turn, and user text after them joins it, after the results."""
+    one, two = ToolCallPart.create("a"), ToolCallPart.create("b")
+    history: list[HistoryEvent] = [
+        UserMessage("go"), AssistantMessage([one, two]),
+        ToolMessage(call_id=one.id, tool_name="a", output_text="1"),
+        ToolMessage(call_id=two.id, tool_name="b", output_text="2"),
+        UserMessage("and now?"),
+    ]
+    turn = request(history)["messages"][2]
+    assert turn == {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": one.id, "content": "1"},
+        {"type": "tool_result", "tool_use_id": two.id, "content": "2"},
+        {"type": "text", "text": "and now?"},
+    ]}
+
+
+def test_developer_messages_attach_to_the_turn_before_them() -> None:
+    """A developer message joins the preceding user or tool turn, reported as attached."""
+    call = ToolCallPart.create("run")
+    history: list[HistoryEvent] = [
+        UserMessage("hi"), DeveloperMessage("cwd=/tmp"), AssistantMessage([call]),
+        ToolMessage(call_id=call.id, tool_name="run", output_text="ok"), DeveloperMessage("exit 0"),
+    ]
+    body = request(history)
+    assert body["messages"][0]["content"] == [{"type": "text", "text": "hi"}, {"type": "text", "text": "cwd=/tmp"}]
+    assert body["messages"][2]["content"][1] == {"type": "text", "text": "exit 0"}
+    assert losses(history) == [("history[1]", "developer_message", "attached"),
+                               ("history[4]", "developer_message", "attached")]
+
+
+def test_a_developer_message_with_no_turn_before_it_becomes_a_user_turn() -> None:
+    """After an assistant turn there is nothing to attach to: it is sent as a user turn."""
+    history: list[HistoryEvent] = [UserMessage("a"), AssistantMessage("b"), DeveloperMessage("note")]
+    assert request(history)["messages"][2] == {"role": "user", "content": "note"}
+    assert losses(history) == [("history[2]", "developer_message", "downgraded")]
+
+
+def test_non_message_events_are_not_sent() -> None:
+    """Errors and other records stay in the history only."""
+    history: list[HistoryEvent] = [UserMessage("a"), ErrorEvent(message="boom"), AssistantMessage("b")]
+    assert request(history)["messages"] == [{"role": "user", "content": "a"},
+                                            {"role": "assistant", "content": "b"}]
+
+
+def test_empty_text_blocks_are_dropped_from_lists() -> None:
+    """The API rejects empty text blocks; inside a list they are dropped and reported."""
+    call = ToolCallPart.create("f")
+    history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([TextPart(text=""), call])]
+    assert request(history)["messages"][1]["content"] == [
+        {"type": "tool_use", "id": call.id, "name": "f", "input": {}}]
+    assert losses(history) == [("history[1].parts[0]", "text", "dropped")]
+
+
+def test_an_aborted_message_with_no_content_is_dropped() -> None:
+    """An empty aborted assistant message would be an empty turn the API rejects."""
+    history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage(parts=(), status="aborted"), UserMessage("again")]
+    assert [m["role"] for m in request(history)["messages"]] == ["user", "user"]
+    assert losses(history) == [("history[1]", "assistant_message", "dropped")]
+
+
+# -- tool calls and ids --------------------------------------------------------------------------
+
+
+def test_tool_use_ids_come_back_as_the_provider_gave_them() -> None:
+    """A call with an Anthropic id is sent with it, and its result points at the same id."""
+    call = ToolCallPart.create("get", {"city": "Paris"}, provider_ids={"anthropic": "toolu_01A"})
+    history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([call]),
+                                   ToolMessage(call_id=call.id, tool_name="get", output_text="18C")]
+    messages = request(history)["messages"]
+    assert messages[1]["content"] == [{"type": "tool_use", "id": "toolu_01A", "name": "get", "input": {"city": "Paris"}}]
+    assert messages[2]["content"] == [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "18C"}]
+
+
+def test_a_call_from_another_provider_gets_its_canonical_id() -> None:
+    """An OpenAI call id is not sent to Anthropic: the canonical id is, reported as id_mapped."""
+    call = ToolCallPart.create("get", provider_ids={"openai": "call_abc"})
+    history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([call]),
+                                   ToolMessage(call_id=call.id, tool_name="get", output_text="x")]
+    messages = request(history)["messages"]
+    assert messages[1]["content"][0]["id"] == call.id
+    assert messages[2]["content"][0]["tool_use_id"] == call.id
+    assert losses(history) == [("history[1].parts[0]", "tool_call", "id_mapped")]
+
+
+def test_an_alias_issuers_ids_are_used() -> None:
+    """With accept_issuers, an alias's id counts as Anthropic's."""
+    call = ToolCallPart.create("get", provider_ids={"bedrock": "toolu_B"})
+    body = request([AssistantMessage([call])], accept_issuers={"anthropic", "bedrock"})
+    assert body["messages"][0]["content"][0]["id"] == "toolu_B"
+
+
+def test_malformed_arguments_are_sent_as_an_empty_object_and_reported() -> None:
+    """The API takes only an object: truncated JSON becomes {} and a rewrite is reported."""
+    call = ToolCallPart(id="tu_1", name="f", arguments_json='{"a": "tru')
+    assert request([AssistantMessage([call])])["messages"][0]["content"][0]["input"] == {}
+    assert losses([AssistantMessage([call])]) == [("history[0].parts[0]", "tool_call", "rewritten")]
+
+
+def test_tool_result_status_maps_to_is_error() -> None:
+    """error sets is_error; denied and aborted do too, reported as a rewrite."""
+    results = [ToolMessage(call_id="tu_x", tool_name="f", status=s, output_text="t")
+               for s in ("success", "error", "denied", "aborted")]
+    blocks = request(results)["messages"][0]["content"]  # type: ignore[arg-type]
+    assert [b.get("is_error") for b in blocks] == [None, True, True, True]
+    assert losses(results) == [("history[2]", "tool_message", "rewritten"),  # type: ignore[arg-type]
+                               ("history[3]", "tool_message", "rewritten")]
+
+
+def test_tool_results_carry_images_and_documents() -> None:
+    """Attachments follow the text inside the tool result's content."""
+    result = ToolMessage(call_id="tu_x", tool_name="shot", output_text="here",
+                         parts=(ImagePart(source=Base64Source(data=PNG), media_type="image/png"),
+                                DocumentPart(source=TextSource(text="log"), media_type="text/plain")))
+    block = request([result])["messages"][0]["content"][0]
+    assert block["content"] == [
+        {"type": "text", "text": "here"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
+        {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "log"}},
+    ]
+
+
+def test_structured_data_is_sent_only_when_there_is_no_text() -> None:
+    """output_text is the source of truth; data speaks only when the text is empty."""
+    with_text = ToolMessage(call_id="tu_x", tool_name="f", output_text="ok", data={"code": 0})
+    bare = ToolMessage(call_id="tu_x", tool_name="f", data={"code": 0})
+    empty = ToolMessage(call_id="tu_x", tool_name="f")
+    blocks = [request([m])["messages"][0]["content"][0] for m in (with_text, bare, empty)]
+    assert [b.get("content") for b in blocks] == ["ok", '{"code": 0}', None]
+
+
+def test_tool_definitions_and_native_tools_are_sent() -> None:
+    """A ToolDefinition becomes name/description/input_schema; a native dict passes as it is."""
+    tool = ToolDefinition(name="get_weather", description="Weather.", side_effects="network", strict=True,
+                          input_schema={"type": "object", "properties": {"city": {"type": "string"}}})
+    search = {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}
+    body = request([UserMessage("q")], tools=[tool, search])
+    assert body["tools"] == [{"name": "get_weather", "description": "Weather.", "strict": True,
+                              "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}},
+                             search]
+
+
+@pytest.mark.parametrize(("choice", "parallel", "wire"), [
+    ("auto", None, {"type": "auto"}),
+    ("required", None, {"type": "any"}),
+    ("none", None, {"type": "none"}),
+    ("get_weather", None, {"type": "tool", "name": "get_weather"}),
+    (None, False, {"type": "auto", "disable_parallel_tool_use": True}),
+    ("required", False, {"type": "any", "disable_parallel_tool_use": True}),
+    ({"type": "any", "x": 1}, None, {"type": "any", "x": 1}),
+])
+def test_tool_choice(choice: Any, parallel: bool | None, wire: dict[str, Any]) -> None:
+    """Every tool_choice form, with parallel calls turned off where asked."""
+    assert request([UserMessage("q")], tool_choice=choice, parallel_tool_calls=parallel)["tool_choice"] == wire
+
+
+# -- reasoning and provider-side blocks --------------------------------------------------------------
+
+
+def test_thinking_is_echoed_byte_exact_to_anthropic() -> None:
+    """Thinking and its signature, and redacted thinking, go back exactly as received."""
+    message = AssistantMessage([ThinkingPart(text="plan", signature=Opaque(value=SIG, issuer="anthropic")),
+                                RedactedThinkingPart(data=Opaque(value="EmwKAhgB", issuer="anthropic")), "ok"])
+    assert request([UserMessage("q"), message])["messages"][1]["content"] == [
+        {"type": "thinking", "thinking": "plan", "signature": SIG},
+        {"type": "redacted_thinking", "data": "EmwKAhgB"},
+        {"type": "text", "text": "ok"},
+    ]
+
+
+def test_reasoning_from_another_issuer_is_dropped_and_reported() -> None:
+    """Anthropic cannot verify another issuer's reasoning; nothing of it is sent."""
+    message = AssistantMessage([ThinkingPart(text="plan", signature=Opaque(value="enc", issuer="openai")),
+                                RedactedThinkingPart(data=Opaque(value="x", issuer="google")),
+                                ThinkingPart(text="unsigned"), "ok"])
+    assert request([message])["messages"][0]["content"] == "ok"
+    assert losses([message]) == [("history[0].parts[0]", "thinking", "dropped"),
+                                 ("history[0].parts[1]", "redacted_thinking", "dropped"),
+                                 ("history[0].parts[2]", "thinking", "dropped")]
+
+
+def test_foreign_reasoning_can_be_sent_as_text_instead() -> None:
+    """foreign_thinking="text" downgrades the reasoning text to a text block."""
+    message = AssistantMessage([ThinkingPart(text="plan", signature=Opaque(value="enc", issuer="openai")), "ok"])
+    assert request([message], foreign_thinking="text")["messages"][0]["content"] == [
+        {"type": "text", "text": "plan"}, {"type": "text", "text": "ok"}]
+    assert losses([message], foreign_thinking="text") == [("history[0].parts[0]", "thinking", "downgraded")]
+
+
+def test_server_tool_blocks_are_replayed_to_anthropic_only() -> None:
+    """Anthropic's server-tool blocks echo exactly; another provider's are dropped and reported."""
+    wire: list[dict[str, Any]] = [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+             "content": [{"type": "web_search_result", "url": "https://a", "title": "A",
+                          "encrypted_content": "Eu8B", "page_age": None}]}]
+    message = anthropic.from_wire(response(*wire))
+    assert [p.type for p in message.parts] == ["server_tool_call", "server_tool_result"]
+    assert request([UserMessage("q"), message])["messages"][1]["content"] == wire
+    foreign = AssistantMessage([ServerToolCallPart(id="ws_1", name="web_search", issuer="openai"), "done"])
+    assert losses([foreign]) == [("history[0].parts[0]", "server_tool_call", "dropped")]
+
+
+def test_mcp_and_beta_blocks_keep_their_type() -> None:
+    """mcp_tool_use / mcp_tool_result and compaction are server blocks that echo as they came."""
+    wire: list[dict[str, Any]] = [
+            {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "echo", "input": {"m": 1}, "server_name": "e"},
+            {"type": "mcp_tool_result", "tool_use_id": "mcptoolu_1", "is_error": False,
+             "content": [{"type": "text", "text": "1"}]},
+            {"type": "compaction", "content": "summary"}]
+    message = anthropic.from_wire(response(*wire))
+    assert not any(isinstance(p, UnknownPart) for p in message.parts)
+    assert request([UserMessage("q"), message])["messages"][1]["content"] == wire
+
+
+def test_unknown_blocks_are_kept_raw_and_echoed_to_anthropic_only() -> None:
+    """A block type this version does not know survives from_wire and to_wire unchanged."""
+    block = {"type": "hologram", "payload": {"x": [1, 2]}}
+    message = anthropic.from_wire(response(block))
+    assert message.parts == (UnknownPart(original_type="hologram", raw=block, issuer="anthropic"),)
+    assert request([UserMessage("q"), message])["messages"][1]["content"] == [block]
+    stored = AssistantMessage([UnknownPart(original_type="x", raw={"type": "x"}), "t"])
+    assert losses([stored]) == [("history[0].parts[0]", "unknown", "dropped")]
+
+
+def test_refusal_parts_are_sent_as_text() -> None:
+    """Anthropic has no refusal block: the text is sent, reported as a downgrade."""
+    message = AssistantMessage([RefusalPart(text="I can't help with that.")])
+    assert request([message])["messages"][0]["content"] == "I can't help with that."
+    assert losses([message]) == [("history[0].parts[0]", "refusal", "downgraded")]
+
+
+def test_foreign_provider_data_is_reported() -> None:
+    """Echo state from another issuer on a part is not sent, and says so."""
+    part = TextPart(text="hi", provider_data=ProviderData(issuer="google", data={"thoughtSignature": "s"}))
+    assert request([UserMessage([part, "x"])])["messages"][0]["content"][0] == {"type": "text", "text": "hi"}
+    assert losses([UserMessage([part, "x"])]) == [("history[0].parts[0]", "text", "dropped")]
+
+
+# -- citations, media, cache breakpoints -------------------------------------------------------------
+
+
+CITATIONS = [
+    {"type": "char_location", "cited_text": "abc", "document_index": 0, "document_title": "Doc",
+     "start_char_index": 0, "end_char_index": 3, "file_id": None},
+    {"type": "page_location", "cited_text": "p", "document_index": 1, "document_title": None,
+     "start_page_number": 2, "end_page_number": 3},
+    {"type": "content_block_location", "cited_text": "b", "document_index": 2, "document_title": "C",
+     "start_block_index": 0, "end_block_index": 1, "file_id": "file_9"},
+    {"type": "web_search_result_location", "cited_text": "w", "url": "https://w", "title": "W",
+     "encrypted_index": "Eo8B"},
+    {"type": "search_result_location", "cited_text": "s", "search_result_index": 0, "source": "kb://1",
+     "title": None, "start_block_index": 0, "end_block_index": 2},
+]
+
+
+def test_citations_are_typed_and_echo_exactly() -> None:
+    """Every citation kind becomes its typed form and goes back with every wire field."""
+    block = {"type": "text", "text": "cited", "citations": CITATIONS}
+    message = anthropic.from_wire(response(block))
+    part = message.parts[0]
+    assert isinstance(part, TextPart)
+    assert [type(c) for c in part.citations] == [DocumentCitation, DocumentCitation, DocumentCitation,
+                                                 UrlCitation, SearchResultCitation]
+    assert [c.unit for c in part.citations if isinstance(c, DocumentCitation)] == ["char", "page", "block"]
+    assert request([UserMessage("q"), message])["messages"][1]["content"] == [block]
+
+
+def test_a_web_citation_without_anthropics_index_is_dropped() -> None:
+    """A URL citation from another provider lacks encrypted_index, which the API requires."""
+    part = TextPart(text="t", citations=(UrlCitation(url="https://x", start_index=0, end_index=1),))
+    assert request([AssistantMessage([part])])["messages"][0]["content"] == "t"
+    assert losses([AssistantMessage([part])]) == [("history[0].parts[0].citations", "text", "dropped")]
+
+
+@pytest.mark.parametrize(("part", "source"), [
+    (ImagePart(source=Base64Source(data=PNG), media_type="image/png"),
+     {"type": "base64", "media_type": "image/png", "data": PNG}),
+    (ImagePart(source=Base64Source(data=PNG)), {"type": "base64", "media_type": "image/png", "data": PNG}),
+    (ImagePart(source=UrlSource(url="https://x/a.jpg")), {"type": "url", "url": "https://x/a.jpg"}),
+    (ImagePart(source=ProviderFileSource(file_id="file_1", issuer="anthropic")), {"type": "file", "file_id": "file_1"}),
+])
+def test_image_sources(part: ImagePart, source: dict[str, Any]) -> None:
+    """Base64 (media type sniffed when missing), URL and Anthropic file ids."""
+    assert request([UserMessage([part])])["messages"][0]["content"] == [{"type": "image", "source": source}]
+
+
+@pytest.mark.parametrize(("part", "kind"), [
+    (ImagePart(source=Base64Source(data=PNG), media_type="image/tiff"), "image"),
+    (ImagePart(source=ProviderFileSource(file_id="file-1", issuer="openai")), "image"),
+    (ImagePart(source=TextSource(text="no")), "image"),
+    (ImagePart(source=FileRefSource(path="a.png")), "image"),
+    (DocumentPart(source=Base64Source(data=PDF), media_type="application/msword"), "document"),
+])
+def test_media_the_api_cannot_take_is_dropped_and_reported(part: Any, kind: str) -> None:
+    """Unsupported types, foreign file ids, text images and unresolved workspace files are reported."""
+    assert losses([UserMessage([part, "q"])]) == [("history[0].parts[0]", kind, "dropped")]
+
+
+def test_image_detail_is_reported() -> None:
+    """Anthropic takes no detail hint; the image goes, the hint is reported."""
+    part = ImagePart(source=UrlSource(url="https://x/a.png"), detail="high")
+    assert losses([UserMessage([part])]) == [("history[0].parts[0].detail", "image", "dropped")]
+
+
+def test_workspace_files_are_sent_when_a_resolver_reads_them() -> None:
+    """resolve_file turns a workspace reference into inline base64."""
+    raw = base64.b64decode(PNG)
+    part = ImagePart(source=FileRefSource(path="shots/a.png"))
+    body = request([UserMessage([part])], resolve_file=lambda src: raw)
+    assert body["messages"][0]["content"][0]["source"] == {"type": "base64", "media_type": "image/png", "data": PNG}
+
+
+@pytest.mark.parametrize(("part", "block"), [
+    (DocumentPart(source=Base64Source(data=PDF), media_type="application/pdf", title="T"),
+     {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF}, "title": "T"}),
+    (DocumentPart(source=Base64Source(data=PDF)),
+     {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF}}),
+    (DocumentPart(source=TextSource(text="plain"), media_type="text/plain"),
+     {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "plain"}}),
+    (DocumentPart(source=Base64Source(data=base64.b64encode("é".encode()).decode()), media_type="text/markdown"),
+     {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "é"}}),
+    (DocumentPart(source=UrlSource(url="https://x/a.pdf")),
+     {"type": "document", "source": {"type": "url", "url": "https://x/a.pdf"}}),
+    (DocumentPart(source=ProviderFileSource(file_id="file_2", issuer="anthropic")),
+     {"type": "document", "source": {"type": "file", "file_id": "file_2"}}),
+])
+def test_document_sources(part: DocumentPart, block: dict[str, Any]) -> None:
+    """PDF base64, plain text (inline, decoded from base64 if need be), URL and file ids."""
+    assert request([UserMessage([part])])["messages"][0]["content"] == [block]
+
+
+def test_a_document_file_name_is_reported() -> None:
+    """Documents have a title on the wire but no file name."""
+    part = DocumentPart(source=TextSource(text="x"), filename="notes.txt")
+    assert losses([UserMessage([part])]) == [("history[0].parts[0].filename", "document", "dropped")]
+
+
+def test_cache_breakpoints_and_document_options_round_trip() -> None:
+    """cache_control, a document's context and citation switch live in provider_data and come back."""
+    body = {"model": MODEL, "max_tokens": 100,
+            "system": [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral", "ttl": "1h"}}],
+            "messages": [{"role": "user", "content": [
+                {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "d"},
+                 "title": "D", "context": "ctx", "citations": {"enabled": True}, "cache_control": {"type": "ephemeral"}},
+                {"type": "image", "source": {"type": "url", "url": "https://x/a.png"},
+                 "cache_control": {"type": "ephemeral"}},
+                {"type": "text", "text": "q", "cache_control": {"type": "ephemeral"}}]}]}
+    imported = anthropic.from_wire_request(body)
+    document = imported.history[1].parts[0]  # type: ignore[union-attr]
+    assert isinstance(document, DocumentPart)
+    assert document.provider_data == ProviderData(issuer="anthropic", data={"block": {
+        "context": "ctx", "citations": {"enabled": True}, "cache_control": {"type": "ephemeral"}}})
+    assert anthropic.to_wire(imported.history, **imported.to_wire_kwargs()).request == body
+
+
+# -- responses -------------------------------------------------------------------------------------
+
+
+def test_a_response_becomes_an_assistant_message() -> None:
+    """Parts in order, provenance, normalised stop reason with the raw one, and a fresh call id."""
+    body = response(
+        {"type": "thinking", "thinking": "t", "signature": SIG}, {"type": "text", "text": "x"},
+        {"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "get_weather",
+         "input": {"city": "Paris", "unit": "celsius"}}, stop="tool_use")
+    message = anthropic.from_wire(body)
+    assert (message.api, message.provider, message.model, message.response_id, message.status) == (
+        "anthropic", "anthropic", f"anthropic:{body['model']}", body["id"], "complete")
+    assert (message.stop_reason, message.stop_reason_raw) == ("tool_use", "tool_use")
+    assert [p.type for p in message.parts] == ["thinking", "text", "tool_call"]
+    call = message.parts[2]
+    assert isinstance(call, ToolCallPart)
+    assert call.id.startswith("tu_")
+    assert call.provider_ids == {"anthropic": "toolu_01A09q90qw90lq917835lq9"}
+    assert call.arguments == {"city": "Paris", "unit": "celsius"}
+    thinking = message.parts[0]
+    assert isinstance(thinking, ThinkingPart)
+    assert thinking.signature is not None
+    assert thinking.signature.issuer == "anthropic"
+
+
+def test_tool_arguments_are_written_in_the_api_streaming_form() -> None:
+    """A non-streamed input is serialised like Anthropic streams it: ", " and ": ", UTF-8 kept."""
+    message = anthropic.from_wire(response({"type": "tool_use", "id": "toolu_1", "name": "f",
+                                            "input": {"city": "Zürich", "n": [1, 2]}}))
+    assert message.parts[0].arguments_json == '{"city": "Zürich", "n": [1, 2]}'  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("raw", "normalised"), [
+    ("end_turn", "stop"), ("stop_sequence", "stop"), ("max_tokens", "length"),
+    ("model_context_window_exceeded", "length"), ("tool_use", "tool_use"), ("pause_turn", "pause"),
+    ("refusal", "refusal"), ("compaction", "pause"), ("something_new", None),
+])
+def test_every_stop_reason_is_mapped_and_the_raw_value_kept(raw: str, normalised: str | None) -> None:
+    """Each stop_reason of the API has its canonical value; an unknown one maps to None."""
+    message = anthropic.from_wire(response({"type": "text", "text": "x"}, stop=raw))
+    assert (message.stop_reason, message.stop_reason_raw) == (normalised, raw)
+
+
+def test_usage_counts_all_input_including_cache() -> None:
+    """Canonical input = input + cache read + cache write; reasoning from thinking_tokens; raw kept."""
+    raw = {"input_tokens": 10, "cache_read_input_tokens": 1000, "cache_creation_input_tokens": 200,
+           "output_tokens": 50, "output_tokens_details": {"thinking_tokens": 30}, "service_tier": "standard"}
+    body = response({"type": "text", "text": "x"})
+    body["usage"] = raw
+    usage = anthropic.from_wire(body).usage
+    assert usage is not None
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens,
+            usage.output_tokens, usage.reasoning_tokens) == (1210, 1000, 200, 50, 30)
+    assert usage.provider_data == ProviderData(issuer="anthropic", data=raw)
+    assert usage.subset_errors() == []
+
+
+def test_response_extras_are_kept_for_the_issuer() -> None:
+    """stop_sequence, stop_details and other response fields go to the message's provider_data."""
+    body = {**response({"type": "text", "text": "x"}, stop="refusal"),
+            "stop_details": {"type": "refusal", "category": "cyber", "explanation": None}}
+    message = anthropic.from_wire(body)
+    assert message.provider_data is not None
+    assert message.provider_data.data == {"response": {"stop_sequence": None, "stop_details": body["stop_details"]}}
+
+
+def test_from_wire_takes_the_sdk_object_and_json_text() -> None:
+    """The SDK's Message and the raw JSON text give what the dict gives."""
+    body = response({"type": "text", "text": "hi", "citations": None})
+    expected = anthropic.from_wire(body)
+    sdk_message = sdk.types.Message.model_validate(body)
+    for given in (sdk_message, json.dumps(body), json.dumps(body).encode()):
+        got = anthropic.from_wire(given)
+        assert (got.parts, got.usage, got.stop_reason) == (expected.parts, expected.usage, expected.stop_reason)
+
+
+def test_an_error_body_raises_a_provider_error() -> None:
+    """An error body raises ProviderError with the error's type, message and request id."""
+    body = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}, "request_id": "req_1"}
+    with pytest.raises(ProviderError) as caught:
+        anthropic.from_wire(body)
+    assert (caught.value.provider, caught.value.code, caught.value.message, caught.value.request_id) == (
+        "anthropic", "overloaded_error", "Overloaded", "req_1")
+    assert str(caught.value) == "anthropic error: overloaded_error: Overloaded"
+
+
+@pytest.mark.parametrize("body", [{"type": "message"}, [1, 2], "not json", 42])
+def test_something_else_raises_a_wire_format_error(body: Any) -> None:
+    """A body that is not a response says so instead of failing somewhere inside."""
+    with pytest.raises(WireFormatError):
+        anthropic.from_wire(body)
+
+
+# -- requests ----------------------------------------------------------------------------------------
+
+
+def test_a_request_imports_as_history_and_tools() -> None:
+    """from_wire_request unpacks as (history, tools) and keeps every other field for to_wire."""
+    tool = {"name": "f", "description": "F.", "input_schema": {"type": "object", "properties": {}}}
+    body = {"model": MODEL, "max_tokens": 50, "system": "s", "temperature": 0.2, "stream": True,
+            "tools": [tool, {"type": "web_search_20250305", "name": "web_search"}],
+            "tool_choice": {"type": "auto"},
+            "messages": [{"role": "user", "content": "hi"}]}
+    imported = anthropic.from_wire_request(body)
+    history, tools = imported
+    assert isinstance(imported, ImportedRequest)
+    assert [type(e) for e in history] == [SystemMessage, UserMessage]
+    assert isinstance(tools[0], ToolDefinition)
+    assert tools[0].side_effects == "execute"
+    assert tools[1] == {"type": "web_search_20250305", "name": "web_search"}
+    assert imported.params == {"temperature": 0.2, "stream": True}
+    assert anthropic.to_wire(history, **imported.to_wire_kwargs()).request == body
+
+
+def test_imported_tool_results_point_at_the_canonical_call() -> None:
+    """A tool_result becomes a ToolMessage whose call_id is the canonical id of its tool_use."""
+    body = {"model": MODEL, "max_tokens": 9, "messages": [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "r",
+                                      "is_error": True}, {"type": "text", "text": "more"}]}]}
+    history, _ = anthropic.from_wire_request(body)
+    assert isinstance(history[1], AssistantMessage)
+    call = history[1].parts[0]
+    result = history[2]
+    assert isinstance(call, ToolCallPart)
+    assert isinstance(result, ToolMessage)
+    assert (result.call_id, result.tool_name, result.status, result.output_text) == (call.id, "f", "error", "r")
+    assert isinstance(history[3], UserMessage)
+
+
+def test_a_request_without_max_tokens_gets_the_default() -> None:
+    """Documented exception to the import law: max_tokens is required, so to_wire always sends one."""
+    body = {"model": MODEL, "messages": [{"role": "user", "content": "q"}]}
+    imported = anthropic.from_wire_request(body)
+    assert anthropic.to_wire(imported.history, **imported.to_wire_kwargs()).request == {
+        **body, "max_tokens": anthropic.DEFAULT_MAX_TOKENS}
+
+
+def test_a_request_that_is_not_one_is_refused() -> None:
+    """No messages list, or a message with a role the API lacks, raises WireFormatError."""
+    with pytest.raises(WireFormatError, match="no messages"):
+        anthropic.from_wire_request({"model": MODEL})
+    with pytest.raises(WireFormatError, match="role 'tool'"):
+        anthropic.from_wire_request({"model": MODEL, "messages": [{"role": "tool", "content": "x"}]})
+
+
+# -- options ------------------------------------------------------------------------------------------
+
+
+def test_model_names_are_resolved() -> None:
+    """A provider-prefixed id and an alias become the wire name; another provider's model is refused."""
+    assert request([UserMessage("q")])["model"] == MODEL
+    assert anthropic.to_wire([UserMessage("q")], model="anthropic:claude-x").request["model"] == "claude-x"
+    assert anthropic.to_wire([UserMessage("q")], model="sonnet").request["model"] == "claude-sonnet-4-6"
+    with pytest.raises(ValueError, match="belongs to 'openai'"):
+        anthropic.to_wire([UserMessage("q")], model="openai:gpt-5")
+
+
+def test_params_pass_through_but_may_not_override_built_fields() -> None:
+    """Extra body fields are added verbatim; one that to_wire builds is refused."""
+    body = request([UserMessage("q")], params={"thinking": {"type": "adaptive"}, "temperature": 0})
+    assert (body["thinking"], body["temperature"]) == ({"type": "adaptive"}, 0)
+    with pytest.raises(ValueError, match="messages"):
+        request([UserMessage("q")], params={"messages": []})
+
+
+def test_strict_mode_raises_instead_of_degrading() -> None:
+    """strict=True raises LossError naming each loss."""
+    message = AssistantMessage([ThinkingPart(text="x", signature=Opaque(value="s", issuer="openai")), "y"])
+    with pytest.raises(LossError) as caught:
+        anthropic.to_wire([message], model=MODEL, strict=True)
+    assert [x.part_type for x in caught.value.losses] == ["thinking"]  # type: ignore[attr-defined]
+    anthropic.to_wire([UserMessage("fine")], model=MODEL, strict=True)
+
+
+def test_each_loss_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    """A lossy projection logs one WARNING per loss with the session it was given."""
+    message = AssistantMessage([RefusalPart(text="no"), ThinkingPart(text="x")])
+    with caplog.at_level(logging.WARNING, logger="partwire.projection"):
+        anthropic.to_wire([message], model=MODEL, session="sess-9")
+    assert [(r.part_type, r.session, r.message_id) for r in caplog.records] == [  # type: ignore[attr-defined]
+        ("refusal", "sess-9", message.id), ("thinking", "sess-9", message.id)]
+
+
+def test_the_token_estimate_grows_with_content() -> None:
+    """More text, an image or tools make a larger estimate; the figures are the documented ones."""
+    base = anthropic.estimate_input_tokens([UserMessage("x" * 400)])
+    assert base == 4 + 100
+    image = ImagePart(source=Base64Source(data=PNG), media_type="image/png")
+    assert anthropic.estimate_input_tokens([UserMessage(["x" * 400, image])]) == base + 1600
+    tool = ToolDefinition(name="f", description="d", side_effects="none", input_schema={"type": "object"})
+    assert anthropic.estimate_input_tokens([UserMessage("x" * 400)], [tool]) > base + 350
+
+
+# -- streams ---------------------------------------------------------------------------------------
+
+
+def _stream_events() -> list[dict[str, Any]]:
+    text = (
+        '{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-x",'
+        '"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"cache_read_input_tokens":100,'
+        '"output_tokens":1}}}\n'
+        '{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}\n'
+        '{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm"}}\n'
+        '{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"S1"}}\n'
+        '{"type":"content_block_stop","index":0}\n'
+        '{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}\n'
+        '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Hi "}}\n'
+        '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"there"}}\n'
+        '{"type":"content_block_stop","index":1}\n'
+        '{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_9","name":"f","input":{}}}\n'
+        '{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":""}}\n'
+        '{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\\"a\\":"}}\n'
+        '{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":" 1}"}}\n'
+        '{"type":"content_block_stop","index":2}\n'
+        '{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":30}}\n'
+        '{"type":"message_stop"}'
+    )
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def _sse(events: list[dict[str, Any]]) -> bytes:
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
+def test_a_stream_ends_with_one_completion_holding_the_message() -> None:
+    """Deltas fold into the message the completion event carries; usage overwrites; ids are mapped."""
+    events = list(anthropic.stream(_stream_events()))
+    assert sum(isinstance(e, MessageCompleteEvent) for e in events) == 1
+    final = events[-1]
+    assert isinstance(final, MessageCompleteEvent)
+    message = final.message
+    assert (message.status, message.stop_reason, message.response_id) == ("complete", "tool_use", "msg_1")
+    assert [p.type for p in message.parts] == ["thinking", "text", "tool_call"]
+    assert message.parts[0] == ThinkingPart(text="hm", signature=Opaque(value="S1", issuer="anthropic"))
+    assert message.parts[2].arguments_json == '{"a": 1}'  # type: ignore[union-attr]
+    start = next(e for e in events if isinstance(e, ToolCallStartEvent))
+    assert start.provider_ids == {"anthropic": "toolu_9"}
+    assert message.parts[2] == ToolCallPart(id=start.id, name="f", arguments_json='{"a": 1}',
+                                            provider_ids={"anthropic": "toolu_9"})
+    assert message.usage is not None
+    assert (message.usage.input_tokens, message.usage.output_tokens) == (105, 30)
+
+
+@pytest.mark.parametrize("size", [1, 7, 64, 100_000])
+def test_raw_sse_bytes_in_any_chunking_give_the_same_message(size: int) -> None:
+    """SSE bytes split anywhere (a byte at a time included) give what the parsed events give."""
+    expected = accumulate(anthropic.stream(_stream_events()))
+    raw = _sse(_stream_events())
+    got = accumulate(anthropic.stream([raw[i:i + size] for i in range(0, len(raw), size)]))
+    assert got.parts[:2] == expected.parts[:2]
+    assert got.parts[2].arguments_json == expected.parts[2].arguments_json  # type: ignore[union-attr]
+    assert (got.usage, got.stop_reason) == (expected.usage, expected.stop_reason)
+
+
+def test_sdk_event_objects_are_accepted() -> None:
+    """The SDK's own event objects stream like the JSON they came from."""
+    from anthropic._models import construct_type
+    from anthropic.types import RawMessageStreamEvent
+
+    objects = [construct_type(type_=RawMessageStreamEvent, value=e) for e in _stream_events()]
+    assert accumulate(anthropic.stream(objects)).text == "Hi there"
+
+
+def test_a_tool_call_with_no_argument_fragments_gets_an_empty_object() -> None:
+    """With no input_json_delta, the input is the start's {} as text."""
+    events = [e for e in _stream_events() if not (e.get("index") == 2 and e["type"] == "content_block_delta")]
+    message = accumulate(anthropic.stream(events))
+    assert message.parts[2].arguments_json == "{}"  # type: ignore[union-attr]
+
+
+def test_an_in_stream_error_gives_an_error_event_and_the_partial_message() -> None:
+    """event: error becomes a StreamErrorEvent, then the message so far with status error."""
+    events = [*_stream_events()[:7], {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}]
+    out = list(anthropic.stream(_sse(events)))
+    errors = [e for e in out if isinstance(e, StreamErrorEvent)]
+    assert [(e.error.code, e.error.retryable, e.error.provider) for e in errors] == [("overloaded_error", True, "anthropic")]
+    final = out[-1]
+    assert isinstance(final, MessageCompleteEvent)
+    assert (final.message.status, final.message.stop_reason, final.message.text) == ("error", "error", "Hi ")
+
+
+def test_the_sdks_stream_exception_becomes_an_error_event() -> None:
+    """The SDK raises an in-stream error; the adapter turns it into events and keeps the partial."""
+
+    class FakeStatusError(Exception):
+        def __init__(self) -> None:
+            super().__init__("stream error")
+            self.body = {"type": "error", "error": {"type": "api_error", "message": "Internal"}}
+
+    def sdk_stream() -> Iterator[dict[str, Any]]:
+        yield from _stream_events()[:7]
+        raise FakeStatusError
+
+    out = list(anthropic.stream(sdk_stream()))
+    assert isinstance(out[-1], MessageCompleteEvent)
+    assert out[-1].message.status == "error"
+    assert any(isinstance(e, StreamErrorEvent) and e.error.code == "api_error" for e in out)
+
+
+def test_other_exceptions_from_the_source_propagate() -> None:
+    """Only provider error bodies are turned into events; a bug in the source still raises."""
+
+    def broken() -> Iterator[dict[str, Any]]:
+        yield _stream_events()[0]
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        list(anthropic.stream(broken()))
+
+
+def test_a_stream_cut_short_ends_with_the_partial_message() -> None:
+    """Without message_stop, the last event holds what arrived, status partial."""
+    out = list(anthropic.stream(_stream_events()[:12]))
+    final = out[-1]
+    assert isinstance(final, MessageCompleteEvent)
+    assert final.message.status == "partial"
+    assert final.message.parts[2].arguments_json == '{"a":'  # type: ignore[union-attr]
+
+
+def test_server_tool_blocks_stream_whole() -> None:
+    """A server_tool_use's JSON fragments and a result block arrive as complete parts."""
+    events = [
+        _stream_events()[0],
+        {"type": "content_block_start", "index": 0, "content_block": {
+            "type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"query": '}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '"x"}'}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {
+            "type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "message_stop"},
+    ]
+    message = accumulate(anthropic.stream(events))
+    assert message.parts == (
+        ServerToolCallPart(id="srvtoolu_1", name="web_search", input={"query": "x"}, issuer="anthropic"),
+        ServerToolResultPart(call_id="srvtoolu_1", name="web_search_tool_result", output=[], issuer="anthropic"),
+    )
+
+
+def test_blocks_inside_message_start_are_kept() -> None:
+    """A replayed turn whose message_start already holds content and a stop reason streams whole."""
+    start = {"type": "message_start", "message": {
+        "id": "msg_2", "type": "message", "role": "assistant", "model": "claude-x", "stop_reason": "tool_use",
+        "content": [{"type": "tool_use", "id": "toolu_5", "name": "roll", "input": {"n": 2}}],
+        "usage": {"input_tokens": 0, "output_tokens": 0}}}
+    message = accumulate(anthropic.stream([start, {"type": "message_stop"}]))
+    assert message.stop_reason == "tool_use"
+    assert message.parts[0].arguments_json == '{"n": 2}'  # type: ignore[union-attr]
+
+
+def test_compaction_deltas_replace_the_block_content() -> None:
+    """The beta compaction block arrives with its content from the last compaction delta."""
+    events = [
+        _stream_events()[0],
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "compaction", "content": None}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "compaction_delta", "content": "old"}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "compaction_delta", "content": "summary"}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_stop"},
+    ]
+    part = accumulate(anthropic.stream(events)).parts[0]
+    assert isinstance(part, ServerToolResultPart)
+    assert (part.name, part.output) == ("compaction", "summary")
+
+
+def test_unknown_events_and_deltas_are_ignored_but_unknown_blocks_kept() -> None:
+    """Unknown event and delta types pass by; an unknown block type becomes an UnknownPart."""
+    events = [
+        _stream_events()[0],
+        {"type": "future_event", "x": 1},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "hologram", "v": 1}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "hologram_delta", "v": 2}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_stop"},
+    ]
+    message = accumulate(anthropic.stream(events))
+    assert message.parts == (UnknownPart(original_type="hologram", raw={"type": "hologram", "v": 1}, issuer="anthropic"),)
+
+
+def test_argument_fragments_are_the_exact_text() -> None:
+    """Tool-call deltas carry the API's fragments unchanged, so the kept text is the model's own."""
+    deltas = [e.arguments_delta for e in anthropic.stream(_stream_events()) if isinstance(e, ToolCallDeltaEvent)]
+    assert deltas == ['{"a":', " 1}"]
+
+
+async def test_astream_over_async_bytes_and_async_events() -> None:
+    """The async variant takes async byte chunks or async parsed events, and sync input too."""
+    raw = _sse(_stream_events())
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for i in range(0, len(raw), 50):
+            yield raw[i:i + 50]
+
+    async def parsed() -> AsyncIterator[dict[str, Any]]:
+        for e in _stream_events():
+            yield e
+
+    for source in (chunks(), parsed(), _stream_events()):
+        out: list[StreamEvent] = [e async for e in anthropic.astream(source)]
+        final = out[-1]
+        assert isinstance(final, MessageCompleteEvent)
+        assert final.message.text == "Hi there"
+
+
+# -- convert ---------------------------------------------------------------------------------------
+
+
+def test_convert_canonical_to_anthropic_and_back() -> None:
+    """A JSONL history converts to a request body and the body back to the same messages."""
+    history: list[HistoryEvent] = [SystemMessage("s"), UserMessage("q"), AssistantMessage("a", model="anthropic:claude-x")]
+    jsonl = b"".join(EVENT_ADAPTER.dump_json(e) + b"\n" for e in history)
+    body, lost = convert(jsonl, source="canonical", target="anthropic")
+    assert (body["model"], body["system"], lost) == ("claude-x", "s", ())
+    back, lost_back = convert(body, source="anthropic", target="canonical")
+    events = [EVENT_ADAPTER.validate_json(line) for line in back.splitlines()]
+    assert [(e.role, e.text) for e in events] == [("system", "s"), ("user", "q"), ("assistant", "a")]  # type: ignore[union-attr]
+    assert lost_back == ()
+
+
+def test_convert_reports_what_the_canonical_form_cannot_hold() -> None:
+    """Request fields (tools, sampling) are lost going to canonical, and say so."""
+    body = {"model": MODEL, "max_tokens": 5, "temperature": 1, "messages": [{"role": "user", "content": "q"}]}
+    _, lost = convert(json.dumps(body), source="anthropic", target="canonical")
+    assert [(x.path, x.action) for x in lost] == [("request", "dropped")]
+
+
+def test_convert_a_response_and_anthropic_to_anthropic() -> None:
+    """A response body becomes one message; a request converts to itself unchanged."""
+    out, _ = convert(response({"type": "text", "text": "hi"}), source="anthropic", target="canonical")
+    [event] = [EVENT_ADAPTER.validate_json(line) for line in out.splitlines()]
+    assert isinstance(event, AssistantMessage)
+    assert event.text == "hi"
+    body = {"model": MODEL, "max_tokens": 5, "temperature": 1, "messages": [{"role": "user", "content": "q"}]}
+    assert convert(body, source="anthropic", target="anthropic") == (body, ())
+
+
+def test_convert_needs_a_model_and_refuses_unknown_formats() -> None:
+    """Without a model anywhere the conversion stops; an unknown target is named."""
+    with pytest.raises(ValueError, match="needs a model"):
+        convert([UserMessage("q")], source="canonical", target="anthropic")
+    with pytest.raises(UnknownAdapterError):
+        convert([UserMessage("q")], source="canonical", target="nobody", model="m")
+
+
+def test_convert_strict_raises_on_loss() -> None:
+    """strict=True refuses a lossy conversion."""
+    lossy: list[Any] = [AssistantMessage([RefusalPart(text="no")])]
+    with pytest.raises(LossError):
+        convert(lossy, source="canonical", target="anthropic", model=MODEL, strict=True)
+    assert isinstance(convert(lossy, source="canonical", target="anthropic", model=MODEL)[1][0], Loss)

@@ -1,0 +1,196 @@
+"""Anthropic adapter benchmarks, each a ratio to a baseline measured in the same run.
+
+- ``anthropic.to_wire.<n>``: ``to_wire`` over an ``n``-message agent history, divided by a plain
+  dict -> dict loop that builds the same request from the same history already dumped to dicts
+  (system hoisting, role mapping, tool-result grouping, id mapping, argument parsing): the least
+  work any converter must do. Target <= 1.5x.
+- ``anthropic.stream.per_event``: folding 10,000 pre-parsed text and tool-argument deltas (JSON
+  dicts, as ``json.loads`` gives them) into the final message through ``stream()``, which runs
+  the shared accumulator, divided by the SDK's own ``accumulate_event`` over the same events
+  pre-built as SDK objects (the SDK's cheapest input). Target <= 0.5x.
+
+Run with ``python -m tests.benchmarks.bench_anthropic`` or the lead's ``python -m tests.benchmarks``.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from partwire.adapters import anthropic
+from partwire.history import EVENT_ADAPTER, HistoryEvent
+from partwire.streaming import MessageCompleteEvent
+from tests.benchmarks.agent_history import agent_history
+
+__all__ = ["run"]
+
+_ROUNDS = 9
+
+
+def _best_pair(ours: Callable[[], object], baseline: Callable[[], object], *,
+               repeat: int = 1, rounds: int = _ROUNDS) -> tuple[float, float]:
+    """Best per-call times of ``ours`` and ``baseline``, run alternately so load hits both alike.
+
+    Each round times ``repeat`` calls of each, so short calls are not lost in timer noise.
+    """
+    best_ours = best_base = float("inf")
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            start = time.perf_counter()
+            for _ in range(repeat):
+                ours()
+            middle = time.perf_counter()
+            for _ in range(repeat):
+                baseline()
+            end = time.perf_counter()
+            best_ours = min(best_ours, (middle - start) / repeat)
+            best_base = min(best_base, (end - middle) / repeat)
+    finally:
+        gc.enable()
+    return best_ours, best_base
+
+
+def _plain_to_wire(events: list[dict[str, Any]], model: str) -> dict[str, Any]:
+    """The baseline: the same request from dumped dicts, with nothing but the mapping itself."""
+    ids: dict[str, str] = {}
+    for event in events:
+        if event.get("role") == "assistant":
+            for part in event["parts"]:
+                if part["type"] == "tool_call":
+                    ids[part["id"]] = part["provider_ids"].get("anthropic", part["id"])
+    system: list[dict[str, Any]] = []
+    messages: list[dict[str, Any]] = []
+    last_tool = False
+    for event in events:
+        if event["type"] != "message":
+            continue
+        role = event["role"]
+        if role == "system":
+            system.extend({"type": "text", "text": p["text"]} for p in event["parts"])
+            continue
+        if role == "tool":
+            block: dict[str, Any] = {"type": "tool_result",
+                                     "tool_use_id": ids.get(event["call_id"], event["call_id"]),
+                                     "content": event["output_text"]}
+            if event["status"] != "success":
+                block["is_error"] = True
+            if last_tool:
+                messages[-1]["content"].append(block)
+            else:
+                messages.append({"role": "user", "content": [block]})
+            last_tool = True
+            continue
+        last_tool = False
+        blocks: list[dict[str, Any]] = []
+        for part in event["parts"]:
+            kind = part["type"]
+            if kind == "text":
+                blocks.append({"type": "text", "text": part["text"]})
+            elif kind == "thinking":
+                blocks.append({"type": "thinking", "thinking": part["text"],
+                               "signature": part["signature"]["value"]})
+            elif kind == "tool_call":
+                blocks.append({"type": "tool_use", "id": ids[part["id"]], "name": part["name"],
+                               "input": json.loads(part["arguments_json"])})
+            elif kind == "image":
+                blocks.append({"type": "image", "source": {
+                    "type": "base64", "media_type": part["media_type"],
+                    "data": part["source"]["data"]}})
+        messages.append({"role": role, "content": blocks})
+    return {"model": model, "max_tokens": 4096, "system": system, "messages": messages}
+
+
+def _to_wire_ratio(n: int) -> tuple[float, dict[str, Any]]:
+    history: list[HistoryEvent] = agent_history(n)
+    dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
+    ours, plain = _best_pair(lambda: anthropic.to_wire(history, model="claude-sonnet-4-6"),
+                             lambda: _plain_to_wire(dumped, "claude-sonnet-4-6"),
+                             repeat=max(1, 20_000 // n))
+    return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
+
+
+def _stream_events(n_deltas: int) -> list[dict[str, Any]]:
+    """A stream of text blocks and tool calls, 20 deltas each, ``n_deltas`` deltas in all."""
+    words = ["the", "build", "fails", "because", "module", "parser", "imports", "a", "renamed", "symbol"]
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": {
+        "id": "msg_01BenchAbcdefghijklmnopq", "type": "message", "role": "assistant",
+        "model": "claude-sonnet-4-6", "content": [], "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 1200, "cache_creation_input_tokens": 0,
+                  "cache_read_input_tokens": 800, "output_tokens": 1}}}]
+    index = 0
+    deltas = 0
+    while deltas < n_deltas:
+        if index % 2 == 0:
+            events.append({"type": "content_block_start", "index": index,
+                           "content_block": {"type": "text", "text": ""}})
+            for k in range(20):
+                events.append({"type": "content_block_delta", "index": index,
+                               "delta": {"type": "text_delta", "text": words[k % len(words)] + " "}})
+        else:
+            events.append({"type": "content_block_start", "index": index, "content_block": {
+                "type": "tool_use", "id": f"toolu_01Bench{index:017d}", "name": "read_file",
+                "input": {}}})
+            arguments = json.dumps({"path": f"src/pkg/module_{index}.py",
+                                    "query": " ".join(words[:12]), "limit": index})
+            step = -(-len(arguments) // 20)
+            for k in range(20):
+                events.append({"type": "content_block_delta", "index": index, "delta": {
+                    "type": "input_json_delta", "partial_json": arguments[k * step:(k + 1) * step]}})
+        events.append({"type": "content_block_stop", "index": index})
+        deltas += 20
+        index += 1
+    events.append({"type": "message_delta", "delta": {"stop_reason": "tool_use",
+                                                      "stop_sequence": None},
+                   "usage": {"output_tokens": 5000}})
+    events.append({"type": "message_stop"})
+    return events
+
+
+def _stream_ratio(n_deltas: int) -> tuple[float, dict[str, Any]]:
+    from anthropic._models import construct_type
+    from anthropic.lib.streaming._messages import accumulate_event
+    from anthropic.types import RawMessageStreamEvent
+
+    events = _stream_events(n_deltas)
+    sdk_events: list[Any] = [construct_type(type_=RawMessageStreamEvent, value=e) for e in events]
+
+    def ours() -> object:
+        final = None
+        for event in anthropic.stream(events):
+            if isinstance(event, MessageCompleteEvent):
+                final = event.message
+        return final
+
+    def sdk() -> object:
+        snapshot = None
+        bufs: dict[int, bytes] = {}
+        for event in sdk_events:
+            snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=bufs)
+        return snapshot
+
+    mine, theirs = _best_pair(ours, sdk, repeat=3)
+    return mine / theirs, {"ours_us_per_event": mine / len(events) * 1e6,
+                           "sdk_us_per_event": theirs / len(events) * 1e6, "events": len(events)}
+
+
+def run() -> dict[str, dict[str, Any]]:
+    """Every Anthropic benchmark: ``{name: {"value": ratio, "unit": "x", "target": ...}}``."""
+    results: dict[str, dict[str, Any]] = {}
+    for n in (1000, 10000):
+        ratio, detail = _to_wire_ratio(n)
+        results[f"anthropic.to_wire.{n}"] = {"value": round(ratio, 3), "unit": "x", "target": 1.5,
+                                             **detail}
+    ratio, detail = _stream_ratio(10_000)
+    results["anthropic.stream.per_event"] = {"value": round(ratio, 3), "unit": "x", "target": 0.5,
+                                             **detail}
+    return results
+
+
+if __name__ == "__main__":
+    for name, result in run().items():
+        print(f"{name}: {result}")

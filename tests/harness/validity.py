@@ -1,0 +1,97 @@
+"""Request validity: a request body must validate, strictly, against the provider SDK's own types.
+
+The SDKs type request bodies as ``TypedDict``s whose lists are ``Iterable``. Out of the box a
+pydantic ``TypeAdapter`` over them is too lenient to be a check: ``Iterable`` fields validate
+lazily (items are only checked when someone iterates), and unknown keys pass. So the validator is
+built from the SDK type's core schema with two changes: every ``Iterable`` is validated eagerly as
+a list, and every ``TypedDict`` (and response model admitted in a request union) forbids keys it
+does not declare. Validation runs in strict mode
+on the JSON form of the body (what goes on the wire), so ``"1"`` is no ``int`` and a tuple is a
+list.
+
+To cover another adapter, add its SDK request types to :data:`SDK_REQUEST_TYPES`.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import importlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import TypeAdapter
+from pydantic_core import SchemaValidator, ValidationError
+
+__all__ = ["SDK_REQUEST_TYPES", "assert_valid_request", "request_errors", "strict_validator"]
+
+SDK_REQUEST_TYPES: dict[str, tuple[str, str, str]] = {
+    "anthropic": (
+        "anthropic.types.message_create_params",
+        "MessageCreateParamsNonStreaming",
+        "MessageCreateParamsStreaming",
+    ),
+    "openai_chat": (
+        "openai.types.chat.completion_create_params",
+        "CompletionCreateParamsNonStreaming",
+        "CompletionCreateParamsStreaming",
+    ),
+}
+"""Per adapter: the SDK module, its non-streaming request type and its streaming request type."""
+
+# What a list schema takes over from the generator (Iterable) schema it replaces.
+_LIST_KEYS = frozenset({"items_schema", "min_length", "max_length", "ref", "metadata", "serialization"})
+
+
+def _tighten(node: Any) -> Any:
+    """The core schema with Iterables made eager lists and every object closed to unknown keys.
+
+    Request unions also admit the SDK's response models, so that a response block can be sent
+    back as is; a dict shaped like one is as valid as the model, but only without extra keys.
+    """
+    if isinstance(node, list):
+        return [_tighten(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _tighten(value) for key, value in node.items()}
+    if out.get("type") == "generator":
+        out = {key: value for key, value in out.items() if key in _LIST_KEYS}
+        out["type"] = "list"
+    elif out.get("type") in ("typed-dict", "model-fields"):
+        out["extra_behavior"] = "forbid"
+    elif out.get("type") == "model":
+        out["config"] = {**out.get("config", {}), "extra_fields_behavior": "forbid"}
+    return out
+
+
+@functools.cache
+def strict_validator(api: str, *, stream: bool = False) -> SchemaValidator:
+    """The strict validator of ``api``'s request body type (streaming or not)."""
+    module_name, plain, streaming = SDK_REQUEST_TYPES[api]
+    request_type = getattr(importlib.import_module(module_name), streaming if stream else plain)
+    schema = copy.deepcopy(TypeAdapter(request_type).core_schema)
+    return SchemaValidator(_tighten(schema))
+
+
+def request_errors(api: str, request: Mapping[str, Any], *, stream: bool = False) -> list[str]:
+    """Every way ``request`` fails ``api``'s SDK request type; empty when it is valid."""
+    wire = json.loads(json.dumps(request))
+    try:
+        strict_validator(api, stream=stream).validate_python(wire, strict=True)
+    except ValidationError as exc:
+        return [
+            f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
+            for error in exc.errors(include_url=False)
+        ]
+    return []
+
+
+def assert_valid_request(api: str, request: Mapping[str, Any], *, stream: bool = False) -> None:
+    """Fail when ``request`` is not a valid ``api`` request body by the SDK's own types."""
+    errors = request_errors(api, request, stream=stream)
+    # A union reports an error per member it tried; the deepest ones name the offending field.
+    deepest = sorted(errors, key=lambda e: e.split(":", 1)[0].count("."), reverse=True)
+    assert not errors, f"invalid {api} request ({len(errors)} errors, deepest first):\n" + "\n".join(
+        deepest[:12]
+    )

@@ -1,0 +1,100 @@
+"""`partwire convert`: canonical JSONL and wire bodies in both directions, losses on stderr."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from partwire import HistoryEvent, Opaque, UserMessage
+from partwire._example import example_history
+from partwire.cli import main
+from partwire.codec import dumps, loads
+from partwire.messages import AssistantMessage, ToolMessage
+from partwire.parts import ThinkingPart, ToolCallPart
+from tests.harness.validity import assert_valid_request
+
+
+@pytest.fixture
+def example_file(tmp_path: Path) -> Path:
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(dumps(example_history()))
+    return path
+
+
+def test_canonical_to_anthropic_gives_a_valid_request_and_names_every_loss(
+    example_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The example becomes a request the SDK's types accept; what it cannot carry is on stderr, once."""
+    assert main(["convert", "--from", "canonical", "--to", "anthropic", str(example_file)]) == 0
+    out, err = capsys.readouterr()
+    request = json.loads(out)
+    assert_valid_request("anthropic", request)
+    assert request["model"] == "claude-sonnet-4-6"
+    losses = [line for line in err.splitlines() if line.startswith("loss: ")]
+    assert losses, err
+    assert len(losses) == len(err.splitlines())
+    assert len(set(losses)) == len(losses)
+    assert any("audio dropped" in line for line in losses)
+
+
+def test_example_round_trips_through_anthropic(
+    example_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """canonical -> anthropic -> canonical -> anthropic gives the same request the second time."""
+    assert main(["convert", "--from", "canonical", "--to", "anthropic", str(example_file)]) == 0
+    first = capsys.readouterr().out
+    (tmp_path / "req.json").write_text(first)
+    assert main(["convert", "--from", "anthropic", "--to", "canonical", str(tmp_path / "req.json")]) == 0
+    back = capsys.readouterr().out
+    history = loads(back.encode(), strict=True)
+    assert any(isinstance(e, ToolMessage) for e in history)
+    (tmp_path / "back.jsonl").write_text(back)
+    assert main(["convert", "--from", "canonical", "--to", "anthropic", "--model", "anthropic:claude-sonnet-4-6",
+                 str(tmp_path / "back.jsonl")]) == 0
+    assert json.loads(capsys.readouterr().out)["messages"] == json.loads(first)["messages"]
+
+
+def test_strict_refuses_any_loss(example_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With --strict a lossy conversion exits 1 and lists what would have been lost."""
+    assert main(["convert", "--strict", "--from", "canonical", "--to", "anthropic", str(example_file)]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "refused by --strict" in err
+
+
+def test_lossless_history_converts_with_no_loss(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Anthropic-issued thinking and tool calls convert to Anthropic without a single loss."""
+    call = ToolCallPart.create("ls", {"path": "."}, provider_ids={"anthropic": "toolu_01A"})
+    history: list[HistoryEvent] = [
+        UserMessage("list"),
+        AssistantMessage(
+            [ThinkingPart(text="t", signature=Opaque(value="sig", issuer="anthropic")), call],
+            model="anthropic:claude-sonnet-4-6", provider="anthropic", stop_reason="tool_use",
+        ),
+        ToolMessage("a b", call_id=call.id, tool_name="ls"),
+    ]
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(dumps(history))
+    assert main(["convert", "--strict", "--from", "canonical", "--to", "anthropic", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    request = json.loads(out)
+    assert request["messages"][1]["content"][1]["id"] == "toolu_01A"
+    assert request["messages"][2]["content"][0]["tool_use_id"] == "toolu_01A"
+
+
+def test_bad_input_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A body that is not JSON, or a missing model, is a one-line error with exit 2."""
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert main(["convert", "--from", "anthropic", "--to", "canonical", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("partwire: error: ")
+    assert "not a JSON body" in err
+    assert len(err.splitlines()) == 1
+    plain = tmp_path / "plain.jsonl"
+    plain.write_bytes(dumps([UserMessage("hi")]))
+    assert main(["convert", "--from", "canonical", "--to", "anthropic", str(plain)]) == 2
+    assert "needs a model" in capsys.readouterr().err

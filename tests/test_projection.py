@@ -1,0 +1,189 @@
+"""Losses, projections, their logging and strict mode, and check_switch."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+import pytest
+
+import partwire.adapters.anthropic as anthropic_adapter
+from partwire import (
+    AssistantMessage,
+    Base64Source,
+    DeveloperMessage,
+    ImagePart,
+    LossError,
+    Opaque,
+    ProviderFileSource,
+    RedactedThinkingPart,
+    RefusalPart,
+    ServerToolCallPart,
+    SystemMessage,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolMessage,
+    UnknownPart,
+    UserMessage,
+)
+from partwire.adapters import UnknownAdapterError, get_adapter
+from partwire.history import HistoryEvent
+from partwire.projection import (
+    Loss,
+    Projection,
+    SwitchRefusedError,
+    check_switch,
+    log_losses,
+    make_projection,
+)
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+LOSS = Loss("history[1].parts[0]", "thinking", "dropped", "not verifiable", "anthropic", "01ABC")
+
+
+def test_a_loss_reads_well_on_its_own() -> None:
+    """str(loss) names the adapter, the place, the part, the action and the reason."""
+    assert str(LOSS) == "anthropic: history[1].parts[0] (thinking) dropped: not verifiable"
+
+
+def test_a_projection_without_losses_is_lossless() -> None:
+    """``lossless`` is true exactly when nothing was lost."""
+    assert Projection(request={}).lossless
+    assert not Projection(request={}, losses=(LOSS,)).lossless
+
+
+def test_each_loss_is_logged_once_with_structured_fields(caplog: pytest.LogCaptureFixture) -> None:
+    """One WARNING record per loss on partwire.projection, carrying session, message, part, adapter, reason."""
+    with caplog.at_level(logging.WARNING, logger="partwire.projection"):
+        projection = make_projection({"x": 1}, [LOSS], adapter="anthropic", strict=False, session="s-1")
+    assert projection.losses == (LOSS,)
+    [record] = caplog.records
+    assert record.levelno == logging.WARNING
+    assert record.name == "partwire.projection"
+    fields = {k: getattr(record, k) for k in ("session", "message_id", "part_type", "adapter", "reason")}
+    assert fields == {"session": "s-1", "message_id": "01ABC", "part_type": "thinking",
+                      "adapter": "anthropic", "reason": "not verifiable"}
+
+
+def test_nothing_is_logged_when_nothing_is_lost(caplog: pytest.LogCaptureFixture) -> None:
+    """A lossless projection writes no log record."""
+    with caplog.at_level(logging.DEBUG, logger="partwire.projection"):
+        make_projection({}, [], adapter="anthropic", strict=True)
+    assert caplog.records == []
+
+
+def test_strict_mode_raises_with_the_losses_and_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    """strict=True turns any loss into a LossError that carries the losses."""
+    with caplog.at_level(logging.WARNING, logger="partwire.projection"), pytest.raises(LossError) as caught:
+        make_projection({}, [LOSS], adapter="anthropic", strict=True)
+    assert caught.value.losses == (LOSS,)
+    assert caught.value.adapter == "anthropic"
+    assert caplog.records == []
+
+
+def test_log_losses_respects_a_silenced_logger(caplog: pytest.LogCaptureFixture) -> None:
+    """With the logger above WARNING, losses are not logged."""
+    logging.getLogger("partwire.projection").setLevel(logging.ERROR)
+    try:
+        with caplog.at_level(logging.ERROR, logger="partwire.projection"):
+            log_losses([LOSS])
+        assert caplog.records == []
+    finally:
+        logging.getLogger("partwire.projection").setLevel(logging.NOTSET)
+
+
+# -- check_switch ------------------------------------------------------------------------------
+
+
+def _history() -> list[HistoryEvent]:
+    call = ToolCallPart.create("ls", {"path": "."}, provider_ids={"openai": "call_1"})
+    return [
+        SystemMessage("be brief"),
+        UserMessage("hi"),
+        DeveloperMessage("cwd is /tmp"),
+        AssistantMessage([
+            ThinkingPart(text="hmm", signature=Opaque(value="enc", issuer="openai")),
+            RedactedThinkingPart(data=Opaque(value="x", issuer="google")),
+            ServerToolCallPart(id="ws_1", name="web_search", input={}, issuer="openai"),
+            UnknownPart(original_type="x", raw={"type": "x"}, issuer="openai"),
+            RefusalPart(text="no"),
+            call,
+        ]),
+        ToolMessage(call_id=call.id, tool_name="ls", output_text="a b"),
+    ]
+
+
+def test_check_switch_names_every_predicted_loss() -> None:
+    """Foreign reasoning, server blocks and unknown parts drop; ids map; developer attaches; refusal downgrades."""
+    losses = check_switch(_history(), "anthropic")
+    assert [(loss.path, loss.part_type, loss.action) for loss in losses] == [
+        ("history[2]", "developer_message", "attached"),
+        ("history[3].parts[0]", "thinking", "dropped"),
+        ("history[3].parts[1]", "redacted_thinking", "dropped"),
+        ("history[3].parts[2]", "server_tool_call", "dropped"),
+        ("history[3].parts[3]", "unknown", "dropped"),
+        ("history[3].parts[4]", "refusal", "downgraded"),
+        ("history[3].parts[5]", "tool_call", "id_mapped"),
+    ]
+    assert {loss.adapter for loss in losses} == {"anthropic"}
+
+
+def test_check_switch_agrees_with_to_wire_on_what_is_lost() -> None:
+    """The capability-level prediction names the same places as the real projection."""
+    predicted = {(loss.path, loss.action) for loss in check_switch(_history(), "anthropic")}
+    actual = {(loss.path, loss.action)
+              for loss in anthropic_adapter.to_wire(_history(), model="claude-sonnet-4-6").losses}
+    assert predicted == actual
+
+
+def test_check_switch_accepts_aliases_for_the_issuer() -> None:
+    """Reasoning issued by an accepted alias is not reported."""
+    history = [AssistantMessage([ThinkingPart(text="x", signature=Opaque(value="s", issuer="bedrock"))])]
+    assert check_switch(history, "anthropic") != ()
+    assert check_switch(history, "anthropic", accept_issuers={"anthropic", "bedrock"}) == ()
+
+
+def test_images_to_a_text_only_model_are_refused() -> None:
+    """A target without image input refuses the switch and names the image."""
+    text_only = dataclasses.replace(anthropic_adapter.CAPABILITIES, name="text-only", images=False)
+    history = [UserMessage([TextPart(text="look"), ImagePart(source=Base64Source(data=PNG), media_type="image/png")])]
+    with pytest.raises(SwitchRefusedError) as caught:
+        check_switch(history, text_only)
+    assert caught.value.target == "text-only"
+    assert [(r.path, r.part_type) for r in caught.value.refusals] == [("history[0].parts[1]", "image")]
+    assert "cannot switch this session to text-only" in str(caught.value)
+
+
+def test_a_file_id_from_another_provider_is_refused() -> None:
+    """An image that lives in another provider's file store cannot be read by the target."""
+    history = [UserMessage([ImagePart(source=ProviderFileSource(file_id="file-1", issuer="openai"),
+                                      media_type="image/png")])]
+    with pytest.raises(SwitchRefusedError) as caught:
+        check_switch(history, "anthropic")
+    assert "file-1" in caught.value.refusals[0].reason
+
+
+def test_unsupported_media_types_and_tool_use_are_refused() -> None:
+    """A media type outside the target's list, and tool calls for a target without tools, refuse."""
+    no_tools = dataclasses.replace(anthropic_adapter.CAPABILITIES, tools=False)
+    history: list[HistoryEvent] = [
+        UserMessage([ImagePart(source=Base64Source(data=PNG), media_type="image/tiff")]),
+        AssistantMessage([ToolCallPart.create("f")]),
+        ToolMessage(call_id="tu_x", tool_name="f"),
+    ]
+    with pytest.raises(SwitchRefusedError) as caught:
+        check_switch(history, no_tools)
+    assert [r.path for r in caught.value.refusals] == ["history[0].parts[0]", "history[1].parts[0]", "history[2]"]
+
+
+def test_a_lossless_history_switches_cleanly() -> None:
+    """Plain text in both directions loses nothing anywhere."""
+    assert check_switch([SystemMessage("s"), UserMessage("q"), AssistantMessage("a")], "anthropic") == ()
+
+
+def test_check_switch_rejects_an_unknown_adapter_name() -> None:
+    """An adapter name nobody defines raises UnknownAdapterError, listing the known ones."""
+    with pytest.raises(UnknownAdapterError, match="known adapters are anthropic"):
+        check_switch([], "nobody")
+    assert get_adapter("anthropic") is anthropic_adapter
