@@ -98,3 +98,43 @@ def test_bad_input_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     plain.write_bytes(dumps([UserMessage("hi")]))
     assert main(["convert", "--from", "canonical", "--to", "anthropic", str(plain)]) == 2
     assert "needs a model" in capsys.readouterr().err
+
+
+CHAT_LOG = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": "List the files."},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "ls", "arguments": '{"path": "."}'}}]},
+    {"role": "tool", "tool_call_id": "call_1", "content": "a.py b.py"},
+    {"role": "assistant", "content": "a.py and b.py"},
+]
+
+
+def test_a_stored_openai_chat_log_is_valid_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A JSON list of chat messages imports as a history whose tool message answers its call."""
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(CHAT_LOG))
+    assert main(["convert", "--from", "openai-chat", "--to", "canonical", str(path)]) == 0
+    history = loads(capsys.readouterr().out.encode(), strict=True)
+    call = next(p for e in history if isinstance(e, AssistantMessage) for p in e.parts if isinstance(p, ToolCallPart))
+    tool = next(e for e in history if isinstance(e, ToolMessage))
+    assert tool.call_id == call.id
+    assert call.provider_ids == {"openai": "call_1"}
+    assert call.arguments_json == '{"path": "."}'
+
+
+def test_openai_chat_log_to_anthropic_reports_the_id_mapping(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Moving OpenAI calls to Anthropic uses canonical ids, valid there, and says so in the losses."""
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(CHAT_LOG))
+    assert main(["convert", "--from", "openai-chat", "--to", "anthropic",
+                 "--model", "anthropic:claude-sonnet-4-6", str(path)]) == 0
+    out, err = capsys.readouterr()
+    request = json.loads(out)
+    assert_valid_request("anthropic", request)
+    use = request["messages"][1]["content"][0]
+    assert use["id"].startswith("tu_")
+    assert request["messages"][2]["content"][0]["tool_use_id"] == use["id"]
+    assert "id_mapped" in err

@@ -82,7 +82,8 @@ def _read(data: Any, source: str) -> tuple[list[HistoryEvent], ImportedRequest |
         return _read_canonical(data), None
     adapter = get_adapter(source)
     body = as_json(data)
-    if isinstance(body, dict) and any(key in body for key in _REQUEST_KEYS):
+    # A bare list is a stored chat log (OpenAI's list of messages): a request without its body.
+    if isinstance(body, list) or (isinstance(body, dict) and any(key in body for key in _REQUEST_KEYS)):
         imported = adapter.from_wire_request(body)
         return list(imported.history), imported
     return [adapter.from_wire(body)], None

@@ -149,15 +149,28 @@ def tool_calls_by_id(history: History) -> dict[str, ToolCallPart]:
     return calls
 
 
-def wire_model(model: str, provider: str) -> str:
-    """The model name to put on the wire: ``anthropic:claude-x`` and aliases resolved, prefix cut."""
+# Prefixes that name a provider in a "provider:model" id. A colon after anything else is part of
+# the model name itself (OpenAI fine-tunes "ft:gpt-4o:org:x", Ollama tags "qwen3:8b",
+# OpenRouter variants "x/y:free") and goes out as it is.
+PROVIDER_PREFIXES = frozenset(
+    {"anthropic", "google", "bedrock", "openai", "openrouter", "deepseek", "vllm", "ollama"}
+)
+
+
+def wire_model(model: str, issuer: str) -> str:
+    """The model name to put on the wire: aliases resolved and the ``<issuer>:`` prefix cut.
+
+    A model that names another provider is refused; a colon that names no provider is kept.
+    """
     full = DEFAULT_MODEL_ALIASES.get(model, model)
     head, sep, tail = full.partition(":")
     if not sep:
         return full
-    if head != provider:
-        raise ValueError(f"model {model!r} belongs to {head!r}, not to the {provider} adapter")
-    return tail
+    if head == issuer:
+        return tail
+    if head in PROVIDER_PREFIXES:
+        raise ValueError(f"model {model!r} belongs to {head!r}, not to {issuer!r}")
+    return full
 
 
 _MAGIC: tuple[tuple[bytes, str], ...] = (

@@ -1,0 +1,643 @@
+"""Chat Completions wire -> canonical: response bodies, request bodies, and the parts inside them.
+
+Whatever a wire object carries that has no canonical field goes to the part's or message's
+``provider_data`` (issued by the dialect): ``block`` for a part's own extra keys, ``inner`` for
+the extra keys of its inner object (``image_url``, ``file``, ``function``), so the encoder
+re-emits them exactly. Response-only extras (``service_tier``, ``logprobs``, ...) go under
+``response``, ``choice`` and ``reply`` and are never sent back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from partwire._base import ProviderData
+from partwire.adapters._common import (
+    ImportedRequest,
+    Losses,
+    ProviderError,
+    ToolSpec,
+    WireFormatError,
+    load_json,
+)
+from partwire.adapters.openai_chat._dialects import Dialect
+from partwire.adapters.openai_chat._encode import Encoder
+from partwire.adapters.openai_chat._tools import tool_to_wire
+from partwire.adapters.openai_chat._wire import (
+    API,
+    AUDIO_MEDIA_TYPES,
+    RETRYABLE_ERRORS,
+    parse_data_url,
+    stop_reason,
+    usage_from_wire,
+)
+from partwire.errors import SchemaError
+from partwire.history import HistoryEvent
+from partwire.ids import new_tool_call_id
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.parts import (
+    AudioPart,
+    Base64Source,
+    DocumentPart,
+    ImagePart,
+    MediaSource,
+    Opaque,
+    Part,
+    ProviderFileSource,
+    RedactedThinkingPart,
+    RefusalPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    UnknownPart,
+    UrlCitation,
+    UrlSource,
+)
+from partwire.tools import ToolDefinition
+
+__all__ = [
+    "IMPORTED_SIDE_EFFECTS",
+    "annotations_from_wire",
+    "detail_from_wire",
+    "error_from_wire",
+    "from_wire",
+    "from_wire_request",
+    "tool_call_from_wire",
+    "tool_from_wire",
+]
+
+# Keys with a canonical home; the rest is kept (see the module docstring).
+_RESPONSE_FIELDS = frozenset({"id", "object", "model", "choices", "usage"})
+_CHOICE_FIELDS = frozenset({"index", "message", "finish_reason"})
+_REPLY_FIELDS = frozenset({"role", "content", "refusal", "tool_calls", "audio", "function_call",
+                           "annotations"})
+_REQUEST_FIELDS = frozenset({"model", "messages", "tools", "tool_choice"})
+# Side effects cannot be read off the wire; assume the most a tool may do.
+IMPORTED_SIDE_EFFECTS = "execute"
+_DETAILS = "reasoning_details"
+
+
+def _pd(issuer: str, marks: dict[str, Any]) -> ProviderData | None:
+    return ProviderData(issuer=issuer, data=marks) if marks else None
+
+
+def _extras(obj: Mapping[str, Any], used: set[str] | frozenset[str]) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if k not in used}
+
+
+# -- responses ------------------------------------------------------------------------------
+
+
+def from_wire(response: Any, dialect: Dialect, choice: int = 0) -> AssistantMessage:
+    """One response body as an assistant message; an error body raises :class:`ProviderError`."""
+    issuer = dialect.issuer
+    body = load_json(response, API, "response")
+    if "choices" not in body and isinstance(body.get("error"), dict):
+        raise error_from_wire(body, issuer)
+    choices = body.get("choices")
+    if not isinstance(choices, list):
+        raise WireFormatError(API, "response", "it has no choices list")
+    # A choice without "index" (some servers leave it out) counts by its position.
+    picked = next((c for n, c in enumerate(choices)
+                   if isinstance(c, dict) and c.get("index", n) == choice), None)
+    if picked is None:
+        raise WireFormatError(API, "response", f"it has no choice with index {choice}")
+    message = picked.get("message")
+    if not isinstance(message, dict):
+        raise WireFormatError(API, "response", f"choices[{choice}] has no message")
+    parts, used = reply_parts(message, dialect)
+    raw_finish = picked.get("finish_reason")
+    usage = body.get("usage")
+    model = body.get("model")
+    marks: dict[str, Any] = {}
+    top = {k: v for k, v in body.items() if k not in _RESPONSE_FIELDS and v is not None}
+    if top:
+        marks["response"] = top
+    rest = {k: v for k, v in picked.items() if k not in _CHOICE_FIELDS and v is not None}
+    if rest:
+        marks["choice"] = rest
+    reply = {k: v for k, v in message.items() if k not in used and v is not None}
+    if reply:
+        marks["reply"] = reply
+    return AssistantMessage(
+        parts=tuple(parts),
+        status="complete",
+        stop_reason=stop_reason(raw_finish, tool_calls=any(isinstance(p, ToolCallPart) for p in parts),
+                                refusal=any(isinstance(p, RefusalPart) for p in parts)),
+        stop_reason_raw=raw_finish if isinstance(raw_finish, str) else None,
+        model=f"{issuer}:{model}" if isinstance(model, str) and model else None,
+        provider=issuer,
+        api=API,
+        response_id=body.get("id") if isinstance(body.get("id"), str) else None,
+        usage=usage_from_wire(usage, issuer) if isinstance(usage, dict) else None,
+        provider_data=_pd(issuer, marks),
+    )
+
+
+def reply_parts(message: Mapping[str, Any], dialect: Dialect) -> tuple[list[Part], set[str]]:
+    """The parts of a response's message, in canonical order, and the keys they came from."""
+    issuer = dialect.issuer
+    used = set(_REPLY_FIELDS)
+    parts, reasoning_used = reasoning_from_wire(message, dialect)
+    used |= reasoning_used
+    content = message.get("content")
+    annotations = message.get("annotations")
+    citations = annotations_from_wire(annotations) if isinstance(annotations, list) else ()
+    if citations is None:
+        used.discard("annotations")  # a kind partwire cannot type: kept raw under "reply"
+        citations = ()
+    elif isinstance(annotations, list) and annotations and not (isinstance(content, str) and content):
+        used.discard("annotations")  # nothing to attach them to
+    if isinstance(content, str) and content:
+        parts.append(TextPart(text=content, citations=citations))
+    elif isinstance(content, list):
+        # Some servers answer with a list of parts; the text parts are what counts.
+        parts.extend(_content_from_wire(content, issuer))
+    elif content is not None and content != "":
+        used.discard("content")
+    refusal = message.get("refusal")
+    if isinstance(refusal, str) and refusal:
+        parts.append(RefusalPart(text=refusal))
+    audio = message.get("audio")
+    if isinstance(audio, dict) and isinstance(audio.get("data"), str):
+        info = {k: v for k, v in audio.items() if k != "data"}
+        parts.append(AudioPart(source=Base64Source(data=audio["data"]),
+                               provider_data=_pd(issuer, {"audio": info})))
+    function_call = message.get("function_call")
+    if isinstance(function_call, dict) and isinstance(function_call.get("name"), str):
+        parts.append(ToolCallPart(id=new_tool_call_id(), name=function_call["name"],
+                                  arguments_json=str(function_call.get("arguments") or ""),
+                                  provider_data=_pd(issuer, {"kind": "function_call"})))
+    calls = message.get("tool_calls")
+    if isinstance(calls, list):
+        parts.extend(tool_call_from_wire(call, issuer, response=True) for call in calls)
+    return parts, used
+
+
+def reasoning_from_wire(message: Mapping[str, Any], dialect: Dialect) -> tuple[list[Part], set[str]]:
+    """The reasoning parts of an assistant message (dialects only) and the keys they came from.
+
+    OpenRouter's typed ``reasoning_details`` win over its plain ``reasoning`` text, which repeats
+    them; otherwise the first of the dialect's reasoning fields that holds text is the thinking.
+    """
+    issuer = dialect.issuer
+    details = message.get(_DETAILS) if dialect.reasoning_details else None
+    if isinstance(details, list) and details:
+        parts = [detail_from_wire(d, issuer) for d in details]
+        used = {_DETAILS}
+        summary = "".join(p.text for p in parts if isinstance(p, ThinkingPart))
+        for name in dialect.reasoning_fields:
+            if message.get(name) in (summary, None, ""):
+                used.add(name)
+        return parts, used
+    for name in dialect.reasoning_fields:
+        text = message.get(name)
+        if isinstance(text, str) and text:
+            used = {n for n in dialect.reasoning_fields if message.get(n) in (text, None, "")}
+            return [ThinkingPart(text=text, provider_data=_pd(issuer, {"field": name}))], used
+    return [], set()
+
+
+def detail_from_wire(detail: Any, issuer: str) -> Part:
+    """One OpenRouter ``reasoning_details`` entry as a thinking or redacted-thinking part."""
+    marks: dict[str, Any] = {"field": _DETAILS}
+    if not isinstance(detail, dict):
+        return UnknownPart(original_type=None, raw=detail, issuer=issuer, provider_data=_pd(issuer, marks))
+    kind = detail.get("type")
+    if kind == "reasoning.encrypted" and isinstance(detail.get("data"), str):
+        extras = _extras(detail, {"type", "data"})
+        if extras:
+            marks["block"] = extras
+        return RedactedThinkingPart(data=Opaque(value=detail["data"], issuer=issuer),
+                                    provider_data=_pd(issuer, marks))
+    if kind == "reasoning.text" and isinstance(detail.get("text", ""), str):
+        used = {"type", "text"}
+        signature = detail.get("signature")
+        if isinstance(signature, str) and signature:
+            used.add("signature")
+        part_id = detail.get("id")
+        if isinstance(part_id, str):
+            used.add("id")
+        extras = _extras(detail, used)
+        if extras:
+            marks["block"] = extras
+        return ThinkingPart(
+            text=detail.get("text", ""),
+            signature=Opaque(value=signature, issuer=issuer) if "signature" in used else None,
+            id=part_id if "id" in used else None, provider_data=_pd(issuer, marks))
+    if kind == "reasoning.summary" and isinstance(detail.get("summary"), str):
+        used = {"summary"}
+        part_id = detail.get("id")
+        if isinstance(part_id, str):
+            used.add("id")
+        marks["block"] = _extras(detail, used)  # keeps "type": a summary, not reasoning text
+        return ThinkingPart(text=detail["summary"], id=part_id if "id" in used else None,
+                            provider_data=_pd(issuer, marks))
+    return UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=detail,
+                       issuer=issuer, provider_data=_pd(issuer, marks))
+
+
+def annotations_from_wire(annotations: list[Any]) -> tuple[UrlCitation, ...] | None:
+    """URL citations; ``None`` when any annotation is of a kind partwire does not type."""
+    out: list[UrlCitation] = []
+    for a in annotations:
+        inner = a.get("url_citation") if isinstance(a, dict) and a.get("type") == "url_citation" else None
+        if not isinstance(inner, dict) or set(a) != {"type", "url_citation"} or not (
+                set(inner) <= {"url", "title", "start_index", "end_index"}):
+            return None
+        try:
+            out.append(UrlCitation(url=inner["url"], title=inner.get("title"),
+                                   start_index=inner.get("start_index"),
+                                   end_index=inner.get("end_index")))
+        except (KeyError, ValidationError):
+            return None
+    return tuple(out)
+
+
+def tool_call_from_wire(call: Any, issuer: str, *, response: bool = False) -> Part:
+    """One ``tool_calls`` entry as a tool call (a custom tool's input is wrapped as ``{"input"}``)."""
+    if not isinstance(call, dict):
+        return UnknownPart(original_type=None, raw=call, issuer=issuer)
+    kind = call.get("type", "function")
+    inner_key = "custom" if kind == "custom" else "function"
+    inner = call.get(inner_key)
+    if kind not in ("function", "custom") or not isinstance(inner, dict) or not isinstance(
+            inner.get("name"), str):
+        return UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=call,
+                           issuer=issuer)
+    wire_id = call.get("id")
+    used = {"id", "type", inner_key}
+    # "index" is a streaming artefact some servers leave in whole responses; never sent back.
+    if response:
+        used.add("index")
+    marks: dict[str, Any] = {}
+    block = _extras(call, used)
+    if block:
+        marks["block"] = block
+    if kind == "custom":
+        marks["kind"] = "custom"
+        value = inner.get("input")
+        arguments = json.dumps({"input": value if isinstance(value, str) else ""}, ensure_ascii=False)
+        inner_extras = _extras(inner, {"name", "input"} if isinstance(value, str) else {"name"})
+    else:
+        value = inner.get("arguments")
+        arguments = value if isinstance(value, str) else ""
+        inner_extras = _extras(inner, {"name", "arguments"} if isinstance(value, str) else {"name"})
+    if inner_extras:
+        marks["inner"] = inner_extras
+    return ToolCallPart(
+        id=new_tool_call_id(), name=inner["name"], arguments_json=arguments,
+        provider_ids={issuer: wire_id} if isinstance(wire_id, str) and wire_id else {},
+        provider_data=_pd(issuer, marks),
+    )
+
+
+def error_from_wire(body: Mapping[str, Any], issuer: str, status: int | None = None) -> ProviderError:
+    """The error an error body (``{"error": {"message", "type", "param", "code"}}``) stands for."""
+    error = body.get("error")
+    error = error if isinstance(error, dict) else {}
+    code = error.get("code")
+    kind = error.get("type")
+    if isinstance(code, int) and status is None:
+        status = code  # OpenRouter puts the HTTP status in "code"
+    name = code if isinstance(code, str) and code else kind if isinstance(kind, str) else None
+    return ProviderError(issuer, name, str(error.get("message", "")), status=status,
+                         request_id=body.get("request_id") if isinstance(body.get("request_id"), str) else None,
+                         body=dict(body))
+
+
+def error_retryable(code: str | None, status: int | None) -> bool:
+    """Whether a call that failed this way may succeed if simply retried."""
+    return code in RETRYABLE_ERRORS or (status is not None and (status == 429 or status >= 500))
+
+
+# -- content parts of requests --------------------------------------------------------------
+
+
+def _content_from_wire(content: list[Any], issuer: str) -> list[Part]:
+    return [content_part_from_wire(item, issuer) for item in content]
+
+
+def content_part_from_wire(item: Any, issuer: str) -> Part:
+    """One content part of a request message as a part (unknown shapes become UnknownPart)."""
+    if not isinstance(item, dict):
+        return UnknownPart(original_type=None, raw=item, issuer=issuer)
+    kind = item.get("type")
+    try:
+        match kind:
+            case "text" if isinstance(item["text"], str):
+                return TextPart(text=item["text"], provider_data=_block_pd(issuer, item, {"type", "text"}))
+            case "refusal" if isinstance(item["refusal"], str):
+                return RefusalPart(text=item["refusal"],
+                                   provider_data=_block_pd(issuer, item, {"type", "refusal"}))
+            case "image_url":
+                return _image_from_wire(item, issuer)
+            case "input_audio":
+                return _audio_from_wire(item, issuer)
+            case "file":
+                return _file_from_wire(item, issuer)
+    except (KeyError, TypeError, ValueError, ValidationError):
+        pass  # a known type with an unexpected shape is kept whole, like an unknown one
+    return UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=item, issuer=issuer)
+
+
+def _block_pd(issuer: str, item: Mapping[str, Any], used: set[str],
+              inner: dict[str, Any] | None = None) -> ProviderData | None:
+    marks: dict[str, Any] = {}
+    block = _extras(item, used)
+    if block:
+        marks["block"] = block
+    if inner:
+        marks["inner"] = inner
+    return _pd(issuer, marks)
+
+
+def _source_of(url: str) -> tuple[MediaSource, str | None]:
+    parsed = parse_data_url(url)
+    if parsed is not None:
+        return Base64Source(data=parsed[1]), parsed[0]
+    return UrlSource(url=url), None
+
+
+def _image_from_wire(item: dict[str, Any], issuer: str) -> ImagePart:
+    image = item["image_url"]
+    used = {"url"}
+    detail = image.get("detail")
+    if detail in ("auto", "low", "high"):
+        used.add("detail")
+    source, media_type = _source_of(image["url"])
+    if isinstance(source, Base64Source) and media_type is not None and not media_type.startswith("image/"):
+        raise ValueError("not an image data URL")
+    return ImagePart(source=source, media_type=media_type, detail=detail if "detail" in used else None,
+                     provider_data=_block_pd(issuer, item, {"type", "image_url"}, _extras(image, used)))
+
+
+def _audio_from_wire(item: dict[str, Any], issuer: str) -> AudioPart:
+    audio = item["input_audio"]
+    media_type = AUDIO_MEDIA_TYPES[audio["format"]]
+    if not isinstance(audio["data"], str):
+        raise TypeError("audio data is not a string")
+    return AudioPart(source=Base64Source(data=audio["data"]), media_type=media_type,
+                     provider_data=_block_pd(issuer, item, {"type", "input_audio"},
+                                             _extras(audio, {"data", "format"})))
+
+
+def _file_from_wire(item: dict[str, Any], issuer: str) -> DocumentPart:
+    file = item["file"]
+    used = {"filename"} if isinstance(file.get("filename"), str) else set()
+    inner: dict[str, Any] = {}
+    source: MediaSource
+    media_type: str | None = None
+    data = file.get("file_data")
+    if isinstance(data, str):
+        used.add("file_data")
+        parsed = parse_data_url(data)
+        if parsed is not None:
+            media_type, raw = parsed
+            source = Base64Source(data=raw)
+        else:
+            source = Base64Source(data=data)
+            inner["raw"] = True
+    elif isinstance(file.get("file_id"), str):
+        used.add("file_id")
+        source = ProviderFileSource(file_id=file["file_id"], issuer=issuer)
+    else:
+        raise ValueError("a file part with neither file_data nor file_id")
+    inner.update(_extras(file, used))
+    return DocumentPart(source=source, media_type=media_type, filename=file.get("filename"),
+                        provider_data=_block_pd(issuer, item, {"type", "file"}, inner))
+
+
+# -- request bodies -------------------------------------------------------------------------
+
+
+def from_wire_request(request: Any, dialect: Dialect) -> ImportedRequest:
+    """A request body (or a stored list of messages) read back: history, tools and the rest."""
+    if isinstance(request, list):
+        request = {"messages": request}
+    body = load_json(request, API, "request")
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        raise WireFormatError(API, "request", "it has no messages list")
+    reader = _RequestReader(dialect)
+    history: list[HistoryEvent] = []
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise WireFormatError(API, "request", f"messages[{i}] is not an object")
+        history.append(reader.message(message, i))
+    params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
+    max_tokens = params.get(dialect.max_tokens_field)
+    if isinstance(max_tokens, int) and not isinstance(max_tokens, bool):
+        del params[dialect.max_tokens_field]
+    else:
+        max_tokens = None
+    tools: tuple[ToolSpec, ...] = ()
+    raw_tools = body.get("tools")
+    if isinstance(raw_tools, list):
+        tools = tuple(tool_from_wire(t) for t in raw_tools)
+        if not raw_tools:
+            params["tools"] = []  # an explicit empty list is kept as it was
+    elif "tools" in body:
+        params["tools"] = raw_tools
+    return ImportedRequest(
+        history=tuple(history), tools=tools, model=str(body.get("model", "")),
+        max_tokens=max_tokens, tool_choice=body.get("tool_choice"), params=params,
+    )
+
+
+def tool_from_wire(tool: Any) -> ToolSpec:
+    """A ToolDefinition when the wire tool is exactly one (re-encoding gives it back); else the dict."""
+    if not isinstance(tool, dict):
+        return {"invalid": tool}
+    function = tool.get("function")
+    if tool.get("type") != "function" or set(tool) != {"type", "function"} or not isinstance(
+            function, dict) or not set(function) <= {"name", "description", "parameters", "strict"}:
+        return tool
+    try:
+        definition = ToolDefinition(
+            name=function["name"], description=function["description"],
+            input_schema=function["parameters"], side_effects=IMPORTED_SIDE_EFFECTS,
+            strict=function.get("strict"),
+        )
+    except (KeyError, TypeError, ValueError, ValidationError, SchemaError):
+        return tool
+    return definition if tool_to_wire(definition, "tools", None) == tool else tool
+
+
+class _RequestReader:
+    """Reads ``messages`` in order; every message records what its wire form needs to come back.
+
+    Each message is re-encoded right away: when the default form differs from the wire (a lone
+    text as a list, an omitted content), the marks that restore it are added.
+    """
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
+        self.issuer = dialect.issuer
+        self.calls: dict[str, ToolCallPart] = {}
+        self.legacy: dict[str, ToolCallPart] = {}
+        self.encoder = Encoder((), dialect=dialect, issuers={dialect.issuer}, losses=Losses(API),
+                               echo_reasoning="all")
+
+    def message(self, message: dict[str, Any], i: int) -> HistoryEvent:
+        """The history event for ``messages[i]``, marked so that it encodes back to ``message``."""
+        role = message.get("role")
+        if role in ("user", "system", "developer"):
+            event = self._plain(message, role)
+        elif role == "assistant":
+            event = self._assistant(message)
+        elif role in ("tool", "function"):
+            event = self._tool(message, role)
+        else:
+            raise WireFormatError(API, "request", f"messages[{i}] has role {role!r}")
+        return self._settle(event, message)
+
+    def _content(self, content: Any) -> tuple[Part, ...]:
+        if isinstance(content, str):
+            return (TextPart(text=content),)
+        if isinstance(content, list):
+            return tuple(_content_from_wire(content, self.issuer))
+        return ()
+
+    def _marks(self, message: Mapping[str, Any], used: set[str]) -> dict[str, Any]:
+        marks: dict[str, Any] = {}
+        extra = _extras(message, used)
+        if extra:
+            marks["message"] = extra
+        if "content" not in message:
+            marks["content"] = "absent"
+        elif message["content"] is None and message.get("role") != "assistant":
+            marks["content"] = "null"
+        return marks
+
+    def _plain(self, message: dict[str, Any], role: str) -> HistoryEvent:
+        content = message.get("content")
+        marks = self._marks(message, {"role", "content"})
+        if content is not None and not isinstance(content, str | list):
+            marks.setdefault("message", {})["content"] = content
+            marks["content"] = "absent"
+        parts = self._content(content)
+        pd = _pd(self.issuer, marks)
+        if role == "user":
+            return UserMessage(parts=parts, provider_data=pd)
+        if role == "system":
+            return SystemMessage(parts=parts, provider_data=pd)
+        return DeveloperMessage(parts=parts, provider_data=pd)
+
+    def _assistant(self, message: dict[str, Any]) -> AssistantMessage:
+        used = {"role", "content"}
+        parts, reasoning_used = reasoning_from_wire(message, self.dialect)
+        used |= reasoning_used
+        content = message.get("content")
+        parts.extend(self._content(content))
+        marks = self._marks(message, used)
+        refusal = message.get("refusal")
+        if isinstance(refusal, str):
+            parts.append(RefusalPart(text=refusal))
+            used.add("refusal")
+            if isinstance(content, list):
+                marks["refusal"] = "field"
+        audio = message.get("audio")
+        if isinstance(audio, dict) and set(audio) == {"id"} and isinstance(audio["id"], str):
+            parts.append(AudioPart(source=ProviderFileSource(file_id=audio["id"], issuer=self.issuer)))
+            used.add("audio")
+        function_call = message.get("function_call")
+        if isinstance(function_call, dict) and set(function_call) == {"name", "arguments"} and all(
+                isinstance(v, str) for v in function_call.values()):
+            call = ToolCallPart(id=new_tool_call_id(), name=function_call["name"],
+                                arguments_json=function_call["arguments"],
+                                provider_data=_pd(self.issuer, {"kind": "function_call"}))
+            self.legacy[call.name] = call
+            parts.append(call)
+            used.add("function_call")
+        calls = message.get("tool_calls")
+        if isinstance(calls, list) and calls:
+            for wire in calls:
+                part = tool_call_from_wire(wire, self.issuer)
+                if isinstance(part, ToolCallPart) and self.issuer in part.provider_ids:
+                    self.calls[part.provider_ids[self.issuer]] = part
+                parts.append(part)
+            used.add("tool_calls")
+        if content is not None and not isinstance(content, str | list):
+            used.discard("content")
+            marks["content"] = "absent"
+        extra = _extras(message, used)
+        if extra:
+            marks["message"] = extra
+        else:
+            marks.pop("message", None)
+        return AssistantMessage(parts=tuple(parts), provider_data=_pd(self.issuer, marks))
+
+    def _tool(self, message: dict[str, Any], role: str) -> ToolMessage:
+        used = {"role", "content"}
+        marks: dict[str, Any] = {}
+        if role == "function":
+            used.add("name")
+            marks["role"] = "function"
+            name = message.get("name")
+            call = self.legacy.get(name) if isinstance(name, str) else None
+            call_id = call.id if call is not None else ""
+            tool_name = name if isinstance(name, str) else ""
+        else:
+            wire_id = message.get("tool_call_id")
+            if not isinstance(wire_id, str):
+                raise WireFormatError(API, "request", "a tool message has no tool_call_id")
+            used.add("tool_call_id")
+            call = self.calls.get(wire_id)
+            call_id = call.id if call is not None else wire_id
+            tool_name = call.name if call is not None else ""
+        content = message.get("content")
+        text = ""
+        if isinstance(content, str):
+            text = content
+        elif isinstance(content, list) and all(
+                isinstance(p, dict) and set(p) == {"type", "text"} and p["type"] == "text"
+                and isinstance(p["text"], str) for p in content):
+            text = "".join(p["text"] for p in content)
+            marks["content"] = "parts"
+            marks["layout"] = [len(p["text"]) for p in content]
+        else:
+            used.discard("content")
+        extra = _extras(message, used)
+        if extra:
+            marks["message"] = extra
+        return ToolMessage(call_id=call_id, tool_name=tool_name, output_text=text,
+                           provider_data=_pd(self.issuer, marks))
+
+    def _settle(self, event: HistoryEvent, wire: dict[str, Any]) -> HistoryEvent:
+        """``event`` with the marks that make the encoder give ``wire`` back, where some do."""
+        if self._encode(event) == [wire]:
+            return event
+        pd = getattr(event, "provider_data", None)
+        marks = dict(pd.data) if pd is not None and isinstance(pd.data, dict) else {}
+        # A lone text sent as a list; a list with the refusal in its field; an assistant message
+        # with nothing in it (kept because the request had it).
+        # A developer message where the dialect sends developer messages as system ones.
+        for extra in ({"content": "parts"}, {"content": "parts", "refusal": "field"},
+                      {"content": "null"}, {"role": "developer"},
+                      {"role": "developer", "content": "parts"}):
+            candidate = event.model_copy(update={"provider_data": _pd(self.issuer, {**marks, **extra})})
+            if self._encode(candidate) == [wire]:
+                return candidate
+        return event
+
+    def _encode(self, event: HistoryEvent) -> list[Any]:
+        encoder = self.encoder
+        encoder.messages = []
+        encoder.pending = []
+        encoder.losses = Losses(API)
+        encoder.wire_ids = {}
+        encoder.calls = {p.id: p for p in (*self.calls.values(), *self.legacy.values())}
+        encoder.event(event, 0)
+        encoder._flush_attachments()
+        return list(encoder.messages)

@@ -1,0 +1,598 @@
+"""Chat Completions stream -> neutral stream events, folded by the shared accumulator as they go.
+
+Input is raw SSE (bytes or text, whole or in chunks), parsed JSON chunks, or the SDK's
+``ChatCompletionChunk`` objects. One choice is followed (index 0 unless asked otherwise).
+Reasoning and text stream as deltas; tool calls stream by their wire ``index``, with the id and
+name taken once (some servers repeat them in every fragment: they are never concatenated); a
+refusal or audio reply is re-sent whole as it grows. The usage-only chunk that
+``stream_options.include_usage`` adds overwrites the usage; a ``{"error": ...}`` chunk becomes an
+error event plus the partial message.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from typing import Any
+
+from partwire._base import ProviderData
+from partwire.adapters._common import WireFormatError, as_json
+from partwire.adapters._sse import ServerSentEvent, aiter_sse, iter_sse
+from partwire.adapters.openai_chat._decode import (
+    annotations_from_wire,
+    detail_from_wire,
+    error_retryable,
+)
+from partwire.adapters.openai_chat._dialects import Dialect
+from partwire.adapters.openai_chat._wire import API, stop_reason, usage_from_wire
+from partwire.history import ErrorEvent
+from partwire.ids import new_tool_call_id
+from partwire.parts import AudioPart, Base64Source, Opaque, RefusalPart, ThinkingPart
+from partwire.streaming import (
+    Accumulator,
+    CitationEvent,
+    MessageCompleteEvent,
+    MessageStartEvent,
+    PartDataEvent,
+    PartEvent,
+    SignatureEvent,
+    StopEvent,
+    StreamErrorEvent,
+    StreamEvent,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    UsageEvent,
+)
+
+__all__ = ["DONE", "Translator", "aiter_wire_chunks", "iter_wire_chunks"]
+
+DONE: Mapping[str, Any] = {"[DONE]": True}
+"""Stands for the ``data: [DONE]`` line that ends a stream."""
+
+# Chunk keys with a home elsewhere; the rest of the chunk is response metadata. "obfuscation"
+# is random padding, different in every chunk and meaningless.
+_CHUNK_FIELDS = frozenset({"id", "object", "model", "choices", "usage", "obfuscation"})
+_CHOICE_FIELDS = frozenset({"index", "delta", "finish_reason", "logprobs"})
+_DELTA_FIELDS = frozenset({"role", "content", "refusal", "tool_calls", "audio", "function_call",
+                           "annotations", "reasoning_details"})
+_NONE: tuple[StreamEvent, ...] = ()
+
+
+class _Call:
+    """A tool call whose fragments are arriving."""
+
+    __slots__ = ("buffer", "custom", "ended", "index", "name", "started", "wire_id")
+
+    def __init__(self) -> None:
+        self.index = -1
+        self.wire_id: str | None = None
+        self.name: str | None = None
+        self.custom = False
+        self.started = False
+        self.ended = False
+        self.buffer: list[str] = []
+
+
+class _Detail:
+    """An OpenRouter reasoning detail being streamed (fragments share its ``index``)."""
+
+    __slots__ = ("closed", "index", "raw", "text")
+
+    def __init__(self, index: int, kind: Any) -> None:
+        self.index = index
+        self.text = kind in ("reasoning.text", "reasoning.summary")  # streams as thinking deltas
+        self.raw: dict[str, Any] = {}
+        self.closed = False
+
+
+class Translator:
+    """Turns wire chunks into stream events, one at a time, and keeps the message they build."""
+
+    __slots__ = ("acc", "audio", "audio_index", "calls", "choice", "details", "dialect", "done",
+                 "finish", "finished", "issuer", "last_call", "logprobs", "marks_sent",
+                 "next_index", "reasoning_field", "reasoning_index", "refusal", "refusal_index",
+                 "reply", "rest", "started", "text_index", "top")
+
+    def __init__(self, dialect: Dialect, choice: int = 0) -> None:
+        self.acc = Accumulator()
+        self.dialect = dialect
+        self.issuer = dialect.issuer
+        self.choice = choice
+        self.started = False
+        self.finished = False
+        self.done = False
+        self.finish: str | None = None
+        self.next_index = 0
+        self.text_index: int | None = None
+        self.reasoning_index: int | None = None
+        self.reasoning_field: str | None = None
+        self.details: dict[Any, _Detail] = {}
+        self.refusal: list[str] = []
+        self.refusal_index: int | None = None
+        self.audio: dict[str, Any] = {}
+        self.audio_index: int | None = None
+        self.calls: dict[Any, _Call] = {}
+        self.last_call: Any = None
+        self.top: dict[str, Any] = {}
+        self.rest: dict[str, Any] = {}
+        self.reply: dict[str, Any] = {}
+        self.logprobs: dict[str, Any] | None = None
+        self.marks_sent: dict[str, Any] | None = None
+
+    # -- chunks -----------------------------------------------------------------------------
+
+    def feed(self, chunk: Mapping[str, Any]) -> tuple[StreamEvent, ...]:
+        """The stream events one wire chunk stands for (often one, sometimes none)."""
+        if self.started and not self.finished:
+            hot = self._hot(chunk)
+            if hot is not None:
+                self.acc.feed(hot)
+                return (hot,)
+        if self.finished:
+            return _NONE
+        if chunk is DONE:
+            self.done = True
+            return self.finish_stream()
+        error = chunk.get("error")
+        if isinstance(error, dict):
+            # The SDK raises on any chunk with an "error", choices or not (OpenRouter sends both).
+            return self._error(error)
+        choices = chunk.get("choices")
+        events: list[StreamEvent] = []
+        usage = chunk.get("usage")
+        if not self.started:
+            self.started = True
+            self._top(chunk)
+            model = chunk.get("model")
+            # The response metadata known up front, so a stream that fails still carries it.
+            events.append(MessageStartEvent(
+                response_id=chunk.get("id") if isinstance(chunk.get("id"), str) else None,
+                model=f"{self.issuer}:{model}" if isinstance(model, str) and model else None,
+                provider=self.issuer, api=API,
+                provider_data=ProviderData(issuer=self.issuer, data={"response": dict(self.top)})
+                if self.top else None))
+        elif usage is not None or len(chunk) > 9:
+            self._top(chunk)  # metadata repeats in every chunk; the last word is the end's
+        if choices:
+            for choice in choices:
+                if isinstance(choice, dict) and choice.get("index", 0) == self.choice:
+                    self._choice(choice, events)
+        if isinstance(usage, dict):
+            events.append(UsageEvent(usage_from_wire(usage, self.issuer)))
+        feed = self.acc.feed
+        for event in events:
+            feed(event)
+        return tuple(events)
+
+    def _hot(self, chunk: Mapping[str, Any]) -> StreamEvent | None:
+        """The event of one of the two chunks most of a stream is made of, else ``None``.
+
+        A bare text delta, and a bare arguments fragment of a tool call already started: one
+        event each, nothing else to look at (metadata repeats what the first chunk said).
+        """
+        choices = chunk.get("choices")
+        if type(choices) is not list or len(choices) != 1 or chunk.get("usage") is not None \
+                or "error" in chunk:
+            return None
+        choice = choices[0]
+        if type(choice) is not dict or len(choice) > 4 or choice.get("finish_reason") is not None \
+                or choice.get("logprobs") is not None or choice.get("index", 0) != self.choice:
+            return None
+        delta = choice.get("delta")
+        if type(delta) is not dict or len(delta) != 1:
+            return None
+        content = delta.get("content")
+        if content is not None:
+            if type(content) is str and content and self.text_index is not None:
+                return TextDeltaEvent(self.text_index, content)
+            return None
+        calls = delta.get("tool_calls")
+        if type(calls) is list and len(calls) == 1:
+            fragment = calls[0]
+            if type(fragment) is dict and len(fragment) == 2:
+                call = self.calls.get(fragment.get("index"))
+                function = fragment.get("function")
+                if call is not None and call.started and not call.ended and not call.custom \
+                        and type(function) is dict and len(function) == 1:
+                    piece = function.get("arguments")
+                    if type(piece) is str and piece:
+                        return ToolCallDeltaEvent(call.index, piece)
+        return None
+
+    def finish_stream(self) -> tuple[StreamEvent, ...]:
+        """End of input (or ``[DONE]``): the message, complete if the choice finished or the
+        server said ``[DONE]``, else the partial message of a stream cut short."""
+        if self.finished:
+            return _NONE
+        self.finished = True
+        events: list[StreamEvent] = []
+        self._close(events)
+        flushed = self._emit(events)
+        complete = self.done or self.finish is not None
+        event = MessageCompleteEvent(self.acc.complete() if complete else self.acc.message)
+        self.acc.feed(event)
+        return (*flushed, event)
+
+    def _emit(self, events: list[StreamEvent]) -> tuple[StreamEvent, ...]:
+        feed = self.acc.feed
+        for event in events:
+            feed(event)
+        return tuple(events)
+
+    def _open(self) -> int:
+        index = self.next_index
+        self.next_index += 1
+        return index
+
+    def _top(self, chunk: Mapping[str, Any]) -> None:
+        for key, value in chunk.items():
+            if value is not None and key not in _CHUNK_FIELDS:
+                self.top[key] = value
+
+    def _choice(self, choice: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        delta = choice.get("delta")
+        if type(delta) is dict:
+            content = delta.get("content")
+            if len(delta) == 1 and type(content) is str:
+                # The hot path: a bare text delta.
+                if content:
+                    if self.text_index is None:
+                        self.text_index = self._open()
+                    events.append(TextDeltaEvent(self.text_index, content))
+            else:
+                self._delta(delta, events)
+        if len(choice) > 4 or choice.get("logprobs") is not None:
+            self._choice_rest(choice)
+        finish = choice.get("finish_reason")
+        if finish is not None and isinstance(finish, str):
+            self.finish = finish
+            self._close(events)
+
+    def _choice_rest(self, choice: Mapping[str, Any]) -> None:
+        for key, value in choice.items():
+            if value is None or key in _CHOICE_FIELDS:
+                continue
+            self.rest[key] = value
+        logprobs = choice.get("logprobs")
+        if isinstance(logprobs, dict):
+            if self.logprobs is None:
+                self.logprobs = {}
+            for key, value in logprobs.items():
+                before = self.logprobs.get(key)
+                if isinstance(value, list):
+                    self.logprobs[key] = [*(before or []), *value]
+                elif key not in self.logprobs:
+                    self.logprobs[key] = value
+
+    def _delta(self, delta: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        dialect = self.dialect
+        details = delta.get("reasoning_details") if dialect.reasoning_details else None
+        if isinstance(details, list) and details:
+            for detail in details:
+                if isinstance(detail, dict):
+                    self._detail(detail, events)
+        elif dialect.reasoning_fields:
+            self._reasoning(delta, events)
+        content = delta.get("content")
+        if isinstance(content, str) and content:
+            if self.text_index is None:
+                self.text_index = self._open()
+            events.append(TextDeltaEvent(self.text_index, content))
+        refusal = delta.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            if self.refusal_index is None:
+                self.refusal_index = self._open()
+            self.refusal.append(refusal)
+            events.append(PartEvent(self.refusal_index, RefusalPart(text="".join(self.refusal))))
+        audio = delta.get("audio")
+        if isinstance(audio, dict):
+            self._audio(audio, events)
+        calls = delta.get("tool_calls")
+        if isinstance(calls, list):
+            for fragment in calls:
+                if isinstance(fragment, dict):
+                    self._fragment(fragment, events)
+        legacy = delta.get("function_call")
+        if isinstance(legacy, dict):
+            self._fragment({"index": "function_call", "function": legacy}, events)
+        annotations = delta.get("annotations")
+        if isinstance(annotations, list) and annotations:
+            citations = annotations_from_wire(annotations)
+            if citations is not None and self.text_index is not None:
+                events.extend(CitationEvent(self.text_index, c) for c in citations)
+            else:
+                self.reply.setdefault("annotations", []).extend(annotations)
+        for key, value in delta.items():
+            if value is None or key in _DELTA_FIELDS or key in dialect.reasoning_fields:
+                continue
+            before = self.reply.get(key)
+            # Unknown fields accumulate as the SDK's accumulator does: strings concatenate.
+            self.reply[key] = before + value if isinstance(before, str) and isinstance(value, str) \
+                else value
+
+    def _reasoning(self, delta: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        for name in self.dialect.reasoning_fields:
+            text = delta.get(name)
+            if not (isinstance(text, str) and text):
+                continue
+            if self.reasoning_field is None:
+                self.reasoning_field = name
+                self.reasoning_index = self._open()
+                events.append(PartEvent(self.reasoning_index, ThinkingPart(
+                    provider_data=ProviderData(issuer=self.issuer, data={"field": name}))))
+            if name == self.reasoning_field and self.reasoning_index is not None:
+                events.append(ThinkingDeltaEvent(self.reasoning_index, text))
+            return
+
+    def _detail(self, fragment: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        key = fragment.get("index", len(self.details))
+        state = self.details.get(key)
+        if state is None:
+            kind = fragment.get("type")
+            state = self.details[key] = _Detail(self._open(), kind)
+            # A placeholder holds the detail's place among the parts until it is whole.
+            opening = detail_from_wire({k: v for k, v in fragment.items()
+                                        if k not in ("text", "summary", "signature", "data")},
+                                       self.issuer)
+            if isinstance(opening, ThinkingPart):
+                opening = opening.model_copy(update={"text": "", "signature": None})
+            events.append(PartEvent(state.index, opening))
+        raw = state.raw
+        for name, value in fragment.items():
+            before = raw.get(name)
+            if name in ("text", "summary", "data") and isinstance(value, str):
+                raw[name] = before + value if isinstance(before, str) else value
+            elif value is not None or name not in raw:
+                raw[name] = value
+        if state.text:
+            text = fragment.get("text" if raw.get("type") == "reasoning.text" else "summary")
+            if isinstance(text, str) and text:
+                events.append(ThinkingDeltaEvent(state.index, text))
+            signature = fragment.get("signature")
+            if isinstance(signature, str) and signature:
+                events.append(SignatureEvent(state.index, Opaque(value=signature, issuer=self.issuer)))
+
+    def _audio(self, audio: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        for key, value in audio.items():
+            if value is None:
+                continue
+            before = self.audio.get(key)
+            self.audio[key] = before + value if key in ("data", "transcript") and isinstance(
+                before, str) and isinstance(value, str) else value
+        if isinstance(self.audio.get("data"), str):
+            if self.audio_index is None:
+                self.audio_index = self._open()
+            info = {k: v for k, v in self.audio.items() if k != "data"}
+            events.append(PartEvent(self.audio_index, AudioPart(
+                source=Base64Source(data=self.audio["data"]),
+                provider_data=ProviderData(issuer=self.issuer, data={"audio": info}))))
+
+    def _fragment(self, fragment: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        custom = fragment.get("type") == "custom" or "custom" in fragment
+        inner = fragment.get("custom" if custom else "function")
+        inner = inner if isinstance(inner, dict) else {}
+        name = inner.get("name")
+        wire_id = fragment.get("id")
+        key = fragment.get("index")
+        if not isinstance(key, int | str):
+            # Servers that omit the index (Ollama) send each call whole: a fragment that names a
+            # call starts a new one; one that does not continues the last.
+            key = (-1 - len(self.calls)) if wire_id or name or self.last_call is None else self.last_call
+        call = self.calls.get(key)
+        if call is None:
+            call = self.calls[key] = _Call()
+        self.last_call = key
+        # Set once: a server that repeats the id or name in every fragment must not see them
+        # concatenated ("call_1call_1"), the fault of the SDK's own accumulator.
+        if call.wire_id is None and isinstance(wire_id, str) and wire_id:
+            call.wire_id = wire_id
+        if call.name is None and isinstance(name, str) and name:
+            call.name = name
+            call.custom = custom
+        piece = inner.get("input" if custom else "arguments")
+        if call.started:
+            if isinstance(piece, str) and piece and not call.ended:
+                events.append(ToolCallDeltaEvent(call.index, _escape(piece) if call.custom else piece))
+            return
+        if isinstance(piece, str) and piece:
+            call.buffer.append(piece)
+        if call.name is not None:
+            self._start(call, events)
+
+    def _start(self, call: _Call, events: list[StreamEvent]) -> None:
+        call.started = True
+        call.index = self._open()
+        pd = ProviderData(issuer=self.issuer, data={"kind": "custom"}) if call.custom else None
+        events.append(ToolCallStartEvent(call.index, new_tool_call_id(), call.name or "",
+                                         {self.issuer: call.wire_id} if call.wire_id else {}, pd))
+        if call.custom:
+            events.append(ToolCallDeltaEvent(call.index, '{"input": "'))
+        text = "".join(call.buffer)
+        call.buffer = []
+        if text:
+            events.append(ToolCallDeltaEvent(call.index, _escape(text) if call.custom else text))
+
+    def _close(self, events: list[StreamEvent]) -> None:
+        """Finish open tool calls and reasoning details; record the stop (again if it changed)."""
+        for call in self.calls.values():
+            if not call.started:
+                self._start(call, events)
+            if not call.ended:
+                call.ended = True
+                if call.custom:
+                    events.append(ToolCallDeltaEvent(call.index, '"}'))
+                events.append(ToolCallEndEvent(call.index))
+        for state in self.details.values():
+            if not state.closed:
+                state.closed = True
+                events.append(self._detail_end(state))
+        if self.finish is None and not self.done:
+            return
+        marks = self._marks()
+        if marks != self.marks_sent:
+            self.marks_sent = marks
+            events.append(StopEvent(
+                stop_reason(self.finish, tool_calls=bool(self.calls), refusal=bool(self.refusal)),
+                self.finish, ProviderData(issuer=self.issuer, data=marks) if marks else None))
+
+    def _detail_end(self, state: _Detail) -> StreamEvent:
+        """The whole detail (encrypted, unknown) or the echo state of a streamed thinking part."""
+        part = detail_from_wire(state.raw, self.issuer)
+        if state.text and isinstance(part, ThinkingPart):
+            return PartDataEvent(state.index, part.provider_data)
+        return PartEvent(state.index, part)
+
+    def _marks(self) -> dict[str, Any]:
+        marks: dict[str, Any] = {}
+        if self.top:
+            marks["response"] = dict(self.top)
+        rest = dict(self.rest)
+        if self.logprobs is not None:
+            rest["logprobs"] = dict(self.logprobs)
+        if rest:
+            marks["choice"] = rest
+        if self.reply:
+            marks["reply"] = dict(self.reply)
+        return marks
+
+    def _error(self, error: Mapping[str, Any]) -> tuple[StreamEvent, ...]:
+        code = error.get("code")
+        kind = error.get("type")
+        status = code if isinstance(code, int) and not isinstance(code, bool) else None
+        name = code if isinstance(code, str) and code else kind if isinstance(kind, str) else (
+            str(code) if status is not None else None)
+        event = StreamErrorEvent(ErrorEvent(
+            code=name, message=str(error.get("message", "")), provider=self.issuer,
+            retryable=error_retryable(name, status), status=status,
+        ))
+        self.acc.feed(event)
+        self.finished = True
+        events: list[StreamEvent] = []
+        self._close(events)
+        flushed = self._emit(events)
+        done = MessageCompleteEvent(self.acc.complete())
+        self.acc.feed(done)
+        return (event, *flushed, done)
+
+
+def _escape(text: str) -> str:
+    """``text`` as it appears inside a JSON string (a custom tool's input is wrapped as JSON)."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+# -- inputs ---------------------------------------------------------------------------------
+
+
+def iter_wire_chunks(chunks: Any) -> Iterator[Mapping[str, Any]]:
+    """Wire chunks as dicts (and :data:`DONE`), from raw SSE, parsed JSON or SDK chunk objects."""
+    if isinstance(chunks, bytes | bytearray | str):
+        yield from _from_sse(iter_sse((chunks,)))
+        return
+    items = iter(chunks)
+    first = next(items, None)
+    if first is None:
+        return
+    items = itertools.chain((first,), items)
+    if isinstance(first, bytes | bytearray | str):
+        yield from _from_sse(iter_sse(items))
+        return
+    try:
+        for item in items:
+            if type(item) is dict and "type" not in item:
+                yield item
+            else:
+                chunk = _object_chunk(item)
+                if chunk is not None:
+                    yield chunk
+    except Exception as exc:
+        # The SDK raises an in-stream {"error": ...} as an APIError carrying the error object.
+        error = _error_body(exc)
+        if error is None:
+            raise
+        yield error
+
+
+async def aiter_wire_chunks(chunks: AsyncIterable[Any]) -> AsyncIterator[Mapping[str, Any]]:
+    """:func:`iter_wire_chunks` over an asynchronous source."""
+    items = aiter(chunks)
+    try:
+        first = await anext(items)
+    except StopAsyncIteration:
+        return
+    if isinstance(first, bytes | bytearray | str):
+        async for sse in aiter_sse(_prepend(first, items)):
+            chunk = _sse_chunk(sse)
+            if chunk is not None:
+                yield chunk
+        return
+    try:
+        async for item in _prepend(first, items):
+            chunk = _object_chunk(item)
+            if chunk is not None:
+                yield chunk
+    except Exception as exc:
+        error = _error_body(exc)
+        if error is None:
+            raise
+        yield error
+
+
+async def _prepend(first: Any, rest: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    yield first
+    async for item in rest:
+        yield item
+
+
+def _object_chunk(item: Any) -> Mapping[str, Any] | None:
+    # The SDK's .stream() helper yields its own events: "chunk" events wrap the wire chunk; the
+    # others (content.delta, tool_calls.function.arguments.done, ...) repeat what the chunks
+    # say, and folding them too would count everything twice.
+    kind = item.get("type") if isinstance(item, dict) else getattr(item, "type", None)
+    if isinstance(kind, str):
+        if kind != "chunk":
+            return None
+        item = item["chunk"] if isinstance(item, dict) else item.chunk
+    if isinstance(item, dict):
+        return item
+    chunk = as_json(item)
+    if not isinstance(chunk, dict):
+        raise WireFormatError(API, "stream chunk", f"got {type(chunk).__name__}")
+    return chunk
+
+
+def _error_body(exc: Exception) -> dict[str, Any] | None:
+    body = getattr(exc, "body", None)
+    if not isinstance(body, dict):
+        return None
+    if isinstance(body.get("error"), dict):
+        return {"error": body["error"]}
+    if "message" in body or "code" in body:
+        return {"error": body}
+    return None
+
+
+def _sse_chunk(sse: ServerSentEvent) -> Mapping[str, Any] | None:
+    data = sse.data
+    if not data:
+        return None
+    if data.startswith("[DONE]"):
+        return DONE
+    try:
+        chunk = json.loads(data)
+    except ValueError as exc:
+        raise WireFormatError(API, "stream chunk", f"data is not JSON: {data[:80]!r}") from exc
+    if not isinstance(chunk, dict):
+        raise WireFormatError(API, "stream chunk", f"data is a JSON {type(chunk).__name__}")
+    return chunk
+
+
+def _from_sse(events: Iterable[ServerSentEvent]) -> Iterator[Mapping[str, Any]]:
+    for sse in events:
+        chunk = _sse_chunk(sse)
+        if chunk is not None:
+            yield chunk
+

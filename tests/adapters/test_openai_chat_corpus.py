@@ -1,0 +1,151 @@
+"""The laws on every recorded Chat Completions payload of ``tests/corpus/openai-chat``.
+
+- Import: every recorded request comes back exactly from ``to_wire(from_wire_request(r))``.
+- Every response body decodes; every error body raises the provider error it stands for.
+- Stream parity: every recorded stream (raw SSE, or stored chunks) accumulates, through
+  ``stream``, to the message ``from_wire`` gives for the ``openai`` SDK's own accumulation of the
+  same chunks (``ChatCompletionStreamState``); raw bytes cut anywhere give the same message.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from openai.lib.streaming.chat import ChatCompletionStreamState
+from openai.types.chat import ChatCompletionChunk
+
+from partwire import AssistantMessage, ToolCallPart
+from partwire._base import replace
+from partwire.adapters import ProviderError, openai_chat
+from partwire.streaming import MessageCompleteEvent, accumulate
+from tests.harness.replay import json_difference
+from tests.harness.validity import request_errors
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "openai-chat"
+FILES = sorted(CORPUS.glob("*.json"))
+
+
+def _load(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _params(select: str) -> list[Any]:
+    return [pytest.param(p, id=p.stem) for p in FILES if _load(p)[select] is not None]
+
+
+REQUESTS = _params("request")
+RESPONSES = _params("response")
+STREAMS = [pytest.param(p, id=p.stem) for p in FILES if _load(p)["sse"] or _load(p)["chunks"]]
+
+
+def comparable(message: AssistantMessage) -> AssistantMessage:
+    """The message with what is fresh per decoding made neutral: message id and time, call ids."""
+    parts = tuple(replace(p, id=f"call-{i}") if isinstance(p, ToolCallPart) else p
+                  for i, p in enumerate(message.parts))
+    return replace(message, id="m", created_at="2026-01-01T00:00:00Z", parts=parts)
+
+
+def _chunks(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The parsed chunks of a recorded stream (data lines of the SSE text, [DONE] left out)."""
+    if data["chunks"] is not None:
+        chunks: list[dict[str, Any]] = data["chunks"]
+        return chunks
+    out = []
+    for line in data["sse"].splitlines():
+        if line.startswith("data:") and not line[5:].strip().startswith("[DONE]"):
+            out.append(json.loads(line[5:]))
+    return out
+
+
+def test_corpus_is_all_there() -> None:
+    """The corpus holds every recorded Chat Completions interaction (206), each with its source."""
+    assert len(FILES) == 206
+    for path in FILES:
+        data = _load(path)
+        assert data["provider"] == "openai-chat"
+        assert data["source"]
+        assert data["license"] in ("MIT", "Apache-2.0")
+
+
+@pytest.mark.parametrize("path", REQUESTS)
+def test_import_law(path: Path) -> None:
+    """to_wire(from_wire_request(r)) gives the recorded request back exactly."""
+    request = _load(path)["request"]
+    imported = openai_chat.from_wire_request(request)
+    again = openai_chat.to_wire(imported.history, **imported.to_wire_kwargs()).request
+    assert json_difference(request, again) is None, json_difference(request, again)
+    assert again == request
+
+
+@pytest.mark.parametrize("path", REQUESTS)
+def test_reimported_request_projects_without_loss(path: Path) -> None:
+    """Sending an imported request back to OpenAI loses nothing, and is as valid as the original."""
+    request = _load(path)["request"]
+    imported = openai_chat.from_wire_request(request)
+    projection = openai_chat.to_wire(imported.history, **imported.to_wire_kwargs())
+    assert projection.losses == ()
+    stream = bool(request.get("stream"))
+    assert sorted(request_errors("openai_chat", projection.request, stream=stream)) == sorted(
+        request_errors("openai_chat", request, stream=stream))
+
+
+@pytest.mark.parametrize("path", RESPONSES)
+def test_response_decodes(path: Path) -> None:
+    """Every recorded response decodes; an error body raises ProviderError with its code and status."""
+    data = _load(path)
+    body = data["response"]
+    if "error" in body:
+        with pytest.raises(ProviderError) as caught:
+            openai_chat.from_wire(body)
+        error = body["error"]
+        assert caught.value.code == (error.get("code") or error.get("type"))
+        assert caught.value.message == error["message"]
+        return
+    message = openai_chat.from_wire(body)
+    choice = body["choices"][0]
+    assert message.response_id == body["id"]
+    assert message.model == f"openai:{body['model']}"
+    assert message.stop_reason_raw == choice["finish_reason"]
+    assert message.stop_reason is not None
+    assert message.text == (choice["message"].get("content") or "")
+    calls = [p for p in message.parts if isinstance(p, ToolCallPart)]
+    wire_calls = choice["message"].get("tool_calls") or []
+    assert [(c.name, c.arguments_json, c.provider_ids) for c in calls] == [
+        (w["function"]["name"], w["function"]["arguments"], {"openai": w["id"]}) for w in wire_calls]
+    assert message.usage is not None
+    assert message.usage.input_tokens == body["usage"]["prompt_tokens"]
+    assert message.usage.output_tokens == body["usage"]["completion_tokens"]
+    details = body["usage"].get("prompt_tokens_details") or {}
+    assert message.usage.cache_read_tokens == (details.get("cached_tokens") or 0)
+
+
+@pytest.mark.parametrize("path", STREAMS)
+def test_stream_parity_with_the_sdk(path: Path) -> None:
+    """A recorded stream accumulates to the message the SDK's own accumulator gives for it."""
+    data = _load(path)
+    chunks = _chunks(data)
+    state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
+    for chunk in chunks:
+        state.handle_chunk(ChatCompletionChunk.construct(**chunk))
+    theirs = openai_chat.from_wire(state.current_completion_snapshot)
+    ours = accumulate(openai_chat.stream(chunks))
+    assert ours.status == "complete"
+    assert comparable(ours) == comparable(theirs)
+    if data["sse"]:
+        # The raw body, as bytes cut into arbitrary pieces, gives the same message.
+        raw = data["sse"].encode()
+        pieces = [raw[i:i + 37] for i in range(0, len(raw), 37)]
+        assert comparable(accumulate(openai_chat.stream(pieces))) == comparable(ours)
+
+
+@pytest.mark.parametrize("path", STREAMS)
+def test_stream_ends_with_one_completion(path: Path) -> None:
+    """Every recorded stream yields exactly one MessageCompleteEvent, last."""
+    events = list(openai_chat.stream(_chunks(_load(path))))
+    completions = [e for e in events if isinstance(e, MessageCompleteEvent)]
+    assert len(completions) == 1
+    assert events[-1] is completions[0]

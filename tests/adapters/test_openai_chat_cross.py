@@ -1,0 +1,118 @@
+"""Cross-provider: an Anthropic history with thinking and parallel tool calls goes to Chat Completions
+and back, each request valid by its SDK's types and every difference in the loss list."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from partwire import ThinkingPart, ToolCallPart
+from partwire.adapters import anthropic, openai_chat
+from partwire.convert import convert
+from tests.harness.validity import request_errors
+
+SIGNATURE = ("EqQCCkgIBhABGAIiQNnJ3Dz0Ww8Y2k6qvY4t0bGmU7pL5xJcR1hK9sTaV3eZfB2nQyX8oCwM4iD6uP0jHrE7gSl"
+             "WmKvN1bQ9tYxZaUc2oRfJ8dLhI3kPzXs5vB7nM0qAeT4yGw6jC1uD9rH2lSfK8xVbN3mQ5tZaPcE7oW4iY0gUjRk")
+WEATHER = {"name": "get_weather", "description": "Get the current weather for a city.",
+           "input_schema": {"type": "object", "properties": {"city": {"type": "string"}},
+                            "required": ["city"]}}
+
+ANTHROPIC_REQUEST: dict[str, Any] = {
+    "model": "claude-sonnet-4-6",
+    "max_tokens": 2048,
+    "system": "You are a weather assistant.",
+    "messages": [
+        {"role": "user", "content": "What's the weather in Paris and in Tokyo?"},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "Two cities: call the tool for both at once.",
+             "signature": SIGNATURE},
+            {"type": "text", "text": "Checking both cities."},
+            {"type": "tool_use", "id": "toolu_01Hq7Wn3Kd9Ps2Lm5Xc8Vb4N", "name": "get_weather",
+             "input": {"city": "Paris"}},
+            {"type": "tool_use", "id": "toolu_01Rt6Yp1Jf4Gs8Ka3Zd7Qe2M", "name": "get_weather",
+             "input": {"city": "Tokyo"}},
+        ]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01Hq7Wn3Kd9Ps2Lm5Xc8Vb4N", "content": "18 C, light rain"},
+            {"type": "tool_result", "tool_use_id": "toolu_01Rt6Yp1Jf4Gs8Ka3Zd7Qe2M",
+             "content": "weather service timed out", "is_error": True},
+        ]},
+    ],
+    "tools": [WEATHER],
+}
+
+
+def _to_chat() -> tuple[Any, Any]:
+    imported = anthropic.from_wire_request(ANTHROPIC_REQUEST)
+    projection = openai_chat.to_wire(imported.history, model="gpt-5.5", tools=imported.tools)
+    return imported, projection
+
+
+def test_anthropic_history_becomes_a_valid_chat_request_with_each_loss() -> None:
+    """Thinking is dropped, both call ids become canonical, the error status is lost: each reported."""
+    imported, projection = _to_chat()
+    assert request_errors("openai_chat", projection.request) == []
+    assert [(x.action, x.part_type, x.path) for x in projection.losses] == [
+        ("dropped", "thinking", "history[2].parts[0]"),
+        ("id_mapped", "tool_call", "history[2].parts[2]"),
+        ("id_mapped", "tool_call", "history[2].parts[3]"),
+        ("dropped", "tool_message", "history[4].status"),
+    ]
+    calls = [p for p in imported.history[2].parts if isinstance(p, ToolCallPart)]
+    messages = projection.request["messages"]
+    assert messages[0] == {"role": "system", "content": "You are a weather assistant."}
+    assert messages[2] == {"role": "assistant", "content": "Checking both cities.", "tool_calls": [
+        {"id": c.id, "type": "function", "function": {"name": "get_weather", "arguments": c.arguments_json}}
+        for c in calls]}
+    assert [m["tool_call_id"] for m in messages[3:]] == [c.id for c in calls]
+
+
+def test_and_back_to_anthropic_differs_only_by_the_reported_losses() -> None:
+    """Back in Anthropic's form, the request is the original minus exactly what the losses name."""
+    _, projection = _to_chat()
+    back = openai_chat.from_wire_request(projection.request)
+    again = anthropic.to_wire(back.history, model="claude-sonnet-4-6", tools=back.tools, max_tokens=2048)
+    assert request_errors("anthropic", again.request) == []
+    # Reading the Chat request gave the calls canonical ids of their own (ids are never reused
+    # across providers); Anthropic gets those, and says so.
+    assert [(x.action, x.path) for x in again.losses] == [
+        ("id_mapped", "history[2].parts[1]"), ("id_mapped", "history[2].parts[2]")]
+    calls = [p for p in back.history[2].parts if isinstance(p, ToolCallPart)]  # type: ignore[union-attr]
+    # The original with each reported loss applied: the thinking block gone, canonical call ids
+    # in place of Anthropic's, and the tool error flag gone.
+    expected = copy.deepcopy(ANTHROPIC_REQUEST)
+    assistant = expected["messages"][1]["content"]
+    del assistant[0]
+    for block, canonical in zip(assistant[1:], calls, strict=True):
+        block["id"] = canonical.id
+    results = expected["messages"][2]["content"]
+    for block, canonical in zip(results, calls, strict=True):
+        block["tool_use_id"] = canonical.id
+    del results[1]["is_error"]
+    assert again.request == expected
+
+
+def test_chat_history_goes_to_anthropic_with_its_own_losses() -> None:
+    """A Chat Completions request converts to Anthropic; its OpenAI call ids become canonical there."""
+    _, projection = _to_chat()
+    request, losses = convert(projection.request, source="openai-chat", target="anthropic",
+                              model="claude-sonnet-4-6")
+    assert request_errors("anthropic", request) == []
+    assert all(loss.adapter in ("anthropic", "openai_chat") for loss in losses)
+
+
+def test_convert_from_anthropic_to_openai_chat() -> None:
+    """partwire.convert (the CLI's engine) goes from an Anthropic request to a valid Chat request."""
+    request, losses = convert(ANTHROPIC_REQUEST, source="anthropic", target="openai-chat", model="gpt-5.5")
+    assert request_errors("openai_chat", request) == []
+    assert {loss.action for loss in losses} >= {"dropped", "id_mapped"}
+
+
+def test_deepseek_thinking_is_not_sent_to_anthropic() -> None:
+    """DeepSeek's unsigned reasoning cannot be verified by Anthropic: dropped there, reported."""
+    message = openai_chat.from_wire({"id": "x", "model": "deepseek-reasoner", "choices": [{
+        "index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": "4", "reasoning_content": "2+2"}}]}, dialect="deepseek")
+    assert isinstance(message.parts[0], ThinkingPart)
+    projection = anthropic.to_wire([message], model="claude-sonnet-4-6")
+    assert [(x.action, x.part_type) for x in projection.losses] == [("dropped", "thinking")]
