@@ -29,9 +29,9 @@ from partwire.streaming import (
     TextDeltaEvent,
     aaccumulate,
 )
-from tests.adapters.test_openai_chat_kit import ALL_KITS, ChatKit, sdk_kwargs
 from tests.harness.compare import comparable
 from tests.harness.golden import Golden
+from tests.harness.providers.openai_chat import ALL_KITS, ChatKit, sdk_kwargs
 from tests.harness.replay import use_cassette
 from tests.scenarios import Scenario
 

@@ -15,9 +15,9 @@ import pytest
 from partwire import AssistantMessage, UserMessage
 from partwire.adapters import openai_chat
 from partwire.history import EVENT_ADAPTER
-from tests.adapters.test_openai_chat_kit import ALL_KITS, ChatKit, expected_neutral
 from tests.harness.compare import comparable, neutral
 from tests.harness.golden import Golden
+from tests.harness.providers.openai_chat import ALL_KITS, ChatKit, expected_neutral
 from tests.scenarios import Scenario
 
 CASES = [pytest.param(kit, s, id=f"{kit.dialect}-{s.name}") for kit in ALL_KITS for s in kit.scenarios()]

@@ -43,7 +43,7 @@ from partwire.adapters import openai_chat
 from partwire.adapters.openai_chat._wire import FINISH_REASONS, stop_reason
 from partwire.messages import DeveloperMessage, SystemMessage
 from partwire.streaming import accumulate
-from tests.adapters.test_openai_chat_kit import strip_extensions
+from tests.harness.providers.openai_chat import strip_extensions
 from tests.harness.validity import request_errors
 from tests.strategies import histories
 
