@@ -9,11 +9,13 @@ anywhere, even inside a UTF-8 character or between ``\\r`` and ``\\n``.
 from __future__ import annotations
 
 import codecs
+import itertools
 import re
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["SSEDecoder", "ServerSentEvent", "aiter_sse", "iter_sse"]
+__all__ = ["SSEDecoder", "ServerSentEvent", "aiter_sse", "aiter_wire_items", "iter_sse", "iter_wire_items"]
 
 _EOL = re.compile(r"\r\n|\r|\n")
 
@@ -108,3 +110,80 @@ async def aiter_sse(chunks: AsyncIterable[bytes | bytearray | str]) -> AsyncIter
             yield event
     for event in decoder.flush():
         yield event
+
+
+# -- stream inputs of every kind ------------------------------------------------------------
+# Every adapter's stream() takes raw SSE bytes, parsed JSON chunks or the SDK's own objects, and
+# the SDKs raise an in-stream error instead of yielding it. These two functions are that
+# dispatch, once; each adapter supplies what is its own.
+
+WireItem = Mapping[str, Any]
+FromSse = Callable[[ServerSentEvent], WireItem | None]
+FromObject = Callable[[Any], WireItem | None]
+ErrorBody = Callable[[Exception], WireItem | None]
+
+
+def iter_wire_items(
+    chunks: Any, *, from_sse: FromSse, from_object: FromObject, error_body: ErrorBody
+) -> Iterator[WireItem]:
+    """Wire items as dicts from raw SSE (bytes or text), parsed JSON or SDK objects.
+
+    ``from_sse`` and ``from_object`` return ``None`` for what carries nothing (pings, helper
+    events); an exception the SDK raises mid-stream becomes the item ``error_body`` makes of it.
+    """
+    if isinstance(chunks, bytes | bytearray | str):
+        chunks = (chunks,)
+    items = iter(chunks)
+    first = next(items, None)
+    if first is None:
+        return
+    items = itertools.chain((first,), items)
+    if isinstance(first, bytes | bytearray | str):
+        for sse in iter_sse(items):
+            item = from_sse(sse)
+            if item is not None:
+                yield item
+        return
+    try:
+        for raw in items:
+            item = from_object(raw)
+            if item is not None:
+                yield item
+    except Exception as exc:
+        error = error_body(exc)
+        if error is None:
+            raise
+        yield error
+
+
+async def aiter_wire_items(
+    chunks: AsyncIterable[Any], *, from_sse: FromSse, from_object: FromObject, error_body: ErrorBody
+) -> AsyncIterator[WireItem]:
+    """:func:`iter_wire_items` over an asynchronous source."""
+    items = aiter(chunks)
+    try:
+        first = await anext(items)
+    except StopAsyncIteration:
+        return
+    if isinstance(first, bytes | bytearray | str):
+        async for sse in aiter_sse(_prepend(first, items)):
+            item = from_sse(sse)
+            if item is not None:
+                yield item
+        return
+    try:
+        async for raw in _prepend(first, items):
+            item = from_object(raw)
+            if item is not None:
+                yield item
+    except Exception as exc:
+        error = error_body(exc)
+        if error is None:
+            raise
+        yield error
+
+
+async def _prepend(first: Any, rest: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    yield first
+    async for item in rest:
+        yield item

@@ -8,16 +8,19 @@ and arrive complete as one ``PartEvent`` at their ``content_block_stop``.
 
 from __future__ import annotations
 
-import itertools
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Iterator, Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from partwire._base import ProviderData
 from partwire.adapters._common import WireFormatError, as_json, json_text
-from partwire.adapters._sse import ServerSentEvent, aiter_sse, iter_sse
+from partwire.adapters._sse import (
+    ServerSentEvent,
+    aiter_wire_items,
+    iter_wire_items,
+)
 from partwire.adapters.anthropic._decode import citation_from_wire, part_from_wire
 from partwire.adapters.anthropic._wire import (
     API,
@@ -303,53 +306,16 @@ def _pending_part(index: int, pending: _Pending) -> PartEvent:
 
 def iter_wire_events(chunks: Any) -> Iterator[Mapping[str, Any]]:
     """Wire events as dicts, from raw SSE, parsed JSON events or SDK event objects."""
-    if isinstance(chunks, bytes | bytearray | str):
-        yield from _from_sse(iter_sse((chunks,)))
-        return
-    items = iter(chunks)
-    first = next(items, None)
-    if first is None:
-        return
-    items = itertools.chain((first,), items)
-    if isinstance(first, bytes | bytearray | str):
-        yield from _from_sse(iter_sse(items))
-        return
-    try:
-        for item in items:
-            yield item if type(item) is dict else _object_event(item)
-    except Exception as exc:
-        # The SDK raises an in-stream `event: error` as an APIStatusError carrying the body.
-        error = _error_body(exc)
-        if error is None:
-            raise
-        yield error
+    return iter_wire_items(chunks, from_sse=_sse_event, from_object=_dict_or_object, error_body=_error_body)
 
 
-async def aiter_wire_events(chunks: AsyncIterable[Any]) -> AsyncIterator[Mapping[str, Any]]:
+def aiter_wire_events(chunks: AsyncIterable[Any]) -> AsyncIterator[Mapping[str, Any]]:
     """:func:`iter_wire_events` over an asynchronous source."""
-    items = aiter(chunks)
-    try:
-        first = await anext(items)
-    except StopAsyncIteration:
-        return
-    if isinstance(first, bytes | bytearray | str):
-        async for sse_event in _afrom_sse(aiter_sse(_prepend(first, items))):
-            yield sse_event
-        return
-    try:
-        async for item in _prepend(first, items):
-            yield item if type(item) is dict else _object_event(item)
-    except Exception as exc:
-        error = _error_body(exc)
-        if error is None:
-            raise
-        yield error
+    return aiter_wire_items(chunks, from_sse=_sse_event, from_object=_dict_or_object, error_body=_error_body)
 
 
-async def _prepend(first: Any, rest: AsyncIterator[Any]) -> AsyncIterator[Any]:
-    yield first
-    async for item in rest:
-        yield item
+def _dict_or_object(item: Any) -> Mapping[str, Any]:
+    return item if type(item) is dict else _object_event(item)
 
 
 def _object_event(item: Any) -> Mapping[str, Any]:
@@ -380,17 +346,3 @@ def _sse_event(sse: ServerSentEvent) -> Mapping[str, Any] | None:
     if sse.event == "error" and data.get("type") != "error":
         return {"type": "error", "error": data.get("error", data)}
     return data
-
-
-def _from_sse(events: Iterable[ServerSentEvent]) -> Iterator[Mapping[str, Any]]:
-    for sse in events:
-        event = _sse_event(sse)
-        if event is not None:
-            yield event
-
-
-async def _afrom_sse(events: AsyncIterable[ServerSentEvent]) -> AsyncIterator[Mapping[str, Any]]:
-    async for sse in events:
-        event = _sse_event(sse)
-        if event is not None:
-            yield event

@@ -11,14 +11,17 @@ error event plus the partial message.
 
 from __future__ import annotations
 
-import itertools
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Iterator, Mapping
 from typing import Any
 
 from partwire._base import ProviderData
 from partwire.adapters._common import WireFormatError, as_json
-from partwire.adapters._sse import ServerSentEvent, aiter_sse, iter_sse
+from partwire.adapters._sse import (
+    ServerSentEvent,
+    aiter_wire_items,
+    iter_wire_items,
+)
 from partwire.adapters.openai_chat._decode import (
     annotations_from_wire,
     detail_from_wire,
@@ -489,62 +492,12 @@ def _escape(text: str) -> str:
 
 def iter_wire_chunks(chunks: Any) -> Iterator[Mapping[str, Any]]:
     """Wire chunks as dicts (and :data:`DONE`), from raw SSE, parsed JSON or SDK chunk objects."""
-    if isinstance(chunks, bytes | bytearray | str):
-        yield from _from_sse(iter_sse((chunks,)))
-        return
-    items = iter(chunks)
-    first = next(items, None)
-    if first is None:
-        return
-    items = itertools.chain((first,), items)
-    if isinstance(first, bytes | bytearray | str):
-        yield from _from_sse(iter_sse(items))
-        return
-    try:
-        for item in items:
-            if type(item) is dict and "type" not in item:
-                yield item
-            else:
-                chunk = _object_chunk(item)
-                if chunk is not None:
-                    yield chunk
-    except Exception as exc:
-        # The SDK raises an in-stream {"error": ...} as an APIError carrying the error object.
-        error = _error_body(exc)
-        if error is None:
-            raise
-        yield error
+    return iter_wire_items(chunks, from_sse=_sse_chunk, from_object=_object_chunk, error_body=_error_body)
 
 
-async def aiter_wire_chunks(chunks: AsyncIterable[Any]) -> AsyncIterator[Mapping[str, Any]]:
+def aiter_wire_chunks(chunks: AsyncIterable[Any]) -> AsyncIterator[Mapping[str, Any]]:
     """:func:`iter_wire_chunks` over an asynchronous source."""
-    items = aiter(chunks)
-    try:
-        first = await anext(items)
-    except StopAsyncIteration:
-        return
-    if isinstance(first, bytes | bytearray | str):
-        async for sse in aiter_sse(_prepend(first, items)):
-            chunk = _sse_chunk(sse)
-            if chunk is not None:
-                yield chunk
-        return
-    try:
-        async for item in _prepend(first, items):
-            chunk = _object_chunk(item)
-            if chunk is not None:
-                yield chunk
-    except Exception as exc:
-        error = _error_body(exc)
-        if error is None:
-            raise
-        yield error
-
-
-async def _prepend(first: Any, rest: AsyncIterator[Any]) -> AsyncIterator[Any]:
-    yield first
-    async for item in rest:
-        yield item
+    return aiter_wire_items(chunks, from_sse=_sse_chunk, from_object=_object_chunk, error_body=_error_body)
 
 
 def _object_chunk(item: Any) -> Mapping[str, Any] | None:
@@ -588,11 +541,3 @@ def _sse_chunk(sse: ServerSentEvent) -> Mapping[str, Any] | None:
     if not isinstance(chunk, dict):
         raise WireFormatError(API, "stream chunk", f"data is a JSON {type(chunk).__name__}")
     return chunk
-
-
-def _from_sse(events: Iterable[ServerSentEvent]) -> Iterator[Mapping[str, Any]]:
-    for sse in events:
-        chunk = _sse_chunk(sse)
-        if chunk is not None:
-            yield chunk
-
