@@ -26,12 +26,34 @@ def best_time(fn: Callable[[], object], *, repeat: int = 7) -> float:
     return best
 
 
+def best_pair(ours: Callable[[], object], baseline: Callable[[], object], *,
+               repeat: int = 1, rounds: int = 9) -> tuple[float, float]:
+    """Best per-call times of ``ours`` and ``baseline``, run alternately so load hits both alike.
+
+    Each round times ``repeat`` calls of each, so short calls are not lost in timer noise.
+    """
+    best_ours = best_base = float("inf")
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            start = time.perf_counter()
+            for _ in range(repeat):
+                ours()
+            middle = time.perf_counter()
+            for _ in range(repeat):
+                baseline()
+            end = time.perf_counter()
+            best_ours = min(best_ours, (middle - start) / repeat)
+            best_base = min(best_base, (end - middle) / repeat)
+    finally:
+        gc.enable()
+    return best_ours, best_base
+
+
 def ratio(ours: Callable[[], object], peer: Callable[[], object], *, repeat: int = 7) -> tuple[float, float, float]:
     """(ours / peer, ours seconds, peer seconds), alternating the two so drift hits both alike."""
-    t_ours = t_peer = float("inf")
-    for _ in range(repeat):
-        t_ours = min(t_ours, best_time(ours, repeat=1))
-        t_peer = min(t_peer, best_time(peer, repeat=1))
+    t_ours, t_peer = best_pair(ours, peer, rounds=repeat)
     return t_ours / t_peer, t_ours, t_peer
 
 

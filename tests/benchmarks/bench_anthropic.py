@@ -14,45 +14,17 @@ Run with ``python -m tests.benchmarks.bench_anthropic`` or the lead's ``python -
 
 from __future__ import annotations
 
-import gc
 import json
-import time
-from collections.abc import Callable
 from typing import Any
 
 from partwire.adapters import anthropic
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.streaming import MessageCompleteEvent
+from tests.benchmarks._timing import best_pair
 from tests.benchmarks.agent_history import agent_history
 
 __all__ = ["run"]
 
-_ROUNDS = 9
-
-
-def _best_pair(ours: Callable[[], object], baseline: Callable[[], object], *,
-               repeat: int = 1, rounds: int = _ROUNDS) -> tuple[float, float]:
-    """Best per-call times of ``ours`` and ``baseline``, run alternately so load hits both alike.
-
-    Each round times ``repeat`` calls of each, so short calls are not lost in timer noise.
-    """
-    best_ours = best_base = float("inf")
-    gc.collect()
-    gc.disable()
-    try:
-        for _ in range(rounds):
-            start = time.perf_counter()
-            for _ in range(repeat):
-                ours()
-            middle = time.perf_counter()
-            for _ in range(repeat):
-                baseline()
-            end = time.perf_counter()
-            best_ours = min(best_ours, (middle - start) / repeat)
-            best_base = min(best_base, (end - middle) / repeat)
-    finally:
-        gc.enable()
-    return best_ours, best_base
 
 
 def _plain_to_wire(events: list[dict[str, Any]], model: str) -> dict[str, Any]:
@@ -108,7 +80,7 @@ def _plain_to_wire(events: list[dict[str, Any]], model: str) -> dict[str, Any]:
 def _to_wire_ratio(n: int) -> tuple[float, dict[str, Any]]:
     history: list[HistoryEvent] = agent_history(n)
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
-    ours, plain = _best_pair(lambda: anthropic.to_wire(history, model="claude-sonnet-4-6"),
+    ours, plain = best_pair(lambda: anthropic.to_wire(history, model="claude-sonnet-4-6"),
                              lambda: _plain_to_wire(dumped, "claude-sonnet-4-6"),
                              repeat=max(1, 20_000 // n))
     return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
@@ -173,7 +145,7 @@ def _stream_ratio(n_deltas: int) -> tuple[float, dict[str, Any]]:
             snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=bufs)
         return snapshot
 
-    mine, theirs = _best_pair(ours, sdk, repeat=3)
+    mine, theirs = best_pair(ours, sdk, repeat=3)
     return mine / theirs, {"ours_us_per_event": mine / len(events) * 1e6,
                            "sdk_us_per_event": theirs / len(events) * 1e6, "events": len(events)}
 

@@ -21,11 +21,9 @@ Run with ``python -m tests.benchmarks.bench_openai_chat`` or ``python -m tests.b
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -34,34 +32,12 @@ from partwire._base import replace
 from partwire.adapters import openai_chat
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.streaming import MessageCompleteEvent
+from tests.benchmarks._timing import best_pair
 from tests.benchmarks.agent_history import agent_history
 
 __all__ = ["run"]
 
-_ROUNDS = 9
 TARGETS = {"to_wire": 1.5, "stream": 0.02}
-
-
-def _best_pair(ours: Callable[[], object], baseline: Callable[[], object], *,
-               repeat: int = 1, rounds: int = _ROUNDS) -> tuple[float, float]:
-    """Best per-call times of ``ours`` and ``baseline``, run alternately so load hits both alike."""
-    best_ours = best_base = float("inf")
-    gc.collect()
-    gc.disable()
-    try:
-        for _ in range(rounds):
-            start = time.perf_counter()
-            for _ in range(repeat):
-                ours()
-            middle = time.perf_counter()
-            for _ in range(repeat):
-                baseline()
-            end = time.perf_counter()
-            best_ours = min(best_ours, (middle - start) / repeat)
-            best_base = min(best_base, (end - middle) / repeat)
-    finally:
-        gc.enable()
-    return best_ours, best_base
 
 
 @contextmanager
@@ -138,7 +114,7 @@ def _to_wire_ratio(n: int, *, native: bool = True) -> tuple[float, dict[str, Any
         history = openai_session(history)
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
     with _quiet_losses():
-        ours, plain = _best_pair(lambda: openai_chat.to_wire(history, model="gpt-5.5"),
+        ours, plain = best_pair(lambda: openai_chat.to_wire(history, model="gpt-5.5"),
                                  lambda: _plain_to_wire(dumped, "gpt-5.5"),
                                  repeat=max(1, 20_000 // n))
     return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
@@ -211,8 +187,8 @@ def _stream_ratio(n_deltas: int) -> tuple[float, dict[str, Any]]:
     # run is not lost in timer noise) and the SDK once per round, alternating.
     mine = theirs = float("inf")
     for _ in range(5):
-        one, _ = _best_pair(ours, lambda: None, repeat=max(1, 20_000 // n_deltas), rounds=1)
-        _, other = _best_pair(lambda: None, sdk, repeat=1, rounds=1)
+        one, _ = best_pair(ours, lambda: None, repeat=max(1, 20_000 // n_deltas), rounds=1)
+        _, other = best_pair(lambda: None, sdk, repeat=1, rounds=1)
         mine, theirs = min(mine, one), min(theirs, other)
     return mine / theirs, {"ours_us_per_chunk": mine / len(chunks) * 1e6,
                            "sdk_us_per_chunk": theirs / len(chunks) * 1e6, "chunks": len(chunks)}
