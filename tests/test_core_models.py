@@ -153,3 +153,15 @@ def test_media_sources_are_typed() -> None:
     """An image's source is one of the typed source kinds, chosen by its tag."""
     img = ImagePart.model_validate({"type": "image", "source": {"type": "url", "url": "https://x/y.png"}})
     assert isinstance(img.source, UrlSource)
+
+
+def test_ids_are_valid_ulids_in_python_ulid_s_own_text() -> None:
+    """Message and tool-call ids parse as ULIDs and print back as the same text."""
+    from ulid import ULID
+
+    ids, _ = deterministic_sources()
+    for made in (UserMessage("x").id, ToolCallPart.create("ls").id.removeprefix("tu_"), ids()):
+        assert str(ULID.from_str(made)) == made
+    with use_sources(clock=lambda: datetime(2026, 5, 8, 12, 0, tzinfo=UTC)):
+        stamped = UserMessage("x").id
+    assert ULID.from_str(stamped).datetime == datetime(2026, 5, 8, 12, 0, tzinfo=UTC)
