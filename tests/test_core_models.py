@@ -6,6 +6,8 @@ import json
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from partwire import (
@@ -165,3 +167,13 @@ def test_ids_are_valid_ulids_in_python_ulid_s_own_text() -> None:
     with use_sources(clock=lambda: datetime(2026, 5, 8, 12, 0, tzinfo=UTC)):
         stamped = UserMessage("x").id
     assert ULID.from_str(stamped).datetime == datetime(2026, 5, 8, 12, 0, tzinfo=UTC)
+
+
+@given(st.integers(min_value=0, max_value=2**128 - 1))
+def test_ulid_text_matches_python_ulid(value: int) -> None:
+    """partwire's ULID encoder writes exactly the text python-ulid writes, for any 128-bit value."""
+    from ulid import ULID
+
+    from partwire.ids import _ulid_text
+
+    assert _ulid_text(value) == str(ULID.from_int(value))
