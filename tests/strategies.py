@@ -232,7 +232,7 @@ def media_parts(*, extras: bool = True) -> st.SearchStrategy[ImagePart | Documen
     media_type = _optional(st.sampled_from(("image/png", "application/pdf", "text/plain", "audio/wav")))
     return st.one_of(
         _build(ImagePart, extras, source=media_sources(), media_type=media_type,
-               detail=_optional(st.sampled_from(("auto", "low", "high"))), provider_data=provider_data()),
+               detail=_optional(st.sampled_from(("auto", "low", "high", "original"))), provider_data=provider_data()),
         _build(DocumentPart, extras, source=media_sources(), media_type=media_type, title=_optional(texts()),
                filename=_optional(texts()), provider_data=provider_data()),
         _build(AudioPart, extras, source=media_sources(), media_type=media_type, provider_data=provider_data()),

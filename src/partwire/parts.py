@@ -212,8 +212,8 @@ class ImagePart(_PartBase):
     """Where the image is."""
     media_type: str | None = None
     """IANA media type (``image/png``); may be unknown for a URL."""
-    detail: Literal["auto", "low", "high"] | None = None
-    """Resolution hint, where the provider takes one (OpenAI)."""
+    detail: Literal["auto", "low", "high", "original"] | None = None
+    """Resolution hint, where the provider takes one (OpenAI; ``original`` keeps full size)."""
 
 
 class DocumentPart(_PartBase):

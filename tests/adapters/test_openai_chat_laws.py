@@ -47,7 +47,7 @@ from tests.harness.providers.openai_chat import strip_extensions
 from tests.harness.validity import request_errors
 from tests.strategies import histories
 
-LAWS = settings(max_examples=int(os.environ.get("PW_EX", "60")), deadline=None,
+LAWS = settings(max_examples=int(os.environ.get("PARTWIRE_LAW_EXAMPLES", "60")), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
 DIALECTS = tuple(openai_chat.DIALECTS)
 

@@ -543,6 +543,11 @@ def test_import_keeps_names_and_wire_forms() -> None:
     tool = imported.history[3]
     assert isinstance(tool, ToolMessage)
     assert tool.output_text == "ab"
+    image_message = imported.history[1]
+    assert isinstance(image_message, UserMessage)
+    image = image_message.parts[0]
+    assert isinstance(image, ImagePart)
+    assert image.detail == "original"
     assert tool.call_id == imported.history[2].parts[0].id  # type: ignore[union-attr]
     assert imported.max_tokens == 10
     assert imported.params == {"temperature": 0}

@@ -373,7 +373,7 @@ def _image_from_wire(item: dict[str, Any], issuer: str) -> ImagePart:
     image = item["image_url"]
     used = {"url"}
     detail = image.get("detail")
-    if detail in ("auto", "low", "high"):
+    if detail in ("auto", "low", "high", "original"):
         used.add("detail")
     source, media_type = _source_of(image["url"])
     if isinstance(source, Base64Source) and media_type is not None and not media_type.startswith("image/"):
