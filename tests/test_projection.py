@@ -15,6 +15,7 @@ from partwire import (
     ImagePart,
     LossError,
     Opaque,
+    ProviderData,
     ProviderFileSource,
     RedactedThinkingPart,
     RefusalPart,
@@ -27,7 +28,7 @@ from partwire import (
     UnknownPart,
     UserMessage,
 )
-from partwire.adapters import UnknownAdapterError, get_adapter
+from partwire.adapters import UnknownAdapterError, anthropic, get_adapter
 from partwire.history import HistoryEvent
 from partwire.projection import (
     Loss,
@@ -187,3 +188,18 @@ def test_check_switch_rejects_an_unknown_adapter_name() -> None:
     with pytest.raises(UnknownAdapterError, match="known adapters are anthropic"):
         check_switch([], "nobody")
     assert get_adapter("anthropic") is anthropic_adapter
+
+
+def test_check_switch_keeps_unsigned_reasoning_for_its_own_issuer() -> None:
+    """Unsigned thinking with the target's echo state is predicted kept, as to_wire keeps it."""
+    unsigned = ThinkingPart(text="plan", provider_data=ProviderData(
+        issuer="anthropic", data={"block": {"type": "thinking", "thinking": "plan", "signature": ""}}))
+    foreign = ThinkingPart(text="plan", provider_data=ProviderData(issuer="deepseek", data=None))
+    for part, kept in ((unsigned, True), (foreign, False)):
+        history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([part, "answer"], model="anthropic:claude-sonnet-4-6",
+                                                      provider="anthropic")]
+        predicted = [loss for loss in check_switch(history, "anthropic") if loss.part_type == "thinking"]
+        sent = [loss for loss in anthropic.to_wire(history, model="claude-sonnet-4-6").losses
+                if loss.part_type == "thinking"]
+        assert (predicted == []) is kept
+        assert (sent == []) is kept

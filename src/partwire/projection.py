@@ -210,8 +210,11 @@ class _SwitchCheck:
             case ImagePart() | DocumentPart() | AudioPart():
                 self._media(part, path, message_id)
             case ThinkingPart():
-                if (part.signature is None or part.signature.issuer not in self.issuers
-                        or not caps.thinking):
+                # Signed reasoning goes back to its signer; unsigned reasoning (DeepSeek's
+                # reasoning_content, an unsigned Anthropic block) to the issuer of its echo state.
+                origin = (part.signature.issuer if part.signature is not None
+                          else part.provider_data.issuer if part.provider_data is not None else None)
+                if origin not in self.issuers or not caps.thinking:
                     self._add(path, "thinking", "dropped",
                               "reasoning is verifiable only by the provider that produced it",
                               message_id)
