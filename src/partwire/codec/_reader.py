@@ -1,7 +1,7 @@
 """Decoding history lines: the fast path, the tolerant slow path, and the problems it reports.
 
-Every line first goes through ``EVENT_ADAPTER.validate_json`` and nothing else: a valid current
-line costs one pydantic call. Only a line that fails takes the slow path, which parses it with
+Every line first goes through :data:`validate_line` (pydantic-core's own ``validate_json`` for
+``EVENT_ADAPTER``) and nothing else: a valid current line costs one call into pydantic-core. Only a line that fails takes the slow path, which parses it with
 :mod:`json`, migrates older versions, and works out what it can keep.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -51,6 +51,7 @@ __all__ = [
     "Source",
     "is_complete_line",
     "open_source",
+    "validate_line",
 ]
 
 ProblemKind = Literal[
@@ -141,6 +142,13 @@ _TYPE_MODELS: dict[str, type[BaseModel]] = {
 }
 _DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
 
+validate_line: Callable[[bytes], HistoryEvent] = EVENT_ADAPTER.validator.validate_json
+"""One line's bytes to its event, or :class:`ValidationError`: the fast path.
+
+pydantic-core's method, not ``TypeAdapter.validate_json``, whose Python wrapper costs about 0.2 us
+a line (2-4% of a load) and does nothing here that the defaults don't.
+"""
+
 
 def is_complete_line(raw: bytes) -> bool:
     """Whether ``raw`` holds a whole JSON object (a final line without newline that is not is torn)."""
@@ -178,7 +186,7 @@ class LineDecoder:
         has_newline = chunk.endswith(b"\n")
         raw = chunk[:-1] if has_newline else chunk
         try:
-            event = EVENT_ADAPTER.validate_json(chunk)
+            event = validate_line(chunk)
         except ValidationError:
             return self.slow(raw, line_no, final=not has_newline)
         return Record(line_no, event, raw)

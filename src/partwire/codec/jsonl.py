@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from partwire.errors import DecodeError
-from partwire.history import EVENT_ADAPTER, History, HistoryEvent
+from partwire.history import History, HistoryEvent
 
-from ._reader import LineDecoder, Problem, ProblemKind, Record, Source, open_source
+from ._reader import LineDecoder, Problem, ProblemKind, Record, Source, open_source, validate_line
 from ._writer import FsyncPolicy, Writer, WriterClosedError, atomic_write, encode
 
 __all__ = [
@@ -99,7 +99,7 @@ def read(source: Source, *, strict: bool = False) -> ReadResult:
     """Read a whole file: its events and every problem, in file order."""
     result = ReadResult()
     events, problems = result.events, result.problems
-    validate = EVENT_ADAPTER.validate_json
+    validate = validate_line
     with open_source(source) as (handle, name):
         decoder = LineDecoder(file=name, strict=strict)
         for line_no, chunk in enumerate(handle, 1):

@@ -1,0 +1,53 @@
+"""The benchmark inputs measure what they claim: the agent history's shape and the plain mirrors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from partwire import AssistantMessage, ErrorEvent, ImagePart, ThinkingPart, ToolCallPart, ToolMessage, UserMessage
+from partwire._example import example_history
+from partwire.codec import dumps
+from tests.benchmarks.agent_history import agent_history
+from tests.benchmarks.plain_mirror import plain_event_adapter
+
+HISTORY = agent_history(400)
+
+
+def test_agent_history_is_deterministic_and_sized() -> None:
+    assert len(HISTORY) == 400
+    assert dumps(agent_history(400)) == dumps(HISTORY)
+    assert dumps(agent_history(400, seed=8)) != dumps(HISTORY)
+
+
+def test_agent_history_has_the_promised_traffic() -> None:
+    users = [e for e in HISTORY if isinstance(e, UserMessage)]
+    assert any(isinstance(p, ImagePart) for u in users for p in u.parts)
+    calling = [e for e in HISTORY if isinstance(e, AssistantMessage) and e.stop_reason == "tool_use"]
+    assert calling and all(isinstance(m.parts[0], ThinkingPart) and m.parts[0].signature for m in calling)
+    counts = {sum(isinstance(p, ToolCallPart) for p in m.parts) for m in calling}
+    assert counts == {1, 2, 3}
+    results = [e for e in HISTORY if isinstance(e, ToolMessage)]
+    sizes = [len(r.output_text) for r in results]
+    assert min(sizes) >= 700 and max(sizes) <= 4500
+    assert any(r.status == "error" for r in results)
+    assert any(isinstance(e, ErrorEvent) for e in HISTORY)
+
+
+@pytest.mark.parametrize("dicts", [False, True], ids=["models", "typeddicts"])
+def test_plain_mirror_reads_every_line_to_the_same_json(dicts: bool) -> None:
+    # The bench compares partwire with these mirrors; they must take the same lines, whole.
+    adapter = plain_event_adapter(dicts=dicts)
+    lines = dumps([*HISTORY, *example_history()]).splitlines()
+    for line in lines:
+        value = adapter.validate_json(line)
+        assert adapter.dump_python(value, mode="json") == json.loads(line)
+
+
+def test_plain_mirror_checks_tags() -> None:
+    adapter = plain_event_adapter()
+    line = json.loads(dumps([HISTORY[1]]))
+    line["role"] = "robot"
+    with pytest.raises(ValueError, match="robot"):
+        adapter.validate_python(line)
