@@ -6,7 +6,15 @@ import json
 
 import pytest
 
-from partwire import AssistantMessage, ErrorEvent, ImagePart, ThinkingPart, ToolCallPart, ToolMessage, UserMessage
+from partwire import (
+    AssistantMessage,
+    ErrorEvent,
+    ImagePart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolMessage,
+    UserMessage,
+)
 from partwire._example import example_history
 from partwire.codec import dumps
 from tests.benchmarks.agent_history import agent_history
@@ -25,12 +33,14 @@ def test_agent_history_has_the_promised_traffic() -> None:
     users = [e for e in HISTORY if isinstance(e, UserMessage)]
     assert any(isinstance(p, ImagePart) for u in users for p in u.parts)
     calling = [e for e in HISTORY if isinstance(e, AssistantMessage) and e.stop_reason == "tool_use"]
-    assert calling and all(isinstance(m.parts[0], ThinkingPart) and m.parts[0].signature for m in calling)
+    assert calling
+    assert all(isinstance(m.parts[0], ThinkingPart) and m.parts[0].signature for m in calling)
     counts = {sum(isinstance(p, ToolCallPart) for p in m.parts) for m in calling}
     assert counts == {1, 2, 3}
     results = [e for e in HISTORY if isinstance(e, ToolMessage)]
     sizes = [len(r.output_text) for r in results]
-    assert min(sizes) >= 700 and max(sizes) <= 4500
+    assert min(sizes) >= 700
+    assert max(sizes) <= 4500
     assert any(r.status == "error" for r in results)
     assert any(isinstance(e, ErrorEvent) for e in HISTORY)
 
