@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,7 @@ __all__ = [
     "decode_base64",
     "json_text",
     "load_json",
+    "parse_json",
     "sniff_media_type",
     "tool_calls_by_id",
     "wire_model",
@@ -124,6 +125,29 @@ def load_json(obj: Any, provider: str, what: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise WireFormatError(provider, what, f"expected a JSON object, got {type(data).__name__}")
     return data
+
+
+_DECODER = json.JSONDecoder()
+# The decoder's C scanner: (value, end) for the JSON value at an index, StopIteration if none.
+_scan_once: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+_decode = _DECODER.decode
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads`` of a ``str``, taking the C scanner's fast path for a bare JSON value.
+
+    ``json.loads`` matches a whitespace regex before and after the value; tool arguments are
+    almost always compact, and skipping the two matches saves a third of their parse. Any other
+    text (surrounding whitespace, trailing data, not JSON) goes to the full decoder, which returns
+    or raises exactly what ``json.loads`` would.
+    """
+    try:
+        value, end = _scan_once(text, 0)
+    except StopIteration:
+        return _decode(text)
+    if end != len(text):
+        return _decode(text)
+    return value
 
 
 def json_text(value: Any) -> str:

@@ -11,7 +11,6 @@ while pydantic v2 keeps the fields in ``__dict__``.
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal, assert_never
 
@@ -21,6 +20,7 @@ from partwire.adapters._common import (
     data_of,
     decode_base64,
     first_accepted,
+    parse_json,
     sniff_media_type,
 )
 from partwire.adapters.anthropic._wire import (
@@ -60,9 +60,6 @@ FileResolver = Callable[[FileRefSource], bytes]
 """Reads a workspace file reference, so it can be sent inline."""
 ForeignThinking = Literal["drop", "text"]
 """What to do with reasoning Anthropic cannot verify: drop it, or send its text as plain text."""
-
-# json.loads minus its argument checks, on the hot path of every tool call.
-_decode_json = json.JSONDecoder().decode
 
 _UNITS = {"char": ("char_location", "start_char_index", "end_char_index"),
           "page": ("page_location", "start_page_number", "end_page_number"),
@@ -237,7 +234,7 @@ class BlockEncoder:
         self.wire_ids[canonical] = wire_id
         text = fields["arguments_json"]
         try:
-            arguments = _decode_json(text) if text else {}
+            arguments = parse_json(text) if text else {}
         except ValueError:
             arguments = None
         if type(arguments) is not dict:
