@@ -471,3 +471,15 @@ def test_decode_without_line_number_reports_none() -> None:
         decode(b"{oops")
     assert info.value.line is None
     assert str(info.value).startswith("invalid JSON")
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    (b'{"v":1,"type":"mess', "invalid JSON: Unterminated string starting at column 15"),
+    (b'{"v":1,,}', "invalid JSON: Expecting property name enclosed in double quotes at column 8"),
+    (b'{"v":1} x', "invalid JSON: Extra data at column 9"),
+])
+def test_invalid_json_names_the_column_in_one_phrase(line: bytes, message: str) -> None:
+    """The JSON error reads as one sentence, whether or not json's own message ends in "at"."""
+    with pytest.raises(DecodeError) as info:
+        decode(line)
+    assert str(info.value) == message

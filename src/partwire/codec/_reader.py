@@ -1,8 +1,9 @@
 """Decoding history lines: the fast path, the tolerant slow path, and the problems it reports.
 
 Every line first goes through :data:`validate_line` (pydantic-core's own ``validate_json`` for
-``EVENT_ADAPTER``) and nothing else: a valid current line costs one call into pydantic-core. Only a line that fails takes the slow path, which parses it with
-:mod:`json`, migrates older versions, and works out what it can keep.
+``EVENT_ADAPTER``) and nothing else: a valid current line costs one call into pydantic-core.
+Only a line that fails takes the slow path, which parses it with :mod:`json`, migrates older
+versions, and works out what it can keep.
 """
 
 from __future__ import annotations
@@ -218,7 +219,9 @@ class LineDecoder:
         except (ValueError, RecursionError) as exc:
             kind = "torn_line" if final else "invalid_json"
             if isinstance(exc, json.JSONDecodeError):
-                detail = f"invalid JSON: {exc.msg} at column {exc.colno}"
+                # Some messages end in "at" already ("Unterminated string starting at").
+                at = "" if exc.msg.endswith(" at") else " at"
+                detail = f"invalid JSON: {exc.msg}{at} column {exc.colno}"
             else:
                 detail = f"invalid JSON: {exc}"
             return self._unreadable(raw, line_no, _Issue(kind, _torn(detail, final), cause=exc))
