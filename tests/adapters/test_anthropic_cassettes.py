@@ -9,25 +9,21 @@ law), through the real client. Interrupted and failing streams keep what arrived
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import anthropic
 import pytest
 
 from partwire import AssistantMessage, TextPart
 from partwire.ids import deterministic_sources, use_sources
 from partwire.streaming import (
-    Accumulator,
-    MessageCompleteEvent,
     StreamErrorEvent,
     StreamEvent,
-    TextDeltaEvent,
     aaccumulate,
 )
 from tests.harness.compare import comparable, stored_form
 from tests.harness.golden import Golden
 from tests.harness.providers import get_kit
 from tests.harness.replay import use_cassette
+from tests.harness.streams import aabort_after, abort_after, assert_one_completion_last, fold
 from tests.scenarios import Scenario
 
 KIT = get_kit("anthropic")
@@ -48,25 +44,6 @@ def non_streamed(scenario: Scenario) -> AssistantMessage:
     """from_wire of the scenario's hand-written response body: what every path must agree with."""
     message: AssistantMessage = KIT.decode(KIT.response_json(scenario))
     return message
-
-
-def fold(events: Iterable[StreamEvent]) -> tuple[AssistantMessage, list[StreamEvent]]:
-    """The accumulated message of a stream of events, and the events, under deterministic ids."""
-    seen: list[StreamEvent] = []
-    ids_, clock = deterministic_sources()
-    with use_sources(ids=ids_, clock=clock):
-        acc = Accumulator()
-        for event in events:
-            seen.append(event)
-            acc.feed(event)
-    return acc.message, seen
-
-
-def assert_one_completion_last(events: list[StreamEvent]) -> None:
-    """The stream ends with exactly one MessageCompleteEvent."""
-    completions = [e for e in events if isinstance(e, MessageCompleteEvent)]
-    assert len(completions) == 1
-    assert events[-1] is completions[0]
 
 
 # -- whole responses --------------------------------------------------------------------------
@@ -176,19 +153,6 @@ def test_sdk_stream_helper_agrees_with_whole_response(scenario: Scenario) -> Non
 # -- interrupted and failing streams -----------------------------------------------------------
 
 
-def _abort_after(events: Iterable[StreamEvent], text: str) -> AssistantMessage:
-    """Feed events until the streamed text is exactly ``text``, then abort as a user would."""
-    acc = Accumulator()
-    streamed = ""
-    for event in events:
-        acc.feed(event)
-        if isinstance(event, TextDeltaEvent):
-            streamed += event.text
-            if streamed == text:
-                return acc.abort()
-    raise AssertionError(f"the stream never carried exactly {text!r}; it carried {streamed!r}")
-
-
 @pytest.mark.parametrize("scenario", INTERRUPTED, ids=ids)
 def test_interrupted_stream_gives_aborted_partial(scenario: Scenario, golden: Golden) -> None:
     """A user who stops reading mid-stream gets the text so far, status and stop_reason 'aborted'."""
@@ -197,7 +161,7 @@ def test_interrupted_stream_gives_aborted_partial(scenario: Scenario, golden: Go
         sdk_stream = KIT.sync_client().messages.create(**KIT.project(scenario).request, stream=True)
         ids_, clock = deterministic_sources()
         with use_sources(ids=ids_, clock=clock):
-            partial = _abort_after(ADAPTER.stream(sdk_stream), scenario.abort_after_text)
+            partial = abort_after(ADAPTER.stream(sdk_stream), scenario.abort_after_text)
         sdk_stream.close()
     assert partial.status == "aborted"
     assert partial.stop_reason == "aborted"
@@ -212,16 +176,8 @@ async def test_async_interrupted_stream_gives_aborted_partial(scenario: Scenario
     assert scenario.abort_after_text is not None
     with use_cassette(KIT.cassette_path(scenario)):
         sdk_stream = await KIT.async_client().messages.create(**KIT.project(scenario).request, stream=True)
-        acc = Accumulator()
-        streamed = ""
-        async for event in ADAPTER.astream(sdk_stream):
-            acc.feed(event)
-            if isinstance(event, TextDeltaEvent):
-                streamed += event.text
-                if streamed == scenario.abort_after_text:
-                    break
+        partial = await aabort_after(ADAPTER.astream(sdk_stream), scenario.abort_after_text)
         await sdk_stream.close()
-    partial = acc.abort()
     assert (partial.status, partial.stop_reason) == ("aborted", "aborted")
     assert partial.parts == (TextPart(text=scenario.abort_after_text),)
 

@@ -10,8 +10,6 @@ and failing streams keep what arrived. Dialect kits point the same client at the
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
 from typing import Any
 
 import openai
@@ -19,20 +17,17 @@ import pytest
 
 from partwire import AssistantMessage, TextPart
 from partwire.adapters import openai_chat
-from partwire.history import EVENT_ADAPTER
 from partwire.ids import deterministic_sources, use_sources
 from partwire.streaming import (
-    Accumulator,
-    MessageCompleteEvent,
     StreamErrorEvent,
     StreamEvent,
-    TextDeltaEvent,
     aaccumulate,
 )
-from tests.harness.compare import comparable
+from tests.harness.compare import comparable, stored_form
 from tests.harness.golden import Golden
 from tests.harness.providers.openai_chat import ALL_KITS, ChatKit, sdk_kwargs
 from tests.harness.replay import use_cassette
+from tests.harness.streams import aabort_after, abort_after, assert_one_completion_last, fold
 from tests.scenarios import Scenario
 
 
@@ -55,11 +50,6 @@ FAILURES: dict[str, tuple[str, int]] = {
 }
 
 
-def message_json(message: AssistantMessage) -> Any:
-    """The message as the history line it would be stored as."""
-    return json.loads(EVENT_ADAPTER.dump_json(message))
-
-
 def non_streamed(kit: ChatKit, scenario: Scenario) -> AssistantMessage:
     """from_wire of the scenario's hand-written response body: what every path must agree with."""
     message: AssistantMessage = kit.decode(kit.response_json(scenario))
@@ -72,25 +62,6 @@ def create_kwargs(kit: ChatKit, scenario: Scenario, *, stream: bool = False) -> 
     return sdk_kwargs(kit.stream_request(request) if stream else request)
 
 
-def fold(events: Iterable[StreamEvent]) -> tuple[AssistantMessage, list[StreamEvent]]:
-    """The accumulated message of a stream of events, and the events, under deterministic ids."""
-    seen: list[StreamEvent] = []
-    ids_, clock = deterministic_sources()
-    with use_sources(ids=ids_, clock=clock):
-        acc = Accumulator()
-        for event in events:
-            seen.append(event)
-            acc.feed(event)
-    return acc.message, seen
-
-
-def assert_one_completion_last(events: list[StreamEvent]) -> None:
-    """The stream ends with exactly one MessageCompleteEvent."""
-    completions = [e for e in events if isinstance(e, MessageCompleteEvent)]
-    assert len(completions) == 1
-    assert events[-1] is completions[0]
-
-
 # -- whole responses --------------------------------------------------------------------------
 
 
@@ -101,7 +72,7 @@ def test_sync_create_gives_golden_message(kit: ChatKit, scenario: Scenario, gold
         response = kit.client().chat.completions.create(**create_kwargs(kit, scenario))
     assert isinstance(response, openai.types.chat.ChatCompletion)
     assert cassette.play_count == 1
-    golden.check_json(kit.golden_path(scenario, "message"), message_json(kit.decode(response)))
+    golden.check_json(kit.golden_path(scenario, "message"), stored_form(kit.decode(response)))
 
 
 @pytest.mark.parametrize(("kit", "scenario"), ANSWERED)
@@ -109,7 +80,7 @@ async def test_async_create_gives_golden_message(kit: ChatKit, scenario: Scenari
     """The async client sends the same request, and its ChatCompletion decodes to the same golden message."""
     with use_cassette(kit.cassette_path(scenario)):
         response = await kit.aclient().chat.completions.create(**create_kwargs(kit, scenario))
-    golden.check_json(kit.golden_path(scenario, "message"), message_json(kit.decode(response)))
+    golden.check_json(kit.golden_path(scenario, "message"), stored_form(kit.decode(response)))
 
 
 @pytest.mark.parametrize(("kit", "scenario"), FAILING)
@@ -208,19 +179,6 @@ async def test_async_sdk_stream_helper_events_equal_whole_response(kit: ChatKit,
 # -- interrupted and failing streams -----------------------------------------------------------
 
 
-def _abort_after(events: Iterable[StreamEvent], text: str) -> AssistantMessage:
-    """Feed events until the streamed text is exactly ``text``, then abort as a user would."""
-    acc = Accumulator()
-    streamed = ""
-    for event in events:
-        acc.feed(event)
-        if isinstance(event, TextDeltaEvent):
-            streamed += event.text
-            if streamed == text:
-                return acc.abort()
-    raise AssertionError(f"the stream never carried exactly {text!r}; it carried {streamed!r}")
-
-
 @pytest.mark.parametrize(("kit", "scenario"), INTERRUPTED)
 def test_interrupted_stream_gives_aborted_partial(kit: ChatKit, scenario: Scenario, golden: Golden) -> None:
     """A user who stops reading mid-stream gets the text so far, status and stop_reason 'aborted'."""
@@ -229,14 +187,14 @@ def test_interrupted_stream_gives_aborted_partial(kit: ChatKit, scenario: Scenar
         sdk_stream = kit.client().chat.completions.create(**create_kwargs(kit, scenario, stream=True))
         ids_, clock = deterministic_sources()
         with use_sources(ids=ids_, clock=clock):
-            partial = _abort_after(openai_chat.stream(sdk_stream, dialect=kit.dialect),
+            partial = abort_after(openai_chat.stream(sdk_stream, dialect=kit.dialect),
                                    scenario.abort_after_text)
         sdk_stream.close()
     assert partial.status == "aborted"
     assert partial.stop_reason == "aborted"
     assert partial.parts == (TextPart(text=scenario.abort_after_text),)
     assert partial.response_id == kit.response_json(scenario)["id"]
-    golden.check_json(kit.golden_path(scenario, "partial"), message_json(partial))
+    golden.check_json(kit.golden_path(scenario, "partial"), stored_form(partial))
 
 
 @pytest.mark.parametrize(("kit", "scenario"), INTERRUPTED)
@@ -245,16 +203,8 @@ async def test_async_interrupted_stream_gives_aborted_partial(kit: ChatKit, scen
     assert scenario.abort_after_text is not None
     with use_cassette(kit.cassette_path(scenario)):
         sdk_stream = await kit.aclient().chat.completions.create(**create_kwargs(kit, scenario, stream=True))
-        acc = Accumulator()
-        streamed = ""
-        async for event in openai_chat.astream(sdk_stream, dialect=kit.dialect):
-            acc.feed(event)
-            if isinstance(event, TextDeltaEvent):
-                streamed += event.text
-                if streamed == scenario.abort_after_text:
-                    break
+        partial = await aabort_after(openai_chat.astream(sdk_stream, dialect=kit.dialect), scenario.abort_after_text)
         await sdk_stream.close()
-    partial = acc.abort()
     assert (partial.status, partial.stop_reason) == ("aborted", "aborted")
     assert partial.parts == (TextPart(text=scenario.abort_after_text),)
 
@@ -281,7 +231,7 @@ def test_in_stream_error_gives_error_event_and_partial(kit: ChatKit, scenario: S
         sdk_stream = kit.client().chat.completions.create(**create_kwargs(kit, scenario, stream=True))
         message, events = fold(openai_chat.stream(sdk_stream, dialect=kit.dialect))
     assert_failed_stream(kit, scenario, message, events)
-    golden.check_json(kit.golden_path(scenario, "partial"), message_json(message))
+    golden.check_json(kit.golden_path(scenario, "partial"), stored_form(message))
 
 
 @pytest.mark.parametrize(("kit", "scenario"), FAILING)
