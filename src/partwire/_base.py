@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
-__all__ = ["CanonicalModel", "JsonValue", "ProviderData", "replace"]
+if TYPE_CHECKING:  # pydantic.json_schema is slow to import and needed only to make a schema
+    from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+    from pydantic.json_schema import JsonSchemaValue
+    from pydantic_core import CoreSchema
+
+__all__ = ["CanonicalModel", "JsonValue", "NamedUnion", "ProviderData", "replace"]
 
 
 class CanonicalModel(BaseModel):
@@ -78,3 +84,33 @@ class ProviderData(CanonicalModel):
     """The system that issued ``data`` and can make sense of it: ``anthropic``, ``openai``, ..."""
     data: JsonValue = None
     """The state itself, exactly as received (item ids, status, raw usage, cache details...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NamedUnion:
+    """``Annotated`` metadata that gives a tagged union a name of its own in every schema.
+
+    A union nested in another tagged union (messages by ``role`` inside history events by
+    ``type``) is otherwise inlined, and the outer discriminator mapping then holds an object
+    where OpenAPI tools expect a ``$ref``. With a core-schema ``ref`` pydantic puts the union in
+    ``$defs`` under ``name`` and maps to it; validation is unchanged (a ref used once is inlined
+    again before the validator is built).
+    """
+
+    name: str
+    """The name in ``$defs``."""
+    description: str
+    """The description of that definition."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        schema = handler(source)
+        # A module-qualified ref with an id, like pydantic's own model refs: never mistaken for
+        # an application's type of the same short name, and still shown as ``name`` in $defs.
+        return {**schema, "ref": f"partwire.{self.name}:{id(self)}"}
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        target = handler.resolve_ref_schema(json_schema)
+        target.setdefault("title", self.name)
+        target.setdefault("description", self.description)
+        return json_schema

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, JsonValue
 
-from partwire._base import CanonicalModel, ProviderData
+from partwire._base import CanonicalModel, NamedUnion, ProviderData
 from partwire.ids import new_message_id, now
 from partwire.parts import Part, TextPart
 from partwire.usage import Usage
@@ -231,5 +231,6 @@ class ToolMessage(_MessageBase):
 Message = Annotated[
     SystemMessage | DeveloperMessage | UserMessage | AssistantMessage | ToolMessage,
     Field(discriminator="role"),
+    NamedUnion("Message", "Any message, told apart by role."),
 ]
 """Any message."""

@@ -33,9 +33,10 @@ _DESCRIPTION = (
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one history line, parts included."""
+    # The message union is a definition of its own (``Message``, see ``NamedUnion``), so every
+    # discriminator mapping is a ``$ref``, as OpenAPI tooling expects.
     generated = EVENT_ADAPTER.json_schema()
     defs: dict[str, Any] = generated.pop("$defs")
-    _hoist_nested_union(generated, defs, name="Message")
     return add_field_descriptions({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
@@ -49,22 +50,6 @@ def json_schema() -> dict[str, Any]:
 def render() -> str:
     """The schema as committed: sorted keys, two-space indent, trailing newline."""
     return json.dumps(json_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def _hoist_nested_union(schema: dict[str, Any], defs: dict[str, Any], *, name: str) -> None:
-    """Move the inline message union into ``$defs`` so every discriminator mapping is a ``$ref``.
-
-    pydantic inlines the role-discriminated message union in the type-discriminated event union,
-    and its discriminator mapping then holds an object where OpenAPI tooling expects a reference
-    string. A named definition keeps validation identical and the mapping well-formed.
-    """
-    mapping: dict[str, Any] = schema["discriminator"]["mapping"]
-    ref = f"#/$defs/{name}"
-    for tag, target in list(mapping.items()):
-        if isinstance(target, dict):
-            defs[name] = {"title": name, "description": "Any message, told apart by role.", **target}
-            mapping[tag] = ref
-            schema["oneOf"] = [{"$ref": ref} if branch == target else branch for branch in schema["oneOf"]]
 
 
 def main(argv: list[str] | None = None) -> int:
