@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import ClassVar, Literal, assert_never
 
 from partwire._base import ProviderData
@@ -76,6 +77,10 @@ class MessageStartEvent:
     """The wire API (``anthropic``, ``openai_chat``, ...)."""
     provider_data: ProviderData | None = None
     """Message-level echo state known at the start; merged with later :class:`StopEvent` data."""
+    message_id: str | None = None
+    """The id the message of this stream has from its first event to its last (DESIGN §9)."""
+    created_at: datetime | None = None
+    """When the message of this stream was created; with :attr:`message_id`, its identity."""
 
 
 @dataclass(slots=True)
@@ -353,6 +358,16 @@ class Accumulator:
         self._created_at = now()
 
     @property
+    def message_id(self) -> str:
+        """The id of the message being built (the stream's, once its start event came)."""
+        return self._id
+
+    @property
+    def created_at(self) -> datetime:
+        """When the message being built was created (the stream's, once its start event came)."""
+        return self._created_at
+
+    @property
     def error(self) -> ErrorEvent | None:
         """The error the stream reported, if it reported one."""
         return self._error
@@ -437,6 +452,11 @@ class Accumulator:
                 self._provider_data = _merge(self._provider_data, event.provider_data)
             case MessageStartEvent():
                 self._start = event
+                # The stream's identity: every accumulator fed this stream builds the same message.
+                if event.message_id is not None:
+                    self._id = event.message_id
+                if event.created_at is not None:
+                    self._created_at = event.created_at
                 self._provider_data = _merge(self._provider_data, event.provider_data)
             case StreamErrorEvent():
                 self._error = event.error

@@ -245,7 +245,7 @@ def test_dialect_limit_fields_and_model_prefixes() -> None:
                                   ("vllm", "max_completion_tokens", "vllm:Qwen/Qwen3-8B"),
                                   ("ollama", "max_tokens", "ollama:qwen3:8b")):
         request = openai_chat.to_wire([UserMessage("q")], model=model, max_tokens=7,
-                                      dialect=dialect).request  # type: ignore[arg-type]
+                                      dialect=dialect).request
         assert request[field] == 7
         assert request["model"] == model.split(":", 1)[1]
 

@@ -127,10 +127,10 @@ def comparable(message: AssistantMessage) -> AssistantMessage:
 def test_echo(case: tuple[str, AssistantMessage]) -> None:
     """A supported assistant message comes back from its own wire form unchanged, with no loss."""
     dialect, message = case
-    projection = openai_chat.to_wire([message], model="m", dialect=dialect, echo_reasoning="all")  # type: ignore[arg-type]
+    projection = openai_chat.to_wire([message], model="m", dialect=dialect, echo_reasoning="all")
     assert projection.losses == ()
     body = response_shaped(projection.request["messages"][0], message)
-    decoded = openai_chat.from_wire(body, dialect=dialect)  # type: ignore[arg-type]
+    decoded = openai_chat.from_wire(body, dialect=dialect)
     assert comparable(decoded) == comparable(message)
 
 
@@ -141,9 +141,9 @@ def test_echo(case: tuple[str, AssistantMessage]) -> None:
 @given(st.sampled_from(DIALECTS), histories(max_turns=4))
 def test_import_gives_back_every_request_to_wire_makes(dialect: str, history: list[HistoryEvent]) -> None:
     """Re-importing a projected request projects to the same request, whatever the history held."""
-    first = openai_chat.to_wire(history, model="m", dialect=dialect, echo_reasoning="all").request  # type: ignore[arg-type]
-    imported = openai_chat.from_wire_request(first, dialect=dialect)  # type: ignore[arg-type]
-    again = openai_chat.to_wire(imported.history, **imported.to_wire_kwargs(), dialect=dialect,  # type: ignore[arg-type]
+    first = openai_chat.to_wire(history, model="m", dialect=dialect, echo_reasoning="all").request
+    imported = openai_chat.from_wire_request(first, dialect=dialect)
+    again = openai_chat.to_wire(imported.history, **imported.to_wire_kwargs(), dialect=dialect,
                                 echo_reasoning="all").request
     assert again == first
 
@@ -155,7 +155,7 @@ def test_import_gives_back_every_request_to_wire_makes(dialect: str, history: li
 def chunked(draw: st.DrawFn, dialect: openai_chat.Dialect) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A response body and the stream of chunks that carries the same message, cut anywhere."""
     message = draw(echoable(dialect))
-    wire = openai_chat.to_wire([message], model="m", dialect=dialect.name,  # type: ignore[arg-type]
+    wire = openai_chat.to_wire([message], model="m", dialect=dialect.name,
                                echo_reasoning="all").request["messages"][0]
     if isinstance(wire.get("content"), list):  # a streamed answer has one text
         wire["content"] = "".join(p["text"] for p in wire["content"] if p["type"] == "text")
@@ -203,8 +203,8 @@ def chunked(draw: st.DrawFn, dialect: openai_chat.Dialect) -> tuple[dict[str, An
 def test_stream_parity(case: tuple[str, tuple[dict[str, Any], list[dict[str, Any]]]]) -> None:
     """Any chunking of a response accumulates to the message from_wire gives for the whole body."""
     dialect, (body, chunks) = case
-    streamed = accumulate(openai_chat.stream(chunks, dialect=dialect))  # type: ignore[arg-type]
-    whole = openai_chat.from_wire(body, dialect=dialect)  # type: ignore[arg-type]
+    streamed = accumulate(openai_chat.stream(chunks, dialect=dialect))
+    whole = openai_chat.from_wire(body, dialect=dialect)
     assert streamed.status == "complete"
     assert comparable(streamed) == comparable(whole)
 
@@ -273,9 +273,9 @@ def test_cross_provider_request_is_valid_and_every_difference_is_a_loss(
     """A history from elsewhere projects to a valid request; what does not come back is a reported loss."""
     spec = openai_chat.DIALECTS[dialect]
     history = _foreign(history, frozenset({spec.issuer}))
-    projection = openai_chat.to_wire(history, model="m", dialect=dialect)  # type: ignore[arg-type]
+    projection = openai_chat.to_wire(history, model="m", dialect=dialect)
     assert request_errors("openai_chat", strip_extensions(projection.request, spec)) == []
-    back = openai_chat.from_wire_request(projection.request, dialect=dialect).history  # type: ignore[arg-type]
+    back = openai_chat.from_wire_request(projection.request, dialect=dialect).history
     arrived = [view for _, view in _views(back)]
     lost = {loss.path for loss in projection.losses}
     for path, view in _views(history):

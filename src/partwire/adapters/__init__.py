@@ -1,6 +1,6 @@
 """Adapters: one module per wire API, all with the same public surface (DESIGN §7).
 
-Every adapter module defines, in this order: ``NAME``, ``CAPABILITIES``, ``to_wire``,
+Every adapter module defines, in this order: ``NAME``, ``CAPABILITIES``, ``Options``, ``to_wire``,
 ``from_wire``, ``from_wire_request``, ``stream``, ``astream`` and ``estimate_input_tokens``.
 :class:`Adapter` states that surface as a protocol, so an adapter that drifts from it is a type
 error; :func:`get_adapter` imports an adapter lazily by name and checks it at run time too.
@@ -115,37 +115,46 @@ class Capabilities:
 
 @runtime_checkable
 class Adapter(Protocol):
-    """The public surface of every adapter module (a module satisfies it structurally)."""
+    """The public surface of every adapter module (a module satisfies it structurally).
+
+    ``options`` takes the adapter's ``Options``, a mapping of its fields, or ``None``; its fields
+    are also accepted as keywords (``switches``). See ``docs/adapters/index.md``.
+    """
 
     NAME: str
     CAPABILITIES: Capabilities
+    Options: type[Any]
 
     def to_wire(
         self, history: History, *, model: str, tools: Sequence[ToolSpec] = (),
         tool_choice: ToolChoice | None = None, max_tokens: int | None = None,
-        params: Mapping[str, Any] | None = None, strict: bool = False,
-        accept_issuers: Collection[str] | None = None, session: str | None = None,
+        params: Mapping[str, Any] | None = None, parallel_tool_calls: bool | None = None,
+        strict: bool = False, accept_issuers: Collection[str] | None = None,
+        session: str | None = None, options: Any = None, **switches: Any,
     ) -> Projection:
         """The request body for ``history`` and what it lost."""
         ...
 
-    def from_wire(self, response: Any) -> AssistantMessage:
+    def from_wire(self, response: Any, *, options: Any = None, **switches: Any) -> AssistantMessage:
         """One response body (a dict, JSON text or the SDK's object) as an assistant message."""
         ...
 
-    def from_wire_request(self, request: Any) -> ImportedRequest:
+    def from_wire_request(self, request: Any, *, options: Any = None,
+                          **switches: Any) -> ImportedRequest:
         """A request body written for this API, read back into canonical form."""
         ...
 
-    def stream(self, chunks: Any) -> Iterator[StreamEvent]:
+    def stream(self, chunks: Any, *, options: Any = None, **switches: Any) -> Iterator[StreamEvent]:
         """Stream events from SDK events, parsed JSON events or raw SSE bytes."""
         ...
 
-    def astream(self, chunks: Any) -> AsyncIterator[StreamEvent]:
+    def astream(self, chunks: Any, *, options: Any = None,
+                **switches: Any) -> AsyncIterator[StreamEvent]:
         """:meth:`stream` over an asynchronous source."""
         ...
 
-    def estimate_input_tokens(self, history: History, tools: Sequence[ToolSpec] = ()) -> int:
+    def estimate_input_tokens(self, history: History, tools: Sequence[ToolSpec] = (), *,
+                              options: Any = None, **switches: Any) -> int:
         """A provider-free estimate of the input tokens of ``to_wire(history, tools=tools)``."""
         ...
 
@@ -163,7 +172,7 @@ def get_adapter(name: str) -> Adapter:
             raise
         raise UnknownAdapterError(name, "it is not implemented in this version") from exc
     if not isinstance(module, Adapter):
-        missing = [m for m in ("NAME", "CAPABILITIES", "to_wire", "from_wire", "from_wire_request",
+        missing = [m for m in ("NAME", "CAPABILITIES", "Options", "to_wire", "from_wire", "from_wire_request",
                                "stream", "astream", "estimate_input_tokens") if not hasattr(module, m)]
         raise UnknownAdapterError(name, f"module {module_name} lacks {', '.join(missing)}")
     return cast(Adapter, module)

@@ -3,7 +3,7 @@
 The walk keeps the turn state :func:`default_joins` describes: tool results share one user turn,
 user text right after them joins it, developer messages join the user or tool turn before them.
 Markers a request import left in ``provider_data`` (``turn``, ``content``, ``layout``, ``block``)
-are read only from accepted issuers. Parts become blocks in ``_blocks``.
+are read only from accepted issuers. Parts become blocks in ``_parts``.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, assert_never, cast
 
 from partwire._base import ProviderData
-from partwire.adapters._common import Losses, ToolChoice, ToolSpec, data_of
-from partwire.adapters.anthropic._blocks import BlockEncoder, FileResolver, ForeignThinking, path
+from partwire.adapters._common import Losses, data_of
+from partwire.adapters.anthropic._parts import FileResolver, ForeignThinking, PartEncoder, path
 from partwire.adapters.anthropic._wire import WireBlock, WireMessage, default_joins
 from partwire.history import (
     CompactionEvent,
@@ -34,9 +34,8 @@ from partwire.messages import (
     UserMessage,
 )
 from partwire.parts import Part, RefusalPart, TextPart, ThinkingPart, ToolCallPart
-from partwire.tools import ToolDefinition
 
-__all__ = ["Encoder", "FileResolver", "ForeignThinking", "tool_choice_to_wire", "tool_to_wire"]
+__all__ = ["Encoder", "FileResolver", "ForeignThinking"]
 
 
 class _Turn:
@@ -74,7 +73,7 @@ class _Turn:
         return [b for k, b in enumerate(blocks) if k not in drop]
 
 
-class Encoder(BlockEncoder):
+class Encoder(PartEncoder):
     """Projects one history; ``run`` gives ``system`` and ``messages``."""
 
     def __init__(self, history: History, *, issuers: Collection[str], losses: Losses,
@@ -345,34 +344,4 @@ def _apply_layout(text: str, attachments: list[WireBlock], layout: list[Any]) ->
         if isinstance(entry, dict) and isinstance(entry.get("block"), dict):
             block = {**entry["block"], **block}
         out.append(block)
-    return out
-
-
-def tool_to_wire(tool: ToolSpec) -> dict[str, Any]:
-    """A tool definition as the API takes it; native dicts pass through unchanged."""
-    if isinstance(tool, ToolDefinition):
-        out: dict[str, Any] = {"name": tool.name, "description": tool.description,
-                               "input_schema": tool.input_schema}
-        if tool.strict is not None:
-            out["strict"] = tool.strict
-        return out
-    return dict(tool)
-
-
-def tool_choice_to_wire(choice: ToolChoice | None, parallel_tool_calls: bool | None) -> dict[str, Any] | None:
-    """``tool_choice``: ``auto``/``required``/``none``, a tool name, or a native dict as is."""
-    if choice is None and parallel_tool_calls is not False:
-        return None
-    if isinstance(choice, Mapping):
-        out = dict(choice)
-    elif choice is None or choice == "auto":
-        out = {"type": "auto"}
-    elif choice in ("required", "any"):
-        out = {"type": "any"}
-    elif choice == "none":
-        out = {"type": "none"}
-    else:
-        out = {"type": "tool", "name": choice}
-    if parallel_tool_calls is False and out.get("type") != "none":
-        out["disable_parallel_tool_use"] = True
     return out

@@ -9,29 +9,58 @@ re-encoding gives the request back exactly.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from pydantic import ValidationError
-
 from partwire._base import ProviderData
-from partwire.adapters._common import ImportedRequest, ToolSpec, WireFormatError, load_json
+from partwire.adapters._common import (
+    ImportedRequest,
+    Losses,
+    ToolChoice,
+    ToolSpec,
+    WireFormatError,
+    load_json,
+    wire_model,
+)
+from partwire.adapters._kernel import merge_params
 from partwire.adapters.anthropic._decode import extras_of, part_from_wire
-from partwire.adapters.anthropic._wire import ISSUER, default_joins
-from partwire.errors import SchemaError
-from partwire.history import HistoryEvent
+from partwire.adapters.anthropic._encode import Encoder, FileResolver, ForeignThinking
+from partwire.adapters.anthropic._tools import tool_choice_to_wire, tool_from_wire, tool_to_wire
+from partwire.adapters.anthropic._wire import DEFAULT_MAX_TOKENS, ISSUER, default_joins
+from partwire.history import History, HistoryEvent
 from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 from partwire.parts import Part, ToolCallPart
-from partwire.tools import ToolDefinition
 
-__all__ = ["IMPORTED_SIDE_EFFECTS", "from_wire_request", "tool_from_wire"]
+__all__ = ["build_request", "from_wire_request"]
 
 _REQUEST_FIELDS = frozenset({"model", "max_tokens", "messages", "system", "tool_choice"})
-# Tool-definition keys a ToolDefinition holds; a wire tool with any other key stays a dict.
-_TOOL_FIELDS = frozenset({"name", "description", "input_schema", "strict"})
-IMPORTED_SIDE_EFFECTS = "execute"
-"""Side effects cannot be read off the wire; an imported tool is assumed to do the most a tool may."""
+# Body fields to_wire builds itself even when this body leaves them out; params may not set them.
+_BUILT = frozenset({"model", "max_tokens", "messages", "tool_choice"})
 
 
+def build_request(
+    history: History, *, model: str, tools: Sequence[ToolSpec], tool_choice: ToolChoice | None,
+    max_tokens: int | None, params: Mapping[str, Any] | None, parallel_tool_calls: bool | None,
+    issuers: Collection[str], losses: Losses, foreign_thinking: ForeignThinking,
+    system_in_messages: bool, resolve_file: FileResolver | None,
+) -> dict[str, Any]:
+    """The request body ``to_wire`` returns (and ``estimate_input_tokens`` counts)."""
+    encoder = Encoder(history, issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
+                      system_in_messages=system_in_messages, resolve_file=resolve_file)
+    system, messages = encoder.run()
+    request: dict[str, Any] = {
+        "model": wire_model(model, ISSUER),
+        "max_tokens": DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens,
+    }
+    if system is not None:
+        request["system"] = system
+    request["messages"] = messages
+    if tools:
+        request["tools"] = [tool_to_wire(t) for t in tools]
+    choice = tool_choice_to_wire(tool_choice, parallel_tool_calls)
+    if choice is not None:
+        request["tool_choice"] = choice
+    return merge_params(request, params, built=_BUILT)
 
 def from_wire_request(request: Any) -> ImportedRequest:
     """A request body read back: history, tools, and every other field for ``to_wire``."""
@@ -58,24 +87,6 @@ def from_wire_request(request: Any) -> ImportedRequest:
         max_tokens=max_tokens if isinstance(max_tokens, int) else None,
         tool_choice=body.get("tool_choice"), params=params,
     )
-
-
-def tool_from_wire(tool: Any) -> ToolSpec:
-    """A ToolDefinition when the wire tool is exactly one (re-encoding gives it back); else the dict."""
-    if not isinstance(tool, dict) or not set(tool) <= _TOOL_FIELDS:
-        return tool if isinstance(tool, dict) else {"invalid": tool}
-    try:
-        definition = ToolDefinition(
-            name=tool["name"], description=tool["description"], input_schema=tool["input_schema"],
-            side_effects=IMPORTED_SIDE_EFFECTS, strict=tool.get("strict"),
-        )
-    except (KeyError, TypeError, ValueError, ValidationError, SchemaError):
-        return tool
-    again: dict[str, Any] = {"name": definition.name, "description": definition.description,
-                             "input_schema": definition.input_schema}
-    if definition.strict is not None:
-        again["strict"] = definition.strict
-    return definition if again == tool else tool
 
 
 class _RequestReader:

@@ -9,18 +9,15 @@ and arrive complete as one ``PartEvent`` at their ``content_block_stop``.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from partwire._base import ProviderData
 from partwire.adapters._common import WireFormatError, as_json, json_text
-from partwire.adapters._sse import (
-    ServerSentEvent,
-    aiter_wire_items,
-    iter_wire_items,
-)
+from partwire.adapters._kernel import Translator as _KernelTranslator
+from partwire.adapters._sse import ServerSentEvent
 from partwire.adapters.anthropic._decode import citation_from_wire, part_from_wire
 from partwire.adapters.anthropic._wire import (
     API,
@@ -34,10 +31,8 @@ from partwire.history import ErrorEvent
 from partwire.ids import new_tool_call_id
 from partwire.parts import Opaque, TextPart, ThinkingPart
 from partwire.streaming import (
-    Accumulator,
     CitationEvent,
     MessageCompleteEvent,
-    MessageStartEvent,
     PartEvent,
     SignatureEvent,
     StopEvent,
@@ -51,7 +46,7 @@ from partwire.streaming import (
     UsageEvent,
 )
 
-__all__ = ["Translator", "aiter_wire_events", "iter_wire_events"]
+__all__ = ["Translator"]
 
 _MESSAGE_FIELDS = frozenset({"id", "type", "role", "model", "content", "stop_reason", "usage"})
 _NONE: tuple[StreamEvent, ...] = ()
@@ -78,17 +73,33 @@ class _Pending:
         self.json: list[str] = []
 
 
-class Translator:
+class Translator(_KernelTranslator):
     """Turns wire events into stream events, one at a time, and keeps the message they build."""
 
-    __slots__ = ("acc", "finished", "pending", "tools", "usage")
+    __slots__ = ("pending", "tools", "usage")
+    provider = API
+    dicts_are_items = True
 
     def __init__(self) -> None:
-        self.acc = Accumulator()
+        super().__init__()
         self.tools: dict[int, _Tool] = {}
         self.pending: dict[int, _Pending] = {}
         self.usage: dict[str, Any] = {}
-        self.finished = False
+
+    @staticmethod
+    def from_sse(sse: ServerSentEvent) -> Mapping[str, Any] | None:
+        """The wire event of one server-sent event (``None`` for pings)."""
+        return _sse_event(sse)
+
+    @staticmethod
+    def from_object(item: Any) -> Mapping[str, Any] | None:
+        """The wire event of a parsed JSON event or an SDK event object."""
+        return _dict_or_object(item)
+
+    @staticmethod
+    def error_body(exc: Exception) -> Mapping[str, Any] | None:
+        """The ``error`` event of an exception the SDK raised for one."""
+        return _error_body(exc)
 
     def feed(self, wire: Mapping[str, Any]) -> tuple[StreamEvent, ...]:
         """The stream events one wire event stands for (often one, sometimes none)."""
@@ -163,19 +174,13 @@ class Translator:
             return _NONE
         self.finished = True
         flushed = self._emit(self._flush())
-        event = MessageCompleteEvent(self.acc.message)
-        self.acc.feed(event)
-        return (*flushed, event)
+        return (*flushed, self.complete(whole=False))
 
     def _emit(self, events: list[StreamEvent]) -> tuple[StreamEvent, ...]:
-        for event in events:
-            self.acc.feed(event)
-        return tuple(events)
+        return self.emit(events)
 
     def _complete(self) -> MessageCompleteEvent:
-        event = MessageCompleteEvent(self.acc.complete())
-        self.acc.feed(event)
-        return event
+        return self.complete()
 
     def _block_start(self, wire: Mapping[str, Any]) -> list[StreamEvent]:
         index: int = wire["index"]
@@ -231,7 +236,7 @@ class Translator:
         message = message if isinstance(message, dict) else {}
         model = message.get("model")
         rest = {k: v for k, v in message.items() if k not in _MESSAGE_FIELDS}
-        events: list[StreamEvent] = [MessageStartEvent(
+        events: list[StreamEvent] = [self.start_event(
             response_id=message.get("id"), model=f"{ISSUER}:{model}" if model else None,
             provider=ISSUER, api=API,
             provider_data=ProviderData(issuer=ISSUER, data={"response": rest}) if rest else None,
@@ -284,10 +289,10 @@ class Translator:
             code=code if isinstance(code, str) else None, message=str(error.get("message", "")),
             provider=ISSUER, retryable=code in RETRYABLE_ERRORS,
         ))
-        self.acc.feed(event)
         self.finished = True
+        first = self._emit([event])
         flushed = self._emit(self._flush())
-        return (event, *flushed, self._complete())
+        return (*first, *flushed, self._complete())
 
 
 def _pending_part(index: int, pending: _Pending) -> PartEvent:
@@ -302,16 +307,6 @@ def _pending_part(index: int, pending: _Pending) -> PartEvent:
 
 
 # -- inputs ---------------------------------------------------------------------------------
-
-
-def iter_wire_events(chunks: Any) -> Iterator[Mapping[str, Any]]:
-    """Wire events as dicts, from raw SSE, parsed JSON events or SDK event objects."""
-    return iter_wire_items(chunks, from_sse=_sse_event, from_object=_dict_or_object, error_body=_error_body)
-
-
-def aiter_wire_events(chunks: AsyncIterable[Any]) -> AsyncIterator[Mapping[str, Any]]:
-    """:func:`iter_wire_events` over an asynchronous source."""
-    return aiter_wire_items(chunks, from_sse=_sse_event, from_object=_dict_or_object, error_body=_error_body)
 
 
 def _dict_or_object(item: Any) -> Mapping[str, Any]:

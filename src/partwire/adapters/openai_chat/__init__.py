@@ -8,11 +8,13 @@ Works on plain JSON; accepts the ``openai`` SDK's objects by duck typing and nev
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from partwire.adapters._common import ImportedRequest, Losses, ToolChoice, ToolSpec, wire_model
+from partwire.adapters._common import ImportedRequest, Losses, ToolChoice, ToolSpec
+from partwire.adapters._kernel import arun_stream, guard, project, resolve_options, run_stream
 from partwire.adapters.openai_chat._decode import from_wire as _from_wire
-from partwire.adapters.openai_chat._decode import from_wire_request as _from_wire_request
 from partwire.adapters.openai_chat._dialects import (
     BASE_CAPABILITIES,
     DIALECTS,
@@ -22,16 +24,16 @@ from partwire.adapters.openai_chat._dialects import (
     EchoReasoning,
     get_dialect,
 )
-from partwire.adapters.openai_chat._encode import Encoder
 from partwire.adapters.openai_chat._parts import FileResolver
-from partwire.adapters.openai_chat._stream import Translator, aiter_wire_chunks, iter_wire_chunks
+from partwire.adapters.openai_chat._request import build_request
+from partwire.adapters.openai_chat._request import from_wire_request as _from_wire_request
+from partwire.adapters.openai_chat._stream import Translator
 from partwire.adapters.openai_chat._tokens import estimate_request_tokens
-from partwire.adapters.openai_chat._tools import tool_choice_to_wire, tool_to_wire
-from partwire.projection import Projection, make_projection
 
 if TYPE_CHECKING:
     from partwire.history import History
     from partwire.messages import AssistantMessage
+    from partwire.projection import Projection
     from partwire.streaming import StreamEvent
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "Dialect",
     "DialectName",
     "EchoReasoning",
+    "Options",
     "astream",
     "estimate_input_tokens",
     "from_wire",
@@ -57,6 +60,22 @@ CAPABILITIES = BASE_CAPABILITIES
 """What OpenAI's own Chat Completions API takes; ``DIALECTS[name].capabilities`` for the others."""
 
 
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The Chat Completions adapter's own switches (``options=`` on every function, or keywords)."""
+
+    dialect: DialectName | Dialect = "openai"
+    """The server: ``openai``, ``openrouter``, ``deepseek``, ``vllm``, ``ollama``, or a
+    :class:`Dialect` of your own."""
+    developer_role: DeveloperRole | None = None
+    """Send developer messages as ``developer``, ``system`` or ``user`` (default: the dialect's)."""
+    echo_reasoning: EchoReasoning | None = None
+    """Which turns' reasoning text goes back to a dialect that returns it (default: the dialect's)."""
+    resolve_file: FileResolver | None = None
+    """Reads workspace file references, so they can be sent inline."""
+    choice: int = 0
+    """Which of ``n`` choices ``from_wire`` and ``stream`` read."""
+
 
 def to_wire(
     history: History,
@@ -66,62 +85,64 @@ def to_wire(
     tool_choice: ToolChoice | None = None,
     max_tokens: int | None = None,
     params: Mapping[str, Any] | None = None,
+    parallel_tool_calls: bool | None = None,
     strict: bool = False,
     accept_issuers: Collection[str] | None = None,
     session: str | None = None,
-    parallel_tool_calls: bool | None = None,
-    dialect: DialectName | Dialect = "openai",
-    developer_role: DeveloperRole | None = None,
-    echo_reasoning: EchoReasoning | None = None,
-    resolve_file: FileResolver | None = None,
+    options: Options | Mapping[str, Any] | None = None,
+    **switches: Any,
 ) -> Projection:
     """The request body for ``history``: ``client.chat.completions.create(**projection.request)``.
 
     ``model`` is the wire name or ``<issuer>:<name>`` (``openai:gpt-5``, ``openrouter:x/y``).
-    ``dialect`` picks the server (``openai``, ``openrouter``, ``deepseek``, ``vllm``,
-    ``ollama``, or a :class:`Dialect`). ``max_tokens`` sets the dialect's limit field
-    (``max_completion_tokens`` for OpenAI). ``params`` adds any other body field verbatim
-    (``stream``, ``stream_options``, ``response_format``, ``reasoning_effort``, ...).
-    ``accept_issuers`` names whose opaque values and provider data count as the dialect's own
-    (default: the dialect's issuer). ``developer_role`` sends developer messages natively
-    (``developer``), as ``system`` or as ``user`` (default: the dialect's choice);
-    ``echo_reasoning`` says which turns' reasoning text goes back to a dialect that returns it.
-    ``resolve_file`` reads workspace file references so they can be sent inline.
-    ``strict=True`` raises :class:`~partwire.errors.LossError` instead of degrading.
+    ``max_tokens`` sets the dialect's limit field (``max_completion_tokens`` for OpenAI).
+    ``params`` adds any other body field verbatim (``stream``, ``stream_options``,
+    ``response_format``, ``reasoning_effort``, ...). ``accept_issuers`` names whose opaque values
+    and provider data count as the dialect's own (default: the dialect's issuer). ``options``
+    (or its fields as keywords: ``dialect="deepseek"``) holds the adapter's switches:
+    :class:`Options`. ``strict=True`` raises :class:`~partwire.errors.LossError` instead of
+    degrading.
     """
-    chosen = get_dialect(dialect)
+    opts = resolve_options(Options, options, switches)
+    dialect = get_dialect(opts.dialect)
     losses = Losses(NAME)
-    request = _request(history, model=model, tools=tools, tool_choice=tool_choice,
-                       max_tokens=max_tokens, params=params, losses=losses,
-                       accept_issuers=accept_issuers, parallel_tool_calls=parallel_tool_calls,
-                       dialect=chosen, developer_role=developer_role,
-                       echo_reasoning=echo_reasoning, resolve_file=resolve_file)
-    return make_projection(request, losses.items, adapter=NAME, strict=strict, session=session)
+    request = build_request(
+        history, model=model, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens,
+        params=params, parallel_tool_calls=parallel_tool_calls,
+        issuers=accept_issuers if accept_issuers is not None else {dialect.issuer}, losses=losses,
+        dialect=dialect, developer_role=opts.developer_role, echo_reasoning=opts.echo_reasoning,
+        resolve_file=opts.resolve_file)
+    return project(request, losses, adapter=NAME, strict=strict, session=session)
 
 
-def from_wire(response: Any, *, dialect: DialectName | Dialect = "openai",
-              choice: int = 0) -> AssistantMessage:
+def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = None,
+              **switches: Any) -> AssistantMessage:
     """A response body (dict, JSON text, or the SDK's ``ChatCompletion``) as an assistant message.
 
-    ``choice`` picks one of ``n`` choices. An error body raises
+    ``Options.choice`` picks one of ``n`` choices. An error body raises
     :class:`~partwire.adapters.ProviderError`; anything else that is not a response raises
     :class:`~partwire.adapters.WireFormatError`.
     """
-    return _from_wire(response, get_dialect(dialect), choice)
+    opts = resolve_options(Options, options, switches)
+    with guard(NAME, "response"):
+        return _from_wire(response, get_dialect(opts.dialect), opts.choice)
 
 
-def from_wire_request(request: Any, *, dialect: DialectName | Dialect = "openai") -> ImportedRequest:
+def from_wire_request(request: Any, *, options: Options | Mapping[str, Any] | None = None,
+                      **switches: Any) -> ImportedRequest:
     """A request body written for this API, as history and tools (and the other fields).
 
     A stored chat log (a JSON list of messages) is read as the ``messages`` of a body.
-    ``to_wire(r.history, **r.to_wire_kwargs(), dialect=dialect).request`` gives the body back
+    ``to_wire(r.history, **r.to_wire_kwargs(), options=options).request`` gives the body back
     (reasoning of earlier turns only with ``echo_reasoning="all"``).
     """
-    return _from_wire_request(request, get_dialect(dialect))
+    opts = resolve_options(Options, options, switches)
+    with guard(NAME, "request"):
+        return _from_wire_request(request, get_dialect(opts.dialect))
 
 
-def stream(chunks: Any, *, dialect: DialectName | Dialect = "openai",
-           choice: int = 0) -> Iterator[StreamEvent]:
+def stream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,
+           **switches: Any) -> Iterator[StreamEvent]:
     """Stream events from SDK chunks, parsed JSON chunks, or raw SSE (bytes/text, whole or chunked).
 
     Ends with one ``MessageCompleteEvent`` holding the message. A mid-stream ``{"error": ...}``
@@ -129,68 +150,29 @@ def stream(chunks: Any, *, dialect: DialectName | Dialect = "openai",
     ``status="error"``; a stream cut short (no ``finish_reason``, no ``[DONE]``) ends with the
     partial message.
     """
-    translator = Translator(get_dialect(dialect), choice)
-    feed = translator.feed
-    for chunk in iter_wire_chunks(chunks):
-        yield from feed(chunk)
-    yield from translator.finish_stream()
+    opts = resolve_options(Options, options, switches)
+    return run_stream(partial(Translator, get_dialect(opts.dialect), opts.choice), chunks)
 
 
-async def astream(chunks: Any, *, dialect: DialectName | Dialect = "openai",
-                  choice: int = 0) -> AsyncIterator[StreamEvent]:
+def astream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,
+            **switches: Any) -> AsyncIterator[StreamEvent]:
     """:func:`stream` over an asynchronous source (the async SDK stream, an httpx byte stream)."""
-    if not hasattr(chunks, "__aiter__"):
-        for event in stream(chunks, dialect=dialect, choice=choice):
-            yield event
-        return
-    translator = Translator(get_dialect(dialect), choice)
-    async for chunk in aiter_wire_chunks(chunks):
-        for event in translator.feed(chunk):
-            yield event
-    for event in translator.finish_stream():
-        yield event
+    opts = resolve_options(Options, options, switches)
+    return arun_stream(partial(Translator, get_dialect(opts.dialect), opts.choice), chunks)
 
 
 def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
-                          dialect: DialectName | Dialect = "openai") -> int:
-    """A rough, offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
+                          options: Options | Mapping[str, Any] | None = None,
+                          **switches: Any) -> int:
+    """An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
 
-    About 4 characters per token for text and JSON, 4 tokens per message, 765 per image (85 at
-    ``detail="low"``), 1,500 per estimated PDF page. Providers count exactly; this routes.
+    Counted on the body ``to_wire`` would send; providers count exactly, this routes.
     """
-    chosen = get_dialect(dialect)
-    request = _request(history, model=f"{chosen.issuer}:estimate", tools=tools, tool_choice=None,
-                       max_tokens=None, params=None, losses=Losses(NAME), accept_issuers=None,
-                       parallel_tool_calls=None, dialect=chosen, developer_role=None,
-                       echo_reasoning=None, resolve_file=None)
+    opts = resolve_options(Options, options, switches)
+    dialect = get_dialect(opts.dialect)
+    request = build_request(
+        history, model=f"{dialect.issuer}:estimate", tools=tools, tool_choice=None,
+        max_tokens=None, params=None, parallel_tool_calls=None, issuers={dialect.issuer},
+        losses=Losses(NAME), dialect=dialect, developer_role=opts.developer_role,
+        echo_reasoning=opts.echo_reasoning, resolve_file=opts.resolve_file)
     return estimate_request_tokens(request)
-
-
-def _request(
-    history: History, *, model: str, tools: Sequence[ToolSpec], tool_choice: ToolChoice | None,
-    max_tokens: int | None, params: Mapping[str, Any] | None, losses: Losses,
-    accept_issuers: Collection[str] | None, parallel_tool_calls: bool | None, dialect: Dialect,
-    developer_role: DeveloperRole | None, echo_reasoning: EchoReasoning | None,
-    resolve_file: FileResolver | None,
-) -> dict[str, Any]:
-    issuers = accept_issuers if accept_issuers is not None else {dialect.issuer}
-    encoder = Encoder(history, dialect=dialect, issuers=issuers, losses=losses,
-                      developer_role=developer_role, echo_reasoning=echo_reasoning,
-                      resolve_file=resolve_file)
-    request: dict[str, Any] = {"model": wire_model(model, dialect.issuer), "messages": encoder.run()}
-    if tools:
-        request["tools"] = [tool_to_wire(t, f"tools[{i}]", losses) for i, t in enumerate(tools)]
-    choice = tool_choice_to_wire(tool_choice)
-    if choice is not None:
-        request["tool_choice"] = choice
-    if parallel_tool_calls is not None:
-        request["parallel_tool_calls"] = parallel_tool_calls
-    if max_tokens is not None:
-        request[dialect.max_tokens_field] = max_tokens
-    for key, value in (params or {}).items():
-        if key in request:
-            raise ValueError(f"params[{key!r}] conflicts with a field to_wire builds; pass it as "
-                             "its own argument (or put it in the history)")
-        request[key] = value
-    return request
-

@@ -17,16 +17,11 @@ from pydantic import ValidationError
 
 from partwire._base import ProviderData
 from partwire.adapters._common import (
-    ImportedRequest,
-    Losses,
     ProviderError,
-    ToolSpec,
     WireFormatError,
     load_json,
 )
 from partwire.adapters.openai_chat._dialects import Dialect
-from partwire.adapters.openai_chat._encode import Encoder
-from partwire.adapters.openai_chat._tools import tool_to_wire
 from partwire.adapters.openai_chat._wire import (
     API,
     AUDIO_MEDIA_TYPES,
@@ -35,15 +30,9 @@ from partwire.adapters.openai_chat._wire import (
     stop_reason,
     usage_from_wire,
 )
-from partwire.errors import SchemaError
-from partwire.history import HistoryEvent
 from partwire.ids import new_tool_call_id
 from partwire.messages import (
     AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
 )
 from partwire.parts import (
     AudioPart,
@@ -63,17 +52,18 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
-from partwire.tools import ToolDefinition
 
 __all__ = [
-    "IMPORTED_SIDE_EFFECTS",
     "annotations_from_wire",
+    "content_from_wire",
     "detail_from_wire",
     "error_from_wire",
+    "extras_of",
     "from_wire",
-    "from_wire_request",
+    "pd_of",
+    "reasoning_from_wire",
+    "reply_parts",
     "tool_call_from_wire",
-    "tool_from_wire",
 ]
 
 # Keys with a canonical home; the rest is kept (see the module docstring).
@@ -81,17 +71,15 @@ _RESPONSE_FIELDS = frozenset({"id", "object", "model", "choices", "usage"})
 _CHOICE_FIELDS = frozenset({"index", "message", "finish_reason"})
 _REPLY_FIELDS = frozenset({"role", "content", "refusal", "tool_calls", "audio", "function_call",
                            "annotations"})
-_REQUEST_FIELDS = frozenset({"model", "messages", "tools", "tool_choice"})
 # Side effects cannot be read off the wire; assume the most a tool may do.
-IMPORTED_SIDE_EFFECTS = "execute"
 _DETAILS = "reasoning_details"
 
 
-def _pd(issuer: str, marks: dict[str, Any]) -> ProviderData | None:
+def pd_of(issuer: str, marks: dict[str, Any]) -> ProviderData | None:
     return ProviderData(issuer=issuer, data=marks) if marks else None
 
 
-def _extras(obj: Mapping[str, Any], used: set[str] | frozenset[str]) -> dict[str, Any]:
+def extras_of(obj: Mapping[str, Any], used: set[str] | frozenset[str]) -> dict[str, Any]:
     return {k: v for k, v in obj.items() if k not in used}
 
 
@@ -140,7 +128,7 @@ def from_wire(response: Any, dialect: Dialect, choice: int = 0) -> AssistantMess
         api=API,
         response_id=body.get("id") if isinstance(body.get("id"), str) else None,
         usage=usage_from_wire(usage, issuer) if isinstance(usage, dict) else None,
-        provider_data=_pd(issuer, marks),
+        provider_data=pd_of(issuer, marks),
     )
 
 
@@ -162,7 +150,7 @@ def reply_parts(message: Mapping[str, Any], dialect: Dialect) -> tuple[list[Part
         parts.append(TextPart(text=content, citations=citations))
     elif isinstance(content, list):
         # Some servers answer with a list of parts; the text parts are what counts.
-        parts.extend(_content_from_wire(content, issuer))
+        parts.extend(content_from_wire(content, issuer))
     elif content is not None and content != "":
         used.discard("content")
     refusal = message.get("refusal")
@@ -172,12 +160,12 @@ def reply_parts(message: Mapping[str, Any], dialect: Dialect) -> tuple[list[Part
     if isinstance(audio, dict) and isinstance(audio.get("data"), str):
         info = {k: v for k, v in audio.items() if k != "data"}
         parts.append(AudioPart(source=Base64Source(data=audio["data"]),
-                               provider_data=_pd(issuer, {"audio": info})))
+                               provider_data=pd_of(issuer, {"audio": info})))
     function_call = message.get("function_call")
     if isinstance(function_call, dict) and isinstance(function_call.get("name"), str):
         parts.append(ToolCallPart(id=new_tool_call_id(), name=function_call["name"],
                                   arguments_json=str(function_call.get("arguments") or ""),
-                                  provider_data=_pd(issuer, {"kind": "function_call"})))
+                                  provider_data=pd_of(issuer, {"kind": "function_call"})))
     calls = message.get("tool_calls")
     if isinstance(calls, list):
         parts.extend(tool_call_from_wire(call, issuer, response=True) for call in calls)
@@ -204,7 +192,7 @@ def reasoning_from_wire(message: Mapping[str, Any], dialect: Dialect) -> tuple[l
         text = message.get(name)
         if isinstance(text, str) and text:
             used = {n for n in dialect.reasoning_fields if message.get(n) in (text, None, "")}
-            return [ThinkingPart(text=text, provider_data=_pd(issuer, {"field": name}))], used
+            return [ThinkingPart(text=text, provider_data=pd_of(issuer, {"field": name}))], used
     return [], set()
 
 
@@ -212,14 +200,14 @@ def detail_from_wire(detail: Any, issuer: str) -> Part:
     """One OpenRouter ``reasoning_details`` entry as a thinking or redacted-thinking part."""
     marks: dict[str, Any] = {"field": _DETAILS}
     if not isinstance(detail, dict):
-        return UnknownPart(original_type=None, raw=detail, issuer=issuer, provider_data=_pd(issuer, marks))
+        return UnknownPart(original_type=None, raw=detail, issuer=issuer, provider_data=pd_of(issuer, marks))
     kind = detail.get("type")
     if kind == "reasoning.encrypted" and isinstance(detail.get("data"), str):
-        extras = _extras(detail, {"type", "data"})
+        extras = extras_of(detail, {"type", "data"})
         if extras:
             marks["block"] = extras
         return RedactedThinkingPart(data=Opaque(value=detail["data"], issuer=issuer),
-                                    provider_data=_pd(issuer, marks))
+                                    provider_data=pd_of(issuer, marks))
     if kind == "reasoning.text" and isinstance(detail.get("text", ""), str):
         used = {"type", "text"}
         signature = detail.get("signature")
@@ -228,23 +216,23 @@ def detail_from_wire(detail: Any, issuer: str) -> Part:
         part_id = detail.get("id")
         if isinstance(part_id, str):
             used.add("id")
-        extras = _extras(detail, used)
+        extras = extras_of(detail, used)
         if extras:
             marks["block"] = extras
         return ThinkingPart(
             text=detail.get("text", ""),
             signature=Opaque(value=signature, issuer=issuer) if "signature" in used else None,
-            id=part_id if "id" in used else None, provider_data=_pd(issuer, marks))
+            id=part_id if "id" in used else None, provider_data=pd_of(issuer, marks))
     if kind == "reasoning.summary" and isinstance(detail.get("summary"), str):
         used = {"summary"}
         part_id = detail.get("id")
         if isinstance(part_id, str):
             used.add("id")
-        marks["block"] = _extras(detail, used)  # keeps "type": a summary, not reasoning text
+        marks["block"] = extras_of(detail, used)  # keeps "type": a summary, not reasoning text
         return ThinkingPart(text=detail["summary"], id=part_id if "id" in used else None,
-                            provider_data=_pd(issuer, marks))
+                            provider_data=pd_of(issuer, marks))
     return UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=detail,
-                       issuer=issuer, provider_data=_pd(issuer, marks))
+                       issuer=issuer, provider_data=pd_of(issuer, marks))
 
 
 def annotations_from_wire(annotations: list[Any]) -> tuple[UrlCitation, ...] | None:
@@ -281,24 +269,24 @@ def tool_call_from_wire(call: Any, issuer: str, *, response: bool = False) -> Pa
     if response:
         used.add("index")
     marks: dict[str, Any] = {}
-    block = _extras(call, used)
+    block = extras_of(call, used)
     if block:
         marks["block"] = block
     if kind == "custom":
         marks["kind"] = "custom"
         value = inner.get("input")
         arguments = json.dumps({"input": value if isinstance(value, str) else ""}, ensure_ascii=False)
-        inner_extras = _extras(inner, {"name", "input"} if isinstance(value, str) else {"name"})
+        inner_extras = extras_of(inner, {"name", "input"} if isinstance(value, str) else {"name"})
     else:
         value = inner.get("arguments")
         arguments = value if isinstance(value, str) else ""
-        inner_extras = _extras(inner, {"name", "arguments"} if isinstance(value, str) else {"name"})
+        inner_extras = extras_of(inner, {"name", "arguments"} if isinstance(value, str) else {"name"})
     if inner_extras:
         marks["inner"] = inner_extras
     return ToolCallPart(
         id=new_tool_call_id(), name=inner["name"], arguments_json=arguments,
         provider_ids={issuer: wire_id} if isinstance(wire_id, str) and wire_id else {},
-        provider_data=_pd(issuer, marks),
+        provider_data=pd_of(issuer, marks),
     )
 
 
@@ -324,7 +312,7 @@ def error_retryable(code: str | None, status: int | None) -> bool:
 # -- content parts of requests --------------------------------------------------------------
 
 
-def _content_from_wire(content: list[Any], issuer: str) -> list[Part]:
+def content_from_wire(content: list[Any], issuer: str) -> list[Part]:
     return [content_part_from_wire(item, issuer) for item in content]
 
 
@@ -336,10 +324,10 @@ def content_part_from_wire(item: Any, issuer: str) -> Part:
     try:
         match kind:
             case "text" if isinstance(item["text"], str):
-                return TextPart(text=item["text"], provider_data=_block_pd(issuer, item, {"type", "text"}))
+                return TextPart(text=item["text"], provider_data=_blockpd_of(issuer, item, {"type", "text"}))
             case "refusal" if isinstance(item["refusal"], str):
                 return RefusalPart(text=item["refusal"],
-                                   provider_data=_block_pd(issuer, item, {"type", "refusal"}))
+                                   provider_data=_blockpd_of(issuer, item, {"type", "refusal"}))
             case "image_url":
                 return _image_from_wire(item, issuer)
             case "input_audio":
@@ -351,15 +339,15 @@ def content_part_from_wire(item: Any, issuer: str) -> Part:
     return UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=item, issuer=issuer)
 
 
-def _block_pd(issuer: str, item: Mapping[str, Any], used: set[str],
+def _blockpd_of(issuer: str, item: Mapping[str, Any], used: set[str],
               inner: dict[str, Any] | None = None) -> ProviderData | None:
     marks: dict[str, Any] = {}
-    block = _extras(item, used)
+    block = extras_of(item, used)
     if block:
         marks["block"] = block
     if inner:
         marks["inner"] = inner
-    return _pd(issuer, marks)
+    return pd_of(issuer, marks)
 
 
 def _source_of(url: str) -> tuple[MediaSource, str | None]:
@@ -379,7 +367,7 @@ def _image_from_wire(item: dict[str, Any], issuer: str) -> ImagePart:
     if isinstance(source, Base64Source) and media_type is not None and not media_type.startswith("image/"):
         raise ValueError("not an image data URL")
     return ImagePart(source=source, media_type=media_type, detail=detail if "detail" in used else None,
-                     provider_data=_block_pd(issuer, item, {"type", "image_url"}, _extras(image, used)))
+                     provider_data=_blockpd_of(issuer, item, {"type", "image_url"}, extras_of(image, used)))
 
 
 def _audio_from_wire(item: dict[str, Any], issuer: str) -> AudioPart:
@@ -388,8 +376,8 @@ def _audio_from_wire(item: dict[str, Any], issuer: str) -> AudioPart:
     if not isinstance(audio["data"], str):
         raise TypeError("audio data is not a string")
     return AudioPart(source=Base64Source(data=audio["data"]), media_type=media_type,
-                     provider_data=_block_pd(issuer, item, {"type", "input_audio"},
-                                             _extras(audio, {"data", "format"})))
+                     provider_data=_blockpd_of(issuer, item, {"type", "input_audio"},
+                                             extras_of(audio, {"data", "format"})))
 
 
 def _file_from_wire(item: dict[str, Any], issuer: str) -> DocumentPart:
@@ -413,231 +401,6 @@ def _file_from_wire(item: dict[str, Any], issuer: str) -> DocumentPart:
         source = ProviderFileSource(file_id=file["file_id"], issuer=issuer)
     else:
         raise ValueError("a file part with neither file_data nor file_id")
-    inner.update(_extras(file, used))
+    inner.update(extras_of(file, used))
     return DocumentPart(source=source, media_type=media_type, filename=file.get("filename"),
-                        provider_data=_block_pd(issuer, item, {"type", "file"}, inner))
-
-
-# -- request bodies -------------------------------------------------------------------------
-
-
-def from_wire_request(request: Any, dialect: Dialect) -> ImportedRequest:
-    """A request body (or a stored list of messages) read back: history, tools and the rest."""
-    if isinstance(request, list):
-        request = {"messages": request}
-    body = load_json(request, API, "request")
-    messages = body.get("messages")
-    if not isinstance(messages, list):
-        raise WireFormatError(API, "request", "it has no messages list")
-    reader = _RequestReader(dialect)
-    history: list[HistoryEvent] = []
-    for i, message in enumerate(messages):
-        if not isinstance(message, dict):
-            raise WireFormatError(API, "request", f"messages[{i}] is not an object")
-        history.append(reader.message(message, i))
-    params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
-    max_tokens = params.get(dialect.max_tokens_field)
-    if isinstance(max_tokens, int) and not isinstance(max_tokens, bool):
-        del params[dialect.max_tokens_field]
-    else:
-        max_tokens = None
-    tools: tuple[ToolSpec, ...] = ()
-    raw_tools = body.get("tools")
-    if isinstance(raw_tools, list):
-        tools = tuple(tool_from_wire(t) for t in raw_tools)
-        if not raw_tools:
-            params["tools"] = []  # an explicit empty list is kept as it was
-    elif "tools" in body:
-        params["tools"] = raw_tools
-    return ImportedRequest(
-        history=tuple(history), tools=tools, model=str(body.get("model", "")),
-        max_tokens=max_tokens, tool_choice=body.get("tool_choice"), params=params,
-    )
-
-
-def tool_from_wire(tool: Any) -> ToolSpec:
-    """A ToolDefinition when the wire tool is exactly one (re-encoding gives it back); else the dict."""
-    if not isinstance(tool, dict):
-        return {"invalid": tool}
-    function = tool.get("function")
-    if tool.get("type") != "function" or set(tool) != {"type", "function"} or not isinstance(
-            function, dict) or not set(function) <= {"name", "description", "parameters", "strict"}:
-        return tool
-    try:
-        definition = ToolDefinition(
-            name=function["name"], description=function["description"],
-            input_schema=function["parameters"], side_effects=IMPORTED_SIDE_EFFECTS,
-            strict=function.get("strict"),
-        )
-    except (KeyError, TypeError, ValueError, ValidationError, SchemaError):
-        return tool
-    return definition if tool_to_wire(definition, "tools", None) == tool else tool
-
-
-class _RequestReader:
-    """Reads ``messages`` in order; every message records what its wire form needs to come back.
-
-    Each message is re-encoded right away: when the default form differs from the wire (a lone
-    text as a list, an omitted content), the marks that restore it are added.
-    """
-
-    def __init__(self, dialect: Dialect) -> None:
-        self.dialect = dialect
-        self.issuer = dialect.issuer
-        self.calls: dict[str, ToolCallPart] = {}
-        self.legacy: dict[str, ToolCallPart] = {}
-        self.encoder = Encoder((), dialect=dialect, issuers={dialect.issuer}, losses=Losses(API),
-                               echo_reasoning="all")
-
-    def message(self, message: dict[str, Any], i: int) -> HistoryEvent:
-        """The history event for ``messages[i]``, marked so that it encodes back to ``message``."""
-        role = message.get("role")
-        if role in ("user", "system", "developer"):
-            event = self._plain(message, role)
-        elif role == "assistant":
-            event = self._assistant(message)
-        elif role in ("tool", "function"):
-            event = self._tool(message, role)
-        else:
-            raise WireFormatError(API, "request", f"messages[{i}] has role {role!r}")
-        return self._settle(event, message)
-
-    def _content(self, content: Any) -> tuple[Part, ...]:
-        if isinstance(content, str):
-            return (TextPart(text=content),)
-        if isinstance(content, list):
-            return tuple(_content_from_wire(content, self.issuer))
-        return ()
-
-    def _marks(self, message: Mapping[str, Any], used: set[str]) -> dict[str, Any]:
-        marks: dict[str, Any] = {}
-        extra = _extras(message, used)
-        if extra:
-            marks["message"] = extra
-        if "content" not in message:
-            marks["content"] = "absent"
-        elif message["content"] is None and message.get("role") != "assistant":
-            marks["content"] = "null"
-        return marks
-
-    def _plain(self, message: dict[str, Any], role: str) -> HistoryEvent:
-        content = message.get("content")
-        marks = self._marks(message, {"role", "content"})
-        if content is not None and not isinstance(content, str | list):
-            marks.setdefault("message", {})["content"] = content
-            marks["content"] = "absent"
-        parts = self._content(content)
-        pd = _pd(self.issuer, marks)
-        if role == "user":
-            return UserMessage(parts=parts, provider_data=pd)
-        if role == "system":
-            return SystemMessage(parts=parts, provider_data=pd)
-        return DeveloperMessage(parts=parts, provider_data=pd)
-
-    def _assistant(self, message: dict[str, Any]) -> AssistantMessage:
-        used = {"role", "content"}
-        parts, reasoning_used = reasoning_from_wire(message, self.dialect)
-        used |= reasoning_used
-        content = message.get("content")
-        parts.extend(self._content(content))
-        marks = self._marks(message, used)
-        refusal = message.get("refusal")
-        if isinstance(refusal, str):
-            parts.append(RefusalPart(text=refusal))
-            used.add("refusal")
-            if isinstance(content, list):
-                marks["refusal"] = "field"
-        audio = message.get("audio")
-        if isinstance(audio, dict) and set(audio) == {"id"} and isinstance(audio["id"], str):
-            parts.append(AudioPart(source=ProviderFileSource(file_id=audio["id"], issuer=self.issuer)))
-            used.add("audio")
-        function_call = message.get("function_call")
-        if isinstance(function_call, dict) and set(function_call) == {"name", "arguments"} and all(
-                isinstance(v, str) for v in function_call.values()):
-            call = ToolCallPart(id=new_tool_call_id(), name=function_call["name"],
-                                arguments_json=function_call["arguments"],
-                                provider_data=_pd(self.issuer, {"kind": "function_call"}))
-            self.legacy[call.name] = call
-            parts.append(call)
-            used.add("function_call")
-        calls = message.get("tool_calls")
-        if isinstance(calls, list) and calls:
-            for wire in calls:
-                part = tool_call_from_wire(wire, self.issuer)
-                if isinstance(part, ToolCallPart) and self.issuer in part.provider_ids:
-                    self.calls[part.provider_ids[self.issuer]] = part
-                parts.append(part)
-            used.add("tool_calls")
-        if content is not None and not isinstance(content, str | list):
-            used.discard("content")
-            marks["content"] = "absent"
-        extra = _extras(message, used)
-        if extra:
-            marks["message"] = extra
-        else:
-            marks.pop("message", None)
-        return AssistantMessage(parts=tuple(parts), provider_data=_pd(self.issuer, marks))
-
-    def _tool(self, message: dict[str, Any], role: str) -> ToolMessage:
-        used = {"role", "content"}
-        marks: dict[str, Any] = {}
-        if role == "function":
-            used.add("name")
-            marks["role"] = "function"
-            name = message.get("name")
-            call = self.legacy.get(name) if isinstance(name, str) else None
-            call_id = call.id if call is not None else ""
-            tool_name = name if isinstance(name, str) else ""
-        else:
-            wire_id = message.get("tool_call_id")
-            if not isinstance(wire_id, str):
-                raise WireFormatError(API, "request", "a tool message has no tool_call_id")
-            used.add("tool_call_id")
-            call = self.calls.get(wire_id)
-            call_id = call.id if call is not None else wire_id
-            tool_name = call.name if call is not None else ""
-        content = message.get("content")
-        text = ""
-        if isinstance(content, str):
-            text = content
-        elif isinstance(content, list) and all(
-                isinstance(p, dict) and set(p) == {"type", "text"} and p["type"] == "text"
-                and isinstance(p["text"], str) for p in content):
-            text = "".join(p["text"] for p in content)
-            marks["content"] = "parts"
-            marks["layout"] = [len(p["text"]) for p in content]
-        else:
-            used.discard("content")
-        extra = _extras(message, used)
-        if extra:
-            marks["message"] = extra
-        return ToolMessage(call_id=call_id, tool_name=tool_name, output_text=text,
-                           provider_data=_pd(self.issuer, marks))
-
-    def _settle(self, event: HistoryEvent, wire: dict[str, Any]) -> HistoryEvent:
-        """``event`` with the marks that make the encoder give ``wire`` back, where some do."""
-        if self._encode(event) == [wire]:
-            return event
-        pd = getattr(event, "provider_data", None)
-        marks = dict(pd.data) if pd is not None and isinstance(pd.data, dict) else {}
-        # A lone text sent as a list; a list with the refusal in its field; an assistant message
-        # with nothing in it (kept because the request had it).
-        # A developer message where the dialect sends developer messages as system ones.
-        for extra in ({"content": "parts"}, {"content": "parts", "refusal": "field"},
-                      {"content": "null"}, {"role": "developer"},
-                      {"role": "developer", "content": "parts"}):
-            candidate = event.model_copy(update={"provider_data": _pd(self.issuer, {**marks, **extra})})
-            if self._encode(candidate) == [wire]:
-                return candidate
-        return event
-
-    def _encode(self, event: HistoryEvent) -> list[Any]:
-        encoder = self.encoder
-        encoder.messages = []
-        encoder.pending = []
-        encoder.losses = Losses(API)
-        encoder.wire_ids = {}
-        encoder.calls = {p.id: p for p in (*self.calls.values(), *self.legacy.values())}
-        encoder.event(event, 0)
-        encoder._flush_attachments()
-        return list(encoder.messages)
+                        provider_data=_blockpd_of(issuer, item, {"type", "file"}, inner))

@@ -12,15 +12,14 @@ error event plus the partial message.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from partwire._base import ProviderData
 from partwire.adapters._common import WireFormatError, as_json
+from partwire.adapters._kernel import Translator as _KernelTranslator
 from partwire.adapters._sse import (
     ServerSentEvent,
-    aiter_wire_items,
-    iter_wire_items,
 )
 from partwire.adapters.openai_chat._decode import (
     annotations_from_wire,
@@ -33,10 +32,7 @@ from partwire.history import ErrorEvent
 from partwire.ids import new_tool_call_id
 from partwire.parts import AudioPart, Base64Source, Opaque, RefusalPart, ThinkingPart
 from partwire.streaming import (
-    Accumulator,
     CitationEvent,
-    MessageCompleteEvent,
-    MessageStartEvent,
     PartDataEvent,
     PartEvent,
     SignatureEvent,
@@ -51,7 +47,7 @@ from partwire.streaming import (
     UsageEvent,
 )
 
-__all__ = ["DONE", "Translator", "aiter_wire_chunks", "iter_wire_chunks"]
+__all__ = ["DONE", "Translator"]
 
 DONE: Mapping[str, Any] = {"[DONE]": True}
 """Stands for the ``data: [DONE]`` line that ends a stream."""
@@ -92,23 +88,22 @@ class _Detail:
         self.closed = False
 
 
-class Translator:
+class Translator(_KernelTranslator):
     """Turns wire chunks into stream events, one at a time, and keeps the message they build."""
 
-    __slots__ = ("acc", "audio", "audio_index", "calls", "choice", "details", "dialect", "done",
-                 "finish", "finished", "issuer", "last_call", "logprobs", "marks_sent",
+    __slots__ = ("audio", "audio_index", "calls", "choice", "details", "dialect", "done",
+                 "finish_reason", "issuer", "last_call", "logprobs", "marks_sent",
                  "next_index", "reasoning_field", "reasoning_index", "refusal", "refusal_index",
-                 "reply", "rest", "started", "text_index", "top")
+                 "reply", "rest", "text_index", "top")
+    provider = API
 
     def __init__(self, dialect: Dialect, choice: int = 0) -> None:
-        self.acc = Accumulator()
+        super().__init__()
         self.dialect = dialect
         self.issuer = dialect.issuer
         self.choice = choice
-        self.started = False
-        self.finished = False
         self.done = False
-        self.finish: str | None = None
+        self.finish_reason: str | None = None
         self.next_index = 0
         self.text_index: int | None = None
         self.reasoning_index: int | None = None
@@ -128,6 +123,21 @@ class Translator:
 
     # -- chunks -----------------------------------------------------------------------------
 
+    @staticmethod
+    def from_sse(sse: ServerSentEvent) -> Mapping[str, Any] | None:
+        """The wire chunk of one server-sent event (:data:`DONE` for ``[DONE]``)."""
+        return _sse_chunk(sse)
+
+    @staticmethod
+    def from_object(item: Any) -> Mapping[str, Any] | None:
+        """The wire chunk of a parsed JSON chunk or an SDK chunk (``None`` for helper events)."""
+        return _object_chunk(item)
+
+    @staticmethod
+    def error_body(exc: Exception) -> Mapping[str, Any] | None:
+        """The ``{"error": ...}`` chunk of an exception the SDK raised for one."""
+        return _error_body(exc)
+
     def feed(self, chunk: Mapping[str, Any]) -> tuple[StreamEvent, ...]:
         """The stream events one wire chunk stands for (often one, sometimes none)."""
         if self.started and not self.finished:
@@ -139,7 +149,7 @@ class Translator:
             return _NONE
         if chunk is DONE:
             self.done = True
-            return self.finish_stream()
+            return self.finish()
         error = chunk.get("error")
         if isinstance(error, dict):
             # The SDK raises on any chunk with an "error", choices or not (OpenRouter sends both).
@@ -148,11 +158,10 @@ class Translator:
         events: list[StreamEvent] = []
         usage = chunk.get("usage")
         if not self.started:
-            self.started = True
             self._top(chunk)
             model = chunk.get("model")
             # The response metadata known up front, so a stream that fails still carries it.
-            events.append(MessageStartEvent(
+            events.append(self.start_event(
                 response_id=chunk.get("id") if isinstance(chunk.get("id"), str) else None,
                 model=f"{self.issuer}:{model}" if isinstance(model, str) and model else None,
                 provider=self.issuer, api=API,
@@ -206,7 +215,7 @@ class Translator:
                         return ToolCallDeltaEvent(call.index, piece)
         return None
 
-    def finish_stream(self) -> tuple[StreamEvent, ...]:
+    def finish(self) -> tuple[StreamEvent, ...]:
         """End of input (or ``[DONE]``): the message, complete if the choice finished or the
         server said ``[DONE]``, else the partial message of a stream cut short."""
         if self.finished:
@@ -215,16 +224,10 @@ class Translator:
         events: list[StreamEvent] = []
         self._close(events)
         flushed = self._emit(events)
-        complete = self.done or self.finish is not None
-        event = MessageCompleteEvent(self.acc.complete() if complete else self.acc.message)
-        self.acc.feed(event)
-        return (*flushed, event)
+        return (*flushed, self.complete(whole=self.done or self.finish_reason is not None))
 
     def _emit(self, events: list[StreamEvent]) -> tuple[StreamEvent, ...]:
-        feed = self.acc.feed
-        for event in events:
-            feed(event)
-        return tuple(events)
+        return self.emit(events)
 
     def _open(self) -> int:
         index = self.next_index
@@ -252,7 +255,7 @@ class Translator:
             self._choice_rest(choice)
         finish = choice.get("finish_reason")
         if finish is not None and isinstance(finish, str):
-            self.finish = finish
+            self.finish_reason = finish
             self._close(events)
 
     def _choice_rest(self, choice: Mapping[str, Any]) -> None:
@@ -433,14 +436,14 @@ class Translator:
             if not state.closed:
                 state.closed = True
                 events.append(self._detail_end(state))
-        if self.finish is None and not self.done:
+        if self.finish_reason is None and not self.done:
             return
         marks = self._marks()
         if marks != self.marks_sent:
             self.marks_sent = marks
             events.append(StopEvent(
-                stop_reason(self.finish, tool_calls=bool(self.calls), refusal=bool(self.refusal)),
-                self.finish, ProviderData(issuer=self.issuer, data=marks) if marks else None))
+                stop_reason(self.finish_reason, tool_calls=bool(self.calls), refusal=bool(self.refusal)),
+                self.finish_reason, ProviderData(issuer=self.issuer, data=marks) if marks else None))
 
     def _detail_end(self, state: _Detail) -> StreamEvent:
         """The whole detail (encrypted, unknown) or the echo state of a streamed thinking part."""
@@ -472,14 +475,12 @@ class Translator:
             code=name, message=str(error.get("message", "")), provider=self.issuer,
             retryable=error_retryable(name, status), status=status,
         ))
-        self.acc.feed(event)
         self.finished = True
+        first = self._emit([event])
         events: list[StreamEvent] = []
         self._close(events)
         flushed = self._emit(events)
-        done = MessageCompleteEvent(self.acc.complete())
-        self.acc.feed(done)
-        return (event, *flushed, done)
+        return (*first, *flushed, self.complete())
 
 
 def _escape(text: str) -> str:
@@ -488,16 +489,6 @@ def _escape(text: str) -> str:
 
 
 # -- inputs ---------------------------------------------------------------------------------
-
-
-def iter_wire_chunks(chunks: Any) -> Iterator[Mapping[str, Any]]:
-    """Wire chunks as dicts (and :data:`DONE`), from raw SSE, parsed JSON or SDK chunk objects."""
-    return iter_wire_items(chunks, from_sse=_sse_chunk, from_object=_object_chunk, error_body=_error_body)
-
-
-def aiter_wire_chunks(chunks: AsyncIterable[Any]) -> AsyncIterator[Mapping[str, Any]]:
-    """:func:`iter_wire_chunks` over an asynchronous source."""
-    return aiter_wire_items(chunks, from_sse=_sse_chunk, from_object=_object_chunk, error_body=_error_body)
 
 
 def _object_chunk(item: Any) -> Mapping[str, Any] | None:

@@ -5,10 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
 from partwire.adapters._common import Losses, ToolChoice, ToolSpec
+from partwire.errors import SchemaError
 from partwire.tools import ToolDefinition
 
-__all__ = ["strict_schema", "tool_choice_to_wire", "tool_to_wire"]
+__all__ = ["IMPORTED_SIDE_EFFECTS", "strict_schema", "tool_choice_to_wire", "tool_from_wire",
+           "tool_to_wire"]
+
+IMPORTED_SIDE_EFFECTS = "execute"
+"""Side effects cannot be read off the wire; an imported tool is assumed to do the most a tool may."""
 
 
 def strict_schema(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -94,3 +101,22 @@ def tool_choice_to_wire(choice: ToolChoice | None) -> str | dict[str, Any] | Non
     if choice == "any":
         return "required"
     return {"type": "function", "function": {"name": choice}}
+
+
+def tool_from_wire(tool: Any) -> ToolSpec:
+    """A ToolDefinition when the wire tool is exactly one (re-encoding gives it back); else the dict."""
+    if not isinstance(tool, dict):
+        return {"invalid": tool}
+    function = tool.get("function")
+    if tool.get("type") != "function" or set(tool) != {"type", "function"} or not isinstance(
+            function, dict) or not set(function) <= {"name", "description", "parameters", "strict"}:
+        return tool
+    try:
+        definition = ToolDefinition(
+            name=function["name"], description=function["description"],
+            input_schema=function["parameters"], side_effects=IMPORTED_SIDE_EFFECTS,
+            strict=function.get("strict"),
+        )
+    except (KeyError, TypeError, ValueError, ValidationError, SchemaError):
+        return tool
+    return definition if tool_to_wire(definition, "tools", None) == tool else tool

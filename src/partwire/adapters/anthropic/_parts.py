@@ -1,6 +1,6 @@
 """Canonical parts -> Anthropic content blocks, with the losses of each.
 
-:class:`BlockEncoder` holds what every part mapping needs (accepted issuers, options, the losses
+:class:`PartEncoder` holds what every part mapping needs (accepted issuers, options, the losses
 and the wire id of each call sent so far); the history walk in ``_encode`` builds on it. Loss
 paths are formatted only when a loss happens: building ``history[i].parts[j]`` for every part
 would cost more than the mapping itself. Hot paths read fields from the model's ``__dict__``:
@@ -54,7 +54,7 @@ from partwire.parts import (
 )
 from partwire.projection import LossAction
 
-__all__ = ["BlockEncoder", "FileResolver", "ForeignThinking", "path"]
+__all__ = ["FileResolver", "ForeignThinking", "PartEncoder", "path"]
 
 FileResolver = Callable[[FileRefSource], bytes]
 """Reads a workspace file reference, so it can be sent inline."""
@@ -71,7 +71,7 @@ def path(i: int, j: int, suffix: str = "") -> str:
     return f"history[{i}]{f'.parts[{j}]' if j >= 0 else ''}{suffix}"
 
 
-class BlockEncoder:
+class PartEncoder:
     """Maps parts to content blocks for one projection, reporting what it cannot send."""
 
     def __init__(self, *, issuers: Collection[str], losses: Losses,

@@ -1,0 +1,275 @@
+"""OpenAI Chat request bodies: assembled for ``to_wire``, and read back (``from_wire_request``).
+
+Messages are read in order; each is re-encoded at once, and where its default wire form differs
+from the one read (a lone text as a list, a tool result's content shape), the message records it
+in its ``provider_data`` so re-encoding gives the request back exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from partwire.adapters._common import (
+    ImportedRequest,
+    Losses,
+    ToolChoice,
+    ToolSpec,
+    WireFormatError,
+    load_json,
+    wire_model,
+)
+from partwire.adapters._kernel import merge_params
+from partwire.adapters.openai_chat._decode import (
+    content_from_wire,
+    extras_of,
+    pd_of,
+    reasoning_from_wire,
+    tool_call_from_wire,
+)
+from partwire.adapters.openai_chat._dialects import DeveloperRole, Dialect, EchoReasoning
+from partwire.adapters.openai_chat._encode import Encoder
+from partwire.adapters.openai_chat._parts import FileResolver
+from partwire.adapters.openai_chat._tools import tool_choice_to_wire, tool_from_wire, tool_to_wire
+from partwire.adapters.openai_chat._wire import API
+from partwire.history import History, HistoryEvent
+from partwire.ids import new_tool_call_id
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.parts import AudioPart, Part, ProviderFileSource, RefusalPart, TextPart, ToolCallPart
+
+__all__ = ["build_request", "from_wire_request"]
+
+_REQUEST_FIELDS = frozenset({"model", "messages", "tools", "tool_choice"})
+
+
+def build_request(
+    history: History, *, model: str, tools: Sequence[ToolSpec], tool_choice: ToolChoice | None,
+    max_tokens: int | None, params: Mapping[str, Any] | None, parallel_tool_calls: bool | None,
+    issuers: Collection[str], losses: Losses, dialect: Dialect,
+    developer_role: DeveloperRole | None, echo_reasoning: EchoReasoning | None,
+    resolve_file: FileResolver | None,
+) -> dict[str, Any]:
+    """The request body ``to_wire`` returns (and ``estimate_input_tokens`` counts)."""
+    encoder = Encoder(history, dialect=dialect, issuers=issuers, losses=losses,
+                      developer_role=developer_role, echo_reasoning=echo_reasoning,
+                      resolve_file=resolve_file)
+    request: dict[str, Any] = {"model": wire_model(model, dialect.issuer), "messages": encoder.run()}
+    if tools:
+        request["tools"] = [tool_to_wire(t, f"tools[{i}]", losses) for i, t in enumerate(tools)]
+    choice = tool_choice_to_wire(tool_choice)
+    if choice is not None:
+        request["tool_choice"] = choice
+    if parallel_tool_calls is not None:
+        request["parallel_tool_calls"] = parallel_tool_calls
+    if max_tokens is not None:
+        request[dialect.max_tokens_field] = max_tokens
+    return merge_params(request, params)
+
+
+def from_wire_request(request: Any, dialect: Dialect) -> ImportedRequest:
+    """A request body (or a stored list of messages) read back: history, tools and the rest."""
+    if isinstance(request, list):
+        request = {"messages": request}
+    body = load_json(request, API, "request")
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        raise WireFormatError(API, "request", "it has no messages list")
+    reader = _RequestReader(dialect)
+    history: list[HistoryEvent] = []
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise WireFormatError(API, "request", f"messages[{i}] is not an object")
+        history.append(reader.message(message, i))
+    params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
+    max_tokens = params.get(dialect.max_tokens_field)
+    if isinstance(max_tokens, int) and not isinstance(max_tokens, bool):
+        del params[dialect.max_tokens_field]
+    else:
+        max_tokens = None
+    tools: tuple[ToolSpec, ...] = ()
+    raw_tools = body.get("tools")
+    if isinstance(raw_tools, list):
+        tools = tuple(tool_from_wire(t) for t in raw_tools)
+        if not raw_tools:
+            params["tools"] = []  # an explicit empty list is kept as it was
+    elif "tools" in body:
+        params["tools"] = raw_tools
+    return ImportedRequest(
+        history=tuple(history), tools=tools, model=str(body.get("model", "")),
+        max_tokens=max_tokens, tool_choice=body.get("tool_choice"), params=params,
+    )
+
+
+class _RequestReader:
+    """Reads ``messages`` in order; every message records what its wire form needs to come back.
+
+    Each message is re-encoded right away: when the default form differs from the wire (a lone
+    text as a list, an omitted content), the marks that restore it are added.
+    """
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
+        self.issuer = dialect.issuer
+        self.calls: dict[str, ToolCallPart] = {}
+        self.legacy: dict[str, ToolCallPart] = {}
+        self.encoder = Encoder((), dialect=dialect, issuers={dialect.issuer}, losses=Losses(API),
+                               echo_reasoning="all")
+
+    def message(self, message: dict[str, Any], i: int) -> HistoryEvent:
+        """The history event for ``messages[i]``, marked so that it encodes back to ``message``."""
+        role = message.get("role")
+        if role in ("user", "system", "developer"):
+            event = self._plain(message, role)
+        elif role == "assistant":
+            event = self._assistant(message)
+        elif role in ("tool", "function"):
+            event = self._tool(message, role)
+        else:
+            raise WireFormatError(API, "request", f"messages[{i}] has role {role!r}")
+        return self._settle(event, message)
+
+    def _content(self, content: Any) -> tuple[Part, ...]:
+        if isinstance(content, str):
+            return (TextPart(text=content),)
+        if isinstance(content, list):
+            return tuple(content_from_wire(content, self.issuer))
+        return ()
+
+    def _marks(self, message: Mapping[str, Any], used: set[str]) -> dict[str, Any]:
+        marks: dict[str, Any] = {}
+        extra = extras_of(message, used)
+        if extra:
+            marks["message"] = extra
+        if "content" not in message:
+            marks["content"] = "absent"
+        elif message["content"] is None and message.get("role") != "assistant":
+            marks["content"] = "null"
+        return marks
+
+    def _plain(self, message: dict[str, Any], role: str) -> HistoryEvent:
+        content = message.get("content")
+        marks = self._marks(message, {"role", "content"})
+        if content is not None and not isinstance(content, str | list):
+            marks.setdefault("message", {})["content"] = content
+            marks["content"] = "absent"
+        parts = self._content(content)
+        pd = pd_of(self.issuer, marks)
+        if role == "user":
+            return UserMessage(parts=parts, provider_data=pd)
+        if role == "system":
+            return SystemMessage(parts=parts, provider_data=pd)
+        return DeveloperMessage(parts=parts, provider_data=pd)
+
+    def _assistant(self, message: dict[str, Any]) -> AssistantMessage:
+        used = {"role", "content"}
+        parts, reasoning_used = reasoning_from_wire(message, self.dialect)
+        used |= reasoning_used
+        content = message.get("content")
+        parts.extend(self._content(content))
+        marks = self._marks(message, used)
+        refusal = message.get("refusal")
+        if isinstance(refusal, str):
+            parts.append(RefusalPart(text=refusal))
+            used.add("refusal")
+            if isinstance(content, list):
+                marks["refusal"] = "field"
+        audio = message.get("audio")
+        if isinstance(audio, dict) and set(audio) == {"id"} and isinstance(audio["id"], str):
+            parts.append(AudioPart(source=ProviderFileSource(file_id=audio["id"], issuer=self.issuer)))
+            used.add("audio")
+        function_call = message.get("function_call")
+        if isinstance(function_call, dict) and set(function_call) == {"name", "arguments"} and all(
+                isinstance(v, str) for v in function_call.values()):
+            call = ToolCallPart(id=new_tool_call_id(), name=function_call["name"],
+                                arguments_json=function_call["arguments"],
+                                provider_data=pd_of(self.issuer, {"kind": "function_call"}))
+            self.legacy[call.name] = call
+            parts.append(call)
+            used.add("function_call")
+        calls = message.get("tool_calls")
+        if isinstance(calls, list) and calls:
+            for wire in calls:
+                part = tool_call_from_wire(wire, self.issuer)
+                if isinstance(part, ToolCallPart) and self.issuer in part.provider_ids:
+                    self.calls[part.provider_ids[self.issuer]] = part
+                parts.append(part)
+            used.add("tool_calls")
+        if content is not None and not isinstance(content, str | list):
+            used.discard("content")
+            marks["content"] = "absent"
+        extra = extras_of(message, used)
+        if extra:
+            marks["message"] = extra
+        else:
+            marks.pop("message", None)
+        return AssistantMessage(parts=tuple(parts), provider_data=pd_of(self.issuer, marks))
+
+    def _tool(self, message: dict[str, Any], role: str) -> ToolMessage:
+        used = {"role", "content"}
+        marks: dict[str, Any] = {}
+        if role == "function":
+            used.add("name")
+            marks["role"] = "function"
+            name = message.get("name")
+            call = self.legacy.get(name) if isinstance(name, str) else None
+            call_id = call.id if call is not None else ""
+            tool_name = name if isinstance(name, str) else ""
+        else:
+            wire_id = message.get("tool_call_id")
+            if not isinstance(wire_id, str):
+                raise WireFormatError(API, "request", "a tool message has no tool_call_id")
+            used.add("tool_call_id")
+            call = self.calls.get(wire_id)
+            call_id = call.id if call is not None else wire_id
+            tool_name = call.name if call is not None else ""
+        content = message.get("content")
+        text = ""
+        if isinstance(content, str):
+            text = content
+        elif isinstance(content, list) and all(
+                isinstance(p, dict) and set(p) == {"type", "text"} and p["type"] == "text"
+                and isinstance(p["text"], str) for p in content):
+            text = "".join(p["text"] for p in content)
+            marks["content"] = "parts"
+            marks["layout"] = [len(p["text"]) for p in content]
+        else:
+            used.discard("content")
+        extra = extras_of(message, used)
+        if extra:
+            marks["message"] = extra
+        return ToolMessage(call_id=call_id, tool_name=tool_name, output_text=text,
+                           provider_data=pd_of(self.issuer, marks))
+
+    def _settle(self, event: HistoryEvent, wire: dict[str, Any]) -> HistoryEvent:
+        """``event`` with the marks that make the encoder give ``wire`` back, where some do."""
+        if self._encode(event) == [wire]:
+            return event
+        pd = getattr(event, "provider_data", None)
+        marks = dict(pd.data) if pd is not None and isinstance(pd.data, dict) else {}
+        # A lone text sent as a list; a list with the refusal in its field; an assistant message
+        # with nothing in it (kept because the request had it).
+        # A developer message where the dialect sends developer messages as system ones.
+        for extra in ({"content": "parts"}, {"content": "parts", "refusal": "field"},
+                      {"content": "null"}, {"role": "developer"},
+                      {"role": "developer", "content": "parts"}):
+            candidate = event.model_copy(update={"provider_data": pd_of(self.issuer, {**marks, **extra})})
+            if self._encode(candidate) == [wire]:
+                return candidate
+        return event
+
+    def _encode(self, event: HistoryEvent) -> list[Any]:
+        encoder = self.encoder
+        encoder.messages = []
+        encoder.pending = []
+        encoder.losses = Losses(API)
+        encoder.wire_ids = {}
+        encoder.calls = {p.id: p for p in (*self.calls.values(), *self.legacy.values())}
+        encoder.event(event, 0)
+        encoder._flush_attachments()
+        return list(encoder.messages)

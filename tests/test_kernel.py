@@ -1,0 +1,136 @@
+"""The adapter kernel: options, params, the stream identity and the decoder boundary."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import pytest
+
+import partwire.adapters.anthropic as anthropic
+import partwire.adapters.openai_chat as openai_chat
+from partwire import UserMessage
+from partwire.adapters import ADAPTER_NAMES, Adapter, get_adapter
+from partwire.adapters._kernel import merge_params, resolve_options
+from partwire.errors import UnknownAdapterError, WireFormatError
+from partwire.streaming import Accumulator, MessageStartEvent
+
+_ANTHROPIC_SSE = (
+    'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message",'
+    '"role":"assistant","model":"claude-sonnet-4-6","content":[],"stop_reason":null,'
+    '"usage":{"input_tokens":5,"output_tokens":1}}}\n\n'
+    'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
+    '"content_block":{"type":"text","text":""}}\n\n'
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+    '"delta":{"type":"text_delta","text":"Hi"}}\n\n'
+    'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+    'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},'
+    '"usage":{"output_tokens":2}}\n\n'
+    'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+)
+
+
+def test_options_come_from_an_instance_a_mapping_or_keywords() -> None:
+    """Every way of passing options gives the same frozen value; keywords win."""
+    opts = openai_chat.Options(dialect="deepseek", choice=1)
+    assert resolve_options(openai_chat.Options, opts) is opts
+    assert resolve_options(openai_chat.Options, {"dialect": "deepseek", "choice": "1"}) == opts
+    assert resolve_options(openai_chat.Options, opts, {"choice": 2}).choice == 2
+
+
+def test_string_options_are_coerced_by_the_field_type() -> None:
+    """The CLI's ``key=value`` strings become bools, ints and literals."""
+    opts = resolve_options(anthropic.Options, {"system_in_messages": "false",
+                                               "foreign_thinking": "text"})
+    assert opts == anthropic.Options(system_in_messages=False, foreign_thinking="text")
+
+
+def test_an_unknown_option_names_the_fields_there_are() -> None:
+    """A typo is refused with the list of valid fields, not ignored."""
+    with pytest.raises(ValueError, match="dialect, developer_role"):
+        resolve_options(openai_chat.Options, {"dialekt": "x"})
+    with pytest.raises(ValueError, match="expected one of"):
+        resolve_options(anthropic.Options, {"foreign_thinking": "keep"})
+
+
+def test_params_cannot_override_what_to_wire_builds() -> None:
+    """``params`` adds fields; a built field in it is an error, in every adapter alike."""
+    assert merge_params({"a": 1}, {"b": 2}) == {"a": 1, "b": 2}
+    with pytest.raises(ValueError, match="params\\['messages'\\]"):
+        merge_params({"messages": []}, {"messages": [1]})
+    for name in ("anthropic", "openai_chat"):
+        with pytest.raises(ValueError, match="conflicts"):
+            get_adapter(name).to_wire([UserMessage("hi")], model="m", params={"model": "x"})
+
+
+def test_every_registered_adapter_satisfies_the_protocol() -> None:
+    """Each adapter that is implemented has the whole surface, ``Options`` included."""
+    found = 0
+    for name in ADAPTER_NAMES:
+        try:
+            adapter = get_adapter(name)
+        except UnknownAdapterError:
+            continue
+        found += 1
+        assert isinstance(adapter, Adapter)
+        assert adapter.Options() is not None
+    assert found >= 2
+
+
+def test_a_stream_has_one_identity_for_every_accumulator() -> None:
+    """The snapshot a UI folds and the completed message share one id and created_at."""
+    ui = Accumulator()
+    snapshots: list[Any] = []
+    final = None
+    for event in anthropic.stream(_ANTHROPIC_SSE.encode()):
+        ui.feed(event)
+        snapshots.append((ui.message.id, ui.message.created_at))
+        if event.type == "message_complete":
+            final = event.message
+    assert final is not None
+    assert set(snapshots) == {(final.id, final.created_at)}
+
+
+def test_an_error_first_stream_still_opens_with_its_identity() -> None:
+    """A stream whose first item is an error starts with a start event carrying the id."""
+    events = list(openai_chat.stream([{"error": {"message": "overloaded", "code": 529}}]))
+    assert isinstance(events[0], MessageStartEvent)
+    assert events[0].message_id == events[-1].message.id  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("body", [42, None, "text", [], "[" * 100_000, b"\xff\xfe{"])
+@pytest.mark.parametrize("adapter", [anthropic, openai_chat])
+def test_bodies_that_are_no_response_raise_wire_format_errors(adapter: Adapter, body: Any) -> None:
+    """A body that is not a JSON object at all is refused with partwire's error."""
+    with pytest.raises(WireFormatError):
+        adapter.from_wire(body)
+
+
+@pytest.mark.parametrize("body", [{"content": 3}, {"content": [{"type": 1}]}, {"choices": 7},
+                                  {"content": [], "usage": "lots"}, {"choices": [{"message": 1}]},
+                                  {"content": [{"type": "text", "text": 5}]}])
+@pytest.mark.parametrize("adapter", [anthropic, openai_chat])
+def test_wrong_types_inside_a_response_raise_only_wire_format_errors(adapter: Adapter,
+                                                                      body: Any) -> None:
+    """A wrong type in a field is read tolerantly or refused with partwire's error, never more."""
+    with contextlib.suppress(WireFormatError):
+        adapter.from_wire(body)
+
+
+@pytest.mark.parametrize("body", [42, None, "x", {"messages": 5}, {"messages": [{"role": 3}]},
+                                  {"messages": [{"role": "user", "content": [{"type": []}]}]},
+                                  "[" * 100_000])
+@pytest.mark.parametrize("adapter", [anthropic, openai_chat])
+def test_hostile_request_bodies_raise_only_wire_format_errors(adapter: Adapter, body: Any) -> None:
+    """Whatever the body, ``from_wire_request`` raises partwire's error."""
+    with contextlib.suppress(WireFormatError):
+        adapter.from_wire_request(body)
+
+
+@pytest.mark.parametrize("chunks", [b"data: 42\n\n", [{"type": 5}], [{"choices": "x"}], b"\xff\xfe",
+                                    [{"type": "content_block_delta", "index": "a", "delta": 3}]])
+@pytest.mark.parametrize("adapter", [anthropic, openai_chat])
+def test_hostile_streams_raise_only_wire_format_errors(adapter: Adapter, chunks: Any) -> None:
+    """A stream of garbage ends in partwire's error or a message, never another exception."""
+    with contextlib.suppress(WireFormatError):
+        list(adapter.stream(chunks))
