@@ -1,0 +1,769 @@
+"""The :class:`Store`: sessions of history events in SQLite or PostgreSQL, one API for both.
+
+Each event's line is stored verbatim (the bytes the JSONL codec writes for it, or the bytes read
+from an imported file), so an export is byte-identical; every other column is derived from the
+decoded event on write (``_derive``) and can be rebuilt from the lines (:meth:`Store.rebuild`).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from types import TracebackType
+from typing import Any, Final, Literal, Protocol
+
+from partwire.codec import Record, encode, iter_records, read
+from partwire.codec._reader import is_complete_line
+from partwire.history import CompactionEvent, HistoryEvent, TaskMetadataEvent
+from partwire.ids import new_message_id
+
+from ._derive import SessionTotals, clean, derive
+from ._errors import (
+    ConflictError,
+    ExpectLastError,
+    NotFoundError,
+    SchemaVersionError,
+    StoreError,
+)
+from ._schema import SCHEMA_VERSION, Dialect, create_ddl, migration_ddl
+from ._sqlite import Cursor
+
+__all__ = [
+    "UNSET",
+    "AppendResult",
+    "ImportResult",
+    "SearchHit",
+    "SessionSummary",
+    "Store",
+    "ToolCallRecord",
+    "UsageTotal",
+]
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Final = _Unset()
+"""``expect_last`` not given: append whatever the session's last event is."""
+
+_IN_CHUNK = 500  # ids per IN (...) lookup: well under SQLite's 32,766-variable limit
+_EXPORT_CHUNK = 1000
+IMPORT_BATCH = 2000
+"""Events per transaction when importing a file: each batch commits on its own."""
+
+_SESSION_COLUMNS = (
+    "created_at, updated_at, last_seq, last_event_id, event_count, message_count, model, title, "
+    "input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, uncosted"
+)
+_SUMMARY_COLUMNS = f"id, {_SESSION_COLUMNS}, forked_from, forked_at"
+_TOOL_COLUMNS = (
+    "session_id, call_id, name, status, message_id, result_id, created_at, started_at, finished_at"
+)
+
+
+class Backend(Protocol):
+    """What the store needs from a database (``_sqlite.SqliteBackend``, ``_postgres.PostgresBackend``)."""
+
+    @property
+    def dialect(self) -> Dialect: ...
+    def describe(self) -> str: ...
+    def write(self) -> Any: ...
+    def read(self) -> Any: ...
+    def table_exists(self, cur: Cursor, name: str) -> bool: ...
+    def schema_lock(self, cur: Cursor) -> None: ...
+    def index_parts(self, cur: Cursor, session_id: str, after_seq: int) -> None: ...
+    def unindex_parts(self, cur: Cursor, session_id: str) -> None: ...
+    def search(self, cur: Cursor, text: str, session_id: str | None, limit: int) -> list[tuple[Any, ...]]: ...
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """What an append or an import batch did."""
+
+    session_id: str
+    """The session written to."""
+    added: int
+    """Events stored by this call."""
+    skipped: int
+    """Events already stored with the same bytes (an idempotent re-run)."""
+    last_event_id: str | None
+    """The session's last event after the call."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What importing one file did."""
+
+    session_id: str
+    """The session the file went to."""
+    added: int
+    """Events stored."""
+    skipped: int
+    """Events already stored with the same bytes."""
+    problems: tuple[str, ...]
+    """What the reader reported (unknown events, future versions), ``FILE:LINE: message``; the lines
+    are stored verbatim all the same."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """One session as ``ls`` lists it."""
+
+    id: str
+    """The session id."""
+    created_at: datetime | None
+    """The first event's time."""
+    updated_at: datetime | None
+    """The latest event time."""
+    last_event_id: str | None
+    """The id of the last event (pass it as ``expect_last``)."""
+    event_count: int
+    """Events stored."""
+    message_count: int
+    """Messages among them."""
+    model: str | None
+    """The model of the latest assistant message or model switch."""
+    title: str | None
+    """The latest task title."""
+    input_tokens: int
+    """Summed over assistant messages (usage is normalised: cache reads included)."""
+    output_tokens: int
+    """Summed over assistant messages (reasoning included)."""
+    cache_read_tokens: int
+    """Summed over assistant messages."""
+    cache_write_tokens: int
+    """Summed over assistant messages."""
+    reasoning_tokens: int
+    """Summed over assistant messages."""
+    cost: Decimal | None
+    """Sum of the known costs in USD; ``None`` when no message had one."""
+    uncosted: int
+    """Messages with usage but no cost (not guessed; see ``cost``)."""
+    forked_from: str | None
+    """The session this one was forked from."""
+    forked_at: str | None
+    """The event it was forked at (the last event shared with ``forked_from``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRecord:
+    """A tool call and where it stands (derived from the call and the tool message answering it)."""
+
+    session_id: str
+    """The session."""
+    call_id: str
+    """The canonical tool-call id."""
+    name: str
+    """The tool's name."""
+    status: Literal["pending", "success", "error", "aborted", "denied"]
+    """``pending`` until a tool message answers it (``aborted`` when its message was interrupted)."""
+    message_id: str
+    """The assistant message holding the call."""
+    result_id: str | None
+    """The tool message answering it."""
+    created_at: datetime
+    """When the assistant message was created."""
+    started_at: datetime | None
+    """When the tool started, if recorded."""
+    finished_at: datetime | None
+    """When the tool finished, if recorded."""
+
+
+@dataclass(frozen=True, slots=True)
+class UsageTotal:
+    """Usage and cost summed over the assistant messages of one session and one model."""
+
+    session_id: str
+    """The session."""
+    model: str | None
+    """The model (``provider:model``), ``None`` when messages named none."""
+    messages: int
+    """Assistant messages counted."""
+    input_tokens: int
+    """Summed input tokens."""
+    output_tokens: int
+    """Summed output tokens."""
+    cache_read_tokens: int
+    """Summed cache reads."""
+    cache_write_tokens: int
+    """Summed cache writes."""
+    reasoning_tokens: int
+    """Summed reasoning tokens."""
+    cost: Decimal | None
+    """Sum of the known costs in USD; ``None`` when none was known."""
+    uncosted: int
+    """Messages with usage but no cost."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A part whose text matches a search."""
+
+    session_id: str
+    """The session."""
+    event_id: str
+    """The message holding the part."""
+    seq: int
+    """The message's position in its session (1-based)."""
+    part_index: int
+    """The part's index in the message; -1 for a tool message's ``output_text``."""
+    part_type: str
+    """``text``, ``thinking``, ``refusal`` or ``tool_output``."""
+    snippet: str
+    """The matching words in context, marked ``[like this]``."""
+
+
+class _NoChange(Exception):
+    """Nothing to write: roll the transaction back (it may have created an empty session row)."""
+
+
+class Store:
+    """Sessions of history events in one database. Open one with :func:`~partwire.store.open_store`.
+
+    Thread-safe (one connection, used by one thread at a time); use one store per process, or one
+    per thread for parallel reads.
+    """
+
+    def __init__(self, backend: Backend) -> None:
+        self._backend = backend
+        self.backend: Dialect = backend.dialect
+        """``sqlite`` or ``postgresql``."""
+        self._ensure_schema()
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._backend.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Store {self._backend.describe()}>"
+
+    @property
+    def schema_version(self) -> int:
+        """The database's store schema version (always the current one once opened)."""
+        with self._backend.read() as cur:
+            return self._read_version(cur) or 0
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def append(
+        self,
+        session_id: str,
+        events: Iterable[HistoryEvent],
+        *,
+        expect_last: str | _Unset | None = UNSET,
+    ) -> AppendResult:
+        """Append ``events`` to a session (created on first append), atomically and in order.
+
+        ``expect_last`` makes the append conditional: it must be the id of the session's last
+        event (``None``: the session must be empty), else :class:`ExpectLastError` and nothing is
+        written, so two writers cannot interleave a turn. Events already stored with the same
+        bytes are skipped (a retried append is a no-op); the same id with other bytes raises
+        :class:`ConflictError`.
+        """
+        items = [(event, encode(event)) for event in events]
+        return self._write(_session_id(session_id), items, expect_last)
+
+    def import_records(
+        self,
+        session_id: str,
+        records: Iterable[Record],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> ImportResult:
+        """Store decoded lines (from :func:`partwire.codec.iter_records`) verbatim, in batches.
+
+        Each batch of :data:`IMPORT_BATCH` events commits on its own; a re-run skips what is
+        stored, so an interrupted import is finished by running it again. ``progress`` is called
+        with the number of bytes of the lines stored (newlines included) after each batch.
+        """
+        session_id = _session_id(session_id)
+        added = skipped = 0
+        problems: list[str] = []
+        batch: list[tuple[HistoryEvent, bytes]] = []
+        size = 0
+
+        def flush() -> None:
+            nonlocal added, skipped, size
+            result = self._write(session_id, batch, UNSET)
+            added += result.added
+            skipped += result.skipped
+            batch.clear()
+            if progress is not None:
+                progress(size)
+            size = 0
+
+        for record in records:
+            for problem in record.problems:
+                if problem.kind == "torn_line":
+                    raise StoreError(f"{problem}: not imported (repair the file and import it again)")
+                problems.append(str(problem))
+            batch.append((record.event, record.raw))
+            size += len(record.raw) + 1
+            if len(batch) >= IMPORT_BATCH:
+                flush()
+        if batch:
+            flush()
+        return ImportResult(session_id, added, skipped, tuple(problems))
+
+    def import_file(
+        self,
+        path: str | os.PathLike[str],
+        session_id: str | None = None,
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> ImportResult:
+        """Import a JSONL history file as one session, its lines stored verbatim.
+
+        The session id is ``session_id`` if given, else the ``task_id`` of a ``task_metadata``
+        event on the file's first line, else the file's name without its extension. A file whose
+        final line is torn is refused before anything is stored.
+        """
+        name = os.fspath(path)
+        _check_tail(name)
+        if session_id is None:
+            session_id = _session_id_of(name)
+        return self.import_records(session_id, iter_records(name), progress=progress)
+
+    def fork(self, session_id: str, event_id: str, new_session_id: str | None = None) -> str:
+        """Start a new session holding ``session_id``'s events up to and including ``event_id``.
+
+        Both sessions keep growing on their own afterwards. Returns the new session's id (a new
+        ``fork_<ULID>`` unless given); a new id that already names a session raises
+        :class:`ConflictError`.
+        """
+        new_id = _session_id(new_session_id or f"fork_{new_message_id()}")
+        with self._backend.write() as cur:
+            seq = self._event_seq(cur, session_id, event_id)
+            lines = [row[0] for row in self._lines(cur, session_id, seq)]
+            cur.execute("SELECT event_count FROM sessions WHERE id = ?", (new_id,))
+            if cur.fetchone() is not None:
+                raise ConflictError(new_id, event_id, f"cannot fork into {new_id!r}: that session exists")
+            events = _decode_lines(lines)
+            totals = self._lock_session(cur, new_id)
+            self._insert(cur, new_id, list(zip(events, lines, strict=True)), totals)
+            cur.execute("UPDATE sessions SET forked_from = ?, forked_at = ? WHERE id = ?",
+                        (session_id, clean(event_id), new_id))
+        return new_id
+
+    def rebuild(self, session_id: str | None = None) -> None:
+        """Recompute every derived row (sessions, messages, parts, tool calls, the full-text
+        index) of one session, or of all, from the verbatim lines."""
+        with self._backend.write() as cur:
+            self._rebuild(cur, session_id)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def export(self, session_id: str, *, until: str | None = None) -> Iterator[bytes]:
+        """The session's JSONL, one line (ending in a newline) at a time, in memory bounded by a
+        chunk of lines; up to and including the event ``until`` when given."""
+        with self._backend.read() as cur:
+            last = self._event_seq(cur, session_id, until) if until is not None else None
+            if until is None:
+                self._require_session(cur, session_id)
+        after = 0
+        while True:
+            with self._backend.read() as cur:
+                upper = "" if last is None else " AND seq <= ?"
+                params: tuple[Any, ...] = (session_id, after) if last is None else (session_id, after, last)
+                cur.execute(
+                    f"SELECT seq, line FROM events WHERE session_id = ? AND seq > ?{upper} "
+                    f"ORDER BY seq LIMIT {_EXPORT_CHUNK}",
+                    params,
+                )
+                rows = cur.fetchall()
+            for seq, line in rows:
+                yield bytes(line) + b"\n"
+                after = seq
+            if len(rows) < _EXPORT_CHUNK:
+                return
+
+    def export_bytes(self, session_id: str, *, until: str | None = None) -> bytes:
+        """The session's whole JSONL text (see :meth:`export`)."""
+        return b"".join(self.export(session_id, until=until))
+
+    def load(self, session_id: str, *, until: str | None = None) -> list[HistoryEvent]:
+        """The session's events (up to and including ``until``), decoded tolerantly by the codec."""
+        return read(io.BytesIO(self.export_bytes(session_id, until=until))).events
+
+    def sessions(self, *, limit: int | None = None) -> list[SessionSummary]:
+        """Every session, the most recently active first."""
+        sql = f"SELECT {_SUMMARY_COLUMNS} FROM sessions ORDER BY updated_at DESC, id"
+        params: tuple[Any, ...] = ()
+        if limit is not None:
+            sql += " LIMIT ?"
+            params = (_limit(limit),)
+        with self._backend.read() as cur:
+            cur.execute(sql, params)
+            return [_summary(row) for row in cur.fetchall()]
+
+    def session(self, session_id: str) -> SessionSummary:
+        """One session's summary; :class:`NotFoundError` when there is none."""
+        with self._backend.read() as cur:
+            cur.execute(f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE id = ?", (session_id,))
+            row = cur.fetchone()
+        if row is None:
+            raise NotFoundError(f"no session {session_id!r}")
+        return _summary(row)
+
+    def pending_tool_calls(self, session_id: str | None = None) -> list[ToolCallRecord]:
+        """Tool calls no tool message has answered (after a crash: the calls to re-run or abort)."""
+        return self.tool_calls(session_id, status="pending")
+
+    def tool_calls(
+        self, session_id: str | None = None, *, status: str | None = None, name: str | None = None
+    ) -> list[ToolCallRecord]:
+        """Tool calls, in call order within each session, filtered by session, status and name."""
+        where, params = [], []
+        for column, value in (("status", status), ("session_id", session_id), ("name", name)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        sql = f"SELECT {_TOOL_COLUMNS} FROM tool_calls"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY session_id, seq, call_id"
+        with self._backend.read() as cur:
+            cur.execute(sql, params)
+            return [_tool_call(row) for row in cur.fetchall()]
+
+    def latest_compaction(self, session_id: str) -> CompactionEvent | None:
+        """The session's most recent compaction event, if any."""
+        with self._backend.read() as cur:
+            cur.execute(
+                "SELECT line FROM events WHERE session_id = ? AND type = 'compaction' "
+                "ORDER BY seq DESC LIMIT 1",
+                (session_id,),
+            )
+            row = cur.fetchone()
+        if row is None:
+            return None
+        event = _decode_lines([bytes(row[0])])[0]
+        return event if isinstance(event, CompactionEvent) else None
+
+    def usage(self, session_id: str | None = None) -> list[UsageTotal]:
+        """Usage and cost of assistant messages, summed by session and model."""
+        where, params = "role = 'assistant'", []
+        if session_id is not None:
+            where += " AND session_id = ?"
+            params.append(session_id)
+        with self._backend.read() as cur:
+            cur.execute(
+                "SELECT session_id, model, COUNT(*), COALESCE(SUM(input_tokens), 0), "
+                "COALESCE(SUM(output_tokens), 0), COALESCE(SUM(cache_read_tokens), 0), "
+                "COALESCE(SUM(cache_write_tokens), 0), COALESCE(SUM(reasoning_tokens), 0), "
+                "SUM(CASE WHEN cost IS NULL AND input_tokens IS NOT NULL THEN 1 ELSE 0 END) "
+                f"FROM messages WHERE {where} GROUP BY session_id, model ORDER BY session_id, model",
+                params,
+            )
+            rows = cur.fetchall()
+            # Costs are exact decimals kept as text; summed here, not in SQL floats.
+            cur.execute(f"SELECT session_id, model, cost FROM messages WHERE {where} AND cost IS NOT NULL",
+                        params)
+            costs: dict[tuple[str, str | None], Decimal] = {}
+            for sid, model, cost in cur.fetchall():
+                costs[sid, model] = costs.get((sid, model), Decimal(0)) + Decimal(cost)
+        return [
+            UsageTotal(sid, model, int(n), int(i), int(o), int(cr), int(cw), int(r),
+                       costs.get((sid, model)), int(unc))
+            for sid, model, n, i, o, cr, cw, r, unc in rows
+        ]
+
+    def search(self, text: str, *, session_id: str | None = None, limit: int = 20) -> list[SearchHit]:
+        """Text, thinking, refusal parts and tool outputs matching every word of ``text``, best
+        first (SQLite FTS5 with the Porter stemmer; PostgreSQL's ``english`` text search)."""
+        with self._backend.read() as cur:
+            rows = self._backend.search(cur, clean(text), session_id, _limit(limit))
+        return [SearchHit(sid, eid, int(seq), int(idx), typ, snip or "") for sid, eid, seq, idx, typ, snip in rows]
+
+    # -- internals: writing -----------------------------------------------------------------
+
+    def _write(
+        self, session_id: str, items: list[tuple[HistoryEvent, bytes]], expect_last: str | _Unset | None
+    ) -> AppendResult:
+        try:
+            with self._backend.write() as cur:
+                totals = self._lock_session(cur, session_id)
+                new, skipped = self._new_items(cur, session_id, items, totals.event_count > 0)
+                if not new:
+                    raise _NoChange(totals.last_event_id)
+                if not isinstance(expect_last, _Unset) and expect_last != totals.last_event_id:
+                    raise ExpectLastError(session_id, expect_last, totals.last_event_id)
+                self._insert(cur, session_id, new, totals)
+        except _NoChange as nothing:
+            last = nothing.args[0]
+            return AppendResult(session_id, 0, len(items), last)
+        return AppendResult(session_id, len(new), skipped, totals.last_event_id)
+
+    def _lock_session(self, cur: Cursor, session_id: str) -> SessionTotals:
+        cur.execute("INSERT INTO sessions (id) VALUES (?) ON CONFLICT (id) DO NOTHING", (session_id,))
+        cur.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?"
+                    + (" FOR UPDATE" if self.backend == "postgresql" else ""), (session_id,))
+        row = cur.fetchone()
+        assert row is not None
+        values = list(row)
+        values[13] = Decimal(values[13]) if values[13] is not None else None
+        return SessionTotals(*values)
+
+    def _new_items(
+        self, cur: Cursor, session_id: str, items: list[tuple[HistoryEvent, bytes]], look_up: bool
+    ) -> tuple[list[tuple[HistoryEvent, bytes]], int]:
+        """The items not stored yet; raises :class:`ConflictError` for an id stored with other bytes."""
+        seen: dict[str, bytes] = {}
+        if look_up:
+            ids = list({clean(event.id) for event, _ in items})
+            for start in range(0, len(ids), _IN_CHUNK):
+                chunk = ids[start:start + _IN_CHUNK]
+                marks = ", ".join("?" * len(chunk))
+                cur.execute(f"SELECT id, line FROM events WHERE session_id = ? AND id IN ({marks})",
+                            (session_id, *chunk))
+                seen.update((eid, bytes(line)) for eid, line in cur.fetchall())
+        new: list[tuple[HistoryEvent, bytes]] = []
+        skipped = 0
+        for event, line in items:
+            event_id = clean(event.id)
+            stored = seen.get(event_id)
+            if stored is None:
+                seen[event_id] = line
+                new.append((event, line))
+            elif stored == line:
+                skipped += 1
+            else:
+                raise ConflictError(
+                    session_id, event_id,
+                    f"session {session_id!r} already holds event {event_id!r} with other content; "
+                    "not overwritten",
+                )
+        return new, skipped
+
+    def _insert(
+        self, cur: Cursor, session_id: str, items: list[tuple[HistoryEvent, bytes]], totals: SessionTotals
+    ) -> None:
+        after = totals.last_seq
+        rows = derive(session_id, items, totals)
+        cur.executemany(
+            "INSERT INTO events (session_id, seq, id, type, role, created_at, line) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows.events,
+        )
+        cur.executemany(
+            "INSERT INTO messages (session_id, seq, id, role, created_at, parent_id, model, status, "
+            "stop_reason, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, "
+            "reasoning_tokens, cost, pricing_version) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows.messages,
+        )
+        cur.executemany("INSERT INTO parts (session_id, seq, idx, type, text) VALUES (?, ?, ?, ?, ?)", rows.parts)
+        cur.executemany(
+            "INSERT INTO tool_calls (session_id, call_id, seq, message_id, name, status, result_seq, "
+            "result_id, created_at, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (session_id, call_id) DO UPDATE SET seq = excluded.seq, "
+            "message_id = excluded.message_id, name = excluded.name, status = excluded.status, "
+            "result_seq = excluded.result_seq, result_id = excluded.result_id, "
+            "created_at = excluded.created_at, started_at = excluded.started_at, "
+            "finished_at = excluded.finished_at",
+            [(session_id, call_id, *values) for call_id, values in rows.tool_calls.items()],
+        )
+        cur.executemany(
+            "UPDATE tool_calls SET status = ?, result_seq = ?, result_id = ?, started_at = ?, "
+            "finished_at = ? WHERE session_id = ? AND call_id = ?",
+            [(*r[:5], session_id, r[5]) for r in rows.results],
+        )
+        if rows.parts:
+            self._backend.index_parts(cur, session_id, after)
+        self._save_totals(cur, session_id, totals)
+
+    def _save_totals(self, cur: Cursor, session_id: str, t: SessionTotals) -> None:
+        cur.execute(
+            "UPDATE sessions SET created_at = ?, updated_at = ?, last_seq = ?, last_event_id = ?, "
+            "event_count = ?, message_count = ?, model = ?, title = ?, input_tokens = ?, "
+            "output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?, reasoning_tokens = ?, "
+            "cost = ?, uncosted = ? WHERE id = ?",
+            (t.created_at, t.updated_at, t.last_seq, t.last_event_id, t.event_count, t.message_count,
+             t.model, t.title, t.input_tokens, t.output_tokens, t.cache_read_tokens,
+             t.cache_write_tokens, t.reasoning_tokens, None if t.cost is None else str(t.cost),
+             t.uncosted, session_id),
+        )
+
+    def _rebuild(self, cur: Cursor, session_id: str | None) -> None:
+        if session_id is None:
+            cur.execute("SELECT id FROM sessions ORDER BY id")
+            ids = [row[0] for row in cur.fetchall()]
+        else:
+            self._require_session(cur, session_id)
+            ids = [session_id]
+        for sid in ids:
+            self._backend.unindex_parts(cur, sid)
+            for table in ("messages", "parts", "tool_calls"):
+                cur.execute(f"DELETE FROM {table} WHERE session_id = ?", (sid,))
+            cur.execute("SELECT line FROM events WHERE session_id = ? ORDER BY seq", (sid,))
+            lines = [bytes(row[0]) for row in cur.fetchall()]
+            cur.execute("DELETE FROM events WHERE session_id = ?", (sid,))
+            totals = SessionTotals()
+            self._save_totals(cur, sid, totals)
+            events = _decode_lines(lines)
+            self._insert(cur, sid, list(zip(events, lines, strict=True)), totals)
+
+    # -- internals: reading and schema --------------------------------------------------------
+
+    def _require_session(self, cur: Cursor, session_id: str) -> None:
+        cur.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,))
+        if cur.fetchone() is None:
+            raise NotFoundError(f"no session {session_id!r}")
+
+    def _event_seq(self, cur: Cursor, session_id: str, event_id: str) -> int:
+        self._require_session(cur, session_id)
+        cur.execute("SELECT seq FROM events WHERE session_id = ? AND id = ?", (session_id, clean(event_id)))
+        row = cur.fetchone()
+        if row is None:
+            raise NotFoundError(f"session {session_id!r} has no event {event_id!r}")
+        return int(row[0])
+
+    def _lines(self, cur: Cursor, session_id: str, last_seq: int) -> list[tuple[bytes]]:
+        cur.execute("SELECT line FROM events WHERE session_id = ? AND seq <= ? ORDER BY seq",
+                    (session_id, last_seq))
+        return [(bytes(row[0]),) for row in cur.fetchall()]
+
+    def _read_version(self, cur: Cursor) -> int | None:
+        if not self._backend.table_exists(cur, "store_meta"):
+            return None
+        cur.execute("SELECT value FROM store_meta WHERE key = 'schema_version'")
+        row = cur.fetchone()
+        return int(row[0]) if row else None
+
+    def _ensure_schema(self) -> None:
+        with self._backend.read() as cur:
+            found = self._read_version(cur)
+        if found == SCHEMA_VERSION:
+            return
+        if found is not None and found > SCHEMA_VERSION:
+            raise SchemaVersionError(found, SCHEMA_VERSION)
+        with self._backend.write() as cur:
+            self._backend.schema_lock(cur)
+            found = self._read_version(cur)  # again, under the lock: another process may have won
+            if found == SCHEMA_VERSION:
+                return
+            if found is not None and found > SCHEMA_VERSION:
+                raise SchemaVersionError(found, SCHEMA_VERSION)
+            if found is None:
+                for statement in create_ddl(self._backend.dialect):
+                    cur.execute(statement)
+                cur.execute("INSERT INTO store_meta (key, value) VALUES ('schema_version', ?)",
+                            (str(SCHEMA_VERSION),))
+                return
+            for statement in migration_ddl(found, self._backend.dialect):
+                cur.execute(statement)
+            # Every migration ends by deriving the new tables from the verbatim lines.
+            self._rebuild(cur, None)
+            cur.execute("UPDATE store_meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _session_id(value: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise StoreError(f"a session id must be a non-empty string, not {value!r}")
+    if clean(value) != value:
+        raise StoreError(f"a session id must be valid UTF-8 text without NUL characters, not {value!r}")
+    return value
+
+
+def _limit(value: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise StoreError(f"limit must be a non-negative integer, not {value!r}")
+    return value
+
+
+def _decode_lines(lines: list[bytes]) -> list[HistoryEvent]:
+    """Stored lines to events through the codec's tolerant reader: one event per line, always."""
+    events = read(io.BytesIO(b"".join(line + b"\n" for line in lines))).events
+    if len(events) != len(lines):  # a blank stored line: impossible through this API
+        raise StoreError(f"{len(lines) - len(events)} stored line(s) are blank")
+    return events
+
+
+def _check_tail(path: str) -> None:
+    """Refuse a file whose final line is torn (an interrupted write), before storing anything."""
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            if size == 0:
+                return
+            handle.seek(size - 1)
+            if handle.read(1) == b"\n":
+                return
+            line_start, end = 0, size
+            while end > 0:  # back from the end, a block at a time, to the final line's start
+                begin = max(0, end - (1 << 16))
+                handle.seek(begin)
+                newline = handle.read(end - begin).rfind(b"\n")
+                if newline >= 0:
+                    line_start = begin + newline + 1
+                    break
+                end = begin
+            handle.seek(line_start)
+            tail = handle.read()
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if not tail.strip() or is_complete_line(tail):
+        return
+    raise StoreError(f"{path}:{_count_lines(path)}: torn final line (an interrupted write); nothing imported")
+
+
+def _count_lines(path: str) -> int:
+    with open(path, "rb") as handle:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b"")) + 1
+
+
+def _session_id_of(path: str) -> str:
+    """The ``task_id`` of a ``task_metadata`` first line, else the file name without extension."""
+    records = iter_records(path)
+    try:
+        first = next(records, None)
+    finally:
+        records.close()  # type: ignore[attr-defined]  # a generator: close its file now
+    if first is not None and isinstance(first.event, TaskMetadataEvent) and first.event.task_id:
+        return first.event.task_id
+    stem = os.path.basename(path)
+    for suffix in (".jsonl", ".ndjson", ".json"):
+        if stem.endswith(suffix):
+            return stem[: -len(suffix)] or stem
+    return stem
+
+
+def _time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value is not None else None
+
+
+def _summary(row: tuple[Any, ...]) -> SessionSummary:
+    (sid, created, updated, _last_seq, last_id, events, messages, model, title,
+     i, o, cr, cw, r, cost, uncosted, forked_from, forked_at) = row
+    return SessionSummary(
+        sid, _time(created), _time(updated), last_id, int(events), int(messages), model, title,
+        int(i), int(o), int(cr), int(cw), int(r), Decimal(cost) if cost is not None else None,
+        int(uncosted), forked_from, forked_at,
+    )
+
+
+def _tool_call(row: tuple[Any, ...]) -> ToolCallRecord:
+    sid, call_id, name, status, message_id, result_id, created, started, finished = row
+    created_at = _time(created)
+    assert created_at is not None
+    return ToolCallRecord(sid, call_id, name, status, message_id, result_id, created_at,
+                          _time(started), _time(finished))

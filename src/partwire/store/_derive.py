@@ -1,0 +1,155 @@
+"""Derived rows: what the store indexes about each event, computed from the decoded event.
+
+Every derived column can be recomputed from the verbatim line (``Store.rebuild`` does), so the
+derivation lives here once, for both backends, and is pure: events in, rows out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from partwire.history import CompactionEvent, HistoryEvent, ModelSwitchEvent, TaskMetadataEvent
+from partwire.messages import AssistantMessage, ToolMessage
+from partwire.parts import RefusalPart, TextPart, ThinkingPart, ToolCallPart
+
+__all__ = ["Derived", "SessionTotals", "clean", "derive", "timestamp"]
+
+Row = tuple[Any, ...]
+
+TOOL_OUTPUT_INDEX = -1
+"""The ``parts.idx`` of a tool message's ``output_text`` (searchable like a text part)."""
+
+
+def timestamp(value: datetime) -> str:
+    """A sortable UTC timestamp with microseconds: ``2026-01-01T00:00:00.000000Z``."""
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC)
+    return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def clean(text: str) -> str:
+    """``text`` as a database text value: NUL (which PostgreSQL refuses) and lone surrogates
+    (which are not UTF-8) become U+FFFD. Only derived columns are cleaned; the line is verbatim."""
+    if text.isascii() and "\x00" not in text:
+        return text
+    return text.replace("\x00", "\ufffd").encode("utf-8", "replace").decode("utf-8")
+
+
+@dataclass(slots=True)
+class SessionTotals:
+    """A session's running summary, carried from one write to the next."""
+
+    created_at: str | None = None
+    updated_at: str | None = None
+    last_seq: int = 0
+    last_event_id: str | None = None
+    event_count: int = 0
+    message_count: int = 0
+    model: str | None = None
+    title: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost: Decimal | None = None
+    uncosted: int = 0
+
+
+@dataclass(slots=True)
+class Derived:
+    """The rows one write adds, and the tool results that answer calls stored earlier."""
+
+    events: list[Row] = field(default_factory=list)
+    messages: list[Row] = field(default_factory=list)
+    parts: list[Row] = field(default_factory=list)
+    tool_calls: dict[str, list[Any]] = field(default_factory=dict)
+    """New calls by id: ``[seq, message_id, name, status, result_seq, result_id, created_at,
+    started_at, finished_at]``."""
+    results: list[Row] = field(default_factory=list)
+    """``(status, result_seq, result_id, started_at, finished_at, call_id)`` for calls stored earlier."""
+
+
+def derive(session_id: str, items: list[tuple[HistoryEvent, bytes]], totals: SessionTotals) -> Derived:
+    """The rows for ``items`` appended after ``totals.last_seq``; updates ``totals`` in place."""
+    out = Derived()
+    seq = totals.last_seq
+    for event, line in items:
+        seq += 1
+        created = timestamp(event.created_at)
+        event_id = clean(event.id)
+        role = getattr(event, "role", None)
+        out.events.append((session_id, seq, event_id, event.type, role, created, line))
+        if totals.created_at is None:
+            totals.created_at = created
+        if totals.updated_at is None or created > totals.updated_at:
+            totals.updated_at = created
+        totals.event_count += 1
+        totals.last_event_id = event_id
+        if role is not None:
+            totals.message_count += 1
+            _message(session_id, seq, event, created, out, totals)
+        elif isinstance(event, TaskMetadataEvent):
+            if event.title is not None:
+                totals.title = clean(event.title)
+        elif isinstance(event, ModelSwitchEvent):
+            totals.model = clean(event.to_model)
+        elif isinstance(event, CompactionEvent):
+            pass  # found through the events (session_id, type, seq) index
+    totals.last_seq = seq
+    return out
+
+
+def _message(session_id: str, seq: int, event: Any, created: str, out: Derived, totals: SessionTotals) -> None:
+    model = status = stop = usage = None
+    event_id = clean(event.id)
+    if isinstance(event, AssistantMessage):
+        model = clean(event.model) if event.model is not None else None
+        status, stop, usage = event.status, event.stop_reason, event.usage
+        if model is not None:
+            totals.model = model
+        interrupted = event.status == "aborted" or event.stop_reason == "aborted"
+        for part in event.parts:
+            if isinstance(part, ToolCallPart):
+                out.tool_calls[clean(part.id)] = [
+                    seq, event_id, clean(part.name), "aborted" if interrupted else "pending",
+                    None, None, created, None, None,
+                ]
+    elif isinstance(event, ToolMessage):
+        started = timestamp(event.started_at) if event.started_at is not None else None
+        finished = timestamp(event.finished_at) if event.finished_at is not None else None
+        pending = out.tool_calls.get(clean(event.call_id))
+        if pending is not None:
+            pending[3:] = [event.status, seq, event_id, pending[6], started, finished]
+        else:
+            out.results.append((event.status, seq, event_id, started, finished, clean(event.call_id)))
+        if event.output_text:
+            out.parts.append((session_id, seq, TOOL_OUTPUT_INDEX, "tool_output", clean(event.output_text)))
+    for index, part in enumerate(event.parts):
+        text = part.text if isinstance(part, TextPart | ThinkingPart | RefusalPart) else None
+        out.parts.append((session_id, seq, index, part.type, clean(text) if text else None))
+    counts: tuple[int | None, ...] = (None,) * 5
+    cost = pricing = None
+    if usage is not None:
+        counts = (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
+                  usage.cache_write_tokens, usage.reasoning_tokens)
+        totals.input_tokens += usage.input_tokens
+        totals.output_tokens += usage.output_tokens
+        totals.cache_read_tokens += usage.cache_read_tokens
+        totals.cache_write_tokens += usage.cache_write_tokens
+        totals.reasoning_tokens += usage.reasoning_tokens
+        if usage.cost is not None:
+            cost = str(usage.cost)
+            totals.cost = usage.cost if totals.cost is None else totals.cost + usage.cost
+        else:
+            totals.uncosted += 1
+        pricing = usage.pricing_version
+    parent = getattr(event, "parent_id", None)
+    parent = clean(parent) if parent is not None else None
+    out.messages.append((
+        session_id, seq, event_id, event.role, created, parent, model, status, stop,
+        *counts, cost, pricing,
+    ))

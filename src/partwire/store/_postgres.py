@@ -1,0 +1,132 @@
+"""The PostgreSQL backend: psycopg 3 (the ``partwire[postgres]`` extra), for many writers and machines.
+
+Writers to one session serialise on that session's row (``SELECT ... FOR UPDATE``); writers to
+different sessions run in parallel. Schema changes take a transaction-level advisory lock, so
+processes opening a fresh database at once create it once.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Final
+
+from ._errors import StoreUnavailableError
+from ._sqlite import Cursor
+
+__all__ = ["PostgresBackend"]
+
+# Any constant: the key of the advisory lock that serialises schema creation and migration.
+_SCHEMA_LOCK = 0x7061727477697265  # "partwire"
+# Mirrors the expression of the parts_fts index, which PostgreSQL matches textually.
+_TSV = "to_tsvector('english'::regconfig, left(p.text, 100000))"
+_PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
+
+
+def redact(url: str) -> str:
+    """``url`` without its password."""
+    return _PASSWORD.sub(r"\1***@", url)
+
+
+class PostgresBackend:
+    """One connection to one PostgreSQL database, used by one :class:`~partwire.store.Store`."""
+
+    dialect: Final = "postgresql"
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        """The libpq connection URL."""
+        try:
+            psycopg = importlib.import_module("psycopg")
+        except ImportError as exc:
+            raise StoreUnavailableError(
+                "a postgresql:// store needs psycopg 3: pip install 'partwire[postgres]'"
+            ) from exc
+        self._psycopg: Any = psycopg
+        self._lock = threading.RLock()
+        try:
+            kwargs = {} if "connect_timeout" in url else {"connect_timeout": 10}
+            self._conn: Any = psycopg.connect(url, autocommit=True, **kwargs)
+        except psycopg.Error as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise StoreUnavailableError(f"cannot connect to PostgreSQL at {redact(url)}: {first}") from exc
+
+    def describe(self) -> str:
+        """The database, for messages (no password)."""
+        return redact(self.url)
+
+    @contextmanager
+    def write(self) -> Iterator[Cursor]:
+        """A transaction; writers lock the rows they change."""
+        with self._lock, self._conn.transaction(), self._conn.cursor() as raw:
+            yield _PgCursor(raw)
+
+    @contextmanager
+    def read(self) -> Iterator[Cursor]:
+        """A repeatable-read transaction: every statement in it sees one snapshot."""
+        with self._lock, self._conn.transaction(), self._conn.cursor() as raw:
+            raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield _PgCursor(raw)
+
+    def table_exists(self, cur: Cursor, name: str) -> bool:
+        """Whether the table ``name`` exists on the search path."""
+        cur.execute("SELECT to_regclass(?) IS NOT NULL", (name,))
+        row = cur.fetchone()
+        return bool(row and row[0])
+
+    def schema_lock(self, cur: Cursor) -> None:
+        """Serialise schema creation and migration across processes."""
+        cur.execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
+
+    def index_parts(self, cur: Cursor, session_id: str, after_seq: int) -> None:
+        """Nothing to do: the GIN index follows the table."""
+
+    def unindex_parts(self, cur: Cursor, session_id: str) -> None:
+        """Nothing to do: the GIN index follows the table."""
+
+    def search(self, cur: Cursor, text: str, session_id: str | None, limit: int) -> list[tuple[Any, ...]]:
+        """Rows ``(session_id, event_id, seq, idx, type, snippet)`` best match first."""
+        where = f"p.text IS NOT NULL AND {_TSV} @@ q"
+        params: list[Any] = [text]
+        if session_id is not None:
+            where += " AND p.session_id = ?"
+            params.append(session_id)
+        cur.execute(
+            "SELECT p.session_id, e.id, p.seq, p.idx, p.type, "
+            "ts_headline('english', left(p.text, 100000), q, "
+            "'StartSel=[, StopSel=], MaxWords=16, MinWords=6, MaxFragments=1, FragmentDelimiter=...') "
+            "FROM parts p JOIN events e ON e.session_id = p.session_id AND e.seq = p.seq, "
+            "plainto_tsquery('english', ?) q "
+            f"WHERE {where} ORDER BY ts_rank({_TSV}, q) DESC, p.session_id, p.seq LIMIT ?",
+            (*params, limit),
+        )
+        return cur.fetchall()
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._conn.close()
+
+
+class _PgCursor(Cursor):
+    """psycopg's ``%s`` placeholders from the ``?`` the store's SQL is written with."""
+
+    _cache: dict[str, str] = {}  # noqa: RUF012 - a process-wide memo of converted statements
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """Run one statement."""
+        super().execute(self._convert(sql), params)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement for each row (pipelined by psycopg)."""
+        super().executemany(self._convert(sql), rows)
+
+    @classmethod
+    def _convert(cls, sql: str) -> str:
+        converted = cls._cache.get(sql)
+        if converted is None:
+            converted = cls._cache[sql] = sql.replace("%", "%%").replace("?", "%s")
+        return converted

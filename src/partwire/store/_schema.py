@@ -1,0 +1,152 @@
+"""The store's schema, every version of it, and the migrations between them.
+
+One DDL text serves both backends: ``{blob}`` is ``BLOB`` in SQLite and ``BYTEA`` in
+PostgreSQL, and the full-text index is each backend's own (FTS5 / a GIN index on a
+``tsvector``). A migration is DDL, then a rebuild of every derived table from the verbatim
+event lines, so no migration has to transform derived data by hand.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+__all__ = ["SCHEMA_VERSION", "Dialect", "create_ddl", "migration_ddl"]
+
+Dialect = Literal["sqlite", "postgresql"]
+
+SCHEMA_VERSION = 2
+"""The store schema this partwire writes. Version 1 had no parts table, no full-text index and no
+fork columns."""
+
+# Version 1: the canonical format spec's sessions / messages / tool_calls, plus the verbatim
+# events. Kept as written so tests can build a version-1 database and migrate it.
+_V1 = """
+CREATE TABLE store_meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    created_at TEXT,
+    updated_at TEXT,
+    last_seq BIGINT NOT NULL DEFAULT 0,
+    last_event_id TEXT,
+    event_count BIGINT NOT NULL DEFAULT 0,
+    message_count BIGINT NOT NULL DEFAULT 0,
+    model TEXT,
+    title TEXT,
+    input_tokens BIGINT NOT NULL DEFAULT 0,
+    output_tokens BIGINT NOT NULL DEFAULT 0,
+    cache_read_tokens BIGINT NOT NULL DEFAULT 0,
+    cache_write_tokens BIGINT NOT NULL DEFAULT 0,
+    reasoning_tokens BIGINT NOT NULL DEFAULT 0,
+    cost TEXT,
+    uncosted BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX sessions_updated ON sessions (updated_at);
+CREATE TABLE events (
+    session_id TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    role TEXT,
+    created_at TEXT NOT NULL,
+    line {blob} NOT NULL,
+    PRIMARY KEY (session_id, seq),
+    UNIQUE (session_id, id)
+);
+CREATE INDEX events_type ON events (session_id, type, seq);
+CREATE TABLE messages (
+    session_id TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    parent_id TEXT,
+    model TEXT,
+    status TEXT,
+    stop_reason TEXT,
+    input_tokens BIGINT,
+    output_tokens BIGINT,
+    cache_read_tokens BIGINT,
+    cache_write_tokens BIGINT,
+    reasoning_tokens BIGINT,
+    cost TEXT,
+    pricing_version TEXT,
+    PRIMARY KEY (session_id, seq)
+);
+CREATE INDEX messages_model ON messages (model, session_id);
+CREATE TABLE tool_calls (
+    session_id TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    message_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    status TEXT NOT NULL,
+    result_seq BIGINT,
+    result_id TEXT,
+    created_at TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT,
+    PRIMARY KEY (session_id, call_id)
+);
+CREATE INDEX tool_calls_pending ON tool_calls (session_id, seq) WHERE status = 'pending';
+CREATE INDEX tool_calls_status ON tool_calls (status, name);
+"""
+
+# Version 2: parts in order with their searchable text, the full-text index, fork provenance.
+_V2_SQLITE = """
+CREATE TABLE parts (
+    session_id TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    idx INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    text TEXT,
+    UNIQUE (session_id, seq, idx)
+);
+CREATE VIRTUAL TABLE parts_fts USING fts5(text, content='parts', content_rowid='rowid',
+                                          tokenize='porter unicode61');
+ALTER TABLE sessions ADD COLUMN forked_from TEXT;
+ALTER TABLE sessions ADD COLUMN forked_at TEXT;
+"""
+
+# PostgreSQL's tsvector holds at most 1 MB; the index covers the first 100,000 characters of a
+# part (SQLite's FTS5 has no such limit and indexes all of it).
+_V2_POSTGRES = """
+CREATE TABLE parts (
+    session_id TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    idx INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    text TEXT,
+    PRIMARY KEY (session_id, seq, idx)
+);
+CREATE INDEX parts_fts ON parts USING gin (to_tsvector('english'::regconfig, left(text, 100000)))
+    WHERE text IS NOT NULL;
+ALTER TABLE sessions ADD COLUMN forked_from TEXT;
+ALTER TABLE sessions ADD COLUMN forked_at TEXT;
+"""
+
+
+def _statements(text: str, dialect: Dialect) -> list[str]:
+    blob = "BLOB" if dialect == "sqlite" else "BYTEA"
+    return [s.strip().replace("{blob}", blob) for s in text.split(";\n") if s.strip()]
+
+
+def version_ddl(version: int, dialect: Dialect) -> list[str]:
+    """The statements that move a database from ``version - 1`` to ``version`` (1: create)."""
+    if version == 1:
+        return _statements(_V1, dialect)
+    if version == 2:
+        return _statements(_V2_SQLITE if dialect == "sqlite" else _V2_POSTGRES, dialect)
+    raise ValueError(f"no store schema version {version}")
+
+
+def create_ddl(dialect: Dialect, version: int = SCHEMA_VERSION) -> list[str]:
+    """Every statement that creates a database at ``version`` from nothing."""
+    return [s for v in range(1, version + 1) for s in version_ddl(v, dialect)]
+
+
+def migration_ddl(found: int, dialect: Dialect) -> list[str]:
+    """The statements that migrate a database at version ``found`` to :data:`SCHEMA_VERSION`."""
+    return [s for v in range(found + 1, SCHEMA_VERSION + 1) for s in version_ddl(v, dialect)]
