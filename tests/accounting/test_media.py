@@ -1,0 +1,97 @@
+"""Image sizes, PDF pages and audio durations read from headers, and the providers' formulas."""
+
+from __future__ import annotations
+
+import base64
+import struct
+import zlib
+
+from partwire.adapters import _estimate as est
+
+
+def _png(width: int, height: int) -> bytes:
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = b"IHDR" + ihdr
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + chunk + struct.pack(">I", zlib.crc32(chunk))
+
+
+def _jpeg(width: int, height: int) -> bytes:
+    app0 = b"\xff\xe0" + struct.pack(">H", 16) + b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"
+    sof = b"\xff\xc2" + struct.pack(">HBHHB", 11, 8, height, width, 1) + b"\x01\x11\x00"
+    return b"\xff\xd8" + app0 + sof + b"\xff\xd9"
+
+
+def test_image_size_reads_png_jpeg_gif_and_webp_headers() -> None:
+    """Width and height come from each format's header, without decoding pixels."""
+    assert est.image_size(_png(166, 282)) == (166, 282)
+    assert est.image_size(_jpeg(1024, 768)) == (1024, 768)
+    assert est.image_size(b"GIF89a" + struct.pack("<HH", 40, 30) + b"\x00" * 8) == (40, 30)
+    vp8x = b"RIFF\x00\x00\x00\x00WEBPVP8X" + b"\x0a\x00\x00\x00" + b"\x00" * 4
+    vp8x += (799).to_bytes(3, "little") + (599).to_bytes(3, "little")
+    assert est.image_size(vp8x) == (800, 600)
+    assert est.image_size(b"not an image") is None
+
+
+def test_pdf_pages_counts_page_objects_not_the_page_tree() -> None:
+    """A PDF's pages are its /Type /Page objects; /Pages is the tree, not a page."""
+    pdf = b"%PDF-1.4\n1 0 obj << /Type /Pages /Count 2 >>\n2 0 obj << /Type /Page >>\n3 0 obj << /Type/Page >>"
+    assert est.pdf_pages(pdf) == 2
+    assert est.pdf_pages(b"%PDF-1.7\n<< /Type /Pages /Count 7 >>") == 7
+    assert est.pdf_pages(b"plain text") is None
+
+
+def test_audio_seconds_of_wav_and_mp3() -> None:
+    """WAV duration comes from its byte rate, MP3's from its first frame's bit rate."""
+    header = b"RIFF" + b"\x00" * 4 + b"WAVEfmt " + struct.pack("<IHHIIHH", 16, 1, 1, 16000, 32000, 2, 16)
+    wav = header + b"data" + b"\x00" * 4 + b"\x00" * 64000
+    assert est.audio_seconds(wav) == 2.0
+    frame = b"\xff\xfb\x90\x00"  # MPEG-1 layer III, 128 kbit/s
+    mp3 = frame + b"\x00" * (16000 - len(frame))
+    assert est.audio_seconds(mp3) == 1.0
+
+
+def test_provider_image_formulas_match_their_published_examples() -> None:
+    """OpenAI's tile rule, Claude's w*h/750 and Gemini's 258-token tiles give the documented counts."""
+    assert est.openai_image_tokens(1024, 1024, "high", "gpt-4o") == 765
+    assert est.openai_image_tokens(2048, 4096, "high", "gpt-4o") == 1105
+    assert est.openai_image_tokens(4096, 8192, "low", "gpt-4o") == 85
+    assert est.openai_image_tokens(100, 100, "auto", "gpt-4o-mini") == 2833 + 5667
+    assert est.anthropic_image_tokens(1092, 1092) == 1590
+    assert est.anthropic_image_tokens(200, 200) == 54
+    assert est.google_image_tokens(384, 384) == 258
+    assert est.google_image_tokens(1000, 1000) > 258
+
+
+def test_an_inline_image_is_counted_by_its_size() -> None:
+    """A larger base64 image in an Anthropic body costs more tokens than a small one."""
+    def body(png: bytes) -> dict[str, object]:
+        data = base64.b64encode(png).decode()
+        block = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+        return {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [block]}]}
+
+    small = est.estimate_anthropic_body(body(_png(100, 100)))
+    large = est.estimate_anthropic_body(body(_png(1000, 1000)))
+    assert large - small == est.anthropic_image_tokens(1000, 1000) - est.anthropic_image_tokens(100, 100)
+
+
+def test_thinking_of_finished_turns_is_not_counted() -> None:
+    """Claude strips the thinking of finished turns, but keeps it in a tool-use loop."""
+    thinking = {"type": "thinking", "thinking": "word " * 500, "signature": "sig"}
+    finished = {"model": "claude-sonnet-4-5", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [thinking, {"type": "text", "text": "hello"}]},
+        {"role": "user", "content": "again"}]}
+    looping = {"model": "claude-sonnet-4-5", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [thinking, {"type": "tool_use", "id": "t", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}]}
+    assert est.estimate_anthropic_body(finished) < 40
+    assert est.estimate_anthropic_body(looping) > 500
+
+
+def test_malformed_bodies_estimate_without_raising() -> None:
+    """Odd shapes (non-dict blocks, missing keys) are counted as text, never a crash."""
+    assert est.estimate_anthropic_body({"messages": ["raw", {"content": [1, None]}]}) > 0
+    assert est.estimate_openai_chat_body({"messages": [{"content": [{"type": "x"}]}], "tools": [1]}) > 0
+    assert est.estimate_openai_responses_body({"input": "hello"}) > 0
+    assert est.estimate_google_body({"contents": [{"parts": [{"inlineData": {"mimeType": "image/png"}}]}]}) > 0
