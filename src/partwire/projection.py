@@ -3,19 +3,19 @@
 Lossiness is data (DESIGN §8). Every adapter's ``to_wire`` returns a :class:`Projection`: the
 request body plus one :class:`Loss` per thing it could not send as it is. Each loss is logged
 once at WARNING on the ``partwire.projection`` logger with structured ``extra`` fields;
-``strict=True`` raises :class:`~partwire.errors.LossError` instead. :func:`check_switch` predicts
-the losses of moving a session to another adapter or model from its capabilities alone, and
-refuses what cannot work.
+``strict=True`` raises :class:`~partwire.errors.LossError` instead. :func:`check_switch` is a
+dry run of the target adapter's own ``to_wire`` (so the two cannot disagree), and refuses what
+cannot work.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, assert_never
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal, assert_never, cast
 
-from partwire.errors import LossError, SwitchRefusedError
+from partwire.errors import LossError, SwitchRefusedError, UnknownAdapterError
 from partwire.messages import (
     AssistantMessage,
     DeveloperMessage,
@@ -144,29 +144,70 @@ def make_projection(
 
 
 def check_switch(
-    history: History, target: str | Capabilities, *, accept_issuers: Collection[str] | None = None,
+    history: History, target: str | Capabilities, *, model: str | None = None,
+    tools: Sequence[Any] = (), accept_issuers: Collection[str] | None = None,
+    options: Any = None,
 ) -> tuple[Loss, ...]:
-    """What moving ``history`` to ``target`` would lose, predicted without building a request.
+    """What moving ``history`` to ``target`` would lose: a dry run of the target's own ``to_wire``.
 
-    ``target`` is an adapter name (``"anthropic"``) or a :class:`~partwire.adapters.Capabilities`
-    (for a particular model: ``dataclasses.replace(CAPABILITIES, images=False)``). Content the
-    target cannot take at all (an image for a text-only model, a file id another provider
-    issued) raises :class:`SwitchRefusedError`. The adapter's ``to_wire`` stays the authority:
-    it may report format details this capability-level check cannot see.
+    ``target`` is an adapter name (``"anthropic"``, ``"openai_chat:deepseek"`` for a dialect) or
+    a :class:`~partwire.adapters.Capabilities` (for a particular model:
+    ``dataclasses.replace(CAPABILITIES, images=False)``). The losses are exactly those the
+    target's ``to_wire`` reports for the same history, tools and options (nothing is logged).
+    Content the target cannot take at all (an image for a text-only model, a file id another
+    provider issued, tool calls for a model without tools) raises :class:`SwitchRefusedError`,
+    with the losses beside the refusals.
     """
     from partwire.adapters import Capabilities, get_adapter
+    from partwire.adapters._kernel import dry_run
 
-    caps = target if isinstance(target, Capabilities) else get_adapter(target).CAPABILITIES
+    if isinstance(target, Capabilities):
+        caps = target
+        head, _, variant = caps.name.partition(":")
+        try:
+            adapter = get_adapter(head)
+        except UnknownAdapterError:
+            adapter = get_adapter(caps.issuer)
+    else:
+        head, _, variant = target.partition(":")
+        adapter = get_adapter(head)
+        caps = adapter.CAPABILITIES
+        if variant:
+            caps = _variant_capabilities(adapter, variant, caps)
+    if variant and options is None:
+        options = {"dialect": variant}
     issuers = frozenset(accept_issuers) if accept_issuers is not None else frozenset({caps.issuer})
     check = _SwitchCheck(caps, issuers)
     check.run(history)
+    with dry_run():
+        projection = adapter.to_wire(history, model=model or _model_for(history, caps.issuer),
+                                     tools=tools, accept_issuers=accept_issuers, options=options)
+    losses = tuple(replace(loss, adapter=caps.name) if caps.name != adapter.NAME else loss
+                   for loss in projection.losses)
     if check.refusals:
-        raise SwitchRefusedError(caps.name, tuple(check.refusals), tuple(check.losses))
-    return tuple(check.losses)
+        raise SwitchRefusedError(caps.name, tuple(check.refusals), losses)
+    return losses
+
+
+def _variant_capabilities(adapter: Any, variant: str, caps: Capabilities) -> Capabilities:
+    dialects = getattr(adapter, "DIALECTS", None)
+    if isinstance(dialects, Mapping) and variant in dialects:
+        found = getattr(dialects[variant], "capabilities", None)
+        if found is not None:
+            return cast("Capabilities", found)
+    return caps
+
+
+def _model_for(history: History, issuer: str) -> str:
+    """The last model of ``issuer`` the history names, else a stand-in (the dry run sends nothing)."""
+    for event in reversed(history):
+        if isinstance(event, AssistantMessage) and event.model and event.model.startswith(f"{issuer}:"):
+            return event.model
+    return f"{issuer}:check-switch"
 
 
 class _SwitchCheck:
-    """Walks a history once, sorting what the target cannot take into losses and refusals."""
+    """Walks a history once, finding what the target cannot take at all (the refusals)."""
 
     def __init__(self, caps: Capabilities, issuers: frozenset[str]) -> None:
         self.caps = caps
@@ -176,8 +217,9 @@ class _SwitchCheck:
 
     def _add(self, path: str, part_type: str, action: LossAction, reason: str,
              message_id: str | None, *, refuse: bool = False) -> None:
-        loss = Loss(path, part_type, action, reason, self.caps.name, message_id)
-        (self.refusals if refuse else self.losses).append(loss)
+        # Only refusals: the losses are the target's to_wire's own (check_switch's dry run).
+        if refuse:
+            self.refusals.append(Loss(path, part_type, action, reason, self.caps.name, message_id))
 
     def run(self, history: History) -> None:
         conversation_started = False
