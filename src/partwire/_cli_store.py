@@ -1,0 +1,239 @@
+"""``partwire store``: import histories into a session store, list, export, show, search, fork.
+
+``--db`` takes a path, ``sqlite:///...`` or ``postgresql://...``; without it the store is
+``$PARTWIRE_STORE``, else ``store.sqlite`` in the user's data directory. Errors (a torn file, a
+newer schema, an unreachable server) end as one ``partwire: error: ...`` line, raised as
+:class:`~partwire.errors.PartwireError` for ``partwire.cli`` to print.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import IO, Any
+
+from partwire._transcript import printable, render
+from partwire.codec import ResponseMetadataEvent, replay
+from partwire.store import Store, StoreError, open_store
+
+__all__ = ["add_store_parser", "default_db", "make_progress", "run_store"]
+
+ENV_DB = "PARTWIRE_STORE"
+
+
+def default_db() -> str:
+    """``$PARTWIRE_STORE``, else ``store.sqlite`` in the platform's per-user data directory."""
+    configured = os.environ.get(ENV_DB)
+    if configured:
+        return configured
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return str(base / "partwire" / "store.sqlite")
+
+
+def add_store_parser(commands: Any) -> None:
+    """Add the ``store`` command and its verbs to ``partwire``'s subcommands."""
+    store = commands.add_parser(
+        "store", help="keep histories in a SQLite or PostgreSQL session store and query them",
+        description="Import JSONL histories into a session store (SQLite or PostgreSQL), and list, "
+                    "export, show, search, fork them.",
+    )
+    store.add_argument("--db", metavar="URL", default=None,
+                       help=f"a path, sqlite:///PATH or postgresql://... (default: ${ENV_DB}, else {default_db()})")
+    verbs = store.add_subparsers(dest="verb", required=True, metavar="VERB")
+
+    imp = verbs.add_parser("import", help="import JSONL files, one session each (re-running is a no-op)")
+    imp.add_argument("files", metavar="FILE", nargs="+", help="history files (JSONL)")
+    imp.add_argument("--session", metavar="ID",
+                     help="the session id (one file only; default: the file's task_id, else its name)")
+    imp.set_defaults(store_run=_import)
+
+    ls = verbs.add_parser("ls", help="list sessions, the most recently active first")
+    ls.add_argument("--limit", type=int, default=None, help="at most this many")
+    ls.set_defaults(store_run=_ls)
+
+    export = verbs.add_parser("export", help="print a session as JSONL, byte-identical to what was stored")
+    export.add_argument("session", metavar="SESSION_ID")
+    export.add_argument("--until", metavar="EVENT_ID", help="stop after this event")
+    export.set_defaults(store_run=_export)
+
+    show = verbs.add_parser("show", help="print a readable transcript of a session")
+    show.add_argument("session", metavar="SESSION_ID")
+    show.add_argument("--until", metavar="EVENT_ID", help="stop after this event")
+    show.set_defaults(store_run=_show)
+
+    search = verbs.add_parser("search", help="full-text search over text parts and tool output")
+    search.add_argument("text", metavar="TEXT")
+    search.add_argument("--session", metavar="ID", help="search one session only")
+    search.add_argument("--limit", type=int, default=20, help="at most this many hits (default 20)")
+    search.set_defaults(store_run=_search)
+
+    pending = verbs.add_parser("pending", help="tool calls no tool message has answered")
+    pending.add_argument("--session", metavar="ID", help="one session only")
+    pending.set_defaults(store_run=_pending)
+
+    stats = verbs.add_parser("stats", help="usage and cost by model (and by session with --session)")
+    stats.add_argument("--session", metavar="ID", help="one session only")
+    stats.set_defaults(store_run=_stats)
+
+    fork = verbs.add_parser("fork", help="start a new session from a session's events up to EVENT_ID")
+    fork.add_argument("session", metavar="SESSION_ID")
+    fork.add_argument("event", metavar="EVENT_ID")
+    fork.add_argument("--as", dest="new_id", metavar="NEW_ID", help="the new session's id")
+    fork.set_defaults(store_run=_fork)
+
+    store.set_defaults(run=run_store)
+
+
+def run_store(args: argparse.Namespace) -> int:
+    """Open the store named by ``--db`` and run the verb."""
+    url = args.db or default_db()
+    if args.db is None and "://" not in url:
+        Path(url).parent.mkdir(parents=True, exist_ok=True)
+    verb: Callable[[Store, argparse.Namespace], int] = args.store_run
+    with open_store(url) as store:
+        return verb(store, args)
+
+
+# -- verbs ------------------------------------------------------------------------------------
+
+
+def _import(store: Store, args: argparse.Namespace) -> int:
+    if args.session is not None and len(args.files) > 1:
+        raise StoreError("--session names one session: give one FILE with it")
+    for name in args.files:
+        if os.path.isdir(name):
+            raise StoreError(f"{name} is a directory, not a history file")
+        if not os.path.exists(name):
+            raise StoreError(f"{name}: no such file")
+        bar = make_progress(sys.stderr, os.path.getsize(name), os.path.basename(name))
+        try:
+            result = store.import_file(name, args.session, progress=bar.update if bar else None)
+        finally:
+            if bar is not None:
+                bar.close()
+        for problem in result.problems:
+            print(f"{problem} (stored verbatim)", file=sys.stderr)
+        print(f"{name}: session {result.session_id}: {result.added} event(s) added, "
+              f"{result.skipped} already stored")
+    return 0
+
+
+def _ls(store: Store, args: argparse.Namespace) -> int:
+    rows = [("SESSION", "UPDATED", "MODEL", "MSGS", "IN", "OUT", "COST", "TITLE")]
+    for s in store.sessions(limit=args.limit):
+        updated = s.updated_at.strftime("%Y-%m-%d %H:%M:%S") if s.updated_at else "-"
+        rows.append((s.id, updated, s.model or "-", str(s.message_count), str(s.input_tokens),
+                     str(s.output_tokens), _cost(s.cost, s.uncosted), s.title or ""))
+    _table(rows)
+    return 0
+
+
+def _export(store: Store, args: argparse.Namespace) -> int:
+    out = _stdout_bytes()
+    for line in store.export(args.session, until=args.until):
+        out.write(line)
+    out.flush()
+    return 0
+
+
+def _show(store: Store, args: argparse.Namespace) -> int:
+    stdout = sys.stdout
+    if hasattr(stdout, "reconfigure"):
+        stdout.reconfigure(errors="backslashreplace")
+    first = True
+    for item in replay(store.load(args.session, until=args.until)):
+        lines = render(item)
+        if not lines:
+            continue
+        if not first and not isinstance(item, ResponseMetadataEvent):
+            print()
+        print("\n".join(printable(line) for line in lines))
+        first = False
+    return 0
+
+
+def _search(store: Store, args: argparse.Namespace) -> int:
+    for hit in store.search(args.text, session_id=args.session, limit=args.limit):
+        where = f"{hit.session_id} {hit.event_id}"
+        where += " tool output" if hit.part_index < 0 else f" parts[{hit.part_index}] {hit.part_type}"
+        print(f"{where}: {printable(' '.join(hit.snippet.split()))}")
+    return 0
+
+
+def _pending(store: Store, args: argparse.Namespace) -> int:
+    rows = [("SESSION", "CALL_ID", "TOOL", "CALLED_AT", "MESSAGE")]
+    for call in store.pending_tool_calls(args.session):
+        rows.append((call.session_id, call.call_id, call.name,
+                     call.created_at.strftime("%Y-%m-%d %H:%M:%S"), call.message_id))
+    _table(rows)
+    return 0
+
+
+def _stats(store: Store, args: argparse.Namespace) -> int:
+    totals = store.usage(args.session)
+    rows = [("SESSION", "MODEL", "CALLS", "IN", "CACHED", "OUT", "REASONING", "COST")]
+    by_model: dict[str | None, list[Any]] = {}
+    for u in totals:
+        rows.append((u.session_id, u.model or "-", str(u.messages), str(u.input_tokens),
+                     str(u.cache_read_tokens), str(u.output_tokens), str(u.reasoning_tokens),
+                     _cost(u.cost, u.uncosted)))
+        acc = by_model.setdefault(u.model, [0, 0, 0, 0, 0, None, 0])
+        for i, value in enumerate((u.messages, u.input_tokens, u.cache_read_tokens, u.output_tokens,
+                                   u.reasoning_tokens)):
+            acc[i] += value
+        if u.cost is not None:
+            acc[5] = u.cost if acc[5] is None else acc[5] + u.cost
+        acc[6] += u.uncosted
+    for model, acc in sorted(by_model.items(), key=lambda kv: kv[0] or ""):
+        rows.append(("(all)", model or "-", *(str(v) for v in acc[:5]), _cost(acc[5], acc[6])))
+    _table(rows)
+    return 0
+
+
+def _fork(store: Store, args: argparse.Namespace) -> int:
+    print(store.fork(args.session, args.event, args.new_id))
+    return 0
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
+def make_progress(stream: IO[str], total: int, desc: str) -> Any | None:
+    """A byte progress bar on ``stream`` when it is a terminal and ``tqdm`` (the ``progress``
+    extra) is installed; ``None`` otherwise (plain output: the summary line alone)."""
+    if not stream.isatty():
+        return None
+    try:
+        tqdm = importlib.import_module("tqdm")
+    except ImportError:
+        return None
+    return tqdm.tqdm(total=total, unit="B", unit_scale=True, desc=desc, file=stream, leave=False)
+
+
+def _cost(cost: Decimal | None, uncosted: int) -> str:
+    if cost is None:
+        return "-" if not uncosted else f"? ({uncosted} unpriced)"
+    text = f"${cost:.6f}".rstrip("0").rstrip(".")
+    return f"{text} (+{uncosted} unpriced)" if uncosted else text
+
+
+def _table(rows: list[tuple[str, ...]]) -> None:
+    shown = [[printable(cell) for cell in row] for row in rows]
+    widths = [max(len(r[i]) for r in shown) for i in range(len(shown[0]))]
+    for row in shown:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+
+
+def _stdout_bytes() -> IO[bytes]:
+    sys.stdout.flush()
+    return sys.stdout.buffer

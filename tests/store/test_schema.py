@@ -1,0 +1,96 @@
+"""Store schema versions: creation, migration from every earlier version, refusal of newer ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from partwire.codec import dumps, encode
+from partwire.store import SCHEMA_VERSION, SchemaVersionError, StoreUnavailableError, open_store
+from partwire.store._api import Backend
+from partwire.store._postgres import PostgresBackend
+from partwire.store._schema import create_ddl
+from partwire.store._sqlite import SqliteBackend
+from tests.store._events import turn_history
+
+
+def _backend(url: str) -> Backend:
+    return PostgresBackend(url) if url.startswith("postgresql://") else SqliteBackend(url)
+
+
+@pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
+def test_migrates_from_every_earlier_version(store_url: str, version: int) -> None:
+    """A database at an earlier schema, holding only its verbatim lines, migrates and answers every query."""
+    events = turn_history()
+    backend = _backend(store_url)
+    with backend.write() as cur:
+        for statement in create_ddl(backend.dialect, version):
+            cur.execute(statement)
+        cur.execute("INSERT INTO store_meta (key, value) VALUES ('schema_version', ?)", (str(version),))
+        cur.execute("INSERT INTO sessions (id) VALUES ('s')")
+        cur.executemany(
+            "INSERT INTO events (session_id, seq, id, type, role, created_at, line) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [("s", i + 1, e.id, e.type, getattr(e, "role", None), "2026-01-01T00:00:00.000000Z", encode(e))
+             for i, e in enumerate(events)],
+        )
+    backend.close()
+    with open_store(store_url) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.export_bytes("s") == dumps(events)
+        assert [c.call_id for c in store.pending_tool_calls()] == ["tu_C"]
+        assert [h.event_id for h in store.search("flaky")] == ["E01"]
+        assert store.session("s").event_count == len(events)
+        store.append("s", [], expect_last="E07")
+
+
+def test_newer_schema_is_refused_and_left_alone(store_url: str) -> None:
+    """A database written by a newer partwire raises SchemaVersionError and is not touched."""
+    with open_store(store_url) as store:
+        store.append("s", turn_history())
+    backend = _backend(store_url)
+    with backend.write() as cur:
+        cur.execute("UPDATE store_meta SET value = '99' WHERE key = 'schema_version'")
+    backend.close()
+    with pytest.raises(SchemaVersionError, match="schema version 99, newer than 2") as caught:
+        open_store(store_url)
+    assert (caught.value.found, caught.value.supported) == (99, SCHEMA_VERSION)
+    backend = _backend(store_url)
+    with backend.read() as cur:
+        cur.execute("SELECT COUNT(*) FROM events")
+        assert cur.fetchone() == (len(turn_history()),)
+    backend.close()
+
+
+def test_unreachable_postgres_is_one_clear_error() -> None:
+    """A server that does not answer gives StoreUnavailableError naming it, without the password."""
+    with pytest.raises(StoreUnavailableError, match=r"cannot connect to PostgreSQL at postgresql://u:\*\*\*@127\.0\.0\.1:1/db"):
+        open_store("postgresql://u:secret@127.0.0.1:1/db")
+
+
+def test_sqlite_in_a_missing_directory_is_unavailable(tmp_path: Path) -> None:
+    """A SQLite path whose directory does not exist is refused with the directory named."""
+    with pytest.raises(StoreUnavailableError, match="no directory"):
+        open_store(tmp_path / "nope" / "store.sqlite")
+
+
+def test_a_file_that_is_not_a_database_is_unavailable(tmp_path: Path) -> None:
+    """Opening a JSONL file as a store fails clearly and leaves the file unchanged."""
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(dumps(turn_history()))
+    with pytest.raises(StoreUnavailableError, match="cannot open SQLite database"):
+        open_store(path)
+    assert path.read_bytes() == dumps(turn_history())
+
+
+def test_url_forms(tmp_path: Path) -> None:
+    """sqlite:/// URLs, plain paths and :memory: open SQLite; other schemes are refused."""
+    with open_store(f"sqlite:///{tmp_path}/a.sqlite") as store:
+        store.append("s", turn_history()[:1])
+    with open_store(tmp_path / "a.sqlite") as store:
+        assert store.session("s").event_count == 1
+        assert store.backend == "sqlite"
+    with open_store("sqlite://:memory:") as store:
+        assert store.sessions() == []
+    with pytest.raises(StoreUnavailableError, match="unknown store URL scheme 'mysql'"):
+        open_store("mysql://x/y")
