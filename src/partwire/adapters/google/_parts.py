@@ -1,0 +1,364 @@
+"""One canonical part <-> one Gemini ``Part``, both directions: text, thoughts, media, calls.
+
+A ``thoughtSignature`` may sit on any part. On a thought part it becomes the
+:class:`~partwire.parts.ThinkingPart`'s ``signature`` (an :class:`~partwire.parts.Opaque` naming
+the model that issued it); on any other part it goes, with that model, into the part's
+``provider_data``: ``{"thoughtSignature": ..., "model": ...}``. Either way it stays on the part it
+arrived with and goes back unchanged, to Gemini only, and only to the model that issued it.
+
+Other ``provider_data`` keys written here: ``extra`` (keys beside the data field that partwire
+has no field for: ``videoMetadata``, ``mediaResolution``, ...), ``inner`` (keys inside the data
+field without a canonical home: ``displayName``, ``willContinue``, ...), and ``no_id`` (a function
+call Gemini sent without an id: it goes back without one).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Collection, Mapping
+from typing import Any, assert_never
+
+from partwire._base import ProviderData
+from partwire.adapters._common import Losses, json_text, parse_json, sniff_media_type
+from partwire.adapters.google._wire import DATA_KEYS, ISSUER, same_model
+from partwire.ids import new_tool_call_id
+from partwire.parts import (
+    AudioPart,
+    Base64Source,
+    DocumentPart,
+    FileRefSource,
+    ImagePart,
+    MediaSource,
+    Opaque,
+    Part,
+    ProviderFileSource,
+    RedactedThinkingPart,
+    RefusalPart,
+    ServerToolCallPart,
+    ServerToolResultPart,
+    TextPart,
+    TextSource,
+    ThinkingPart,
+    ToolCallPart,
+    UnknownPart,
+    UrlSource,
+)
+
+__all__ = [
+    "CODE_EXECUTION",
+    "CODE_RESULT",
+    "PartEncoder",
+    "call_identity",
+    "media_from_wire",
+    "part_from_wire",
+]
+
+CODE_EXECUTION = "code_execution"
+"""The ``name`` of a server tool call decoded from ``executableCode``."""
+CODE_RESULT = "code_execution_result"
+"""The ``name`` of a server tool result decoded from ``codeExecutionResult``."""
+
+# Uploads to the Gemini Files API are resolvable by Google only: a provider file id.
+_FILES_API = re.compile(r"https://generativelanguage\.googleapis\.com/(v1[a-z0-9]*/)?files/")
+# A canonical call id (tu_ + ULID) on the wire is partwire's own, echoed by whoever sent it on.
+_CANONICAL_ID = re.compile(r"tu_[0-9A-HJKMNP-TV-Z]{26}")
+_BESIDE = frozenset({"thought", "thoughtSignature"})
+
+
+def _pd(data: dict[str, Any]) -> ProviderData | None:
+    return ProviderData(issuer=ISSUER, data=data) if data else None
+
+
+def call_identity(wire_id: Any) -> tuple[str, dict[str, str]]:
+    """The canonical id and ``provider_ids`` of a function call with wire id ``wire_id``.
+
+    Gemini's own id is kept under ``google``; a canonical id that partwire put on the wire is
+    taken back as the canonical id itself; no id gets a fresh canonical one.
+    """
+    if isinstance(wire_id, str) and wire_id:
+        if _CANONICAL_ID.fullmatch(wire_id):
+            return wire_id, {}
+        return new_tool_call_id(), {ISSUER: wire_id}
+    return new_tool_call_id(), {}
+
+
+def _kind(raw: Mapping[str, Any]) -> str | None:
+    for key in raw:
+        if key in DATA_KEYS:
+            return key
+    return None
+
+
+def media_from_wire(key: str, data: Mapping[str, Any], pd: ProviderData | None) -> Part | None:
+    """The media part of an ``inlineData`` / ``fileData`` object; ``None`` for video and the like."""
+    mime = data.get("mimeType")
+    media_type = mime if isinstance(mime, str) else None
+    source: MediaSource
+    if key == "inlineData":
+        source = Base64Source(data=data.get("data", ""))
+    else:
+        uri = data.get("fileUri", "")
+        source = (ProviderFileSource(file_id=uri, issuer=ISSUER) if _FILES_API.match(uri)
+                  else UrlSource(url=uri))
+    major = (media_type or "").split("/", 1)[0]
+    if major == "image":
+        return ImagePart(source=source, media_type=media_type, provider_data=pd)
+    if major == "audio":
+        return AudioPart(source=source, media_type=media_type, provider_data=pd)
+    if major == "text" or media_type in (None, "application/pdf", "application/json"):
+        return DocumentPart(source=source, media_type=media_type, provider_data=pd)
+    return None
+
+
+def part_from_wire(raw: Mapping[str, Any], model: str | None) -> Part:
+    """The canonical part of one wire part of a ``model`` (or ``user``) content.
+
+    ``model`` is the model that produced it (``modelVersion``), recorded with its signature.
+    """
+    kind = _kind(raw)
+    sig = raw.get("thoughtSignature")
+    extra = {k: v for k, v in raw.items() if k != kind and k not in _BESIDE}
+    data: dict[str, Any] = {}
+    if "thought" in raw and not (kind == "text" and raw["thought"] is True):
+        extra["thought"] = raw["thought"]
+    if extra:
+        data["extra"] = extra
+    if kind == "text" and raw.get("thought") is True:
+        text = raw["text"]
+        signature = Opaque(value=sig, issuer=ISSUER, model=model) if isinstance(sig, str) else None
+        if signature is None:
+            # Unsigned thought summaries are still Gemini's: only it takes them back.
+            data["model"] = model
+        return ThinkingPart(text=text, signature=signature,
+                            provider_data=ProviderData(issuer=ISSUER, data=data))
+    if isinstance(sig, str):
+        data["thoughtSignature"] = sig
+        data["model"] = model
+    elif sig is not None:
+        extra["thoughtSignature"] = sig
+        data["extra"] = extra
+    value = raw.get(kind) if kind is not None else None
+    if kind == "text" and isinstance(value, str):
+        return TextPart(text=value, provider_data=_pd(data))
+    if kind == "functionCall" and isinstance(value, dict) and isinstance(value.get("name"), str):
+        return _call_from_wire(value, data)
+    if kind in ("inlineData", "fileData") and isinstance(value, dict):
+        inner = {k: v for k, v in value.items() if k not in ("mimeType", "data", "fileUri")}
+        if inner:
+            data["inner"] = inner
+        media = media_from_wire(kind, value, _pd(data))
+        if media is not None:
+            return media
+    if kind in ("executableCode", "toolCall") and isinstance(value, dict):
+        return _server_call(kind, value, data)
+    if kind in ("codeExecutionResult", "toolResponse") and isinstance(value, dict):
+        return _server_result(kind, value, data)
+    return UnknownPart(original_type=kind or next(iter(raw), None), raw=dict(raw), issuer=ISSUER)
+
+
+def _call_from_wire(call: Mapping[str, Any], data: dict[str, Any]) -> ToolCallPart:
+    wire_id = call.get("id")
+    canonical, ids = call_identity(wire_id)
+    if not (isinstance(wire_id, str) and wire_id):
+        data["no_id"] = True
+    inner = {k: v for k, v in call.items() if k not in ("id", "name", "args")}
+    if inner:
+        data["inner"] = inner
+    args = call.get("args")
+    return ToolCallPart(id=canonical, name=call["name"],
+                        arguments_json=json_text(args) if "args" in call else "",
+                        provider_ids=ids, provider_data=_pd(data))
+
+
+def _server_call(kind: str, value: Mapping[str, Any], data: dict[str, Any]) -> ServerToolCallPart:
+    wire_id = value.get("id")
+    rest = {k: v for k, v in value.items() if k != "id"}
+    if kind == "executableCode":
+        name = CODE_EXECUTION
+    else:
+        tool_type = value.get("toolType")
+        name = tool_type if isinstance(tool_type, str) and tool_type != CODE_EXECUTION else "tool_call"
+    return ServerToolCallPart(id=wire_id if isinstance(wire_id, str) else "", name=name, input=rest,
+                              issuer=ISSUER, provider_data=_pd(data))
+
+
+def _server_result(kind: str, value: Mapping[str, Any], data: dict[str, Any]) -> ServerToolResultPart:
+    wire_id = value.get("id")
+    rest = {k: v for k, v in value.items() if k != "id"}
+    if kind == "codeExecutionResult":
+        name = CODE_RESULT
+    else:
+        tool_type = value.get("toolType")
+        name = tool_type if isinstance(tool_type, str) and tool_type != CODE_RESULT else "tool_response"
+    return ServerToolResultPart(call_id=wire_id if isinstance(wire_id, str) else "", name=name,
+                                output=rest, issuer=ISSUER, provider_data=_pd(data))
+
+
+class PartEncoder:
+    """Canonical parts -> wire parts for one target model; what cannot go is reported."""
+
+    def __init__(self, *, issuers: Collection[str], model: str, losses: Losses) -> None:
+        self.issuers = frozenset(issuers)
+        self.model = model
+        self.losses = losses
+
+    def _data(self, pd: ProviderData | None) -> Mapping[str, Any] | None:
+        if pd is None or pd.issuer not in self.issuers or not isinstance(pd.data, dict):
+            return None
+        return pd.data
+
+    def _beside(self, out: dict[str, Any], pd: ProviderData | None, path: str, part_type: str,
+                message_id: str | None) -> dict[str, Any]:
+        """Put the part's signature (same model only) and extra keys next to its data field."""
+        data = self._data(pd)
+        if data is None:
+            return out
+        extra = data.get("extra")
+        if isinstance(extra, dict):
+            for key, value in extra.items():
+                out.setdefault(key, value)
+        sig = data.get("thoughtSignature")
+        if isinstance(sig, str):
+            issued_by = data.get("model")
+            if same_model(issued_by if isinstance(issued_by, str) else None, self.model):
+                out["thoughtSignature"] = sig
+            else:
+                self.losses.add(path, part_type, "rewritten",
+                                f"its thought signature was issued by {issued_by}, which is not "
+                                f"{self.model}; sent without it", message_id)
+        return out
+
+    def part(self, part: Part, path: str, message_id: str | None) -> dict[str, Any] | None:
+        """The wire part for ``part``, or ``None`` (with a loss) when it cannot be sent."""
+        match part:
+            case TextPart():
+                return self._beside({"text": part.text}, part.provider_data, path, "text", message_id)
+            case ThinkingPart():
+                return self._thinking(part, path, message_id)
+            case RedactedThinkingPart():
+                self.losses.add(path, "redacted_thinking", "dropped",
+                                f"encrypted reasoning from {part.data.issuer} cannot go to Gemini",
+                                message_id)
+                return None
+            case ToolCallPart():
+                return self.call(part, part.id, path, message_id)
+            case ImagePart() | DocumentPart() | AudioPart():
+                return self.media(part, path, message_id)
+            case ServerToolCallPart() | ServerToolResultPart() | UnknownPart():
+                return self._provider_part(part, path, message_id)
+            case RefusalPart():
+                self.losses.add(path, "refusal", "downgraded",
+                                "Gemini has no refusal part; sent as text", message_id)
+                return {"text": part.text}
+            case _:
+                assert_never(part)
+
+    def _thinking(self, part: ThinkingPart, path: str, message_id: str | None) -> dict[str, Any] | None:
+        sig = part.signature
+        data = self._data(part.provider_data)
+        if sig is not None and sig.issuer in self.issuers:
+            out: dict[str, Any] = {"text": part.text, "thought": True}
+            if same_model(sig.model, self.model):
+                out["thoughtSignature"] = sig.value
+            else:
+                self.losses.add(path, "thinking", "rewritten",
+                                f"its thought signature was issued by {sig.model}, which is not "
+                                f"{self.model}; sent without it", message_id)
+            return self._beside(out, part.provider_data, path, "thinking", message_id)
+        if sig is None and data is not None:
+            return self._beside({"text": part.text, "thought": True}, part.provider_data, path,
+                                "thinking", message_id)
+        self.losses.add(path, "thinking", "dropped",
+                        "reasoning is verifiable only by the provider that produced it", message_id)
+        return None
+
+    def call(self, part: ToolCallPart, wire_id: str | None, path: str,
+             message_id: str | None) -> dict[str, Any]:
+        """A ``functionCall`` part; ``wire_id`` ``None`` sends it without an id."""
+        call: dict[str, Any] = {}
+        if wire_id is not None:
+            call["id"] = wire_id
+        call["name"] = part.name
+        text = part.arguments_json
+        if text:
+            try:
+                args = parse_json(text)
+            except ValueError:
+                args = None
+            if type(args) is not dict:
+                self.losses.add(path, "tool_call", "rewritten",
+                                "the arguments are not a JSON object (truncated or malformed) and "
+                                "Gemini takes only an object; sent as {}", message_id)
+                args = {}
+            call["args"] = args
+        data = self._data(part.provider_data)
+        if data is not None and isinstance(data.get("inner"), dict):
+            for key, value in data["inner"].items():
+                call.setdefault(key, value)
+        return self._beside({"functionCall": call}, part.provider_data, path, "tool_call", message_id)
+
+    def media(self, part: ImagePart | DocumentPart | AudioPart, path: str,
+              message_id: str | None) -> dict[str, Any] | None:
+        """An ``inlineData`` or ``fileData`` part."""
+        source = part.source
+        body: dict[str, Any]
+        key = "inlineData"
+        match source:
+            case Base64Source():
+                mime = part.media_type or sniff_media_type(source.data) or "application/octet-stream"
+                body = {"mimeType": mime, "data": source.data}
+            case TextSource():
+                mime = part.media_type or "text/plain"
+                body = {"mimeType": mime,
+                        "data": base64.b64encode(source.text.encode("utf-8")).decode("ascii")}
+            case UrlSource():
+                key = "fileData"
+                body = {"fileUri": source.url}
+                if part.media_type:
+                    body["mimeType"] = part.media_type
+            case ProviderFileSource():
+                if source.issuer not in self.issuers:
+                    self.losses.add(path, part.type, "dropped",
+                                    f"file id {source.file_id} was issued by {source.issuer}; "
+                                    "upload it to Gemini first", message_id)
+                    return None
+                key = "fileData"
+                body = {"fileUri": source.file_id}
+                if part.media_type:
+                    body["mimeType"] = part.media_type
+            case FileRefSource():
+                self.losses.add(path, part.type, "dropped",
+                                f"workspace file {source.path} must be read and sent as base64 "
+                                "(Base64Source) first", message_id)
+                return None
+            case _:
+                assert_never(source)
+        data = self._data(part.provider_data)
+        if data is not None and isinstance(data.get("inner"), dict):
+            for k, v in data["inner"].items():
+                body.setdefault(k, v)
+        return self._beside({key: body}, part.provider_data, path, part.type, message_id)
+
+    def _provider_part(self, part: ServerToolCallPart | ServerToolResultPart | UnknownPart,
+                       path: str, message_id: str | None) -> dict[str, Any] | None:
+        if part.issuer not in self.issuers:
+            self.losses.add(path, part.type, "dropped",
+                            f"provider-side data from {part.issuer} cannot go to Gemini", message_id)
+            return None
+        if isinstance(part, UnknownPart):
+            if isinstance(part.raw, dict):
+                return dict(part.raw)
+            self.losses.add(path, "unknown", "dropped", "not a Gemini part (no JSON object)",
+                            message_id)
+            return None
+        value = part.input if isinstance(part, ServerToolCallPart) else part.output
+        body: dict[str, Any] = dict(value) if isinstance(value, dict) else {}
+        wire_id = part.id if isinstance(part, ServerToolCallPart) else part.call_id
+        if wire_id:
+            body = {"id": wire_id, **body}
+        if isinstance(part, ServerToolCallPart):
+            key = "executableCode" if part.name == CODE_EXECUTION else "toolCall"
+        else:
+            key = "codeExecutionResult" if part.name == CODE_RESULT else "toolResponse"
+        return self._beside({key: body}, part.provider_data, path, part.type, message_id)

@@ -1,0 +1,276 @@
+"""Gemini request bodies: assembled for ``to_wire``, and read back by ``from_wire_request``.
+
+Key styles: a body is read in camelCase, snake_case or the mix the SDK itself sends (nested
+objects in snake_case under camelCase top levels); every key is brought to camelCase on import,
+user data (function arguments, tool results, schema property names, labels) left as it is.
+Partwire writes camelCase only, so a camelCase body re-exports exactly and any other style
+re-exports as its camelCase form.
+
+Function responses are paired with their calls by id where the response has one, else by order
+and name: the earliest unanswered call of that name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from partwire._base import ProviderData
+from partwire.adapters._common import (
+    ImportedRequest,
+    Losses,
+    ToolChoice,
+    ToolSpec,
+    WireFormatError,
+    json_text,
+    load_json,
+)
+from partwire.adapters._kernel import merge_params
+from partwire.adapters.google._encode import Encoder
+from partwire.adapters.google._parts import part_from_wire
+from partwire.adapters.google._tools import (
+    SchemaDialect,
+    tool_choice_from_wire,
+    tool_choice_to_wire,
+    tools_from_wire,
+    tools_to_wire,
+)
+from partwire.adapters.google._wire import API, ISSUER, camel_keys
+from partwire.history import HistoryEvent
+from partwire.ids import new_tool_call_id
+from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+from partwire.parts import Part, ToolCallPart
+
+__all__ = ["build_request", "from_wire_request"]
+
+_BODY_FIELDS = frozenset({"contents", "systemInstruction", "tools", "toolConfig", "generationConfig"})
+
+
+def build_request(
+    history: Sequence[HistoryEvent], *, model: str, tools: Sequence[ToolSpec],
+    tool_choice: ToolChoice | None, max_tokens: int | None, params: Mapping[str, Any] | None,
+    parallel_tool_calls: bool | None, losses: Losses, issuers: Collection[str],
+    require_signatures: bool, schema_dialect: SchemaDialect, vertex: bool,
+) -> dict[str, Any]:
+    """The ``generateContent`` body for ``history`` (the model goes in the URL, not the body)."""
+    encoder = Encoder(history, issuers=issuers, model=model, losses=losses,
+                      require_signatures=require_signatures)
+    contents, system = encoder.run()
+    request: dict[str, Any] = {"contents": contents}
+    if system is not None:
+        request["systemInstruction"] = system
+    if tools:
+        request["tools"] = tools_to_wire(tools, losses, dialect=schema_dialect, vertex=vertex)
+    config = tool_choice_to_wire(tool_choice)
+    if config is not None:
+        request["toolConfig"] = config
+    if parallel_tool_calls is False:
+        losses.add("parallel_tool_calls", "request", "dropped",
+                   "Gemini has no switch to forbid parallel function calls")
+    rest = camel_keys(dict(params or {}))
+    given = rest.pop("generationConfig", None)
+    if given is not None and not isinstance(given, Mapping):
+        raise ValueError("params['generationConfig'] must be an object")
+    generation = dict(given or {})
+    if max_tokens is not None:
+        if "maxOutputTokens" in generation:
+            raise ValueError("params['generationConfig']['maxOutputTokens'] conflicts with "
+                             "max_tokens; pass one of them")
+        generation["maxOutputTokens"] = max_tokens
+    thinking = generation.get("thinkingConfig")
+    if isinstance(thinking, Mapping) and "thinkingBudget" in thinking and "thinkingLevel" in thinking:
+        # Gemini answers 400 to both; the family decides (2.5: budget, 3: level).
+        raise ValueError("thinkingConfig takes thinkingBudget (Gemini 2.5) or thinkingLevel "
+                         "(Gemini 3), not both")
+    if given is not None or generation:
+        request["generationConfig"] = generation
+    return merge_params(request, rest, built=frozenset({"contents"}))
+
+
+# -- import -----------------------------------------------------------------------------------
+
+
+class _Importer:
+    """Reads ``contents`` into messages, pairing function responses with their calls."""
+
+    def __init__(self) -> None:
+        self.history: list[HistoryEvent] = []
+        # Calls not answered yet, in order: (call, the id it goes back with, or None).
+        self.pending: list[tuple[ToolCallPart, str | None]] = []
+
+    def system(self, instruction: Any) -> None:
+        if not isinstance(instruction, dict):
+            raise WireFormatError(ISSUER, "request", "systemInstruction is not a Content object")
+        parts = tuple(part_from_wire(p, None) for p in _parts(instruction, "systemInstruction"))
+        rest = {k: v for k, v in instruction.items() if k != "parts"}
+        self.history.append(SystemMessage(parts=parts, provider_data=_marks(
+            {"content": rest} if rest else {})))
+
+    def content(self, content: Any, i: int) -> None:
+        where = f"contents[{i}]"
+        if not isinstance(content, dict):
+            raise WireFormatError(ISSUER, "request", f"{where} is not a Content object")
+        role = content.get("role")
+        extra: dict[str, Any] = {k: v for k, v in content.items() if k not in ("role", "parts")}
+        if "role" not in content:
+            extra["role"] = None
+        elif role not in ("user", "model"):
+            extra["role"] = role
+        parts = _parts(content, where)
+        if role == "model":
+            decoded = tuple(part_from_wire(p, None) for p in parts)
+            for part in decoded:
+                if isinstance(part, ToolCallPart):
+                    self.pending.append((part, _sent_id(part)))
+            marks: dict[str, Any] = {"content": extra} if extra else {}
+            self.history.append(AssistantMessage(parts=decoded, provider=ISSUER, api=API,
+                                                 provider_data=_marks(marks)))
+            return
+        self._user(parts, extra)
+
+    def _user(self, parts: list[dict[str, Any]], extra: dict[str, Any]) -> None:
+        first = True
+        plain: list[Part] = []
+        previous_tool = bool(self.history) and isinstance(self.history[-1], ToolMessage)
+
+        def marks_for_first() -> dict[str, Any]:
+            marks: dict[str, Any] = {}
+            if first:
+                if extra:
+                    marks["content"] = extra
+            else:
+                marks["join"] = True
+            return marks
+
+        def flush() -> None:
+            nonlocal first, plain
+            if plain or (first and not parts):
+                self.history.append(UserMessage(parts=tuple(plain),
+                                                provider_data=_marks(marks_for_first())))
+                first = False
+                plain = []
+
+        if not parts:
+            flush()
+            return
+        for raw in parts:
+            if "functionResponse" in raw and isinstance(raw["functionResponse"], dict):
+                flush()
+                marks = marks_for_first()
+                if first and previous_tool:
+                    marks["split"] = True
+                self.history.append(self._response(raw, marks))
+                first = False
+            else:
+                plain.append(part_from_wire(raw, None))
+        flush()
+
+    def _response(self, raw: dict[str, Any], marks: dict[str, Any]) -> ToolMessage:
+        body = raw["functionResponse"]
+        wire_id = body.get("id")
+        name = body.get("name")
+        call, sent = self._pair(wire_id if isinstance(wire_id, str) else None, name)
+        call_id = call.id if call is not None else (
+            wire_id if isinstance(wire_id, str) and wire_id.startswith("tu_") else new_tool_call_id())
+        own = wire_id if isinstance(wire_id, str) else None
+        if call is None or own != sent:
+            marks["id"] = own
+        response = body.get("response")
+        status = "success"
+        data: Any = None
+        if isinstance(response, dict) and set(response) == {"output"}:
+            value = response["output"]
+        elif isinstance(response, dict) and set(response) == {"error"}:
+            value, status = response["error"], "error"
+        else:
+            value = response
+            marks["shape"] = "whole"
+        if isinstance(value, str) and marks.get("shape") != "whole":
+            text = value
+        else:
+            data = value
+            text = json_text(value)
+        attachments = tuple(part_from_wire(p, None) for p in body.get("parts") or ()
+                            if isinstance(p, dict))
+        inner = {k: v for k, v in body.items() if k not in ("id", "name", "response", "parts")}
+        if inner:
+            marks["inner"] = inner
+        beside = {k: v for k, v in raw.items() if k != "functionResponse"}
+        if beside:
+            marks["extra"] = beside
+        return ToolMessage(call_id=call_id, tool_name=name if isinstance(name, str) else "",
+                           status=status, output_text=text, data=data, parts=attachments,
+                           provider_data=_marks(marks))
+
+    def _pair(self, wire_id: str | None, name: Any) -> tuple[ToolCallPart | None, str | None]:
+        pending = self.pending
+        if wire_id is not None:
+            for k, (call, sent) in enumerate(pending):
+                if sent == wire_id:
+                    del pending[k]
+                    return call, sent
+        for k, (call, sent) in enumerate(pending):
+            if call.name == name and (wire_id is None or sent is None):
+                del pending[k]
+                return call, sent
+        return None, None
+
+
+def _marks(marks: dict[str, Any]) -> ProviderData | None:
+    return ProviderData(issuer=ISSUER, data=marks) if marks else None
+
+
+def _sent_id(call: ToolCallPart) -> str | None:
+    """The id the encoder will send ``call`` with (``None``: without one)."""
+    own = call.provider_ids.get(ISSUER)
+    if own is not None:
+        return own
+    pd = call.provider_data
+    if pd is not None and isinstance(pd.data, dict) and pd.data.get("no_id") is True:
+        return None
+    return call.id
+
+
+def _parts(content: Mapping[str, Any], where: str) -> list[dict[str, Any]]:
+    parts = content.get("parts", [])
+    if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
+        raise WireFormatError(ISSUER, "request", f"{where}.parts is not a list of Part objects")
+    return parts
+
+
+def from_wire_request(request: Any) -> ImportedRequest:
+    """A stored ``generateContent`` body read back: history, tools and the other fields."""
+    body = camel_keys(load_json(request, ISSUER, "request"))
+    importer = _Importer()
+    if "systemInstruction" in body:
+        importer.system(body["systemInstruction"])
+    contents = body.get("contents", [])
+    if not isinstance(contents, list):
+        raise WireFormatError(ISSUER, "request", "contents is not a list")
+    for i, content in enumerate(contents):
+        importer.content(content, i)
+    params = {k: v for k, v in body.items() if k not in _BODY_FIELDS}
+    if "tools" in body and not body["tools"]:
+        params["tools"] = body["tools"]
+    max_tokens: int | None = None
+    if "generationConfig" in body:
+        generation = body["generationConfig"]
+        if not isinstance(generation, dict):
+            raise WireFormatError(ISSUER, "request", "generationConfig is not an object")
+        generation = dict(generation)
+        limit = generation.get("maxOutputTokens")
+        if isinstance(limit, int) and not isinstance(limit, bool):
+            max_tokens = generation.pop("maxOutputTokens")
+        if generation or max_tokens is None:
+            params["generationConfig"] = generation
+    tool_choice = tool_choice_from_wire(body["toolConfig"]) if "toolConfig" in body else None
+    if "toolConfig" in body and tool_choice is None:
+        params["toolConfig"] = body["toolConfig"]
+    return ImportedRequest(
+        history=tuple(importer.history),
+        tools=tools_from_wire(body["tools"]) if body.get("tools") else (),
+        model="",
+        max_tokens=max_tokens,
+        tool_choice=tool_choice,
+        params=params,
+    )

@@ -1,0 +1,222 @@
+"""Gemini ``generateContent`` wire shapes, tables, and the rules both directions share.
+
+Facts from ``../shared/wire/google.md`` (the ``google-genai`` SDK source, run against it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Literal, TypedDict
+
+from partwire._base import ProviderData
+from partwire.messages import StopReason
+from partwire.usage import Usage
+
+__all__ = [
+    "API",
+    "BLOCK_REASONS",
+    "DATA_KEYS",
+    "FINISH_REASONS",
+    "ISSUER",
+    "PLACEHOLDER_SIGNATURE",
+    "RETRYABLE_STATUSES",
+    "VERBATIM_KEYS",
+    "WireContent",
+    "WirePart",
+    "WireRequest",
+    "WireResponse",
+    "camel",
+    "camel_keys",
+    "same_model",
+    "stop_reason",
+    "usage_from_wire",
+    "wire_model_name",
+]
+
+ISSUER = "google"
+"""The issuer of Gemini's ids, signatures and echo state."""
+API = "google"
+"""The ``api`` recorded on assistant messages."""
+
+# Google's documented dummy signature for function calls that never had one (a history from
+# another provider or model, calls injected by the application): the validator skips it.
+PLACEHOLDER_SIGNATURE = "skip_thought_signature_validator"
+"""What a function call gets when the model requires a signature and none is valid for it."""
+
+# The data fields of a Part: "exactly one" of them is set. thought, thoughtSignature and the
+# *Metadata hints sit beside them.
+DATA_KEYS = frozenset({"text", "inlineData", "fileData", "functionCall", "functionResponse",
+                       "executableCode", "codeExecutionResult", "toolCall", "toolResponse"})
+"""Keys that say what a wire part is."""
+
+# finishReason -> canonical. STOP also ends a turn of function calls (there is no tool-use
+# reason); stop_reason() turns it into tool_use when the message holds calls.
+FINISH_REASONS: dict[str, StopReason] = {
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    "SAFETY": "content_filter",
+    "RECITATION": "content_filter",
+    "LANGUAGE": "content_filter",
+    "BLOCKLIST": "content_filter",
+    "PROHIBITED_CONTENT": "content_filter",
+    "SPII": "content_filter",
+    "IMAGE_SAFETY": "content_filter",
+    "IMAGE_PROHIBITED_CONTENT": "content_filter",
+    "IMAGE_RECITATION": "content_filter",
+    "IMAGE_OTHER": "content_filter",
+    "NO_IMAGE": "content_filter",
+    "MODEL_ARMOR": "content_filter",
+    "JAILBREAK": "content_filter",
+    "MALFORMED_FUNCTION_CALL": "error",
+    "UNEXPECTED_TOOL_CALL": "error",
+    "TOO_MANY_TOOL_CALLS": "error",
+    "MISSING_THOUGHT_SIGNATURE": "error",
+    "MALFORMED_RESPONSE": "error",
+    # The per-request token limit was reached; the answer resumes with continuationToken.
+    "CONTINUATION": "pause",
+}
+"""``finishReason`` -> normalised stop reason; anything else (``OTHER``, new values) maps to None."""
+
+BLOCK_REASONS = frozenset({"SAFETY", "OTHER", "BLOCKLIST", "PROHIBITED_CONTENT", "IMAGE_SAFETY",
+                           "MODEL_ARMOR", "JAILBREAK", "BLOCKED_REASON_UNSPECIFIED"})
+"""``promptFeedback.blockReason`` values (a blocked prompt is read as a refusal)."""
+
+RETRYABLE_STATUSES = frozenset({"RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED"})
+"""``error.status`` values a retry may get past (the SDK's retry set: 408, 429, 5xx)."""
+
+# Keys whose value is user data, not wire structure: its keys are never renamed between
+# snake_case and camelCase (function arguments, tool results, labels, full JSON Schemas).
+VERBATIM_KEYS = frozenset({"args", "response", "labels", "partMetadata", "part_metadata",
+                           "parametersJsonSchema", "parameters_json_schema", "responseJsonSchema",
+                           "response_json_schema", "example", "default", "enum", "metadataFilter",
+                           "metadata_filter", "structValue", "struct_value"})
+# Keys whose value maps user-chosen names to wire structure (schema properties).
+_NAMED_KEYS = frozenset({"properties", "defs", "$defs"})
+
+
+class WirePart(TypedDict, total=False):
+    """A ``Part``: one data field (``DATA_KEYS``) plus metadata beside it."""
+
+    text: str
+    thought: bool
+    thoughtSignature: str
+    inlineData: dict[str, Any]
+    fileData: dict[str, Any]
+    functionCall: dict[str, Any]
+    functionResponse: dict[str, Any]
+    executableCode: dict[str, Any]
+    codeExecutionResult: dict[str, Any]
+
+
+class WireContent(TypedDict, total=False):
+    """One entry of ``contents``: ``user`` (results included) or ``model``."""
+
+    role: Literal["user", "model"]
+    parts: list[WirePart]
+
+
+class WireRequest(TypedDict, total=False):
+    """The body of ``generateContent`` (the fields partwire builds; others pass through)."""
+
+    contents: list[WireContent]
+    systemInstruction: WireContent
+    tools: list[dict[str, Any]]
+    toolConfig: dict[str, Any]
+    generationConfig: dict[str, Any]
+
+
+class WireResponse(TypedDict, total=False):
+    """A ``GenerateContentResponse`` (also one stream chunk, which holds a delta)."""
+
+    candidates: list[dict[str, Any]]
+    promptFeedback: dict[str, Any]
+    usageMetadata: dict[str, Any]
+    modelVersion: str
+    responseId: str
+
+
+def stop_reason(raw: Any, *, tool_calls: bool) -> StopReason | None:
+    """The normalised stop reason of a ``finishReason``: STOP with calls is tool use."""
+    if not isinstance(raw, str):
+        return None
+    mapped = FINISH_REASONS.get(raw)
+    if mapped == "stop" and tool_calls:
+        return "tool_use"
+    return mapped
+
+
+def _int(raw: Mapping[str, Any], key: str) -> int:
+    value = raw.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def usage_from_wire(raw: Mapping[str, Any]) -> Usage:
+    """Normalised usage. ``promptTokenCount`` already includes cached tokens.
+
+    input = promptTokenCount + toolUsePromptTokenCount; cache read = cachedContentTokenCount;
+    output = candidatesTokenCount + thoughtsTokenCount (visible output excludes thoughts);
+    reasoning = thoughtsTokenCount. The raw object goes to provider_data.
+    """
+    thoughts = _int(raw, "thoughtsTokenCount")
+    return Usage(
+        input_tokens=_int(raw, "promptTokenCount") + _int(raw, "toolUsePromptTokenCount"),
+        output_tokens=_int(raw, "candidatesTokenCount") + thoughts,
+        cache_read_tokens=_int(raw, "cachedContentTokenCount"),
+        reasoning_tokens=thoughts,
+        provider_data=ProviderData(issuer=ISSUER, data=dict(raw)),
+    )
+
+
+def wire_model_name(model: str | None) -> str:
+    """A model name without the ``google:`` prefix or the ``models/`` / publisher path."""
+    if not model:
+        return ""
+    name = model.split(":", 1)[1] if model.startswith(f"{ISSUER}:") else model
+    return name.rsplit("/", 1)[-1]
+
+
+def same_model(issued_by: str | None, target: str | None) -> bool:
+    """Whether a signature ``issued_by`` one model may go to ``target``.
+
+    Unknown on either side counts as the same (a stored request does not say which model
+    answered). ``gemini-2.5-flash`` and the version it resolved to
+    (``gemini-2.5-flash-preview-05-20``) are one model: either name may extend the other.
+    """
+    a, b = wire_model_name(issued_by), wire_model_name(target)
+    if not a or not b:
+        return True
+    return a == b or a.startswith(b + "-") or b.startswith(a + "-")
+
+
+_SNAKE = re.compile(r"_([a-z0-9])")
+
+
+def camel(key: str) -> str:
+    """``response_mime_type`` -> ``responseMimeType``; a camelCase key is returned as is."""
+    if "_" not in key or key.startswith(("_", "$")):
+        return key
+    return _SNAKE.sub(lambda m: m.group(1).upper(), key)
+
+
+def camel_keys(value: Any) -> Any:
+    """``value`` with every wire key in camelCase; user data (arguments, schemas' property
+    names, tool results, labels) is left exactly as it is.
+
+    The SDK itself sends mixed styles (``"inlineData": {"mime_type": ...}``); the API's proto
+    JSON parser reads both, partwire always writes camelCase.
+    """
+    if isinstance(value, list):
+        return [camel_keys(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        name = camel(key) if isinstance(key, str) else key
+        if key in VERBATIM_KEYS or name in VERBATIM_KEYS:
+            out[name] = item
+        elif name in _NAMED_KEYS and isinstance(item, dict):
+            out[name] = {k: camel_keys(v) for k, v in item.items()}
+        else:
+            out[name] = camel_keys(item)
+    return out
