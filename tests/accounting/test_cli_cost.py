@@ -1,0 +1,89 @@
+"""``partwire cost``, ``partwire reprice`` and the cost lines of ``partwire show``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from partwire import AssistantMessage, UserMessage
+from partwire._example import example_history
+from partwire.cli import main
+from partwire.codec import dump, load
+from partwire.usage import Usage
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    """The bundled example history, written to a file."""
+    path = tmp_path / "example.jsonl"
+    dump(example_history(), path)
+    return path
+
+
+def test_cost_prints_a_cost_per_model_with_its_price_version(
+        example: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every model of the example gets a row with a dollar figure and the genai-prices version."""
+    assert main(["cost", str(example)]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith(("anthropic:", "openai:"))]
+    assert len(rows) == 2
+    for row in rows:
+        assert "genai-prices" in row
+        assert "0." in row.split()[6]
+    assert str(example) in out
+
+
+def test_cost_names_the_reason_for_an_unknown_model(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A model without a price prints '-' as its cost and a line saying why."""
+    path = tmp_path / "odd.jsonl"
+    dump([UserMessage("hi"), AssistantMessage("yo", model="anthropic:no-such-model-9",
+                                              usage=Usage(input_tokens=5, output_tokens=1))], path)
+    assert main(["cost", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "no cost for anthropic:no-such-model-9 (1 call): model 'no-such-model-9'" in out
+
+
+def test_a_user_price_table_changes_the_result(example: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """With --prices, the table's model is priced from the table and names it as the version."""
+    table = tmp_path / "mine.toml"
+    table.write_text('version = "v9"\n[models."anthropic:claude-sonnet-4-6"]\n'
+                     "input_mtok = 1000\noutput_mtok = 1000\n")
+    main(["cost", str(example)])
+    before = capsys.readouterr().out
+    main(["cost", "--prices", str(table), str(example)])
+    after = capsys.readouterr().out
+    row = next(line for line in after.splitlines() if line.startswith("anthropic:"))
+    assert "mine.toml v9" in row
+    # (40,282 input + 903 output tokens) at $1,000 per million, cache billed as input.
+    assert row.split()[6] == "41.185000"
+    assert before != after
+
+
+def test_reprice_writes_costs_with_the_new_version(example: Path, tmp_path: Path) -> None:
+    """Repriced assistant messages carry the new price version; the rest of the file is unchanged."""
+    out = tmp_path / "out.jsonl"
+    assert main(["reprice", str(example), str(out)]) == 0
+    events = load(out)
+    originals = load(example)
+    assert len(events) == len(originals)
+    priced = [e for e in events if isinstance(e, AssistantMessage) and e.usage is not None]
+    assert priced
+    for message in priced:
+        assert message.usage is not None
+        assert message.usage.pricing_version is not None
+        assert message.usage.pricing_version.startswith("genai-prices")
+
+
+def test_show_prints_per_message_and_total_cost(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A message without a stored cost is priced on demand; the transcript ends with the total."""
+    path = tmp_path / "h.jsonl"
+    usage = Usage(input_tokens=100_000, output_tokens=0)
+    dump([UserMessage("hi"), AssistantMessage("yo", model="anthropic:claude-sonnet-4-5", usage=usage)], path)
+    main(["show", str(path)])
+    out = capsys.readouterr().out
+    assert "cost $0.3 (pricing genai-prices" in out
+    assert out.rstrip().endswith("total cost: $0.3")
