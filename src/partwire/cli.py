@@ -18,6 +18,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any, NoReturn
 
+from partwire._cli_cost import add_cost_parsers, show_costs
 from partwire._example import example_history
 from partwire._transcript import printable, render
 from partwire.codec import (
@@ -113,6 +114,7 @@ def _parser() -> _Parser:
 
     schema = commands.add_parser("schema", help="print the JSON Schema of one history line")
     schema.set_defaults(run=_schema)
+    add_cost_parsers(commands)
     return parser
 
 
@@ -144,7 +146,8 @@ def _show(args: argparse.Namespace) -> int:
         for problem in record.problems:
             print(f"{name}:{problem.line}: {problem.message}", file=sys.stderr)
     first = True
-    for item in replay([r.event for r in records]):
+    events, total = show_costs([r.event for r in records])
+    for item in replay(events):
         lines = render(item)
         if not lines:
             continue
@@ -153,6 +156,7 @@ def _show(args: argparse.Namespace) -> int:
             print()
         print("\n".join(printable(line) for line in lines))
         first = False
+    print("\n" + "\n".join(total))
     return 0
 
 
