@@ -129,7 +129,7 @@ def _import(store: Store, args: argparse.Namespace) -> int:
 
 
 def _ls(store: Store, args: argparse.Namespace) -> int:
-    rows = [("SESSION", "UPDATED", "MODEL", "MSGS", "IN", "OUT", "COST", "TITLE")]
+    rows: list[tuple[str, ...]] = [("SESSION", "UPDATED", "MODEL", "MSGS", "IN", "OUT", "COST", "TITLE")]
     for s in store.sessions(limit=args.limit):
         updated = s.updated_at.strftime("%Y-%m-%d %H:%M:%S") if s.updated_at else "-"
         rows.append((s.id, updated, s.model or "-", str(s.message_count), str(s.input_tokens),
@@ -171,7 +171,7 @@ def _search(store: Store, args: argparse.Namespace) -> int:
 
 
 def _pending(store: Store, args: argparse.Namespace) -> int:
-    rows = [("SESSION", "CALL_ID", "TOOL", "CALLED_AT", "MESSAGE")]
+    rows: list[tuple[str, ...]] = [("SESSION", "CALL_ID", "TOOL", "CALLED_AT", "MESSAGE")]
     for call in store.pending_tool_calls(args.session):
         rows.append((call.session_id, call.call_id, call.name,
                      call.created_at.strftime("%Y-%m-%d %H:%M:%S"), call.message_id))
@@ -181,7 +181,7 @@ def _pending(store: Store, args: argparse.Namespace) -> int:
 
 def _stats(store: Store, args: argparse.Namespace) -> int:
     totals = store.usage(args.session)
-    rows = [("SESSION", "MODEL", "CALLS", "IN", "CACHED", "OUT", "REASONING", "COST")]
+    rows: list[tuple[str, ...]] = [("SESSION", "MODEL", "CALLS", "IN", "CACHED", "OUT", "REASONING", "COST")]
     by_model: dict[str | None, list[Any]] = {}
     for u in totals:
         rows.append((u.session_id, u.model or "-", str(u.messages), str(u.input_tokens),

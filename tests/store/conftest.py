@@ -9,6 +9,8 @@ Test ids end in ``[sqlite]`` or ``[postgres]``: ``pytest -k postgres`` selects t
 from __future__ import annotations
 
 import importlib
+import shutil
+import tempfile
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -24,16 +26,20 @@ BACKENDS = ["sqlite", "postgres"]
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def pg_server() -> Iterator[str]:
     """The URL of a PostgreSQL server running for the whole test session."""
+    # Not under pytest's tmp_path: that tree is private to its owner, and when the tests run as
+    # root pgserver runs the server as an unprivileged user who must reach its data directory.
+    pgdata = tempfile.mkdtemp(prefix="partwire-pg-")
     with warnings.catch_warnings():
         # platformdirs warns when XDG_RUNTIME_DIR is unset (CI containers); harmless here.
         warnings.simplefilter("ignore")
         pgserver = importlib.import_module("pgserver")
-        server = pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
+        server = pgserver.get_server(pgdata, cleanup_mode="stop")
         url: str = server.get_uri()
     yield url
     server.cleanup()
+    shutil.rmtree(pgdata, ignore_errors=True)
 
 
 def fresh_schema_url(base: str) -> str:
