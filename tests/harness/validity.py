@@ -37,6 +37,11 @@ SDK_REQUEST_TYPES: dict[str, tuple[str, str, str]] = {
         "CompletionCreateParamsNonStreaming",
         "CompletionCreateParamsStreaming",
     ),
+    "openai_responses": (
+        "openai.types.responses.response_create_params",
+        "ResponseCreateParamsNonStreaming",
+        "ResponseCreateParamsStreaming",
+    ),
 }
 """Per adapter: the SDK module, its non-streaming request type and its streaming request type."""
 
@@ -74,9 +79,54 @@ def strict_validator(api: str, *, stream: bool = False) -> SchemaValidator:
     return SchemaValidator(_tighten(schema))
 
 
+def _google_errors(body: Mapping[str, Any]) -> list[str]:
+    """Every way a Gemini body fails the SDK's strict pydantic types (``extra="forbid"``).
+
+    google-genai has no TypedDict of the REST body: its ``Content`` types hold ``contents`` and
+    ``systemInstruction``, and ``GenerateContentConfig`` holds every other field, with
+    ``generationConfig`` spread flat in it, as the SDK builds the body from them.
+    """
+    from google.genai import types
+
+    top = {"systemInstruction": "system_instruction", "tools": "tools", "toolConfig": "tool_config",
+           "safetySettings": "safety_settings", "cachedContent": "cached_content",
+           "labels": "labels", "serviceTier": "service_tier", "store": "store"}
+    errors: list[str] = []
+
+    def check(model: Any, value: Any, where: str) -> None:
+        try:
+            model.model_validate(value)
+        except ValidationError as exc:
+            errors.extend(f"{where}.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
+                          for e in exc.errors(include_url=False))
+
+    contents = body.get("contents")
+    if not isinstance(contents, list) or not contents:
+        errors.append("contents: must be a non-empty list")
+    else:
+        for i, content in enumerate(contents):
+            check(types.Content, content, f"contents.{i}")
+            if isinstance(content, dict) and content.get("role") not in ("user", "model"):
+                errors.append(f"contents.{i}.role: must be 'user' or 'model'")
+    config: dict[str, Any] = {}
+    for key, value in body.items():
+        if key == "contents":
+            continue
+        if key == "generationConfig" and isinstance(value, dict):
+            config.update(value)
+        elif key in top:
+            config[top[key]] = value
+        else:
+            errors.append(f"{key}: not a field of the generateContent body")
+    check(types.GenerateContentConfig, config, "config")
+    return errors
+
+
 def request_errors(api: str, request: Mapping[str, Any], *, stream: bool = False) -> list[str]:
     """Every way ``request`` fails ``api``'s SDK request type; empty when it is valid."""
     wire = json.loads(json.dumps(request))
+    if api == "google":
+        return _google_errors(wire)
     try:
         strict_validator(api, stream=stream).validate_python(wire, strict=True)
     except ValidationError as exc:

@@ -1,0 +1,226 @@
+"""Responses wire -> canonical: a response object becomes one ``AssistantMessage``.
+
+The ordered ``output`` items become parts in the same order. Each part keeps, in its
+``provider_data`` (issuer ``openai``), the keys of its item that have no canonical home under
+``item`` (``id``, ``status``, ``phase``, ``namespace``, ...), so the encoder rebuilds the item
+exactly; parts of one ``message`` item share its ``item.id``. Reasoning keeps its ``rs_`` id
+and ``encrypted_content`` (as an :class:`~partwire.parts.Opaque` of OpenAI). Provider-run
+items (web search, code interpreter, MCP, compaction, ...) are kept whole as server tool parts;
+a type partwire does not know is kept whole as an unknown part.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from partwire.adapters._common import ProviderError, WireFormatError, load_json
+from partwire.adapters.openai_responses._parts import marks_pd, output_part_from_wire
+from partwire.adapters.openai_responses._wire import (
+    API,
+    CALL_ITEMS,
+    ISSUER,
+    RESULT_ITEMS,
+    RETRYABLE_ERRORS,
+    stop_reason,
+    usage_from_wire,
+)
+from partwire.ids import new_tool_call_id
+from partwire.messages import AssistantMessage
+from partwire.parts import (
+    Opaque,
+    Part,
+    ServerToolCallPart,
+    ServerToolResultPart,
+    ThinkingPart,
+    ToolCallPart,
+    UnknownPart,
+)
+
+__all__ = [
+    "REQUEST_ECHOES",
+    "error_from_wire",
+    "error_retryable",
+    "from_wire",
+    "item_parts",
+    "reasoning_from_wire",
+    "response_marks",
+]
+
+# Response keys with a canonical home (or folded into stop_reason_raw).
+_RESPONSE_FIELDS = frozenset({"id", "object", "model", "output", "usage", "status", "output_text"})
+# Response keys that only repeat the request (its settings, instructions and tools): the request
+# has them, and a stored message would otherwise carry every tool definition again.
+REQUEST_ECHOES = frozenset({
+    "instructions", "tools", "tool_choice", "parallel_tool_calls", "temperature", "top_p",
+    "top_logprobs", "reasoning", "text", "truncation", "max_output_tokens", "max_tool_calls",
+    "metadata", "user", "safety_identifier", "prompt_cache_key", "prompt_cache_retention",
+    "prompt", "prompt_cache_options", "moderation", "context_management", "image",
+    "access_programs", "background_options",
+})
+_SEPARATOR = "\n\n"
+"""What joins the entries of a reasoning summary into one thinking text."""
+
+
+def _extras(obj: Mapping[str, Any], used: frozenset[str] | set[str]) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if k not in used}
+
+
+def from_wire(response: Any) -> AssistantMessage:
+    """One response object as an assistant message; an error body raises :class:`ProviderError`."""
+    body = load_json(response, API, "response")
+    if "output" not in body and isinstance(body.get("error"), dict):
+        raise error_from_wire(body)
+    output = body.get("output")
+    if not isinstance(output, list):
+        raise WireFormatError(API, "response", "it has no output list")
+    parts: list[Part] = []
+    for i, item in enumerate(output):
+        if not isinstance(item, dict):
+            raise WireFormatError(API, "response", f"output[{i}] is not an object")
+        parts.extend(item_parts(item))
+    return message_from_response(body, parts)
+
+
+def message_from_response(body: Mapping[str, Any], parts: list[Part]) -> AssistantMessage:
+    """The assistant message of a response object whose output items are ``parts``."""
+    output = [item for item in body.get("output") or () if isinstance(item, dict)]
+    reason, raw, status = stop_reason(body, output)
+    usage = body.get("usage")
+    model = body.get("model")
+    response_id = body.get("id")
+    marks = response_marks(body)
+    return AssistantMessage(
+        parts=tuple(parts),
+        status=status,
+        stop_reason=reason,
+        stop_reason_raw=raw,
+        model=f"{ISSUER}:{model}" if isinstance(model, str) and model else None,
+        provider=ISSUER,
+        api=API,
+        response_id=response_id if isinstance(response_id, str) else None,
+        usage=usage_from_wire(usage) if isinstance(usage, dict) else None,
+        provider_data=marks_pd({"response": marks}) if marks else None,
+    )
+
+
+def response_marks(body: Mapping[str, Any]) -> dict[str, Any]:
+    """What a response says beyond its message: times, tier, ``store``, errors, transformations."""
+    return {k: v for k, v in body.items()
+            if k not in _RESPONSE_FIELDS and k not in REQUEST_ECHOES and v is not None}
+
+
+def item_parts(item: Mapping[str, Any]) -> list[Part]:
+    """The parts of one output item (a ``message`` item gives one part per content part)."""
+    kind = item.get("type")
+    if kind == "message":
+        content = item.get("content")
+        if isinstance(content, list) and content and item.get("role", "assistant") == "assistant":
+            extras = _extras(item, {"type", "role", "content"})
+            return [_with_item(output_part_from_wire(c), extras) for c in content]
+    elif kind == "reasoning":
+        part = reasoning_from_wire(item)
+        if part is not None:
+            return [part]
+    elif kind == "function_call":
+        if isinstance(item.get("name"), str) and isinstance(item.get("call_id"), str) and isinstance(
+                item.get("arguments"), str):
+            return [_call(item, item["arguments"], {"type", "call_id", "name", "arguments"}, {})]
+    elif kind == "custom_tool_call":
+        if isinstance(item.get("name"), str) and isinstance(item.get("call_id"), str) and isinstance(
+                item.get("input"), str):
+            arguments = json.dumps({"input": item["input"]}, ensure_ascii=False)
+            return [_call(item, arguments, {"type", "call_id", "name", "input"}, {"kind": "custom"})]
+    elif kind in CALL_ITEMS:
+        ident = item.get("id") or item.get("call_id")
+        return [ServerToolCallPart(id=ident if isinstance(ident, str) else "", name=kind,
+                                   input=dict(item), issuer=ISSUER)]
+    elif kind in RESULT_ITEMS or kind in ("function_call_output", "custom_tool_call_output"):
+        # Tool outputs in a response were made on the server (programmatic tool calling).
+        ident = item.get("call_id") or item.get("id")
+        return [ServerToolResultPart(call_id=ident if isinstance(ident, str) else "", name=kind,
+                                     output=dict(item), issuer=ISSUER)]
+    return [UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=dict(item),
+                        issuer=ISSUER)]
+
+
+def _with_item(part: Part, extras: dict[str, Any]) -> Part:
+    if not extras:
+        return part
+    pd = part.provider_data
+    data = dict(pd.data) if pd is not None and isinstance(pd.data, dict) else {}
+    data["item"] = extras
+    return part.model_copy(update={"provider_data": marks_pd(data)})
+
+
+def _call(item: Mapping[str, Any], arguments: str, used: set[str], marks: dict[str, Any]) -> ToolCallPart:
+    extras = _extras(item, used)
+    if extras:
+        marks = {**marks, "item": extras}
+    return ToolCallPart(id=new_tool_call_id(), name=item["name"], arguments_json=arguments,
+                        provider_ids={ISSUER: item["call_id"]}, provider_data=marks_pd(marks))
+
+
+def reasoning_from_wire(item: Mapping[str, Any]) -> ThinkingPart | None:
+    """A ``reasoning`` item as one thinking part: summaries joined, encrypted content signed.
+
+    The text is the summary entries joined by a blank line; ``summary`` in the echo state records
+    their lengths when there is not exactly one, so the encoder splits them again. ``None`` when
+    the item does not have the reasoning shape (it is then kept whole as an unknown part).
+    """
+    summary = item.get("summary", [])
+    if not isinstance(summary, list) or not all(
+            isinstance(s, dict) and s.get("type") == "summary_text" and set(s) == {"type", "text"}
+            and isinstance(s["text"], str) for s in summary):
+        return None
+    encrypted = item.get("encrypted_content")
+    ident = item.get("id")
+    used = {"type", "summary"}
+    if isinstance(encrypted, str):
+        used.add("encrypted_content")
+    if isinstance(ident, str):
+        used.add("id")
+    marks: dict[str, Any] = {}
+    extras = _extras(item, used)
+    if extras:
+        marks["item"] = extras
+    if len(summary) != 1:
+        marks["summary"] = [len(s["text"]) for s in summary]
+    if "summary" not in item:
+        marks["summary"] = None  # the item had no summary key at all
+    return ThinkingPart(
+        text=_SEPARATOR.join(s["text"] for s in summary),
+        signature=Opaque(value=encrypted, issuer=ISSUER) if isinstance(encrypted, str) else None,
+        id=ident if isinstance(ident, str) else None,
+        provider_data=marks_pd(marks) if marks else None,
+    )
+
+
+def summary_to_wire(text: str, layout: Any) -> list[dict[str, str]]:
+    """The ``summary`` entries of a thinking text, cut as its echo state recorded them."""
+    if isinstance(layout, list) and all(isinstance(n, int) and n >= 0 for n in layout) and (
+            sum(layout) + len(_SEPARATOR) * max(len(layout) - 1, 0) == len(text)):
+        out: list[dict[str, str]] = []
+        pos = 0
+        for n in layout:
+            out.append({"type": "summary_text", "text": text[pos:pos + n]})
+            pos += n + len(_SEPARATOR)
+        if _SEPARATOR.join(s["text"] for s in out) == text:
+            return out
+    return [{"type": "summary_text", "text": text}] if text else []
+
+
+def error_from_wire(body: Mapping[str, Any], status: int | None = None) -> ProviderError:
+    """The error an error body (``{"error": {"message", "type", "param", "code"}}``) stands for."""
+    error = body.get("error")
+    error = error if isinstance(error, dict) else {}
+    code = error.get("code")
+    kind = error.get("type")
+    name = code if isinstance(code, str) and code else kind if isinstance(kind, str) else None
+    return ProviderError(ISSUER, name, str(error.get("message", "")), status=status, body=dict(body))
+
+
+def error_retryable(code: str | None, status: int | None = None) -> bool:
+    """Whether a call that failed this way may succeed if simply retried."""
+    return code in RETRYABLE_ERRORS or (status is not None and (status == 429 or status >= 500))

@@ -1,0 +1,467 @@
+"""Canonical -> Responses wire: a history becomes ``instructions`` and ``input`` items, with losses.
+
+Leading system messages become ``instructions``; later ones, and developer and user messages,
+become message items (the developer role is native). An assistant message becomes its output
+items again, in part order: reasoning, ``message`` items (parts that came from one item share
+its id and go back as that one item), ``function_call`` / ``custom_tool_call``, and the
+provider-run items kept whole. Each tool message becomes one ``function_call_output`` (or
+``custom_tool_call_output``). Echo state is read only from accepted issuers: reasoning goes back
+only to its issuer, item ids only to the API that issued them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping
+from typing import Any, assert_never
+
+from partwire.adapters._common import Losses, data_of, first_accepted, tool_calls_by_id
+from partwire.adapters.openai_responses._decode import summary_to_wire
+from partwire.adapters.openai_responses._parts import FileResolver, PartEncoder
+from partwire.adapters.openai_responses._wire import ISSUER, WireItem, item_in_order
+from partwire.history import (
+    CompactionEvent,
+    ErrorEvent,
+    History,
+    HistoryEvent,
+    ModelSwitchEvent,
+    RetryEvent,
+    SubtaskEvent,
+    TaskMetadataEvent,
+    UnknownEvent,
+)
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.parts import (
+    AudioPart,
+    DocumentPart,
+    ImagePart,
+    Part,
+    RedactedThinkingPart,
+    RefusalPart,
+    ServerToolCallPart,
+    ServerToolResultPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    UnknownPart,
+)
+
+__all__ = ["Encoder", "leading_system"]
+
+
+def leading_system(history: History) -> int:
+    """How many events at the head of ``history`` are system messages (the instructions)."""
+    n = 0
+    for event in history:
+        if type(event) is not SystemMessage:
+            break
+        n += 1
+    return n
+
+
+class Encoder(PartEncoder):
+    """Projects one history onto ``instructions`` and ``input``; losses go to ``losses``."""
+
+    def __init__(self, history: History, *, issuers: Collection[str], losses: Losses,
+                 resolve_file: FileResolver | None = None) -> None:
+        super().__init__(issuers=issuers, losses=losses, resolve_file=resolve_file)
+        self.history = history
+        own = ISSUER
+        self.issuer_order = ([own] if own in self.issuers else []) + sorted(self.issuers - {own})
+        self.wire_ids: dict[str, str] = {}  # canonical call id -> the call_id sent for it
+        self.custom: set[str] = set()  # canonical ids of custom tool calls
+        self.calls: dict[str, ToolCallPart] | None = None
+        self.items: list[WireItem] = []
+        self._id_reasons: dict[str, str] = {}
+
+    # -- the walk ---------------------------------------------------------------------------
+
+    def head(self) -> int:
+        """How many leading system messages become ``instructions`` (imported items stay items)."""
+        n = 0
+        for event in self.history:
+            if type(event) is not SystemMessage or self.marks(event.provider_data).get("form") == "item":
+                break
+            n += 1
+        return n
+
+    def instructions(self) -> str | None:
+        """The ``instructions`` text: the leading system messages, joined by a blank line."""
+        texts = [self._system_text(event, f"history[{i}]")  # type: ignore[arg-type]
+                 for i, event in enumerate(self.history[:self.head()])]
+        return "\n\n".join(texts) if texts else None
+
+    def _system_text(self, event: SystemMessage, path: str) -> str:
+        texts: list[str] = []
+        for j, part in enumerate(event.parts):
+            if isinstance(part, TextPart):
+                texts.append(part.text)
+            else:
+                self.losses.add(f"{path}.parts[{j}]", part.type, "dropped",
+                                "instructions take text only", event.id)
+        return "".join(texts)
+
+    def run(self, start: int = 0) -> list[WireItem]:
+        """The input items of the history from event ``start`` on (earlier calls still count)."""
+        history = self.history
+        for event in history[:start]:
+            if type(event) is AssistantMessage:
+                self._register_calls(event)
+        for i in range(max(start, self.head()), len(history)):
+            event = history[i]
+            kind = type(event)
+            if kind is ToolMessage:
+                self._tool(event, i)  # type: ignore[arg-type]
+            elif kind is AssistantMessage:
+                self._assistant(event, i)  # type: ignore[arg-type]
+            else:
+                self.event(event, i)
+        return self.items
+
+    def event(self, event: HistoryEvent, i: int) -> None:
+        """Append the input items of one history event."""
+        match event:
+            case ToolMessage():
+                self._tool(event, i)
+            case AssistantMessage():
+                self._assistant(event, i)
+            case UserMessage():
+                self._message("user", event, i)
+            case SystemMessage():
+                self._message("system", event, i)
+            case DeveloperMessage():
+                self._message("developer", event, i)
+            case (ErrorEvent() | TaskMetadataEvent() | CompactionEvent() | RetryEvent()
+                  | ModelSwitchEvent() | SubtaskEvent() | UnknownEvent()):
+                return  # records for the application and for replay; never sent
+            case _:
+                assert_never(event)
+
+    # -- user, developer and system messages -------------------------------------------------
+
+    def _message(self, role: str, event: UserMessage | SystemMessage | DeveloperMessage,
+                 i: int) -> None:
+        path = f"history[{i}]"
+        marks = self.marks(event.provider_data)
+        parts = event.parts
+        item: dict[str, Any] = {}
+        if marks.get("typed") is True:
+            item["type"] = "message"
+        item["role"] = role
+        if (len(parts) == 1 and type(parts[0]) is TextPart and parts[0].provider_data is None
+                and not parts[0].citations and marks.get("content") != "list"):
+            item["content"] = parts[0].text
+        elif not parts and marks.get("content") != "list":
+            item["content"] = ""
+        else:
+            content = [self.input_part(p, f"{path}.parts[{j}]", event.id)
+                       for j, p in enumerate(parts)]
+            kept = [c for c in content if c is not None]
+            if not kept and parts:
+                self.losses.add(path, f"{role}_message", "dropped",
+                                "none of its parts can be sent, and the API rejects empty content",
+                                event.id)
+                return
+            item["content"] = kept
+        extra = marks.get("item")
+        if isinstance(extra, dict):
+            item.update({k: v for k, v in extra.items() if k not in item})
+        self.items.append(item)  # type: ignore[arg-type]
+
+    # -- assistant messages -----------------------------------------------------------------
+
+    def _register_calls(self, event: AssistantMessage) -> None:
+        for part in event.parts:
+            if isinstance(part, ToolCallPart):
+                self.wire_ids[part.id] = first_accepted(part.provider_ids, self.issuer_order) or part.id
+                if self.marks(part.provider_data).get("kind") == "custom":
+                    self.custom.add(part.id)
+
+    def _assistant(self, event: AssistantMessage, i: int) -> None:
+        path = f"history[{i}]"
+        unstored = self._unstored(event)
+        before = len(self.items)
+        group: dict[str, Any] | None = None  # the open message item
+        for j, part in enumerate(event.parts):
+            where = f"{path}.parts[{j}]"
+            if isinstance(part, TextPart | RefusalPart):
+                group = self._output_content(part, where, event.id, group)
+                continue
+            group = None
+            self._assistant_part(part, where, event.id, unstored=unstored)
+        if len(self.items) == before and event.parts:
+            self.losses.add(path, "assistant_message", "dropped",
+                            f"nothing in this {event.status} message can be sent, and the API "
+                            "rejects an empty one", event.id)
+
+    def _unstored(self, event: AssistantMessage) -> bool:
+        """Whether the response of ``event`` was made with ``store: false`` (ids not resolvable)."""
+        response = self.marks(event.provider_data).get("response")
+        return isinstance(response, dict) and response.get("store") is False
+
+    def _output_content(self, part: TextPart | RefusalPart, path: str, message_id: str,
+                        group: dict[str, Any] | None) -> dict[str, Any] | None:
+        """Add a text or refusal part to the open message item, or open one; the item it is in."""
+        marks = self.marks(part.provider_data)
+        item = marks.get("item")
+        ident = item.get("id") if isinstance(item, dict) else None
+        if not isinstance(ident, str):
+            self._easy(part, path, message_id)
+            return None
+        block = self.block(part.provider_data, path, part.type, message_id)
+        if isinstance(part, RefusalPart):
+            content: dict[str, Any] = {"type": "refusal", "refusal": part.text}
+        else:
+            content = {"type": "output_text", "annotations": [], "text": part.text}
+            if part.citations:
+                annotations = _citations(part, path, message_id, self.losses)
+                content["annotations"] = annotations
+        content.update(block)
+        content = {"type": content.pop("type"), **dict(sorted(content.items()))}
+        if group is not None and group.get("id") == ident:
+            group["content"].append(content)
+            return group
+        assert isinstance(item, dict)
+        new = item_in_order({**item, "type": "message", "role": "assistant", "content": [content]})
+        self.items.append(new)  # type: ignore[arg-type]
+        return new
+
+    def _easy(self, part: TextPart | RefusalPart, path: str, message_id: str) -> None:
+        """An assistant part without an item id: the easy form, one string per item."""
+        if isinstance(part, RefusalPart):
+            self.losses.add(path, "refusal", "downgraded",
+                            "an assistant refusal without its OpenAI item id is sent as text",
+                            message_id)
+        elif part.citations:
+            self.losses.add(f"{path}.citations", "text", "dropped",
+                            "citations go back only on an output_text of an OpenAI message item",
+                            message_id)
+        if part.provider_data is not None:
+            self.block(part.provider_data, path, part.type, message_id)  # reports a foreign one
+        marks = self.marks(part.provider_data)
+        item: dict[str, Any] = {}
+        if marks.get("typed") is True:
+            item["type"] = "message"
+        item["role"] = "assistant"
+        item["content"] = part.text
+        self.items.append(item)  # type: ignore[arg-type]
+
+    def _assistant_part(self, part: Part, path: str, message_id: str, *, unstored: bool) -> None:
+        match part:
+            case ThinkingPart():
+                self._reasoning(part, path, message_id, unstored=unstored)
+            case RedactedThinkingPart():
+                marks = self.marks(part.provider_data)
+                item = marks.get("item")
+                ident = item.get("id") if isinstance(item, dict) else None
+                if part.data.issuer in self.issuers and isinstance(item, dict) and isinstance(
+                        ident, str):
+                    self.items.append(item_in_order(  # type: ignore[arg-type]
+                        {**item, "type": "reasoning", "summary": [],
+                         "encrypted_content": part.data.value}))
+                else:
+                    reason = (f"encrypted reasoning from {part.data.issuer} cannot go to OpenAI"
+                              if part.data.issuer not in self.issuers else
+                              "a reasoning item needs its rs_ id, which this part does not have")
+                    self.losses.add(path, "redacted_thinking", "dropped", reason, message_id)
+            case ToolCallPart():
+                self._tool_call(part, path, message_id)
+            case ServerToolCallPart() | ServerToolResultPart():
+                raw = part.input if isinstance(part, ServerToolCallPart) else part.output
+                if part.issuer in self.issuers and isinstance(raw, dict) and isinstance(
+                        raw.get("type"), str):
+                    self.items.append(dict(raw))  # type: ignore[arg-type]
+                else:
+                    self.losses.add(path, part.type, "dropped",
+                                    f"provider-side data from {part.issuer} cannot go to OpenAI",
+                                    message_id)
+            case UnknownPart():
+                if self.own_unknown(part) and isinstance(part.raw, dict) and isinstance(
+                        part.raw.get("type"), str):
+                    self.items.append(dict(part.raw))  # type: ignore[arg-type]
+                else:
+                    self.losses.add(path, "unknown", "dropped",
+                                    f"provider-side data from {part.issuer or 'a stored history'}"
+                                    " cannot go to OpenAI", message_id)
+            case ImagePart() | DocumentPart() | AudioPart():
+                self.losses.add(path, part.type, "dropped",
+                                f"assistant output holds text, reasoning and tool calls, not "
+                                f"{part.type}s", message_id)
+            case TextPart() | RefusalPart():
+                raise AssertionError("handled by _output_content")
+            case _:
+                assert_never(part)
+
+    def _reasoning(self, part: ThinkingPart, path: str, message_id: str, *, unstored: bool) -> None:
+        signature = part.signature
+        marks = data_of(part.provider_data, self.issuers)
+        own = (signature.issuer in self.issuers) if signature is not None else marks is not None
+        if not own:
+            self.losses.add(path, "thinking", "dropped",
+                            "reasoning is verifiable only by the provider that produced it",
+                            message_id)
+            return
+        if part.id is None:
+            self.losses.add(path, "thinking", "dropped",
+                            "a reasoning item needs its rs_ id, which this part does not have",
+                            message_id)
+            return
+        if signature is None and unstored:
+            # Neither the blob nor a stored item: the server could not resolve the id.
+            self.losses.add(path, "thinking", "dropped",
+                            "this reasoning has no encrypted_content and its response was not "
+                            "stored (store: false), so OpenAI cannot resolve its id", message_id)
+            return
+        marks = marks or {}
+        item: dict[str, Any] = {"id": part.id, "type": "reasoning"}
+        extra = marks.get("item")
+        if isinstance(extra, dict):
+            item.update({k: v for k, v in extra.items() if k not in item})
+        if signature is not None:
+            item["encrypted_content"] = signature.value
+        if "summary" in marks and marks["summary"] is None and not part.text:
+            pass  # the item had no summary key
+        else:
+            item["summary"] = summary_to_wire(part.text, marks.get("summary"))
+        self.items.append(item_in_order(item))  # type: ignore[arg-type]
+
+    def _tool_call(self, part: ToolCallPart, path: str, message_id: str) -> None:
+        wire_id = first_accepted(part.provider_ids, self.issuer_order)
+        if wire_id is None:
+            wire_id = part.id
+            if part.provider_ids:
+                self._id_mapped(part, path, message_id)
+        self.wire_ids[part.id] = wire_id
+        marks = data_of(part.provider_data, self.issuers)
+        if part.provider_data is not None and marks is None:
+            self.block(part.provider_data, path, "tool_call", message_id)  # reports the loss
+        marks = marks or {}
+        extra = marks.get("item") if part.provider_ids.get(ISSUER) == wire_id or (
+            ISSUER not in part.provider_ids) else None
+        item: dict[str, Any]
+        if marks.get("kind") == "custom":
+            self.custom.add(part.id)
+            value = _custom_input(part.arguments_json)
+            if value is None:
+                self.losses.add(path, "tool_call", "rewritten",
+                                "a custom tool call's arguments are not {\"input\": text}; sent "
+                                "as the raw text", message_id)
+                value = part.arguments_json
+            item = {"type": "custom_tool_call", "call_id": wire_id, "name": part.name, "input": value}
+        else:
+            item = {"type": "function_call", "call_id": wire_id, "name": part.name,
+                    "arguments": part.arguments_json}
+        if isinstance(extra, dict) and extra:
+            item = item_in_order({**extra, **item})
+        self.items.append(item)  # type: ignore[arg-type]
+
+    def _id_mapped(self, part: ToolCallPart, path: str, message_id: str) -> None:
+        ids = part.provider_ids
+        who = next(iter(ids)) if len(ids) == 1 else ", ".join(sorted(ids))
+        reason = self._id_reasons.get(who)
+        if reason is None:
+            reason = self._id_reasons[who] = (
+                f"the call id from {who} is replaced by the canonical id (tu_...)")
+        self.losses.add(path, "tool_call", "id_mapped", reason, message_id)
+
+    # -- tool results -----------------------------------------------------------------------
+
+    def _tool(self, message: ToolMessage, i: int) -> None:
+        fields = message.__dict__  # pydantic keeps fields here; reading it halves each access
+        call_id = fields["call_id"]
+        wire_id = self.wire_ids.get(call_id)
+        if wire_id is None:
+            wire_id = self._late_wire_id(call_id)
+        text = fields["output_text"]
+        custom = call_id in self.custom
+        if fields["provider_data"] is None and not fields["parts"] and text and not custom:
+            self.items.append({"type": "function_call_output", "call_id": wire_id, "output": text})
+            if fields["status"] != "success":
+                self._status_lost(message, f"history[{i}]")
+            return
+        path = f"history[{i}]"
+        marks = self.marks(message.provider_data)
+        if not text and message.data is not None:
+            # Nothing else would tell the model what happened: its structured result as JSON.
+            text = json.dumps(message.data, ensure_ascii=False)
+        if message.status != "success":
+            self._status_lost(message, path)
+        output: str | list[dict[str, Any]] = text
+        if message.parts or marks.get("output") == "list":
+            output = self._output_list(message, text, marks, path)
+        kind = "custom_tool_call_output" if custom or marks.get("kind") == "custom" \
+            else "function_call_output"
+        item: dict[str, Any] = {"type": kind, "call_id": wire_id, "output": output}
+        extra = marks.get("item")
+        if isinstance(extra, dict):
+            item.update({k: v for k, v in extra.items() if k not in item})
+        self.items.append(item)  # type: ignore[arg-type]
+
+    def _output_list(self, message: ToolMessage, text: str, marks: Mapping[str, Any],
+                     path: str) -> list[dict[str, Any]]:
+        """A tool output as a content list: its text and attachments, as an import laid them out."""
+        encoded = [self.input_part(p, f"{path}.parts[{j}]", message.id)
+                   for j, p in enumerate(message.parts)]
+        layout = marks.get("layout")
+        out: list[dict[str, Any]] = []
+        if isinstance(layout, list) and sum(n for n in layout if isinstance(n, int)) == len(text) \
+                and layout.count("part") == len(encoded):
+            pos = 0
+            parts = iter(encoded)
+            for entry in layout:
+                if entry == "part":
+                    item = next(parts)
+                    if item is not None:
+                        out.append(item)
+                elif isinstance(entry, int):
+                    out.append({"type": "input_text", "text": text[pos:pos + entry]})
+                    pos += entry
+            return out
+        if text:
+            out.append({"type": "input_text", "text": text})
+        out.extend(item for item in encoded if item is not None)
+        return out
+
+    def _status_lost(self, message: ToolMessage, path: str) -> None:
+        self.losses.add(f"{path}.status", "tool_message", "dropped",
+                        f"a function_call_output has no error flag; '{message.status}' is not "
+                        "sent (the output text is)", message.id)
+
+    def _late_wire_id(self, call_id: str) -> str:
+        """The wire id of a call not encoded yet (a result before its call, or an orphan)."""
+        if self.calls is None:
+            self.calls = tool_calls_by_id(self.history)
+        call = self.calls.get(call_id)
+        if call is None:
+            return call_id
+        if self.marks(call.provider_data).get("kind") == "custom":
+            self.custom.add(call_id)
+        return first_accepted(call.provider_ids, self.issuer_order) or call.id
+
+
+def _citations(part: TextPart, path: str, message_id: str, losses: Losses) -> list[dict[str, Any]]:
+    from partwire.adapters.openai_responses._parts import citations_to_wire
+
+    annotations = citations_to_wire(part.citations)
+    if annotations is not None:
+        return annotations
+    losses.add(f"{path}.citations", "text", "dropped",
+               "only URL citations with their span go back as annotations", message_id)
+    return []
+
+
+def _custom_input(arguments_json: str) -> str | None:
+    try:
+        value = json.loads(arguments_json)
+    except ValueError:
+        return None
+    if isinstance(value, dict) and set(value) == {"input"} and isinstance(value["input"], str):
+        text: str = value["input"]
+        return text
+    return None

@@ -1,0 +1,326 @@
+"""Request bodies: the assembly ``to_wire`` sends, with its two continuation modes, and the import.
+
+Continuation (``Options.continuation``):
+
+- ``stateless`` (the default): every item is sent, with ``store: false`` and
+  ``include: ["reasoning.encrypted_content"]``; works with zero data retention and everywhere.
+- ``chained``: ``previous_response_id`` of the last assistant message, when OpenAI answered it
+  and stored it; only the events after it are sent (``instructions`` too: they are not
+  inherited). A chain that cannot be used falls back to sending every item, says so as a loss,
+  and still stores the response, so the chain resumes on the next turn.
+- ``none``: the items as they are, and nothing else; ``store``, ``include`` and
+  ``previous_response_id`` come from ``params``. An imported request re-exports this way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from partwire.adapters._common import (
+    ImportedRequest,
+    Losses,
+    ToolChoice,
+    ToolSpec,
+    WireFormatError,
+    load_json,
+    wire_model,
+)
+from partwire.adapters.openai_responses._decode import item_parts
+from partwire.adapters.openai_responses._encode import Encoder
+from partwire.adapters.openai_responses._parts import FileResolver, input_part_from_wire, marks_pd
+from partwire.adapters.openai_responses._tools import (
+    tool_choice_to_wire,
+    tool_from_wire,
+    tool_to_wire,
+)
+from partwire.adapters.openai_responses._wire import (
+    API,
+    INCLUDE_REASONING,
+    ISSUER,
+    ContinuationMode,
+)
+from partwire.history import History, HistoryEvent
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.parts import Part, TextPart, ToolCallPart, UnknownPart
+
+__all__ = ["ResponsesImport", "build_request", "chain_start", "from_wire_request"]
+
+_REQUEST_FIELDS = frozenset({"model", "input", "instructions", "tools", "tool_choice",
+                             "max_output_tokens"})
+
+
+@dataclass(frozen=True, slots=True)
+class ResponsesImport(ImportedRequest):
+    """An imported Responses request; it re-exports with ``continuation="none"``.
+
+    The body's own ``store``, ``include`` and ``previous_response_id`` are in ``params``, so
+    ``to_wire`` must add none of its own.
+    """
+
+    options: dict[str, Any] = field(default_factory=lambda: {"continuation": "none"})
+    """The adapter options that rebuild the body."""
+
+    def to_wire_kwargs(self) -> dict[str, Any]:
+        """The keyword arguments of ``to_wire`` that rebuild the body around ``history``."""
+        return {**ImportedRequest.to_wire_kwargs(self), "options": self.options}
+
+
+# -- to_wire --------------------------------------------------------------------------------
+
+
+def chain_start(history: History, issuers: Collection[str]) -> tuple[int, str | None, str | None]:
+    """Where a chained request starts: ``(first event to send, previous_response_id, why not)``.
+
+    The chain continues from the last assistant message when OpenAI's Responses API answered it,
+    its response id is known and the response was stored. Otherwise every event is sent and
+    the third value says why (``None`` when there is no earlier answer: a first turn).
+    """
+    for i in range(len(history) - 1, -1, -1):
+        event = history[i]
+        if type(event) is not AssistantMessage:
+            continue
+        assert isinstance(event, AssistantMessage)
+        if event.api != API or (event.provider or ISSUER) not in issuers:
+            return 0, None, (f"the last answer came from {event.provider or 'another provider'} "
+                             f"({event.api or 'unknown API'}), not from OpenAI's Responses API")
+        if event.response_id is None:
+            return 0, None, "the last answer has no response id"
+        pd = event.provider_data
+        response = pd.data.get("response") if pd is not None and pd.issuer in issuers and isinstance(
+            pd.data, dict) else None
+        if isinstance(response, dict) and response.get("store") is False:
+            return 0, None, "the last answer's response was not stored (store: false)"
+        return i + 1, event.response_id, None
+    return 0, None, None
+
+
+def build_request(
+    history: History, *, model: str, tools: Sequence[ToolSpec], tool_choice: ToolChoice | None,
+    max_tokens: int | None, params: Mapping[str, Any] | None, parallel_tool_calls: bool | None,
+    issuers: Collection[str], losses: Losses, continuation: ContinuationMode,
+    resolve_file: FileResolver | None,
+) -> dict[str, Any]:
+    """The request body ``to_wire`` sends for ``history``."""
+    encoder = Encoder(history, issuers=issuers, losses=losses, resolve_file=resolve_file)
+    start, previous, why = 0, None, None
+    if continuation == "chained":
+        start, previous, why = chain_start(history, encoder.issuers)
+        if why is not None:
+            losses.add("history", "assistant_message", "downgraded",
+                       f"chained continuation is not possible ({why}); every item is sent")
+    request: dict[str, Any] = {"model": wire_model(model, ISSUER)}
+    instructions = encoder.instructions()
+    if instructions is not None:
+        request["instructions"] = instructions
+    items = encoder.run(start)
+    if continuation == "stateless":
+        for item in items:
+            if item.get("type") == "item_reference":
+                losses.add("history", "unknown", "downgraded",
+                           f"item_reference {item.get('id')} needs the item stored on OpenAI's "
+                           "server; this stateless request depends on it")
+    request["input"] = _input(history, items, encoder)
+    if previous is not None:
+        request["previous_response_id"] = previous
+    if tools:
+        request["tools"] = [tool_to_wire(t, f"tools[{i}]", losses) for i, t in enumerate(tools)]
+    choice = tool_choice_to_wire(tool_choice)
+    if choice is not None:
+        request["tool_choice"] = choice
+    if parallel_tool_calls is not None:
+        request["parallel_tool_calls"] = parallel_tool_calls
+    if max_tokens is not None:
+        request["max_output_tokens"] = max_tokens
+    if continuation == "stateless":
+        request["store"] = False
+    if continuation in ("stateless", "chained") and previous is None:
+        request["include"] = [INCLUDE_REASONING]
+    for key, value in (params or {}).items():
+        if key in request:
+            raise ValueError(f"params[{key!r}] conflicts with a field to_wire builds; pass it as "
+                             "its own argument (or set options continuation='none')")
+        request[key] = value
+    return request
+
+
+def _input(history: History, items: list[Any], encoder: Encoder) -> str | list[Any]:
+    """``input``: the items, or the one text an imported request sent as a plain string."""
+    if len(items) == 1 and isinstance(items[0].get("content"), str):
+        for event in history:
+            if type(event) is UserMessage:
+                if encoder.marks(event.provider_data).get("input") == "string":
+                    text: str = items[0]["content"]
+                    return text
+                break
+    return items
+
+
+# -- from_wire_request ----------------------------------------------------------------------
+
+
+def from_wire_request(request: Any) -> ResponsesImport:
+    """A request body read back: instructions and input items as history, tools, the rest."""
+    body = load_json(request, API, "request")
+    if "input" not in body:
+        raise WireFormatError(API, "request", "it has no input")
+    reader = _RequestReader()
+    history: list[HistoryEvent] = []
+    params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
+    instructions = body.get("instructions")
+    if isinstance(instructions, str):
+        history.append(SystemMessage(instructions))
+    elif "instructions" in body:
+        params["instructions"] = instructions
+    raw_input = body["input"]
+    if isinstance(raw_input, str):
+        history.append(UserMessage(raw_input, provider_data=marks_pd({"input": "string"})))
+    elif isinstance(raw_input, list):
+        for i, item in enumerate(raw_input):
+            if not isinstance(item, dict):
+                raise WireFormatError(API, "request", f"input[{i}] is not an object")
+            reader.item(item)
+        history.extend(reader.finish())
+    else:
+        raise WireFormatError(API, "request", "input is neither a string nor a list of items")
+    max_tokens = body.get("max_output_tokens")
+    if not (isinstance(max_tokens, int) and not isinstance(max_tokens, bool)):
+        if "max_output_tokens" in body:
+            params["max_output_tokens"] = max_tokens
+        max_tokens = None
+    tools: tuple[ToolSpec, ...] = ()
+    raw_tools = body.get("tools")
+    if isinstance(raw_tools, list) and raw_tools:
+        tools = tuple(tool_from_wire(t) for t in raw_tools)
+    elif "tools" in body:
+        params["tools"] = raw_tools  # an empty list (or a malformed value) is kept as it was
+    choice = body.get("tool_choice")
+    if "tool_choice" in body and not isinstance(choice, str | dict):
+        params["tool_choice"] = choice
+        choice = None
+    return ResponsesImport(history=tuple(history), tools=tools, model=str(body.get("model", "")),
+                           max_tokens=max_tokens, tool_choice=choice, params=params)
+
+
+def _extras(obj: Mapping[str, Any], used: Collection[str]) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if k not in used}
+
+
+class _RequestReader:
+    """Reads ``input`` items in order: runs of output items become one assistant message."""
+
+    def __init__(self) -> None:
+        self.history: list[HistoryEvent] = []
+        self.parts: list[Part] = []
+        self.calls: dict[str, ToolCallPart] = {}
+
+    def finish(self) -> list[HistoryEvent]:
+        """The history read so far, the open assistant message closed."""
+        self._flush()
+        return self.history
+
+    def _flush(self) -> None:
+        if self.parts:
+            self.history.append(AssistantMessage(parts=tuple(self.parts)))
+            self.parts = []
+
+    def item(self, item: dict[str, Any]) -> None:
+        """Read one input item."""
+        kind = item.get("type", "message" if "role" in item else None)
+        role = item.get("role")
+        if kind == "message" and role in ("user", "system", "developer"):
+            self._flush()
+            self.history.append(self._message(item, role))
+        elif kind == "message" and role == "assistant":
+            self._assistant_message(item)
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            self._flush()
+            self.history.append(self._tool(item, kind))
+        else:
+            for part in item_parts(item):
+                if isinstance(part, ToolCallPart):
+                    self.calls[part.provider_ids[ISSUER]] = part
+                self.parts.append(part)
+
+    def _marks(self, item: Mapping[str, Any]) -> dict[str, Any]:
+        marks: dict[str, Any] = {}
+        if "type" in item:
+            marks["typed"] = True
+        extra = _extras(item, {"type", "role", "content"})
+        if extra:
+            marks["item"] = extra
+        return marks
+
+    def _message(self, item: dict[str, Any], role: str) -> HistoryEvent:
+        content = item.get("content")
+        marks = self._marks(item)
+        if role == "system":
+            marks["form"] = "item"
+        parts: tuple[Part, ...]
+        if isinstance(content, str):
+            parts = (TextPart(text=content),)
+        elif isinstance(content, list):
+            parts = tuple(input_part_from_wire(c) for c in content)
+            marks["content"] = "list"
+        else:
+            raise WireFormatError(API, "request", f"a {role} message has no content")
+        pd = marks_pd(marks)
+        if role == "user":
+            return UserMessage(parts=parts, provider_data=pd)
+        if role == "system":
+            return SystemMessage(parts=parts, provider_data=pd)
+        return DeveloperMessage(parts=parts, provider_data=pd)
+
+    def _assistant_message(self, item: dict[str, Any]) -> None:
+        content = item.get("content")
+        if isinstance(content, str) and "id" not in item:
+            marks = {"typed": True} if "type" in item else {}
+            self.parts.append(TextPart(text=content, provider_data=marks_pd(marks)))
+            if set(item) - {"type", "role", "content"}:
+                self.parts[-1] = UnknownPart(original_type="message", raw=item, issuer=ISSUER)
+            return
+        self.parts.extend(item_parts({**item, "type": "message"}) if "type" not in item
+                          else item_parts(item))
+
+    def _tool(self, item: dict[str, Any], kind: str) -> ToolMessage:
+        wire_id = item.get("call_id")
+        if not isinstance(wire_id, str):
+            raise WireFormatError(API, "request", f"a {kind} item has no call_id")
+        call = self.calls.get(wire_id)
+        marks: dict[str, Any] = {}
+        if kind == "custom_tool_call_output":
+            marks["kind"] = "custom"
+        extra = _extras(item, {"type", "call_id", "output"})
+        if extra:
+            marks["item"] = extra
+        output = item.get("output")
+        text = ""
+        parts: list[Part] = []
+        if isinstance(output, str):
+            text = output
+        elif isinstance(output, list):
+            marks["output"] = "list"
+            layout: list[Any] = []
+            texts: list[str] = []
+            for entry in output:
+                part = input_part_from_wire(entry)
+                if isinstance(part, TextPart) and part.provider_data is None:
+                    texts.append(part.text)
+                    layout.append(len(part.text))
+                else:
+                    parts.append(part)
+                    layout.append("part")
+            text = "".join(texts)
+            marks["layout"] = layout
+        else:
+            marks.setdefault("item", {})["output"] = output
+        return ToolMessage(call_id=call.id if call is not None else wire_id,
+                           tool_name=call.name if call is not None else "",
+                           output_text=text, parts=tuple(parts), provider_data=marks_pd(marks))
