@@ -123,10 +123,10 @@ def test_a_stored_openai_chat_log_is_valid_input(tmp_path: Path, capsys: pytest.
     assert call.arguments_json == '{"path": "."}'
 
 
-def test_openai_chat_log_to_anthropic_reports_the_id_mapping(
+def test_openai_chat_log_to_anthropic_keeps_the_call_ids(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Moving OpenAI calls to Anthropic uses canonical ids, valid there, and says so in the losses."""
+    """Moving OpenAI calls to Anthropic keeps their ids, valid there, and pairs the results."""
     path = tmp_path / "log.json"
     path.write_text(json.dumps(CHAT_LOG))
     assert main(["convert", "--from", "openai-chat", "--to", "anthropic",
@@ -135,6 +135,6 @@ def test_openai_chat_log_to_anthropic_reports_the_id_mapping(
     request = json.loads(out)
     assert_valid_request("anthropic", request)
     use = request["messages"][1]["content"][0]
-    assert use["id"].startswith("tu_")
+    assert use["id"] == "call_1"
     assert request["messages"][2]["content"][0]["tool_use_id"] == use["id"]
-    assert "id_mapped" in err
+    assert "id_mapped" not in err

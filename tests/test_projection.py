@@ -130,7 +130,7 @@ def test_log_losses_respects_a_silenced_logger(caplog: pytest.LogCaptureFixture)
 
 
 def _history() -> list[HistoryEvent]:
-    call = ToolCallPart.create("ls", {"path": "."}, provider_ids={"openai": "call_1"})
+    call = ToolCallPart.create("ls", {"path": "."}, provider_ids={"openai": "call.1/x"})
     return [
         SystemMessage("be brief"),
         UserMessage("hi"),

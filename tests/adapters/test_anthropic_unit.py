@@ -237,9 +237,20 @@ def test_tool_use_ids_come_back_as_the_provider_gave_them() -> None:
     assert messages[2]["content"] == [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "18C"}]
 
 
-def test_a_call_from_another_provider_gets_its_canonical_id() -> None:
-    """An OpenAI call id is not sent to Anthropic: the canonical id is, reported as id_mapped."""
+def test_a_call_from_another_provider_keeps_its_id_where_anthropic_admits_it() -> None:
+    """An OpenAI call id that fits Anthropic's id rules is sent as it is, with no loss."""
     call = ToolCallPart.create("get", provider_ids={"openai": "call_abc"})
+    history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([call]),
+                                   ToolMessage(call_id=call.id, tool_name="get", output_text="x")]
+    messages = request(history)["messages"]
+    assert messages[1]["content"][0]["id"] == "call_abc"
+    assert messages[2]["content"][0]["tool_use_id"] == "call_abc"
+    assert losses(history) == []
+
+
+def test_a_call_id_anthropic_refuses_gets_the_canonical_id() -> None:
+    """A foreign id outside Anthropic's id rules is replaced by the canonical id, as id_mapped."""
+    call = ToolCallPart.create("get", provider_ids={"google": "fn/1:a"})
     history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([call]),
                                    ToolMessage(call_id=call.id, tool_name="get", output_text="x")]
     messages = request(history)["messages"]

@@ -250,14 +250,18 @@ def test_dialect_limit_fields_and_model_prefixes() -> None:
         assert request["model"] == model.split(":", 1)[1]
 
 
-def test_a_dialects_call_ids_go_back_to_it_only() -> None:
-    """A call DeepSeek issued keeps its id for DeepSeek; for OpenAI the canonical id goes out."""
+def test_a_dialects_call_ids_go_back_to_it_and_wherever_they_fit() -> None:
+    """A call DeepSeek issued keeps its id for DeepSeek, and for OpenAI too, whose rules admit it;
+    an id too long for Chat goes out as the canonical id."""
     c = call("deepseek", "call_00_x")
     history: list[HistoryEvent] = [AssistantMessage([c]), ToolMessage("r", call_id=c.id, tool_name="f")]
     own = openai_chat.to_wire(history, model="m", dialect="deepseek").request["messages"]
     other = openai_chat.to_wire(history, model="m").request["messages"]
     assert own[1]["tool_call_id"] == "call_00_x"
-    assert other[1]["tool_call_id"] == c.id
+    assert other[1]["tool_call_id"] == "call_00_x"
+    long = call("deepseek", "call_" + "x" * 60)
+    history = [AssistantMessage([long]), ToolMessage("r", call_id=long.id, tool_name="f")]
+    assert openai_chat.to_wire(history, model="m").request["messages"][1]["tool_call_id"] == long.id
 
 
 def test_a_custom_dialect_is_data() -> None:

@@ -89,9 +89,19 @@ def test_arguments_are_sent_byte_exact_even_when_malformed() -> None:
         assert sent == text
 
 
-def test_foreign_call_ids_become_canonical_and_are_reported() -> None:
-    """A call another provider issued goes out under its canonical id, on the call and its result."""
+def test_foreign_call_ids_that_fit_are_kept() -> None:
+    """A call another provider issued keeps its id when Chat's rules admit it, with no loss."""
     call = ToolCallPart.create("f", {}, provider_ids={"anthropic": "toolu_01"})
+    history = [AssistantMessage([call]), ToolMessage("ok", call_id=call.id, tool_name="f")]
+    body = wire(history)
+    assert body["messages"][0]["tool_calls"][0]["id"] == "toolu_01"
+    assert body["messages"][1]["tool_call_id"] == "toolu_01"
+    assert losses(history) == []
+
+
+def test_foreign_call_ids_too_long_become_canonical_and_are_reported() -> None:
+    """A foreign id Chat cannot take goes out under its canonical id, on the call and its result."""
+    call = ToolCallPart.create("f", {}, provider_ids={"anthropic": "toolu_" + "0" * 50})
     history = [AssistantMessage([call]), ToolMessage("ok", call_id=call.id, tool_name="f")]
     body = wire(history)
     assert body["messages"][0]["tool_calls"][0]["id"] == call.id

@@ -228,10 +228,17 @@ def decode_base64(data_b64: str) -> bytes | None:
         return None
 
 
-def first_accepted(ids: Mapping[str, str], issuers: Sequence[str]) -> str | None:
-    """The id from the first accepted issuer that has one."""
+def first_accepted(ids: Mapping[str, str], issuers: Sequence[str],
+                   admits: Callable[[str], bool] | None = None) -> str | None:
+    """The id from the first accepted issuer that has one; else, with ``admits`` (the target's
+    id rules), the first provider id those rules admit, so a call sent A -> B -> A keeps A's id
+    (DESIGN §6). ``None`` when neither: the caller sends the canonical id as ``id_mapped``."""
     for issuer in issuers:
         value = ids.get(issuer)
         if value is not None:
             return value
+    if admits is not None:
+        for value in ids.values():
+            if admits(value):
+                return value
     return None

@@ -28,6 +28,7 @@ from partwire.adapters.anthropic._wire import (
     IMAGE_MEDIA_TYPES,
     ISSUER,
     WireBlock,
+    admits_call_id,
 )
 from partwire.parts import (
     AudioPart,
@@ -223,14 +224,13 @@ class PartEncoder:
         fields = part.__dict__
         ids = fields["provider_ids"]
         canonical = fields["id"]
-        wire_id = (ids.get(ISSUER) if self.only_own else first_accepted(ids, self.issuer_order)) if (
-            ids) else None
+        wire_id = first_accepted(ids, self.issuer_order, admits_call_id) if ids else None
         if wire_id is None:
             wire_id = canonical
             if ids:
                 self._lose(i, j, "tool_call", "id_mapped",
-                           f"the call id from {', '.join(sorted(ids))} is replaced by the canonical "
-                           f"id {canonical}", message_id)
+                           f"the call id from {', '.join(sorted(ids))} breaks Anthropic's id rules; "
+                           f"the canonical id {canonical} is sent", message_id)
         self.wire_ids[canonical] = wire_id
         text = fields["arguments_json"]
         try:

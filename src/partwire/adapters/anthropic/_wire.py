@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Literal, NotRequired, Required, TypedDict
 
@@ -23,6 +24,7 @@ __all__ = [
     "WireRequest",
     "WireResponse",
     "WireUsage",
+    "admits_call_id",
     "default_joins",
     "is_server_result",
     "usage_from_wire",
@@ -34,6 +36,9 @@ API = "anthropic"
 """The ``api`` recorded on assistant messages."""
 
 DEFAULT_MAX_TOKENS = 4096
+# The API's rule for a tool_use id in a request; another provider's call id that fits is sent as
+# it is (a trip through Anthropic and back keeps it), one that does not is mapped.
+admits_call_id = re.compile(r"[a-zA-Z0-9_-]{1,256}").fullmatch
 """``max_tokens`` is required by the API; this is sent when the caller gives none."""
 
 # Every stop_reason of SDK 2.12, plus the beta "compaction". A window overflow is a length limit

@@ -16,7 +16,7 @@ from typing import Any, assert_never
 from partwire.adapters._common import Losses, data_of, first_accepted, tool_calls_by_id
 from partwire.adapters.openai_chat._dialects import DeveloperRole, Dialect, EchoReasoning
 from partwire.adapters.openai_chat._parts import FileResolver, PartEncoder, as_dict
-from partwire.adapters.openai_chat._wire import WireMessage, WirePart
+from partwire.adapters.openai_chat._wire import WireMessage, WirePart, admits_call_id
 from partwire.history import (
     CompactionEvent,
     ErrorEvent,
@@ -340,7 +340,7 @@ class Encoder(PartEncoder):
         sent: list[tuple[str, str]] = []  # (canonical id, wire id), recorded once the path is ours
         reasoning: list[tuple[int, Part]] | None = None
         mapped: list[tuple[int, ToolCallPart]] | None = None
-        own, own_only, order = self.dialect.issuer, self.own_only, self.issuer_order
+        order = self.issuer_order
         rank = 0
         for j, part in enumerate(fields["parts"]):
             kind = type(part)
@@ -350,7 +350,7 @@ class Encoder(PartEncoder):
                     return _NOT_FAST
                 rank = 2
                 ids = data["provider_ids"]
-                wire_id = ids.get(own) if own_only else first_accepted(ids, order)
+                wire_id = first_accepted(ids, order, admits_call_id) if ids else None
                 if wire_id is None:
                     wire_id = data["id"]
                     if ids:
@@ -417,7 +417,8 @@ class Encoder(PartEncoder):
         reason = self._id_reasons.get(who)
         if reason is None:
             reason = self._id_reasons[who] = (
-                f"the call id from {who} is replaced by the canonical id (tu_...)")
+                f"the call id from {who} breaks Chat Completions' id rules; the canonical id "
+                "(tu_...) is sent")
         self.losses.add(path, "tool_call", "id_mapped", reason, message_id)
 
     def _assistant_part(self, part: Part, path: str, message_id: str, out: _Assistant, *,
@@ -519,7 +520,7 @@ class Encoder(PartEncoder):
         self.losses.add(path, part.type, "dropped", reason, message_id)
 
     def _tool_call(self, part: ToolCallPart, path: str, message_id: str, out: _Assistant) -> None:
-        wire_id = first_accepted(part.provider_ids, self.issuer_order)
+        wire_id = first_accepted(part.provider_ids, self.issuer_order, admits_call_id)
         if wire_id is None:
             wire_id = part.id
             if part.provider_ids:
@@ -602,7 +603,7 @@ class Encoder(PartEncoder):
         call = self.calls.get(call_id)
         if call is None:
             return call_id
-        return first_accepted(call.provider_ids, self.issuer_order) or call.id
+        return first_accepted(call.provider_ids, self.issuer_order, admits_call_id) or call.id
 
     def _flush_attachments(self) -> None:
         if self.pending:

@@ -25,6 +25,7 @@ __all__ = [
     "WireResponse",
     "WireToolCall",
     "WireUsage",
+    "admits_call_id",
     "data_url",
     "parse_data_url",
     "stop_reason",
@@ -34,6 +35,12 @@ __all__ = [
 ISSUER = "openai"
 """The issuer of OpenAI's own ids and echo state (dialects have their own, see ``_dialects``)."""
 API = "openai_chat"
+
+
+def admits_call_id(call_id: str) -> bool:
+    """Whether a call id fits Chat Completions: about 40 characters at most. Another provider's
+    id that fits is sent as it is (a trip through Chat and back keeps it); a longer one is mapped."""
+    return 0 < len(call_id) <= 40
 """The ``api`` recorded on assistant messages."""
 
 # Every finish_reason of SDK 3.54, plus what OpenAI-compatible servers are known to send
