@@ -38,7 +38,12 @@ API = "anthropic"
 DEFAULT_MAX_TOKENS = 4096
 # The API's rule for a tool_use id in a request; another provider's call id that fits is sent as
 # it is (a trip through Anthropic and back keeps it), one that does not is mapped.
-admits_call_id = re.compile(r"[a-zA-Z0-9_-]{1,256}").fullmatch
+_CALL_ID = re.compile(r"[a-zA-Z0-9_-]{1,256}")
+
+
+def admits_call_id(call_id: str) -> bool:
+    """Whether a call id fits Anthropic's rule for ``tool_use.id`` in a request."""
+    return _CALL_ID.fullmatch(call_id) is not None
 """``max_tokens`` is required by the API; this is sent when the caller gives none."""
 
 # Every stop_reason of SDK 2.12, plus the beta "compaction". A window overflow is a length limit
