@@ -128,10 +128,10 @@ def test_show_prints_interrupts_derived_by_replay(capsys: pytest.CaptureFixture[
 def test_show_reads_stdin_tolerantly_and_reports_problems_on_stderr(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`show -` renders what it understood and prints each problem as <stdin>:LINE: on stderr."""
+    """`show -` renders what it understood, prints each problem as <stdin>:LINE: on stderr, exits 1."""
     good = EVENT_ADAPTER.dump_json(UserMessage("hello there")) + b"\n"
     _stdin(monkeypatch, good + FUTURE + b"\n" + TORN)
-    assert main(["show", "-"]) == 0
+    assert main(["show", "-"]) == 1
     captured = capsys.readouterr()
     assert "hello there" in captured.out
     assert "<stdin>:2: schema version 2 is newer than 1" in captured.err

@@ -401,10 +401,11 @@ def test_iter_records_streams_without_reading_ahead() -> None:
     reads: list[int] = []
 
     class Counting(io.BytesIO):
-        def __iter__(self) -> Iterator[bytes]:
-            for n, line in enumerate(self.getvalue().splitlines(keepends=True), 1):
-                reads.append(n)
-                yield line
+        def readline(self, size: int | None = -1, /) -> bytes:
+            line = super().readline(size)
+            if line:
+                reads.append(len(reads) + 1)
+            return line
 
     source = Counting(dumps([UserMessage("a"), UserMessage("b"), UserMessage("c")]))
     records = iter_records(source)

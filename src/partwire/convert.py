@@ -9,16 +9,20 @@ assistant message (``from_wire``); to a wire format, the history becomes a reque
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from partwire.adapters import get_adapter
-from partwire.adapters._common import ImportedRequest, as_json
-from partwire.codec import dumps, loads
-from partwire.errors import LossError
+from partwire.codec import MAX_DEPTH, dumps, loads
+from partwire.codec._limits import exceeds_depth
+from partwire.errors import LossError, WireFormatError
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.messages import AssistantMessage
 from partwire.projection import Loss
+
+if TYPE_CHECKING:
+    from partwire.adapters._common import ImportedRequest
 
 __all__ = ["CANONICAL", "convert"]
 
@@ -81,12 +85,49 @@ def _read(data: Any, source: str) -> tuple[list[HistoryEvent], ImportedRequest |
     if source == CANONICAL:
         return _read_canonical(data), None
     adapter = get_adapter(source)
-    body = as_json(data)
+    body = _body(data, adapter.NAME)
     # A bare list is a stored chat log (OpenAI's list of messages): a request without its body.
     if isinstance(body, list) or (isinstance(body, dict) and any(key in body for key in _REQUEST_KEYS)):
         imported = adapter.from_wire_request(body)
         return list(imported.history), imported
     return [adapter.from_wire(body)], None
+
+
+def _body(data: Any, api: str) -> Any:
+    """The JSON of a wire body given as text, bytes or parsed JSON; an object or a list, or a WireFormatError."""
+    if isinstance(data, str | bytes | bytearray):
+        if exceeds_depth(bytes(data) if not isinstance(data, str) else data, MAX_DEPTH):
+            raise WireFormatError(api, "body", f"JSON nested deeper than {MAX_DEPTH} levels")
+        try:
+            data = json.loads(data)
+        except UnicodeDecodeError as exc:
+            raise WireFormatError(api, "body", f"not UTF-8: {exc.reason} at byte {exc.start}") from exc
+        except json.JSONDecodeError as exc:
+            raise WireFormatError(api, "body", f"invalid JSON: {exc.msg} at line {exc.lineno} "
+                                               f"column {exc.colno}") from exc
+        except (ValueError, RecursionError) as exc:
+            raise WireFormatError(api, "body", f"invalid JSON: {exc}") from exc
+    elif callable(getattr(data, "to_dict", None)):  # an SDK object: its dump of what the server sent
+        data = data.to_dict(mode="json")
+    elif callable(getattr(data, "model_dump", None)):
+        data = data.model_dump(mode="json", exclude_unset=True, by_alias=True)
+    elif isinstance(data, Mapping):
+        data = dict(data)
+    if not isinstance(data, dict | list):
+        raise WireFormatError(api, "body", f"a JSON {_json_kind(data)}, not an object (a request or response body)")
+    return data
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return type(value).__name__ if not isinstance(value, list | dict) else "array"
 
 
 def _read_canonical(data: Any) -> list[HistoryEvent]:

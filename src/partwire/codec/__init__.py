@@ -6,6 +6,8 @@ See ``docs/codec.md`` for the line format, the tolerance guarantees and the writ
 from partwire.messages import SCHEMA_VERSION
 
 from .jsonl import (
+    MAX_DEPTH,
+    MAX_LINE_BYTES,
     FsyncPolicy,
     Problem,
     ProblemKind,
@@ -28,6 +30,8 @@ from .migrations import MIGRATIONS, Migration, MigrationContext, MigrationError,
 from .replay import InterruptEvent, ReplayEvent, ResponseMetadataEvent, context_messages, replay
 
 __all__ = [
+    "MAX_DEPTH",
+    "MAX_LINE_BYTES",
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "FsyncPolicy",

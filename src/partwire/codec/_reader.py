@@ -42,6 +42,7 @@ from partwire.messages import (
 )
 from partwire.parts import PART_ADAPTER, PART_TYPES, UnknownPart
 
+from ._limits import MAX_DEPTH, TooLong, exceeds_depth
 from .migrations import MigrationContext, MigrationError, is_legacy, migrate
 
 __all__ = [
@@ -63,9 +64,15 @@ ProblemKind = Literal[
     "unknown_part",
     "future_version",
     "invalid_field",
+    "too_long",
+    "too_deep",
     "migrated",
 ]
-"""What kind of problem a line had. ``migrated`` is reserved: migration is normal, not reported."""
+"""What kind of problem a line had. ``migrated`` is reserved: migration is normal, not reported.
+
+``too_long`` and ``too_deep`` are lines refused by a limit (``max_line_bytes``, ``max_depth``);
+a ``too_long`` line was never read, so it cannot be written back: ``rewrite`` refuses it.
+"""
 
 Source = str | os.PathLike[str] | IO[bytes]
 """A path, or a binary file object opened for reading."""
@@ -174,23 +181,45 @@ def open_source(source: Source) -> Iterator[tuple[IO[bytes], str | None]]:
 class LineDecoder:
     """Decodes the lines of one file in order, carrying the migration context between them."""
 
-    def __init__(self, *, file: str | None = None, strict: bool = False) -> None:
+    def __init__(self, *, file: str | None = None, strict: bool = False, max_depth: int = MAX_DEPTH) -> None:
         self.file = file
         """The file read, named in problems and errors."""
         self.strict = strict
         """Raise :class:`DecodeError` on the first problem instead of reporting it."""
+        self.max_depth = max_depth
+        """Lines nested deeper than this are refused before they are parsed."""
+        self.check_depth = max_depth < MAX_DEPTH
+        """Whether even the fast path must scan for depth: pydantic-core's parser stops near
+        ``MAX_DEPTH`` on its own, so only a lower limit needs a scan of every line."""
         self.context = MigrationContext(file=file)
         """State carried between lines for migrations."""
 
-    def record(self, chunk: bytes, line_no: int) -> Record | None:
+    def record(self, chunk: bytes | TooLong, line_no: int) -> Record | None:
         """Decode one line as read from the file (newline included); ``None`` for a blank line."""
+        if isinstance(chunk, TooLong):
+            return self.too_long(chunk, line_no)
         has_newline = chunk.endswith(b"\n")
         raw = chunk[:-1] if has_newline else chunk
+        if self.check_depth and exceeds_depth(raw, self.max_depth):
+            return self.slow(raw, line_no, final=not has_newline)
         try:
             event = validate_line(chunk)
         except ValidationError:
             return self.slow(raw, line_no, final=not has_newline)
         return Record(line_no, event, raw)
+
+    def too_long(self, item: TooLong, line_no: int) -> Record:
+        """The record of a line over the size limit: an ``UnknownEvent`` saying so, nothing read."""
+        issue = _Issue("too_long", item.describe())
+        if self.strict:
+            raise DecodeError(issue.detail, file=self.file, line=line_no)
+        event = UnknownEvent(
+            id=derive_id("too_long", str(line_no), str(item.size)),
+            created_at=_EPOCH,
+            raw=None,
+            problem=issue.detail,
+        )
+        return Record(line_no, event, b"", False, False, (self._problem(issue, line_no),))
 
     def slow(self, raw: bytes, line_no: int, *, final: bool = False) -> Record | None:
         """Decode a line the fast path refused; ``final`` marks a last line with no newline."""
@@ -214,6 +243,10 @@ class LineDecoder:
             kind: ProblemKind = "torn_line" if final else "not_utf8"
             detail = f"not UTF-8: {exc.reason} at byte {exc.start}"
             return self._unreadable(raw, line_no, _Issue(kind, _torn(detail, final), cause=exc))
+        if exceeds_depth(raw, self.max_depth):
+            detail = (f"JSON nested deeper than {self.max_depth} levels (raise max_depth, or --max-depth "
+                      f"on the command line, to read it)")
+            return self._unreadable(raw, line_no, _Issue("too_deep", detail))
         try:
             obj = json.loads(text)
         except (ValueError, RecursionError) as exc:
@@ -229,7 +262,13 @@ class LineDecoder:
             kind = "torn_line" if final else "invalid_json"
             issue = _Issue(kind, _torn(f"a JSON {_json_kind(obj)}, not an object", final))
             return self._unreadable(raw, line_no, issue)
-        return self._decode_object(obj, raw, line_no)
+        try:
+            return self._decode_object(obj, raw, line_no)
+        except (ValidationError, RecursionError) as exc:
+            # Only a value nested deeper than pydantic-core walks gets here (as an unknown
+            # part's or event's raw JSON): the line is kept as text.
+            detail = "nested too deeply to keep as JSON; kept as text"
+            return self._unreadable(raw, line_no, _Issue("too_deep", detail, cause=exc))
 
     def _unreadable(self, raw: bytes, line_no: int, issue: _Issue) -> _Decoded:
         text = raw.decode("utf-8", "replace")
@@ -269,6 +308,9 @@ class LineDecoder:
             line = {**line, "parts": [self._part(p, i, issues) for i, p in enumerate(line["parts"])]}
         try:
             event = cast("HistoryEvent", model.model_validate(line))
+        except RecursionError as exc:
+            return self._kept(obj, raw, line_no, [_Issue("too_deep", f"invalid {_label(line)}: nested too deeply",
+                                                          cause=exc)])
         except ValidationError as exc:
             issues.extend(
                 _Issue("invalid_field", f"invalid {_label(line)}: {err['msg']}", _path(err["loc"], line), exc)
@@ -312,6 +354,9 @@ class LineDecoder:
             return UnknownPart(original_type=tag if isinstance(tag, str) else None, raw=part)
         try:
             return PART_ADAPTER.validate_python(part)
+        except RecursionError:
+            issues.append(_Issue("too_deep", f"invalid {tag} part (nested too deeply)", where))
+            return UnknownPart(original_type=tag, raw=None)
         except ValidationError as exc:
             err = exc.errors(include_url=False)[0]
             inner = _path(err["loc"], part, tagged=True)
@@ -329,13 +374,17 @@ class LineDecoder:
         except ValidationError:
             created_at = _EPOCH
         claimed = obj.get("type") if isinstance(obj.get("type"), str) else obj.get("role")
-        event = UnknownEvent(
-            id=event_id,
-            created_at=created_at,
-            original_type=claimed if isinstance(claimed, str) else None,
-            raw=obj,
-            problem="; ".join(_describe(i) for i in issues),
-        )
+        fields: dict[str, Any] = {
+            "id": event_id,
+            "created_at": created_at,
+            "original_type": claimed if isinstance(claimed, str) else None,
+            "problem": "; ".join(_describe(i) for i in issues),
+        }
+        try:
+            event = UnknownEvent(raw=obj, **fields)
+        except (ValidationError, RecursionError):
+            # Nested deeper than pydantic-core walks: keep the line's text, which always fits.
+            event = UnknownEvent(raw=raw.decode("utf-8", "replace"), **fields)
         return _Decoded(event, issues)
 
 

@@ -6,7 +6,10 @@ The same verbs as every format module: :func:`encode` / :func:`decode` for one l
 :func:`rewrite` (migrate a file, keeping what it does not understand byte for byte).
 
 Reading is tolerant by default: every problem is reported and nothing is dropped. ``strict=True``
-raises :class:`~partwire.errors.DecodeError` on the first problem instead. See ``docs/codec.md``.
+raises :class:`~partwire.errors.DecodeError` on the first problem instead. Every reader takes
+``max_line_bytes`` and ``max_depth``: a line over either limit is refused without being held in
+memory or parsed (see ``_limits``). Whatever the bytes, a reader raises nothing but partwire's own
+errors (and ``OSError`` from the file itself). See ``docs/codec.md``.
 """
 
 from __future__ import annotations
@@ -22,10 +25,13 @@ from pydantic import ValidationError
 from partwire.errors import DecodeError
 from partwire.history import History, HistoryEvent
 
+from ._limits import MAX_DEPTH, MAX_LINE_BYTES, TooLong, iter_lines
 from ._reader import LineDecoder, Problem, ProblemKind, Record, Source, open_source, validate_line
 from ._writer import FsyncPolicy, Writer, WriterClosedError, atomic_write, encode
 
 __all__ = [
+    "MAX_DEPTH",
+    "MAX_LINE_BYTES",
     "FsyncPolicy",
     "Problem",
     "ProblemKind",
@@ -59,7 +65,8 @@ class ReadResult:
 
 
 def decode(
-    line: bytes | str, *, strict: bool = True, line_no: int | None = None, file: str | None = None
+    line: bytes | str, *, strict: bool = True, line_no: int | None = None, file: str | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES, max_depth: int = MAX_DEPTH,
 ) -> HistoryEvent:
     """Decode one line (a trailing newline is allowed); strict by default.
 
@@ -72,9 +79,12 @@ def decode(
     data = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
     if not data.endswith(b"\n"):
         data += b"\n"  # one line on its own is whole: never report it torn
-    decoder = LineDecoder(file=file, strict=strict)
+    decoder = LineDecoder(file=file, strict=strict, max_depth=max_depth)
+    chunk: bytes | TooLong = data
+    if len(data) - 1 > max_line_bytes:
+        chunk = TooLong(len(data) - 1, max_line_bytes, final=False)
     try:
-        record = decoder.record(data, line_no or 1)
+        record = decoder.record(chunk, line_no or 1)
     except DecodeError as exc:
         if line_no is not None:
             raise
@@ -85,49 +95,65 @@ def decode(
     return record.event
 
 
-def iter_records(source: Source, *, strict: bool = False) -> Iterator[Record]:
-    """Stream the records of a file, one line at a time (memory is bounded by the longest line)."""
+def iter_records(
+    source: Source, *, strict: bool = False, max_line_bytes: int = MAX_LINE_BYTES, max_depth: int = MAX_DEPTH
+) -> Iterator[Record]:
+    """Stream the records of a file, one line at a time (memory is bounded by ``max_line_bytes``)."""
     with open_source(source) as (handle, name):
-        decoder = LineDecoder(file=name, strict=strict)
-        for line_no, chunk in enumerate(handle, 1):
+        decoder = LineDecoder(file=name, strict=strict, max_depth=max_depth)
+        for line_no, chunk in enumerate(iter_lines(handle, max_line_bytes), 1):
             record = decoder.record(chunk, line_no)
             if record is not None:
                 yield record
 
 
-def read(source: Source, *, strict: bool = False) -> ReadResult:
+def read(
+    source: Source, *, strict: bool = False, max_line_bytes: int = MAX_LINE_BYTES, max_depth: int = MAX_DEPTH
+) -> ReadResult:
     """Read a whole file: its events and every problem, in file order."""
     result = ReadResult()
     events, problems = result.events, result.problems
     validate = validate_line
     with open_source(source) as (handle, name):
-        decoder = LineDecoder(file=name, strict=strict)
-        for line_no, chunk in enumerate(handle, 1):
-            # The fast path inline: no Record is built for a line that validates.
-            try:
-                events.append(validate(chunk))
-                continue
-            except ValidationError:
-                pass
-            has_newline = chunk.endswith(b"\n")
-            record = decoder.slow(chunk[:-1] if has_newline else chunk, line_no, final=not has_newline)
+        decoder = LineDecoder(file=name, strict=strict, max_depth=max_depth)
+        fast = not decoder.check_depth
+        for line_no, chunk in enumerate(iter_lines(handle, max_line_bytes), 1):
+            if fast and type(chunk) is bytes:
+                # The fast path inline: no Record is built for a line that validates.
+                try:
+                    events.append(validate(chunk))
+                    continue
+                except ValidationError:
+                    pass
+            record = decoder.record(chunk, line_no) if not fast else _slow(decoder, chunk, line_no)
             if record is not None:
                 events.append(record.event)
                 problems.extend(record.problems)
     return result
 
 
-def load(source: Source, *, strict: bool = False) -> list[HistoryEvent]:
+def _slow(decoder: LineDecoder, chunk: bytes | TooLong, line_no: int) -> Record | None:
+    if isinstance(chunk, TooLong):
+        return decoder.too_long(chunk, line_no)
+    has_newline = chunk.endswith(b"\n")
+    return decoder.slow(chunk[:-1] if has_newline else chunk, line_no, final=not has_newline)
+
+
+def load(
+    source: Source, *, strict: bool = False, max_line_bytes: int = MAX_LINE_BYTES, max_depth: int = MAX_DEPTH
+) -> list[HistoryEvent]:
     """The events of a file; each problem is logged once at WARNING on ``partwire.codec``."""
-    result = read(source, strict=strict)
+    result = read(source, strict=strict, max_line_bytes=max_line_bytes, max_depth=max_depth)
     _log(result.problems)
     return result.events
 
 
-def loads(data: bytes | str, *, strict: bool = False) -> list[HistoryEvent]:
+def loads(
+    data: bytes | str, *, strict: bool = False, max_line_bytes: int = MAX_LINE_BYTES, max_depth: int = MAX_DEPTH
+) -> list[HistoryEvent]:
     """The events of JSONL text; each problem is logged once at WARNING on ``partwire.codec``."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    return load(io.BytesIO(raw), strict=strict)
+    return load(io.BytesIO(raw), strict=strict, max_line_bytes=max_line_bytes, max_depth=max_depth)
 
 
 def dumps(history: History) -> bytes:
@@ -140,17 +166,25 @@ def dump(history: History, path: str | os.PathLike[str]) -> None:
     atomic_write(path, (encode(event) + b"\n" for event in history))
 
 
-def rewrite(src: Source, dst: str | os.PathLike[str]) -> list[Problem]:
+def rewrite(
+    src: Source, dst: str | os.PathLike[str], *, max_line_bytes: int = MAX_LINE_BYTES, max_depth: int = MAX_DEPTH
+) -> list[Problem]:
     """Rewrite ``src`` into ``dst`` in the current version; returns the problems met.
 
     Lines it understood are written re-encoded (older versions migrated); every line it did not
     fully understand is written back byte for byte from what was on disk. Blank lines are
-    dropped. ``dst`` may be ``src``: the new file replaces the old one atomically.
+    dropped. ``dst`` may be ``src``: the new file replaces the old one atomically. A line over
+    ``max_line_bytes`` was never read and so cannot be written back: it raises
+    :class:`~partwire.errors.DecodeError` and ``dst`` is left as it was.
     """
     problems: list[Problem] = []
 
     def lines() -> Iterator[bytes]:
-        for record in iter_records(src):
+        for record in iter_records(src, max_line_bytes=max_line_bytes, max_depth=max_depth):
+            for problem in record.problems:
+                if problem.kind == "too_long":
+                    raise DecodeError(f"{problem.message}; nothing was written", file=problem.file,
+                                      line=problem.line)
             problems.extend(record.problems)
             yield (encode(record.event) if record.understood else record.raw) + b"\n"
 
