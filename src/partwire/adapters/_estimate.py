@@ -34,6 +34,7 @@ __all__ = [
     "estimate_google_body",
     "estimate_openai_chat_body",
     "estimate_openai_responses_body",
+    "forget_counts",
     "google_image_tokens",
     "image_size",
     "openai_image_tokens",
@@ -66,19 +67,54 @@ def tokenizer_name() -> str:
     return "o200k_base (bpe-openai)" if _tokenizer() is not None else "characters/4 (fallback)"
 
 
+# Counts of longer strings are remembered: an agent estimates its growing history before every
+# call, and without this each estimate would tokenize the whole history again (quadratic over a
+# session). Short strings are cheaper to count than to look up. The memory is dropped whole
+# when it holds more than _MEMO_CHARS characters of text.
+_MEMO: dict[str, int] = {}
+_MEMO_MIN = 48
+_MEMO_CHARS = 32_000_000
+_memo_chars = 0
+
+
 def count_text(text: str) -> int:
     """The ``o200k_base`` tokens of ``text`` (special-token text counts as plain text)."""
+    global _memo_chars
     if not text:
         return 0
+    size = len(text)
+    if size >= _MEMO_MIN:
+        known = _MEMO.get(text)
+        if known is not None:
+            return known
     counter = _tokenizer()
     if counter is not None:
-        return counter(text)
-    wide = sum(1 for ch in text if ord(ch) > 0x2FF)
-    return math.ceil((len(text) - wide) / _CHARS_PER_TOKEN + wide)
+        tokens = counter(text)
+    else:
+        wide = sum(1 for ch in text if ord(ch) > 0x2FF)
+        tokens = math.ceil((size - wide) / _CHARS_PER_TOKEN + wide)
+    if size >= _MEMO_MIN:
+        if _memo_chars + size > _MEMO_CHARS:
+            _MEMO.clear()
+            _memo_chars = 0
+        _MEMO[text] = tokens
+        _memo_chars += size
+    return tokens
+
+
+def forget_counts() -> None:
+    """Drop the remembered counts (a benchmark's cold start; never needed for correctness)."""
+    global _memo_chars
+    _MEMO.clear()
+    _memo_chars = 0
+
+
+# One encoder for every call: json.dumps with options builds a new one each time.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def _json_text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
 # --- media headers ----------------------------------------------------------------------------
@@ -287,7 +323,7 @@ class _Tally:
 
 
 def _obj(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+    return value if isinstance(value, dict) else {}
 
 
 def _model_name(body: Mapping[str, Any]) -> str:
@@ -299,12 +335,12 @@ def _model_name(body: Mapping[str, Any]) -> str:
 
 
 def _ts_type(schema: Any, indent: str, defs: Mapping[str, Any]) -> str:
-    if not isinstance(schema, Mapping):
+    if not isinstance(schema, dict):
         return "any"
     ref = schema.get("$ref")
     if isinstance(ref, str) and ref.rsplit("/", 1)[-1] in defs:
         target = defs[ref.rsplit("/", 1)[-1]]
-        return _ts_type({**target, "$ref": None}, indent, {}) if isinstance(target, Mapping) else "any"
+        return _ts_type({**target, "$ref": None}, indent, {}) if isinstance(target, dict) else "any"
     if "enum" in schema and isinstance(schema["enum"], list):
         return " | ".join(_json_text(v) for v in schema["enum"]) or "any"
     for key in ("anyOf", "oneOf"):
@@ -324,16 +360,16 @@ def _ts_type(schema: Any, indent: str, defs: Mapping[str, Any]) -> str:
 
 def _ts_object(schema: Mapping[str, Any], indent: str, defs: Mapping[str, Any]) -> str:
     props = schema.get("properties")
-    if not isinstance(props, Mapping) or not props:
+    if not isinstance(props, dict) or not props:
         return "object"
     own = schema.get("$defs") or schema.get("definitions")
-    if isinstance(own, Mapping):
+    if isinstance(own, dict):
         defs = {**defs, **own}
     required = schema.get("required")
     required = required if isinstance(required, list) else []
     lines = ["{"]
     for name, prop in props.items():
-        if isinstance(prop, Mapping) and isinstance(prop.get("description"), str):
+        if isinstance(prop, dict) and isinstance(prop.get("description"), str):
             lines.append(f"{indent}// {prop['description']}")
         optional = "" if name in required else "?"
         lines.append(f"{indent}{name}{optional}: {_ts_type(prop, indent, defs)},")
@@ -348,7 +384,7 @@ def _render_functions(functions: Iterable[Mapping[str, Any]]) -> str:
         if isinstance(fn.get("description"), str):
             out.append(f"// {fn['description']}")
         params = fn.get("parameters")
-        args = _ts_object(params, "", {}) if isinstance(params, Mapping) else "object"
+        args = _ts_object(params, "", {}) if isinstance(params, dict) else "object"
         out.append(f"type {fn.get('name', '')} = (_: {args}) => any;\n")
     out.append("} // namespace functions")
     return "\n".join(out)
@@ -390,24 +426,24 @@ def estimate_anthropic_body(body: Mapping[str, Any]) -> int:
     # are being sent back (the last two messages) keeps it.
     live_turn = len(messages) - 2 if _ends_in_tool_result(messages) else -1
     for index, message in enumerate(messages):
-        if not isinstance(message, Mapping):
+        if not isinstance(message, dict):
             tally.add_text(message)
             continue
         tally.fixed += _A_MESSAGE if index else 0
         _anthropic_content(message.get("content"), tally, keep_thinking=index == live_turn)
     thinking = body.get("thinking")
-    if isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "adaptive"):
+    if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
         tally.fixed += _A_THINKING
     tools = body.get("tools")
     if isinstance(tools, list) and tools:
         choice = body.get("tool_choice")
-        forced = (choice.get("type") if isinstance(choice, Mapping) else None) in ("any", "tool")
+        forced = (choice.get("type") if isinstance(choice, dict) else None) in ("any", "tool")
         if _claude_generation(_model_name(body)) >= (4, 5):
             tally.fixed += _A_TOOLS_ANY_45 if forced else _A_TOOLS_AUTO_45
         else:
             tally.fixed += _A_TOOLS_ANY if forced else _A_TOOLS_AUTO
         for tool in tools:
-            if not isinstance(tool, Mapping):
+            if not isinstance(tool, dict):
                 continue
             if tool.get("type") not in (None, "custom"):
                 tally.fixed += _A_SERVER_TOOL
@@ -416,10 +452,10 @@ def estimate_anthropic_body(body: Mapping[str, Any]) -> int:
             tally.add_text({k: tool.get(k) for k in ("name", "description", "input_schema")})
     for key in ("output_format", "output_config"):
         value = body.get(key)
-        schema = value.get("schema") if isinstance(value, Mapping) else None
-        if key == "output_config" and isinstance(value, Mapping):
+        schema = value.get("schema") if isinstance(value, dict) else None
+        if key == "output_config" and isinstance(value, dict):
             fmt = value.get("format")
-            schema = fmt.get("schema") if isinstance(fmt, Mapping) else None
+            schema = fmt.get("schema") if isinstance(fmt, dict) else None
         if schema is not None:
             tally.fixed += _A_STRUCTURED
             tally.add_text(json.dumps(schema, ensure_ascii=False, indent=2))
@@ -439,9 +475,9 @@ def _claude_generation(model: str) -> tuple[int, int]:
 
 def _ends_in_tool_result(messages: list[Any]) -> bool:
     last = messages[-1] if messages else None
-    content = last.get("content") if isinstance(last, Mapping) else None
+    content = last.get("content") if isinstance(last, dict) else None
     return isinstance(content, list) and any(
-        isinstance(b, Mapping) and b.get("type") == "tool_result" for b in content)
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
 
 
 def _anthropic_content(content: Any, tally: _Tally, *, keep_thinking: bool = True) -> None:
@@ -453,7 +489,7 @@ def _anthropic_content(content: Any, tally: _Tally, *, keep_thinking: bool = Tru
 
 
 def _anthropic_block(block: Any, tally: _Tally, keep_thinking: bool) -> None:
-    if not isinstance(block, Mapping):
+    if not isinstance(block, dict):
         tally.add_text(block)
         return
     kind = block.get("type")
@@ -491,7 +527,7 @@ def _anthropic_block(block: Any, tally: _Tally, keep_thinking: bool) -> None:
         # Search results arrive encrypted; their titles and URLs are what can be counted.
         if isinstance(content, list):
             for item in content:
-                if isinstance(item, Mapping):
+                if isinstance(item, dict):
                     tally.add_text(item.get("title"))
                     tally.add_text(item.get("url"))
         else:
@@ -519,7 +555,7 @@ def estimate_openai_chat_body(body: Mapping[str, Any]) -> int:
     tally = _Tally(_O_REPLY)
     messages = body.get("messages")
     for message in messages if isinstance(messages, list) else ():
-        if not isinstance(message, Mapping):
+        if not isinstance(message, dict):
             tally.add_text(message)
             continue
         tally.fixed += _O_MESSAGE + (1 if message.get("name") else 0)
@@ -530,7 +566,7 @@ def estimate_openai_chat_body(body: Mapping[str, Any]) -> int:
         else:
             tally.add_text(content)
         for call in message.get("tool_calls") or ():
-            if isinstance(call, Mapping):
+            if isinstance(call, dict):
                 fn = call.get("function") or call.get("custom") or {}
                 tally.fixed += _O_TOOL_CALL
                 tally.add_text(fn.get("name"))
@@ -538,10 +574,10 @@ def estimate_openai_chat_body(body: Mapping[str, Any]) -> int:
         for key in ("reasoning_content", "refusal"):
             tally.add_text(message.get(key))
     functions = [t.get("function") if t.get("type") == "function" else t
-                 for t in body.get("tools") or () if isinstance(t, Mapping)]
-    _openai_tools([f for f in functions if isinstance(f, Mapping)], tally)
+                 for t in body.get("tools") or () if isinstance(t, dict)]
+    _openai_tools([f for f in functions if isinstance(f, dict)], tally)
     fmt = body.get("response_format")
-    if isinstance(fmt, Mapping) and isinstance(fmt.get("json_schema"), Mapping):
+    if isinstance(fmt, dict) and isinstance(fmt.get("json_schema"), dict):
         _openai_schema(fmt["json_schema"], tally)
     return tally.total(1.0)
 
@@ -561,7 +597,7 @@ def _openai_schema(spec: Mapping[str, Any], tally: _Tally) -> None:
 
 def _drop_titles(schema: Any) -> Any:
     """A JSON schema without its ``title`` annotations, which the models are not shown."""
-    if isinstance(schema, Mapping):
+    if isinstance(schema, dict):
         return {k: _drop_titles(v) for k, v in schema.items() if k != "title"}
     if isinstance(schema, list):
         return [_drop_titles(v) for v in schema]
@@ -569,7 +605,7 @@ def _drop_titles(schema: Any) -> Any:
 
 
 def _openai_part(part: Any, tally: _Tally, model: str) -> None:
-    if not isinstance(part, Mapping):
+    if not isinstance(part, dict):
         tally.add_text(part)
         return
     kind = part.get("type")
@@ -579,8 +615,8 @@ def _openai_part(part: Any, tally: _Tally, model: str) -> None:
         tally.add_text(part.get("refusal"))
     elif kind in ("image_url", "input_image"):
         image = part.get("image_url")
-        url = image.get("url") if isinstance(image, Mapping) else image
-        detail = image.get("detail") if isinstance(image, Mapping) else part.get("detail")
+        url = image.get("url") if isinstance(image, dict) else image
+        detail = image.get("detail") if isinstance(image, dict) else part.get("detail")
         data = split_data_url(url) if isinstance(url, str) else None
         width, height = _image_dims(data[1] if data else None)
         tally.fixed += openai_image_tokens(width, height, detail, model)
@@ -622,23 +658,23 @@ def estimate_openai_responses_body(body: Mapping[str, Any]) -> int:
     items = items if isinstance(items, list) else []
     # Reasoning of finished turns (before the last user message) is dropped by the API.
     live = max((i for i, item in enumerate(items)
-                if isinstance(item, Mapping) and item.get("role") == "user"), default=-1)
+                if isinstance(item, dict) and item.get("role") == "user"), default=-1)
     for index, item in enumerate(items):
-        if index < live and isinstance(item, Mapping) and item.get("type") == "reasoning":
+        if index < live and isinstance(item, dict) and item.get("type") == "reasoning":
             continue
         _responses_item(item, tally, model)
     functions = [t for t in body.get("tools") or ()
-                 if isinstance(t, Mapping) and t.get("type") == "function"]
+                 if isinstance(t, dict) and t.get("type") == "function"]
     _openai_tools(functions, tally)
     text = body.get("text")
-    fmt = text.get("format") if isinstance(text, Mapping) else None
-    if isinstance(fmt, Mapping) and fmt.get("type") == "json_schema":
+    fmt = text.get("format") if isinstance(text, dict) else None
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
         _openai_schema(fmt, tally)
     return tally.total(1.0)
 
 
 def _responses_item(item: Any, tally: _Tally, model: str) -> None:
-    if not isinstance(item, Mapping):
+    if not isinstance(item, dict):
         tally.add_text(item)
         return
     kind = item.get("type", "message")
@@ -647,7 +683,7 @@ def _responses_item(item: Any, tally: _Tally, model: str) -> None:
         content = item.get("content")
         if isinstance(content, list):
             for part in content:
-                if isinstance(part, Mapping) and part.get("type") == "input_file":
+                if isinstance(part, dict) and part.get("type") == "input_file":
                     tally.fixed += _R_FILE
                 else:
                     _openai_part(part, tally, model)
@@ -673,7 +709,7 @@ def _responses_item(item: Any, tally: _Tally, model: str) -> None:
             tally.fixed += len(encrypted) / _R_ENCRYPTED_CHARS
         else:
             for part in item.get("summary") or ():
-                if isinstance(part, Mapping):
+                if isinstance(part, dict):
                     tally.add_text(part.get("text"))
     elif kind == "item_reference":
         pass
@@ -701,20 +737,20 @@ def estimate_google_body(body: Mapping[str, Any], model: str | None = None) -> i
     """Estimated input tokens of a Gemini ``generateContent`` body (the model is in the URL)."""
     tally = _Tally(_G_REQUEST)
     system = body.get("systemInstruction") or body.get("system_instruction")
-    if isinstance(system, Mapping):
+    if isinstance(system, dict):
         tally.fixed += _G_TURN
         _google_parts(system.get("parts"), tally)
     contents = body.get("contents")
     contents = contents if isinstance(contents, list) else []
     # Only the model turn being continued replays its thinking through its signatures.
     live = max((i for i, c in enumerate(contents)
-                if isinstance(c, Mapping) and c.get("role") == "model"), default=-1)
+                if isinstance(c, dict) and c.get("role") == "model"), default=-1)
     for index, content in enumerate(contents):
         tally.fixed += _G_TURN
-        if isinstance(content, Mapping):
+        if isinstance(content, dict):
             _google_parts(content.get("parts"), tally, signatures=index == live)
     for tool in body.get("tools") or ():
-        if not isinstance(tool, Mapping):
+        if not isinstance(tool, dict):
             continue
         tally.fixed += _G_TOOLS
         declarations = tool.get("functionDeclarations") or tool.get("function_declarations")
@@ -726,7 +762,7 @@ def estimate_google_body(body: Mapping[str, Any], model: str | None = None) -> i
 
 def _google_parts(parts: Any, tally: _Tally, *, signatures: bool = False) -> None:
     for part in parts if isinstance(parts, list) else ():
-        if not isinstance(part, Mapping):
+        if not isinstance(part, dict):
             tally.add_text(part)
             continue
         signature = part.get("thoughtSignature") or part.get("thought_signature")
@@ -735,16 +771,16 @@ def _google_parts(parts: Any, tally: _Tally, *, signatures: bool = False) -> Non
         if "text" in part:
             tally.add_text(part.get("text"))
         inline = part.get("inlineData") or part.get("inline_data")
-        if isinstance(inline, Mapping):
+        if isinstance(inline, dict):
             tally.fixed += _google_media(str(inline.get("mimeType", inline.get("mime_type", ""))),
                                          inline.get("data"))
         file = part.get("fileData") or part.get("file_data")
-        if isinstance(file, Mapping):
+        if isinstance(file, dict):
             tally.fixed += _google_media(str(file.get("mimeType", file.get("mime_type", ""))), None)
         for key in ("functionCall", "function_call", "functionResponse", "function_response",
                     "executableCode", "codeExecutionResult"):
             value = part.get(key)
-            if isinstance(value, Mapping):
+            if isinstance(value, dict):
                 tally.add_text(value)
 
 
