@@ -22,7 +22,7 @@ import math
 import re
 import struct
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -582,7 +582,7 @@ def estimate_openai_chat_body(body: Mapping[str, Any]) -> int:
     return tally.total(1.0)
 
 
-def _openai_tools(functions: list[Mapping[str, Any]], tally: _Tally) -> None:
+def _openai_tools(functions: Sequence[Mapping[str, Any]], tally: _Tally) -> None:
     if functions:
         tally.fixed += _O_TOOLS
         tally.add_text(_render_functions(functions))
