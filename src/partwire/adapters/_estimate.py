@@ -727,6 +727,7 @@ _G_REQUEST = 0
 # A thought signature replays the model's earlier thinking: about one token per 6 base64
 # characters (fitted on the corpus's tool loops).
 _G_SIGNATURE_CHARS = 6.0
+_G_SIGNATURE_HEADER = 300
 _G_PDF_PAGE = 258  # published: a PDF page is an image of 258 tokens
 _G_AUDIO_SECOND = 32.0  # published
 _G_VIDEO_SECOND = 263.0  # published: 258 a frame at 1 fps plus 32 of audio
@@ -767,7 +768,7 @@ def _google_parts(parts: Any, tally: _Tally, *, signatures: bool = False) -> Non
             continue
         signature = part.get("thoughtSignature") or part.get("thought_signature")
         if signatures and isinstance(signature, str):
-            tally.fixed += len(signature) / _G_SIGNATURE_CHARS
+            tally.fixed += max(0, len(signature) - _G_SIGNATURE_HEADER) / _G_SIGNATURE_CHARS
         if "text" in part:
             tally.add_text(part.get("text"))
         inline = part.get("inlineData") or part.get("inline_data")
