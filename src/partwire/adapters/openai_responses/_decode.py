@@ -59,6 +59,7 @@ REQUEST_ECHOES = frozenset({
     "prompt", "prompt_cache_options", "moderation", "context_management", "image",
     "access_programs", "background_options",
 })
+_TIMES = ("created_at", "completed_at")
 _SEPARATOR = "\n\n"
 """What joins the entries of a reasoning summary into one thinking text."""
 
@@ -106,9 +107,18 @@ def message_from_response(body: Mapping[str, Any], parts: list[Part]) -> Assista
 
 
 def response_marks(body: Mapping[str, Any]) -> dict[str, Any]:
-    """What a response says beyond its message: times, tier, ``store``, errors, transformations."""
-    return {k: v for k, v in body.items()
-            if k not in _RESPONSE_FIELDS and k not in REQUEST_ECHOES and v is not None}
+    """What a response says beyond its message: times, tier, ``store``, errors, transformations.
+
+    The API sends its times as whole seconds and the SDK types them as floats; a whole float is
+    kept as the integer the wire had, so an SDK object and its JSON decode alike.
+    """
+    marks = {k: v for k, v in body.items()
+             if k not in _RESPONSE_FIELDS and k not in REQUEST_ECHOES and v is not None}
+    for key in _TIMES:
+        value = marks.get(key)
+        if isinstance(value, float) and value.is_integer():
+            marks[key] = int(value)
+    return marks
 
 
 def item_parts(item: Mapping[str, Any]) -> list[Part]:
