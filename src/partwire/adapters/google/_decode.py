@@ -9,6 +9,7 @@ way a stream is (:func:`merge_chunks`, ``../shared/wire/google.md`` §5.4). Cand
 
 from __future__ import annotations
 
+import base64
 import copy
 import itertools
 from collections.abc import Iterable, Mapping
@@ -37,6 +38,7 @@ __all__ = [
     "merge_chunks",
     "message_from_response",
     "provider_error",
+    "sdk_dump",
 ]
 
 # Candidate keys with a canonical home; every other candidate key is kept as metadata.
@@ -55,11 +57,44 @@ def load_response(response: Any) -> Any:
 def _json(obj: Any) -> Any:
     if isinstance(obj, dict | list | str | bytes | bytearray):
         return as_json(obj)
-    # The SDK's pydantic models: camelCase aliases, only what the server sent.
-    dump = getattr(obj, "model_dump", None)
-    if callable(dump):
-        return dump(mode="json", by_alias=True, exclude_none=True)
+    if hasattr(type(obj), "model_fields"):
+        return sdk_dump(obj)
     return as_json(obj)
+
+
+# Fields of the SDK's response models that are client-side only, never on the wire.
+_CLIENT_FIELDS = frozenset({"sdk_http_response", "automatic_function_calling_history", "parsed"})
+
+
+def sdk_dump(obj: Any) -> Any:
+    """An SDK object as the JSON the server sent: camelCase, bytes as standard base64.
+
+    The SDK decodes ``thoughtSignature`` and ``inlineData.data`` to bytes, and pydantic would dump
+    them URL-safe; the server sent standard base64, which is what goes back to it.
+    """
+    dumped = obj.model_dump(mode="json", by_alias=True, exclude_none=True, exclude=_CLIENT_FIELDS)
+    _restore_bytes(obj, dumped)
+    return dumped
+
+
+def _restore_bytes(obj: Any, dumped: Any) -> None:
+    fields = getattr(type(obj), "model_fields", None)
+    if not isinstance(fields, dict) or not isinstance(dumped, dict):
+        return
+    for name, info in fields.items():
+        alias = info.alias or name
+        if alias not in dumped:
+            continue
+        value = getattr(obj, name, None)
+        if isinstance(value, bytes):
+            dumped[alias] = base64.b64encode(value).decode("ascii")
+        elif isinstance(value, list) and isinstance(dumped[alias], list):
+            for item, out in zip(value, dumped[alias], strict=False):
+                _restore_bytes(item, out)
+        elif hasattr(type(value), "model_fields"):
+            _restore_bytes(value, dumped[alias])
+
+
 
 
 def provider_error(body: Mapping[str, Any], status: int | None = None) -> ProviderError:

@@ -131,7 +131,8 @@ def part_from_wire(raw: Mapping[str, Any], model: str | None) -> Part:
             # Unsigned thought summaries are still Gemini's: only it takes them back.
             data["model"] = model
         return ThinkingPart(text=text, signature=signature,
-                            provider_data=ProviderData(issuer=ISSUER, data=data))
+                            provider_data=ProviderData(issuer=ISSUER, data=data)
+                            if data or signature is None else None)
     if isinstance(sig, str):
         data["thoughtSignature"] = sig
         data["model"] = model
@@ -338,6 +339,10 @@ class PartEncoder:
         if data is not None and isinstance(data.get("inner"), dict):
             for k, v in data["inner"].items():
                 body.setdefault(k, v)
+        if isinstance(part, DocumentPart) and (part.title or part.filename):
+            # Blob.displayName exists, but the Gemini API refuses it (the SDK raises).
+            self.losses.add(f"{path}.title", "document", "dropped",
+                            "Gemini takes no document title or file name", message_id)
         return self._beside({key: body}, part.provider_data, path, part.type, message_id)
 
     def _provider_part(self, part: ServerToolCallPart | ServerToolResultPart | UnknownPart,

@@ -12,7 +12,6 @@ event and the partial message with ``status="error"``.
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any
@@ -24,6 +23,7 @@ from partwire.adapters.google._decode import (
     ChunkMerger,
     error_event,
     message_from_response,
+    sdk_dump,
 )
 from partwire.adapters.google._parts import part_from_wire
 from partwire.adapters.google._wire import API, ISSUER, usage_from_wire
@@ -43,40 +43,7 @@ from partwire.streaming import (
     UsageEvent,
 )
 
-__all__ = ["GeminiTranslator", "sdk_dump"]
-
-# Fields of the SDK's response models that are client-side only, never on the wire.
-_CLIENT_FIELDS = frozenset({"sdk_http_response", "automatic_function_calling_history", "parsed"})
-
-
-def sdk_dump(obj: Any) -> Any:
-    """An SDK object as the JSON the server sent: camelCase, bytes as standard base64.
-
-    The SDK decodes ``thoughtSignature`` and ``inlineData.data`` to bytes, and pydantic would dump
-    them URL-safe; the server sent standard base64, which is what goes back to it.
-    """
-    dumped = obj.model_dump(mode="json", by_alias=True, exclude_none=True, exclude=_CLIENT_FIELDS)
-    _restore_bytes(obj, dumped)
-    return dumped
-
-
-def _restore_bytes(obj: Any, dumped: Any) -> None:
-    fields = getattr(type(obj), "model_fields", None)
-    if not isinstance(fields, dict) or not isinstance(dumped, dict):
-        return
-    for name, info in fields.items():
-        alias = info.alias or name
-        if alias not in dumped:
-            continue
-        value = getattr(obj, name, None)
-        if isinstance(value, bytes):
-            dumped[alias] = base64.b64encode(value).decode("ascii")
-        elif isinstance(value, list) and isinstance(dumped[alias], list):
-            for item, out in zip(value, dumped[alias], strict=False):
-                _restore_bytes(item, out)
-        elif hasattr(type(value), "model_fields"):
-            _restore_bytes(value, dumped[alias])
-
+__all__ = ["GeminiTranslator"]
 
 class GeminiTranslator(Translator):
     """Turns Gemini chunks into stream events, one at a time, and keeps the message they build."""
