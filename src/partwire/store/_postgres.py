@@ -1,7 +1,7 @@
 """The PostgreSQL backend: psycopg 3 (the ``partwire[postgres]`` extra), for many writers and machines.
 
 Writers to one session serialise on that session's row (``SELECT ... FOR UPDATE``); writers to
-different sessions run in parallel. Schema changes take a transaction-level advisory lock, so
+different sessions run in parallel. Schema changes take a session-level advisory lock, so
 processes opening a fresh database at once create it once.
 """
 
@@ -77,9 +77,19 @@ class PostgresBackend:
         row = cur.fetchone()
         return bool(row and row[0])
 
-    def schema_lock(self, cur: Cursor) -> None:
-        """Serialise schema creation and migration across processes."""
-        cur.execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
+    @contextmanager
+    def schema_lock(self) -> Iterator[None]:
+        """Serialise schema creation and migration across processes.
+
+        A session-level lock taken outside the transaction: a transaction that waited for an
+        advisory lock inside itself would still see the catalog as it was before the wait.
+        """
+        with self._lock:
+            self._conn.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))
+            try:
+                yield
+            finally:
+                self._conn.execute("SELECT pg_advisory_unlock(%s)", (_SCHEMA_LOCK,))
 
     def index_parts(self, cur: Cursor, session_id: str, after_seq: int) -> None:
         """Nothing to do: the GIN index follows the table."""

@@ -81,8 +81,10 @@ class SqliteBackend:
         cur.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
         return cur.fetchone() is not None
 
-    def schema_lock(self, cur: Cursor) -> None:
-        """Nothing to do: ``BEGIN IMMEDIATE`` already excludes every other writer."""
+    @contextmanager
+    def schema_lock(self) -> Iterator[None]:
+        """Nothing to take: ``BEGIN IMMEDIATE`` already excludes every other writer."""
+        yield
 
     def index_parts(self, cur: Cursor, session_id: str, after_seq: int) -> None:
         """Add the parts written after ``after_seq`` to the full-text index."""
