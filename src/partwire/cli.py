@@ -39,7 +39,8 @@ from partwire.codec import (
 )
 from partwire.codec._limits import TooLong, exceeds_depth, read_body
 from partwire.codec.schema import render as render_schema
-from partwire.errors import DecodeError, LossError, PartwireError
+from partwire.errors import ConversionError, DecodeError, LossError, PartwireError
+from partwire.projection import Loss
 from partwire.validation import validate_history
 
 __all__ = ["main"]
@@ -94,10 +95,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parser() -> _Parser:
     parser = _Parser(
         prog="partwire",
-        description="Print the bundled example, show, validate and rewrite partwire history files "
-                    "(JSONL), and print their JSON Schema.",
-        epilog="Every FILE may be '-' for stdin. Exit status: 0 ok, 1 problems found (validate, show), "
-               "2 unusable input or command line.",
+        description="Print the bundled example; show, validate and rewrite partwire history files "
+                    "(JSONL); convert histories and provider request/response bodies between "
+                    "formats; print the JSON Schema of a history line.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Every FILE may be '-' for stdin. Exit status: 0 ok, 1 problems found (validate, show),\n"
+               "2 unusable input or command line. 'partwire COMMAND --help' shows an example.\n\n"
+               "example:\n  partwire example | partwire convert --from canonical --to anthropic -",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="show partwire's log records (losses, codec problems) on stderr; -vv for debug")
@@ -131,8 +135,16 @@ def _parser() -> _Parser:
     )
     convert_cmd.add_argument("--from", dest="source", required=True, choices=FORMATS, help="the input's format")
     convert_cmd.add_argument("--to", dest="target", required=True, choices=FORMATS, help="the output's format")
-    convert_cmd.add_argument("--model", help="model of the request to build (default: the input's own)")
+    convert_cmd.add_argument(
+        "--model", help="model of the request to build, provider:name (default: the input's own, or the "
+                        "last assistant message's when the target serves it)")
     convert_cmd.add_argument("--strict", action="store_true", help="fail (exit 1) instead of losing anything")
+    convert_cmd.add_argument(
+        "--tools", metavar="TOOLS", help="a JSON file of tool definitions to offer: canonical ones, or a "
+                                         "provider's own tools array (Anthropic or OpenAI Chat), detected")
+    convert_cmd.add_argument(
+        "--option", dest="options", action="append", default=[], metavar="KEY=VALUE", type=_option,
+        help="an adapter option (e.g. dialect=deepseek for openai-chat); repeatable")
     convert_cmd.add_argument(
         "file", metavar="FILE",
         help="canonical JSONL, or a wire request/response body (JSON); '-' reads stdin",
@@ -143,7 +155,34 @@ def _parser() -> _Parser:
     schema.set_defaults(run=_schema)
     add_store_parser(commands)
     add_cost_parsers(commands)
+    for name, command in commands.choices.items():
+        if name in EXAMPLES and not command.epilog:
+            command.epilog = "example:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name])
+            command.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
+
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "example": ("partwire example > h.jsonl",),
+    "show": ("partwire show h.jsonl",
+             "partwire example | partwire show -"),
+    "validate": ("partwire validate h.jsonl        # FILE:LINE: problem; exit 1 when there is any",
+                 "partwire validate --strict h.jsonl"),
+    "rewrite": ("partwire rewrite old.jsonl new.jsonl",
+                "partwire rewrite h.jsonl h.jsonl   # in place, atomically"),
+    "convert": ("partwire convert --from canonical --to anthropic h.jsonl > request.json",
+                "partwire convert --from canonical --to openai-chat --model openai:gpt-5 \\",
+                "    --tools tools.json --option dialect=openai h.jsonl",
+                "partwire convert --from anthropic --to canonical request.json > h.jsonl"),
+    "schema": ("partwire schema > partwire.schema.json",),
+    "store": ("partwire store import h.jsonl",
+              "partwire store ls"),
+    "cost": ("partwire cost h.jsonl",
+             "partwire cost --prices prices.toml sessions/*.jsonl"),
+    "reprice": ("partwire reprice h.jsonl repriced.jsonl",
+                "partwire reprice --at 2026-01-01 h.jsonl -"),
+}
+"""Examples for each command, shown at the end of its ``--help`` (a command may set its own)."""
 
 
 def _limits_parser() -> _Parser:
@@ -156,6 +195,13 @@ def _limits_parser() -> _Parser:
     common.add_argument("--max-depth", type=_positive, default=MAX_DEPTH, metavar="N",
                         help=f"refuse JSON nested deeper than N levels (default {MAX_DEPTH})")
     return common
+
+
+def _option(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, not {text!r}")
+    return key.strip(), value
 
 
 def _positive(text: str) -> int:
@@ -208,7 +254,8 @@ def _show(args: argparse.Namespace) -> int:
             print()
         print("\n".join(printable(line) for line in lines))
         first = False
-    print("\n" + "\n".join(total))
+    if total:
+        print("\n" + "\n".join(total))
     return int(args.exit_status)
 
 
@@ -270,28 +317,40 @@ def _convert(args: argparse.Namespace) -> int:
             data = load(stream, strict=True, max_line_bytes=args.max_line_bytes, max_depth=args.max_depth)
         else:
             data = _read_body(stream, name, args)
+    tools = _read_tools(args.tools, args) if args.tools else None
+    options = dict(args.options)
     try:
-        output, losses = convert(data, source=args.source, target=args.target,
-                                 model=args.model, strict=args.strict)
+        output, losses = convert(data, source=args.source, target=args.target, model=args.model,
+                                 strict=args.strict, tools=tools, options=options or None)
     except LossError as exc:
-        for loss in exc.losses:  # type: ignore[attr-defined]
-            print(f"loss: {_loss_line(loss)}", file=sys.stderr)
-        print(f"partwire: error: {len(exc.losses)} loss(es) refused by --strict", file=sys.stderr)  # type: ignore[arg-type]
+        refused: tuple[Any, ...] = tuple(exc.losses)  # type: ignore[arg-type]
+        for loss in refused:
+            _print_loss(loss)
+        print(f"partwire: error: {len(refused)} loss(es) refused by --strict", file=sys.stderr)
         return 1
     except DecodeError:
         raise  # it names the file and line itself
+    except ConversionError as exc:
+        fix = f" (pass --{exc.option.replace('_', '-')})" if exc.option else ""
+        raise CommandError(f"{name}: {exc.reason}{fix}") from exc
     except (PartwireError, ValueError) as exc:
         raise CommandError(f"{name}: {exc}") from exc
     for loss in losses:
-        print(f"loss: {_loss_line(loss)}", file=sys.stderr)
+        _print_loss(loss)
     out = _stdout_bytes()
     out.write(output if isinstance(output, bytes) else (json.dumps(output, indent=2, ensure_ascii=False) + "\n").encode())
     out.flush()
     return 0
 
 
-def _loss_line(loss: Any) -> str:
-    return f"{loss.path}: {loss.part_type} {loss.action}: {loss.reason}"
+def _print_loss(loss: Loss) -> None:
+    # str(Loss) is the one format of a loss: in errors, in log records and here.
+    print(f"loss: {loss}", file=sys.stderr)
+
+
+def _read_tools(path: str, args: argparse.Namespace) -> Any:
+    with _input(path) as stream:
+        return _read_body(stream, _display_name(path), args)
 
 
 # -- input and output -------------------------------------------------------------------------

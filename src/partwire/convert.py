@@ -9,22 +9,36 @@ assistant message (``from_wire``); to a wire format, the history becomes a reque
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from partwire.adapters import get_adapter
+from partwire.adapters._common import PROVIDER_PREFIXES
 from partwire.codec import MAX_DEPTH, dumps, loads
 from partwire.codec._limits import exceeds_depth
-from partwire.errors import LossError, WireFormatError
+from partwire.errors import ConversionError, LossError, PartwireError, WireFormatError
 from partwire.history import EVENT_ADAPTER, HistoryEvent
-from partwire.messages import AssistantMessage
+from partwire.ids import DEFAULT_MODEL_ALIASES
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.parts import ToolCallPart
 from partwire.projection import Loss
+from partwire.tools import ToolDefinition
 
 if TYPE_CHECKING:
-    from partwire.adapters._common import ImportedRequest
+    from partwire.adapters import Adapter, ImportedRequest, ToolSpec
 
-__all__ = ["CANONICAL", "convert"]
+__all__ = ["CANONICAL", "convert", "read_tools"]
 
 CANONICAL = "canonical"
 """The name of the canonical format."""
@@ -32,20 +46,49 @@ CANONICAL = "canonical"
 # Top-level keys that mark a body as a request (Anthropic/Chat "messages", Gemini "contents",
 # Responses "input"); anything else is read as a response.
 _REQUEST_KEYS = ("messages", "contents", "input")
+_MESSAGE_TYPES = (SystemMessage, DeveloperMessage, UserMessage, AssistantMessage, ToolMessage)
+# Anthropic answers 400 to a request whose messages hold tool_use blocks and no `tools`.
+_NEEDS_TOOL_DEFINITIONS = frozenset({"anthropic"})
+# First-party APIs serve only their own models; a bare model name of another family is a mistake
+# there (aggregators such as OpenRouter, vLLM or Ollama serve anything, so they are not checked).
+_FIRST_PARTY = frozenset({"anthropic", "openai", "google"})
+_MODEL_FAMILIES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"claude", re.IGNORECASE), "anthropic"),
+    (re.compile(r"(gpt-|chatgpt|o\d(\b|-)|davinci|text-embedding)", re.IGNORECASE), "openai"),
+    (re.compile(r"(gemini|gemma)", re.IGNORECASE), "google"),
+)
 
 
-def convert(data: Any, *, source: str, target: str, model: str | None = None,
-            strict: bool = False) -> tuple[Any, tuple[Loss, ...]]:
+def convert(data: Any, *, source: str, target: str, model: str | None = None, strict: bool = False,
+            tools: Any = None, options: Mapping[str, Any] | None = None) -> tuple[Any, tuple[Loss, ...]]:
     """Convert ``data`` from ``source`` to ``target``; returns ``(output, losses)``.
 
     The output is JSONL ``bytes`` for ``canonical``, a request body (``dict``) for an adapter.
-    ``model`` names the model of a request body; without it, a request read from the same
-    adapter keeps its own, else the last assistant message's model is used when it belongs to
-    the target. ``strict=True`` raises :class:`~partwire.errors.LossError` on any loss.
+
+    ``model`` names the model of a request body. Without it, a request read from the same adapter
+    keeps its own, else the last assistant message's model is used when it belongs to the
+    target; a model of another provider is refused (:class:`~partwire.errors.ConversionError`).
+    Assistant messages imported from a request body get ``provider`` (from the wire format) and
+    ``model`` (from the body, else ``model``) where they have none, so the history validates.
+
+    ``tools`` are the tool definitions to offer: canonical :class:`~partwire.tools.ToolDefinition`
+    objects or dicts, or a provider's own ``tools`` array (Anthropic or OpenAI Chat), detected by
+    shape (see :func:`read_tools`); they replace the tools of an imported request. A history that
+    calls tools with no definition for them is a loss where the target API needs definitions.
+
+    ``options`` are adapter options (``{"dialect": "deepseek"}``): each goes to the adapter(s)
+    of this conversion whose ``Options`` have a field of that name. ``strict=True`` raises
+    :class:`~partwire.errors.LossError` on any loss.
     """
-    history, imported = _read(data, source)
+    source_adapter = None if source == CANONICAL else get_adapter(source)
+    target_adapter = None if target == CANONICAL else get_adapter(target)
+    source_opts, target_opts = _split_options(options, source_adapter, target_adapter)
+    history, imported = _read(data, source, source_opts)
+    if source_adapter is not None and imported is not None:
+        history = _fill_provenance(history, source_adapter, source_opts, imported.model or model)
+    definitions = read_tools(tools) if tools is not None else None
     losses: list[Loss] = []
-    if target == CANONICAL:
+    if target_adapter is None:
         if imported is not None and (imported.tools or imported.params or imported.tool_choice):
             losses.append(Loss("request", "request", "dropped",
                                "a canonical history holds no tool definitions or request "
@@ -53,7 +96,7 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None,
         if strict and losses:
             raise LossError(tuple(losses), _name(source))
         return dumps(history), tuple(losses)
-    adapter = get_adapter(target)
+    adapter = target_adapter
     kwargs: dict[str, Any] = {}
     own_model: str | None = None
     if imported is not None:
@@ -72,25 +115,180 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None,
                                    f"a {source} tool_choice does not apply to {target}",
                                    adapter.NAME))
                 kwargs["tool_choice"] = None
-    chosen = model or own_model or _last_model(history, adapter.CAPABILITIES.issuer)
+    if definitions is not None:
+        kwargs["tools"] = definitions
+    if not any(isinstance(e, _MESSAGE_TYPES) for e in history):
+        raise ConversionError(f"the history has no messages: there is nothing to send to {target}")
+    issuer = _issuer(adapter, target_opts)
+    chosen = model or own_model or _last_model(history, issuer)
     if not chosen:
-        raise ValueError(f"converting to {target} needs a model: pass model=")
+        last = _last_model(history, None)
+        why = f"the history's models are not {issuer}'s (the last is {last})" if last else \
+            "no assistant message names one"
+        raise ConversionError(f"converting to {target} needs a model, and {why}", option="model")
+    _check_model(chosen, issuer, target)
+    losses.extend(_missing_tool_definitions(history, kwargs.get("tools", ()), adapter.NAME))
     if strict and losses:
         raise LossError(tuple(losses), adapter.NAME)
+    if target_opts:
+        kwargs["options"] = target_opts
     projection = adapter.to_wire(history, model=chosen, strict=strict, **kwargs)
     return projection.request, (*losses, *projection.losses)
 
 
-def _read(data: Any, source: str) -> tuple[list[HistoryEvent], ImportedRequest | None]:
+def read_tools(tools: Any) -> tuple[ToolSpec, ...]:
+    """Tool definitions from canonical definitions (or their dicts) or a provider's ``tools`` array.
+
+    Each entry is recognised by its shape: a :class:`~partwire.tools.ToolDefinition`, or a dict
+    with ``side_effects`` (canonical); ``{"type": "function", "function": {...}}`` (OpenAI Chat);
+    a dict with ``input_schema``, or any other dict with a ``type`` and a ``name`` (Anthropic,
+    server tools included). A dict ``{"tools": [...]}`` (a whole request body) gives its array.
+    Provider entries are read by that provider's adapter, so they become canonical definitions
+    where they fit exactly and stay native dicts otherwise.
+    """
+    if isinstance(tools, Mapping) and "tools" in tools:
+        tools = tools["tools"]
+    if isinstance(tools, str | bytes | bytearray) or not isinstance(tools, Sequence):
+        raise ConversionError(f"tools must be a list of tool definitions, not {_json_kind(tools)}")
+    out: list[ToolSpec] = []
+    for index, entry in enumerate(tools):
+        if isinstance(entry, ToolDefinition):
+            out.append(entry)
+            continue
+        if not isinstance(entry, Mapping):
+            raise ConversionError(f"tools[{index}] is a {_json_kind(entry)}, not a tool definition")
+        kind = _tool_kind(entry)
+        if kind is None:
+            raise ConversionError(
+                f"tools[{index}] is not a tool definition partwire knows: expected a canonical one "
+                f"(with side_effects), an Anthropic one (input_schema) or an OpenAI Chat one "
+                f"(type 'function' with a 'function' object)")
+        if kind == CANONICAL:
+            try:
+                out.append(ToolDefinition.model_validate(entry))
+            except ValidationError as exc:
+                error = exc.errors(include_url=False)[0]
+                where = ".".join(str(x) for x in error["loc"])
+                raise ConversionError(f"tools[{index}].{where}: {error['msg']}") from exc
+            continue
+        body: dict[str, Any] = {"model": "tools", "max_tokens": 1, "messages": [], "tools": [dict(entry)]}
+        try:
+            out.extend(get_adapter(kind).from_wire_request(body).tools)
+        except (PartwireError, ValueError, TypeError, KeyError) as exc:
+            raise ConversionError(f"tools[{index}] is not a valid {kind} tool: {exc}") from exc
+    return tuple(out)
+
+
+def _tool_kind(entry: Mapping[str, Any]) -> str | None:
+    if "side_effects" in entry:
+        return CANONICAL
+    if entry.get("type") == "function" and isinstance(entry.get("function"), Mapping):
+        return "openai_chat"
+    if "input_schema" in entry or (isinstance(entry.get("type"), str) and isinstance(entry.get("name"), str)):
+        return "anthropic"
+    return None
+
+
+def _missing_tool_definitions(history: Sequence[HistoryEvent], tools: Sequence[ToolSpec],
+                              adapter: str) -> list[Loss]:
+    """A loss when the target needs a definition for every tool called and some have none."""
+    if adapter not in _NEEDS_TOOL_DEFINITIONS:
+        return []
+    defined = {t.name if isinstance(t, ToolDefinition) else t.get("name") for t in tools}
+    called = [p.name for e in history if isinstance(e, AssistantMessage)
+              for p in e.parts if isinstance(p, ToolCallPart)]
+    missing = sorted({name for name in called if name not in defined})
+    if not missing:
+        return []
+    names = ", ".join(missing)
+    return [Loss("request.tools", "tool_definition", "dropped",
+                 f"the history calls tools with no definition here ({names}); {adapter} rejects "
+                 f"tool calls without definitions: pass tools= (--tools FILE)", adapter)]
+
+
+def _split_options(
+    options: Mapping[str, Any] | None, *adapters: Adapter | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Each option to the adapters whose ``Options`` declare it; one no adapter declares is refused."""
+    if not options:
+        return {}, {}
+    out: list[dict[str, Any]] = []
+    taken: set[str] = set()
+    known: set[str] = set()
+    for adapter in adapters:
+        fields = _option_fields(adapter)
+        known |= fields
+        mine = {k: v for k, v in options.items() if k in fields}
+        taken |= set(mine)
+        out.append(mine)
+    unknown = sorted(set(options) - taken)
+    if unknown:
+        there = f"; the options here are {', '.join(sorted(known))}" if known else "; no adapter here takes any"
+        raise ConversionError(f"no adapter of this conversion has the option {', '.join(unknown)}{there}")
+    return out[0], out[1]
+
+
+def _option_fields(adapter: Adapter | None) -> set[str]:
+    cls = getattr(adapter, "Options", None)
+    if adapter is None or cls is None or not dataclasses.is_dataclass(cls):
+        return set()
+    return {f.name for f in dataclasses.fields(cls)}
+
+
+def _issuer(adapter: Adapter, options: Mapping[str, Any]) -> str:
+    # OpenAI Chat's dialects are named after their issuers (openrouter, deepseek, vllm, ollama).
+    dialect = options.get("dialect")
+    return dialect if isinstance(dialect, str) else adapter.CAPABILITIES.issuer
+
+
+def _check_model(model: str, issuer: str, target: str) -> None:
+    """Refuse a model that belongs to another provider than the one serving ``target``."""
+    full = DEFAULT_MODEL_ALIASES.get(model, model)
+    head, sep, _ = full.partition(":")
+    owner = head if sep and head in PROVIDER_PREFIXES else None
+    if owner is None and issuer in _FIRST_PARTY:
+        owner = next((who for pattern, who in _MODEL_FAMILIES if pattern.match(full)), None)
+    if owner is not None and owner != issuer:
+        raise ConversionError(f"model {model!r} is {owner}'s, and {target} serves {issuer}'s models",
+                              option="model")
+
+
+def _fill_provenance(history: list[HistoryEvent], adapter: Adapter, options: Mapping[str, Any],
+                     model: str | None) -> list[HistoryEvent]:
+    """Imported assistant messages name who served them: the wire format's issuer and the body's model."""
+    issuer = _issuer(adapter, options)
+    full = None
+    if model:
+        head, sep, _ = model.partition(":")
+        full = model if sep and head in PROVIDER_PREFIXES else f"{issuer}:{model}"
+    out: list[HistoryEvent] = []
+    for event in history:
+        if isinstance(event, AssistantMessage):
+            changes: dict[str, Any] = {}
+            if event.provider is None:
+                changes["provider"] = issuer
+            if event.model is None and full is not None:
+                changes["model"] = full
+            if event.api is None:
+                changes["api"] = adapter.NAME
+            if changes:
+                event = event.model_copy(update=changes)  # plain strings: nothing to validate
+        out.append(event)
+    return out
+
+
+def _read(data: Any, source: str, options: Mapping[str, Any]
+          ) -> tuple[list[HistoryEvent], ImportedRequest | None]:
     if source == CANONICAL:
         return _read_canonical(data), None
     adapter = get_adapter(source)
     body = _body(data, adapter.NAME)
+    extra: dict[str, Any] = {"options": dict(options)} if options else {}
     # A bare list is a stored chat log (OpenAI's list of messages): a request without its body.
     if isinstance(body, list) or (isinstance(body, dict) and any(key in body for key in _REQUEST_KEYS)):
-        imported = adapter.from_wire_request(body)
+        imported = adapter.from_wire_request(body, **extra)
         return list(imported.history), imported
-    return [adapter.from_wire(body)], None
+    return [adapter.from_wire(body, **extra)], None
 
 
 def _body(data: Any, api: str) -> Any:
@@ -141,9 +339,12 @@ def _read_canonical(data: Any) -> list[HistoryEvent]:
                     f"not {type(data).__name__}")
 
 
-def _last_model(history: list[HistoryEvent], issuer: str) -> str | None:
+def _last_model(history: list[HistoryEvent], issuer: str | None) -> str | None:
+    """The model of the last assistant message served by ``issuer`` (by anyone when ``None``)."""
     for event in reversed(history):
-        if isinstance(event, AssistantMessage) and event.model and event.model.startswith(f"{issuer}:"):
+        if isinstance(event, AssistantMessage) and event.model and (
+            issuer is None or event.model.startswith(f"{issuer}:")
+        ):
             return event.model
     return None
 

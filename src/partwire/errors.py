@@ -6,6 +6,7 @@
     ├── SchemaError              a tool's input schema leaves the portable JSON-Schema subset
     ├── ToolArgumentsError       a tool call's arguments are not valid JSON
     ├── DecodeError              a history line cannot be decoded (strict mode)
+    ├── ConversionError          convert() cannot run on what it was given (no model for the target, ...)
     ├── LossError                a strict projection would lose data (raised by adapters)
     ├── SwitchRefusedError       a session cannot move to a target at all (check_switch)
     ├── ProviderError            the provider answered with an error body
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from partwire.projection import Loss
 
 __all__ = [
+    "ConversionError",
     "DecodeError",
     "LossError",
     "PartwireError",
@@ -94,6 +96,20 @@ class DecodeError(PartwireError, ValueError):
         super().__init__(f"{where}: {message}{inner}" if where else f"{message}{inner}")
 
 
+class ConversionError(PartwireError, ValueError):
+    """A conversion cannot run on what it was given: no model for the target, a model of another
+    provider, an empty history, a tool file of no known shape, an option no adapter has."""
+
+    def __init__(self, reason: str, *, option: str | None = None) -> None:
+        self.reason = reason
+        """What is wrong."""
+        self.option = option
+        """The keyword argument of ``convert()`` that fixes it (``model``), when one does; the
+        command line names it as an option (``--model``)."""
+        fix = f" (pass {option}=)" if option else ""
+        super().__init__(f"{reason}{fix}")
+
+
 class LossError(PartwireError, ValueError):
     """A projection in strict mode would have lost data."""
 
@@ -102,7 +118,8 @@ class LossError(PartwireError, ValueError):
         """The losses that would have happened (a sequence of ``Loss``)."""
         self.adapter = adapter
         """The adapter that refused."""
-        super().__init__(f"{adapter}: strict projection would lose data: {losses!r}")
+        listed = "; ".join(str(loss) for loss in losses) if isinstance(losses, tuple | list) else repr(losses)
+        super().__init__(f"{adapter}: strict projection would lose data: {listed}")
 
 
 class ProviderError(PartwireError):
