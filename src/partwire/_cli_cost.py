@@ -1,6 +1,7 @@
 """``partwire cost`` and ``partwire reprice``, and the cost lines of ``partwire show``.
 
-``cost FILE...`` prints usage and cost by model and by session (one session per file), priced
+``cost FILE...`` prints usage and cost by model and by session (a file's ``task_metadata``
+task id, else the file name), priced
 now from genai-prices or ``--prices TABLE``. ``reprice IN OUT`` writes the history back with each
 assistant message's cost and price version recomputed. Both read files the way every other
 command does; errors become :class:`~partwire.errors.PartwireError` for ``partwire.cli`` to print.
@@ -17,9 +18,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from partwire.codec import dumps, load
+from partwire.codec import dump, dumps, load
 from partwire.errors import PartwireError
-from partwire.history import HistoryEvent
+from partwire.history import HistoryEvent, TaskMetadataEvent
 from partwire.messages import AssistantMessage
 from partwire.pricing import Cost, PriceTable, load_price_table, message_cost, reprice
 
@@ -97,8 +98,10 @@ def _cost(args: argparse.Namespace) -> int:
     by_session: dict[str, _Row] = {}
     total = _Row()
     for path in args.files:
-        session = by_session.setdefault("<stdin>" if path == "-" else path, _Row())
-        for event in _events(path):
+        events = _events(path)
+        ids = [e.task_id for e in events if isinstance(e, TaskMetadataEvent) and e.task_id]
+        session = by_session.setdefault(ids[0] if ids else "<stdin>" if path == "-" else path, _Row())
+        for event in events:
             if not isinstance(event, AssistantMessage):
                 continue
             cost = message_cost(event, table=table)
@@ -138,11 +141,10 @@ def _cells(name: str, row: _Row, with_version: bool) -> tuple[str, ...]:
 
 def _reprice(args: argparse.Namespace) -> int:
     events = reprice(_events(args.src), table=_table(args), at=args.at)
-    data = dumps(events)
     if args.dst == "-":
-        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.write(dumps(events))
     else:
-        Path(args.dst).write_bytes(data)
+        dump(events, args.dst)
     return 0
 
 
@@ -155,8 +157,10 @@ def show_costs(events: Sequence[HistoryEvent],
     priced: list[HistoryEvent] = []
     total = Decimal(0)
     missing: list[str] = []
+    used = False
     for event in events:
         if isinstance(event, AssistantMessage) and event.usage is not None:
+            used = True
             if event.usage.cost is None:
                 event = reprice([event], table=table)[0]
                 assert isinstance(event, AssistantMessage)
@@ -166,6 +170,8 @@ def show_costs(events: Sequence[HistoryEvent],
             else:
                 missing.append(message_cost(event, table=table).reason or "no price")
         priced.append(event)
+    if not used:
+        return priced, []
     lines = [f"total cost: ${total.normalize():f}"]
     if missing:
         lines.append(f"  ({len(missing)} message(s) without a cost: {'; '.join(sorted(set(missing)))})")

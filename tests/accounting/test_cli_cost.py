@@ -31,7 +31,8 @@ def test_cost_prints_a_cost_per_model_with_its_price_version(
     for row in rows:
         assert "genai-prices" in row
         assert "0." in row.split()[6]
-    assert str(example) in out
+    # The example's task_metadata names its session.
+    assert "sess_tidydates_42" in out
 
 
 def test_cost_names_the_reason_for_an_unknown_model(tmp_path: Path,
@@ -87,3 +88,20 @@ def test_show_prints_per_message_and_total_cost(tmp_path: Path,
     out = capsys.readouterr().out
     assert "cost $0.3 (pricing genai-prices" in out
     assert out.rstrip().endswith("total cost: $0.3")
+
+
+def test_show_prints_no_total_without_usage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A history with no usage recorded gets no cost line at all."""
+    path = tmp_path / "plain.jsonl"
+    dump([UserMessage("hi"), AssistantMessage("yo")], path)
+    main(["show", str(path)])
+    assert "cost" not in capsys.readouterr().out
+
+
+def test_cost_names_a_file_without_task_metadata_by_its_path(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without a task id, the session column shows the file given on the command line."""
+    path = tmp_path / "bare.jsonl"
+    dump([AssistantMessage("yo", model="openai:gpt-4o", usage=Usage(input_tokens=10))], path)
+    main(["cost", str(path)])
+    assert str(path) in capsys.readouterr().out
