@@ -296,7 +296,10 @@ def _breakdown(usage: Usage, price: Any) -> CostBreakdown:
 
 def message_cost(message: AssistantMessage, *, table: PriceTable | None = None) -> Cost:
     """The cost of one assistant message's usage, with the prices of the day it was created."""
-    return cost_of(message.usage, message.model, at=message.created_at, table=table)
+    model = message.model
+    if model and ":" not in model and message.provider:
+        model = f"{message.provider}:{model}"  # a bare model name with the provider beside it
+    return cost_of(message.usage, model, at=message.created_at, table=table)
 
 
 def reprice(history: Iterable[HistoryEvent], *, table: PriceTable | None = None,
@@ -313,7 +316,8 @@ def reprice(history: Iterable[HistoryEvent], *, table: PriceTable | None = None,
     out: list[HistoryEvent] = []
     for event in history:
         if isinstance(event, AssistantMessage) and event.usage is not None:
-            priced = cost_of(event.usage, event.model, at=at or event.created_at, table=table)
+            dated = event if at is None else replace(event, created_at=at)
+            priced = message_cost(dated, table=table)
             usage = replace(event.usage, cost=priced.usd,
                             pricing_version=str(priced.version) if priced.version else None)
             event = replace(event, usage=usage)

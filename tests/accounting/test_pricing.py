@@ -126,3 +126,19 @@ def test_reprice_stores_cost_and_version_on_assistant_messages(tmp_path: Path) -
     assert isinstance(again, AssistantMessage)
     assert again.usage is not None
     assert again.usage.cost == before.usd
+
+
+def test_a_bare_model_name_is_priced_with_the_message_provider() -> None:
+    """An assistant message with model 'gpt-4o' and provider 'openai' is priced as openai:gpt-4o."""
+    bare = AssistantMessage("x", model="gpt-4o", provider="openai", usage=USAGE, created_at=WHEN)
+    full = AssistantMessage("x", model="openai:gpt-4o", usage=USAGE, created_at=WHEN)
+    assert message_cost(bare).usd == message_cost(full).usd
+    assert message_cost(bare).model == "openai:gpt-4o"
+
+
+def test_long_prompts_use_the_tiered_price() -> None:
+    """Above 200k input tokens Sonnet 4.5 costs $6 per million input tokens, not $3."""
+    short = cost_of(Usage(input_tokens=100_000), "anthropic:claude-sonnet-4-5", at=WHEN)
+    long = cost_of(Usage(input_tokens=1_000_000), "anthropic:claude-sonnet-4-5", at=WHEN)
+    assert short.usd == Decimal("0.3")
+    assert long.usd == Decimal(6)
