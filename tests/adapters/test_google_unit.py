@@ -1,0 +1,562 @@
+"""Unit behaviour of the Google adapter: signatures, ids and pairing, key styles, schemas, streams."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import pytest
+from google.genai import types
+
+from partwire import (
+    AssistantMessage,
+    DeveloperMessage,
+    DocumentPart,
+    ImagePart,
+    Opaque,
+    ProviderData,
+    RefusalPart,
+    SystemMessage,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolDefinition,
+    ToolMessage,
+    UnknownPart,
+    UserMessage,
+)
+from partwire.adapters import ProviderError, WireFormatError, get_adapter, google
+from partwire.adapters.google._wire import PLACEHOLDER_SIGNATURE, camel_keys, same_model
+from partwire.errors import LossError
+from partwire.parts import Base64Source, ServerToolCallPart, ServerToolResultPart, UrlSource
+from partwire.streaming import (
+    MessageCompleteEvent,
+    MessageStartEvent,
+    PartDataEvent,
+    SignatureEvent,
+    ThinkingDeltaEvent,
+    ToolCallStartEvent,
+    accumulate,
+)
+from tests.harness.validity import request_errors
+
+MODEL = "gemini-3-flash-preview"
+SIG = "CtwCAdHtim+7Zc0u3Vq1/lzZ0x7tTq5E3mEo8N2rN3pJm4cWfO0yF/s//g=="
+SIG2 = "Cp8BAdHtim8+fCv6kcDY5f8LF6LD5NX2BxgpOktcbX6PkPvv"
+
+
+def response(*parts: dict[str, Any], finish: str | None = "STOP", **top: Any) -> dict[str, Any]:
+    """A Gemini response body with one candidate holding ``parts``."""
+    cand: dict[str, Any] = {"content": {"role": "model", "parts": list(parts)}, "index": 0}
+    if finish is not None:
+        cand["finishReason"] = finish
+    return {"candidates": [cand], "modelVersion": MODEL, "responseId": "r1", **top}
+
+
+def wire(history: list[Any], model: str = MODEL, **kwargs: Any) -> dict[str, Any]:
+    """The request body to_wire makes."""
+    body: dict[str, Any] = google.to_wire(history, model=model, **kwargs).request
+    return body
+
+
+# -- signatures --------------------------------------------------------------------------------
+
+
+def test_signatures_stay_on_their_parts_and_round_trip() -> None:
+    """Signatures on a thought, a function call and a text part come back on the same parts, byte-exact."""
+    body = response({"text": "planning", "thought": True, "thoughtSignature": SIG2},
+                    {"functionCall": {"id": "a1", "name": "f", "args": {"x": 1}}, "thoughtSignature": SIG},
+                    {"functionCall": {"id": "a2", "name": "f", "args": {"x": 2}}},
+                    {"text": "done", "thoughtSignature": SIG2})
+    message = google.from_wire(body)
+    thought, first, second, _text = message.parts
+    assert isinstance(thought, ThinkingPart)
+    assert thought.signature == Opaque(value=SIG2, issuer="google", model=MODEL)
+    assert isinstance(first, ToolCallPart)
+    assert first.provider_data is not None
+    assert isinstance(second, ToolCallPart)
+    assert second.provider_data is None
+    parts = wire([UserMessage("go"), message])["contents"][1]["parts"]
+    assert parts == body["candidates"][0]["content"]["parts"]
+
+
+def test_signatures_do_not_cross_models() -> None:
+    """A signature issued by one Gemini model is not sent to another; the loss says so."""
+    message = google.from_wire(response({"text": "hi", "thoughtSignature": SIG}))
+    projection = google.to_wire([UserMessage("q"), message, UserMessage("again")], model="gemini-2.5-pro")
+    assert "thoughtSignature" not in projection.request["contents"][1]["parts"][0]
+    assert [(loss.action, loss.part_type) for loss in projection.losses] == [("rewritten", "text")]
+
+
+def test_same_model_accepts_the_resolved_version() -> None:
+    """An alias and the version it resolved to are one model; different families are not."""
+    assert same_model("gemini-2.5-flash-preview-05-20", "gemini-2.5-flash")
+    assert same_model("gemini-3-flash-preview", "google:gemini-3-flash-preview")
+    assert not same_model("gemini-2.5-flash", "gemini-3-flash-preview")
+    assert same_model(None, "gemini-3-flash-preview")
+
+
+def test_foreign_calls_get_the_placeholder_on_the_first_call_only() -> None:
+    """Calls from another provider sent to Gemini 3: the first of the turn gets Google's placeholder, reported; the rest none."""
+    a = ToolCallPart.create("f", {"x": 1}, provider_ids={"anthropic": "toolu_1"})
+    b = ToolCallPart.create("f", {"x": 2}, provider_ids={"anthropic": "toolu_2"})
+    history: list[Any] = [UserMessage("go"), AssistantMessage([a, b]),
+               ToolMessage(call_id=a.id, tool_name="f", output_text="1"),
+               ToolMessage(call_id=b.id, tool_name="f", output_text="2")]
+    projection = google.to_wire(history, model=MODEL)
+    first, second = projection.request["contents"][1]["parts"]
+    assert first["thoughtSignature"] == PLACEHOLDER_SIGNATURE
+    assert "thoughtSignature" not in second
+    actions = [(loss.action, loss.path) for loss in projection.losses]
+    assert ("rewritten", "history[1].parts[0]") in actions
+    assert ("id_mapped", "history[1].parts[0]") in actions
+    assert not any(path == "history[1].parts[1]" and action == "rewritten" for action, path in actions)
+
+
+def test_no_placeholder_for_models_that_do_not_require_signatures() -> None:
+    """Gemini 2.5 gets calls without signatures as they are."""
+    call = ToolCallPart.create("f", {})
+    body = wire([UserMessage("go"), AssistantMessage([call])], model="gemini-2.5-flash")
+    assert "thoughtSignature" not in body["contents"][1]["parts"][0]
+
+
+def test_strict_refuses_the_placeholder() -> None:
+    """strict=True turns the placeholder rewrite into an error instead of a silent degrade."""
+    with pytest.raises(LossError):
+        google.to_wire([UserMessage("go"), AssistantMessage([ToolCallPart.create("f", {})])],
+                       model=MODEL, strict=True)
+
+
+def test_reasoning_from_another_provider_is_dropped_with_a_loss() -> None:
+    """Anthropic thinking cannot go to Gemini: dropped and reported."""
+    thinking = ThinkingPart(text="hmm", signature=Opaque(value="sig", issuer="anthropic"))
+    projection = google.to_wire([UserMessage("q"), AssistantMessage([thinking, "a"])], model=MODEL)
+    assert projection.request["contents"][1]["parts"] == [{"text": "a"}]
+    assert [(x.action, x.part_type) for x in projection.losses] == [("dropped", "thinking")]
+
+
+# -- ids and pairing --------------------------------------------------------------------------
+
+
+def test_call_without_id_gets_a_canonical_id_and_goes_back_without_one() -> None:
+    """An id-less call gets a tu_ id; its result points at it; both go back to Gemini without ids."""
+    message = google.from_wire(response({"functionCall": {"name": "f", "args": {}}}))
+    call = message.parts[0]
+    assert isinstance(call, ToolCallPart)
+    assert call.id.startswith("tu_")
+    assert call.provider_ids == {}
+    body = wire([UserMessage("go"), message, ToolMessage(call_id=call.id, tool_name="f", output_text="ok")])
+    assert body["contents"][1]["parts"][0]["functionCall"] == {"name": "f", "args": {}}
+    assert body["contents"][2]["parts"][0]["functionResponse"] == {"name": "f", "response": {"output": "ok"}}
+
+
+def test_gemini_ids_are_kept_per_issuer() -> None:
+    """Gemini's own id is kept under provider_ids['google'] and echoed on the call and its result."""
+    message = google.from_wire(response({"functionCall": {"id": "k3", "name": "f", "args": {"a": 1}}}))
+    call = message.parts[0]
+    assert isinstance(call, ToolCallPart)
+    assert call.provider_ids == {"google": "k3"}
+    body = wire([UserMessage("go"), message, ToolMessage(call_id=call.id, tool_name="f", output_text="x")])
+    assert body["contents"][2]["parts"][0]["functionResponse"]["id"] == "k3"
+
+
+def test_id_less_results_are_sent_in_call_order() -> None:
+    """Without ids Gemini pairs by order and name, so results go in the order of their calls."""
+    message = google.from_wire(response({"functionCall": {"name": "f", "args": {"n": 1}}},
+                                        {"functionCall": {"name": "g", "args": {"n": 2}}}))
+    a, b = message.parts
+    assert isinstance(a, ToolCallPart)
+    assert isinstance(b, ToolCallPart)
+    body = wire([UserMessage("go"), message, ToolMessage(call_id=b.id, tool_name="g", output_text="2"),
+                 ToolMessage(call_id=a.id, tool_name="f", output_text="1")])
+    names = [p["functionResponse"]["name"] for p in body["contents"][2]["parts"]]
+    assert names == ["f", "g"]
+
+
+def test_import_pairs_by_id_else_by_order_and_name() -> None:
+    """Responses without ids pair with the earliest unanswered call of the same name."""
+    request = {"contents": [
+        {"role": "user", "parts": [{"text": "go"}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {"n": 1}}},
+                                    {"functionCall": {"name": "g", "args": {}}},
+                                    {"functionCall": {"name": "f", "args": {"n": 2}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "g", "response": {"output": "G"}}},
+                                   {"functionResponse": {"name": "f", "response": {"output": "F1"}}},
+                                   {"functionResponse": {"name": "f", "response": {"output": "F2"}}}]},
+    ]}
+    history = google.from_wire_request(request).history
+    calls = [p for p in history[1].parts if isinstance(p, ToolCallPart)]  # type: ignore[union-attr]
+    results = [e for e in history if isinstance(e, ToolMessage)]
+    assert [r.call_id for r in results] == [calls[1].id, calls[0].id, calls[2].id]
+    assert [r.output_text for r in results] == ["G", "F1", "F2"]
+
+
+def test_canonical_ids_survive_a_trip_through_gemini() -> None:
+    """A canonical id sent to Gemini and read back is the canonical id again, not a new one."""
+    call = ToolCallPart.create("f", {"x": 1})
+    body = wire([UserMessage("go"), AssistantMessage([call]),
+                 ToolMessage(call_id=call.id, tool_name="f", output_text="1")])
+    history = google.from_wire_request(body).history
+    back = history[1].parts[0]  # type: ignore[union-attr]
+    assert isinstance(back, ToolCallPart)
+    assert back.id == call.id
+    assert back.provider_ids == {}
+    assert isinstance(history[2], ToolMessage)
+    assert history[2].call_id == call.id
+
+
+def test_anthropic_to_gemini_to_anthropic_keeps_every_pairing() -> None:
+    """Parallel Anthropic calls go to Gemini and back to Anthropic with every result on its call."""
+    anthropic = get_adapter("anthropic")
+    a = ToolCallPart.create("get_weather", {"city": "Paris"}, provider_ids={"anthropic": "toolu_01A"})
+    b = ToolCallPart.create("get_weather", {"city": "Tokyo"}, provider_ids={"anthropic": "toolu_01B"})
+    history = [UserMessage("weather?"), AssistantMessage(["Checking.", a, b], provider="anthropic"),
+               ToolMessage(call_id=b.id, tool_name="get_weather", output_text="rain"),
+               ToolMessage(call_id=a.id, tool_name="get_weather", output_text="sun", status="error")]
+    gemini_body = google.to_wire(history, model=MODEL).request
+    assert request_errors("google", gemini_body) == []
+    back = google.from_wire_request(gemini_body).history
+    anthropic_body = anthropic.to_wire(back, model="claude-sonnet-4-6", max_tokens=100).request
+    uses = {block["id"]: block["input"]["city"] for block in anthropic_body["messages"][1]["content"]
+            if block["type"] == "tool_use"}
+    results = {block["tool_use_id"]: (block["content"], block.get("is_error", False))
+               for block in anthropic_body["messages"][2]["content"]}
+    assert {uses[i]: r for i, r in results.items()} == {"Paris": ("sun", True), "Tokyo": ("rain", False)}
+    assert request_errors("anthropic", anthropic_body) == []
+
+
+# -- requests ---------------------------------------------------------------------------------
+
+
+def test_key_styles_import_to_camel_case_and_keep_user_data() -> None:
+    """snake_case and mixed bodies import; the re-export is camelCase; argument and property names are untouched."""
+    request = {
+        "contents": [{"role": "model", "parts": [{"function_call": {"name": "f", "args": {"snake_key": 1}}}]},
+                     {"role": "user", "parts": [{"inline_data": {"mime_type": "image/png", "data": "iVBORw0KGgo="}}]}],
+        "generation_config": {"max_output_tokens": 50, "thinking_config": {"include_thoughts": True}},
+        "tools": [{"function_declarations": [{"name": "f", "parameters": {
+            "type": "OBJECT", "properties": {"snake_key": {"type": "STRING"}}}}]}],
+    }
+    imported = google.from_wire_request(request)
+    assert imported.max_tokens == 50
+    again = google.to_wire(imported.history, **imported.to_wire_kwargs()).request
+    assert again == camel_keys(request)
+    assert again["contents"][0]["parts"][0]["functionCall"]["args"] == {"snake_key": 1}
+    assert again["tools"][0]["functionDeclarations"][0]["parameters"]["properties"] == {
+        "snake_key": {"type": "STRING"}}
+
+
+def test_params_are_written_in_camel_case_and_merged_with_max_tokens() -> None:
+    """Generation settings given in snake_case land in generationConfig in camelCase, beside maxOutputTokens."""
+    body = wire([UserMessage("hi")], max_tokens=64,
+                params={"generation_config": {"temperature": 0.2, "stop_sequences": ["END"],
+                                              "response_mime_type": "application/json"},
+                        "safety_settings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}],
+                        "cached_content": "cachedContents/abc"})
+    assert body["generationConfig"] == {"temperature": 0.2, "stopSequences": ["END"],
+                                        "responseMimeType": "application/json", "maxOutputTokens": 64}
+    assert body["cachedContent"] == "cachedContents/abc"
+    assert request_errors("google", body) == []
+
+
+def test_both_thinking_budget_and_level_are_refused() -> None:
+    """thinkingBudget and thinkingLevel together are a 400 at Gemini; to_wire refuses them first."""
+    with pytest.raises(ValueError, match="not both"):
+        wire([UserMessage("hi")], params={"generationConfig": {"thinkingConfig": {
+            "thinkingBudget": 10, "thinkingLevel": "LOW"}}})
+
+
+def test_system_and_developer_messages() -> None:
+    """System messages make one systemInstruction; a developer message joins the user turn, reported."""
+    projection = google.to_wire([SystemMessage("a"), SystemMessage("b"), UserMessage("q"),
+                                 DeveloperMessage("ctx")], model=MODEL)
+    assert projection.request["systemInstruction"] == {"parts": [{"text": "a"}, {"text": "b"}]}
+    assert projection.request["contents"] == [{"role": "user", "parts": [{"text": "q"}, {"text": "ctx"}]}]
+    assert [x.action for x in projection.losses] == ["attached"]
+
+
+def test_tool_choice_and_tools() -> None:
+    """Tool choice maps to functionCallingConfig; definitions gather in one Tool, native tools pass."""
+    tool = ToolDefinition(name="f", description="d", input_schema={"type": "object", "properties": {}},
+                          side_effects="none")
+    body = wire([UserMessage("q")], tools=[{"googleSearch": {}}, tool], tool_choice="f")
+    assert body["tools"] == [{"googleSearch": {}}, {"functionDeclarations": [
+        {"name": "f", "description": "d", "parametersJsonSchema": {"type": "object", "properties": {}}}]}]
+    assert body["toolConfig"] == {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["f"]}}
+    imported = google.from_wire_request(body)
+    assert imported.tool_choice == "f"
+    assert imported.tools[1] == tool.model_copy(update={"side_effects": "execute"})
+
+
+def test_openapi_dialect_rewrites_are_reported() -> None:
+    """schema_dialect='openapi' upper-cases types, turns null unions into nullable and says what it dropped."""
+    tool = ToolDefinition(name="f", description="d", side_effects="none", input_schema={
+        "type": "object", "additionalProperties": False,
+        "properties": {"n": {"type": ["integer", "null"]}, "k": {"type": "string", "enum": ["a"]}}})
+    projection = google.to_wire([UserMessage("q")], model=MODEL, tools=[tool], schema_dialect="openapi")
+    params = projection.request["tools"][0]["functionDeclarations"][0]["parameters"]
+    assert params == {"type": "OBJECT", "properties": {"n": {"type": "INTEGER", "nullable": True},
+                                                       "k": {"type": "STRING", "enum": ["a"]}}}
+    assert [(x.action, x.part_type) for x in projection.losses] == [("rewritten", "tool")]
+    vertex = google.to_wire([UserMessage("q")], model=MODEL, tools=[tool],
+                            options={"schema_dialect": "openapi", "backend": "vertex"})
+    assert vertex.lossless
+    types.FunctionDeclaration.model_validate(projection.request["tools"][0]["functionDeclarations"][0])
+
+
+def test_media_parts() -> None:
+    """Base64 media go as inlineData, URLs and Files API ids as fileData; a PDF title is reported."""
+    body = wire([UserMessage([ImagePart(source=Base64Source(data="iVBORw0KGgo="), media_type="image/png"),
+                              ImagePart(source=UrlSource(url="https://x.test/a.jpg"), media_type="image/jpeg")])])
+    assert body["contents"][0]["parts"] == [
+        {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}},
+        {"fileData": {"fileUri": "https://x.test/a.jpg", "mimeType": "image/jpeg"}}]
+    files = google.from_wire_request({"contents": [{"role": "user", "parts": [{"fileData": {
+        "mimeType": "application/pdf",
+        "fileUri": "https://generativelanguage.googleapis.com/v1beta/files/abc"}}]}]})
+    part = files.history[0].parts[0]  # type: ignore[union-attr]
+    assert isinstance(part, DocumentPart)
+    assert part.source.type == "provider_file"
+
+
+def test_multimodal_tool_result_goes_in_function_response_parts() -> None:
+    """An image attached to a tool result travels inside functionResponse.parts."""
+    call = ToolCallPart.create("shot", {})
+    body = wire([UserMessage("go"), AssistantMessage([call]), ToolMessage(
+        call_id=call.id, tool_name="shot", output_text="taken",
+        parts=(ImagePart(source=Base64Source(data="iVBORw0KGgo="), media_type="image/png"),))])
+    response = body["contents"][2]["parts"][0]["functionResponse"]
+    assert response["parts"] == [{"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}]
+    assert request_errors("google", body) == []
+
+
+def test_unknown_parts_are_echoed_to_google_only() -> None:
+    """A part type partwire does not know is kept raw, echoed to Gemini, and dropped with a loss elsewhere."""
+    imported = google.from_wire_request({"contents": [{"role": "user", "parts": [
+        {"futurePart": {"x": 1}}]}]})
+    part = imported.history[0].parts[0]  # type: ignore[union-attr]
+    assert isinstance(part, UnknownPart)
+    assert part.raw == {"futurePart": {"x": 1}}
+    assert wire(list(imported.history))["contents"][0]["parts"] == [{"futurePart": {"x": 1}}]
+    openai_chat = get_adapter("openai_chat")
+    lost = openai_chat.to_wire(list(imported.history), model="gpt-5").losses
+    assert ("dropped", "unknown") in [(x.action, x.part_type) for x in lost]
+
+
+def test_code_execution_parts_round_trip() -> None:
+    """executableCode and codeExecutionResult become server tool parts and go back unchanged."""
+    body = response({"executableCode": {"language": "PYTHON", "code": "print(1)"}},
+                    {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "1\n"}})
+    message = google.from_wire(body)
+    assert isinstance(message.parts[0], ServerToolCallPart)
+    assert isinstance(message.parts[1], ServerToolResultPart)
+    assert wire([UserMessage("q"), message])["contents"][1]["parts"] == body["candidates"][0]["content"]["parts"]
+
+
+# -- responses --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("finish", "stop"), [
+    ("STOP", "stop"), ("MAX_TOKENS", "length"), ("SAFETY", "content_filter"),
+    ("RECITATION", "content_filter"), ("BLOCKLIST", "content_filter"),
+    ("PROHIBITED_CONTENT", "content_filter"), ("SPII", "content_filter"),
+    ("MALFORMED_FUNCTION_CALL", "error"), ("CONTINUATION", "pause"), ("SOMETHING_NEW", None)])
+def test_finish_reasons_are_mapped_with_the_raw_value_kept(finish: str, stop: str | None) -> None:
+    """Every finishReason maps to a canonical stop reason; the raw value is kept; unknown maps to None."""
+    message = google.from_wire(response({"text": "x"}, finish=finish))
+    assert (message.stop_reason, message.stop_reason_raw) == (stop, finish)
+
+
+def test_stop_with_calls_is_tool_use() -> None:
+    """STOP ending a turn of function calls is tool_use."""
+    assert google.from_wire(response({"functionCall": {"name": "f"}})).stop_reason == "tool_use"
+
+
+def test_blocked_prompt_is_a_refusal() -> None:
+    """promptFeedback.blockReason without candidates is a refusal with the reason kept."""
+    message = google.from_wire({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}})
+    assert message.parts == (RefusalPart(text="The prompt was blocked (PROHIBITED_CONTENT)."),)
+    assert (message.stop_reason, message.stop_reason_raw) == ("refusal", "PROHIBITED_CONTENT")
+
+
+def test_metadata_and_usage_are_kept() -> None:
+    """finishMessage and grounding metadata are kept; usage counts thoughts as output and tool prompts as input."""
+    body = response({"text": "x"}, finish="MALFORMED_FUNCTION_CALL",
+                    usageMetadata={"promptTokenCount": 100, "cachedContentTokenCount": 40,
+                                   "candidatesTokenCount": 10, "thoughtsTokenCount": 5,
+                                   "toolUsePromptTokenCount": 7, "totalTokenCount": 122})
+    body["candidates"][0]["finishMessage"] = "Malformed function call: f(x"
+    body["candidates"][0]["groundingMetadata"] = {"webSearchQueries": ["q"]}
+    message = google.from_wire(body)
+    assert message.provider_data is not None
+    assert message.provider_data.data["candidate"] == {  # type: ignore[index, call-overload]
+        "finishMessage": "Malformed function call: f(x", "groundingMetadata": {"webSearchQueries": ["q"]}}
+    usage = message.usage
+    assert usage is not None
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.reasoning_tokens) == (
+        107, 15, 40, 5)
+
+
+def test_error_body_raises() -> None:
+    """An error body raises ProviderError; a non-object raises WireFormatError."""
+    with pytest.raises(ProviderError, match="RESOURCE_EXHAUSTED"):
+        google.from_wire({"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}})
+    with pytest.raises(WireFormatError):
+        google.from_wire("3")
+    with pytest.raises(WireFormatError):
+        google.from_wire({"candidates": [{"content": {"parts": "nope"}}]})
+
+
+def test_sdk_response_object_keeps_the_signature_as_sent() -> None:
+    """The SDK's object decodes like the raw body: its bytes go back to the standard base64 the server sent."""
+    body = response({"functionCall": {"id": "a", "name": "f", "args": {}}, "thoughtSignature": SIG})
+    sdk = types.GenerateContentResponse.model_validate(body)
+    assert sdk.candidates[0].content.parts[0].thought_signature == base64.b64decode(SIG)  # type: ignore[index, union-attr]
+    message = google.from_wire(sdk)
+    assert message.parts[0].provider_data.data["thoughtSignature"] == SIG  # type: ignore[union-attr, index, call-overload]
+
+
+# -- streams ----------------------------------------------------------------------------------
+
+
+def chunk(*parts: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    """One stream chunk (a delta)."""
+    return response(*parts, finish=finish)
+
+
+def test_signature_on_an_empty_final_part_joins_the_text_before_it() -> None:
+    """The signature that arrives alone on an empty part ends up on the text part it belongs to."""
+    events = list(google.stream([chunk({"text": "It's "}), chunk({"text": "18 °C"}),
+                                 chunk({"text": "", "thoughtSignature": SIG}, finish="STOP")]))
+    message = accumulate(events)
+    assert message.text == "It's 18 °C"
+    assert len(message.parts) == 1
+    assert message.parts[0].provider_data == ProviderData(issuer="google", data={
+        "thoughtSignature": SIG, "model": MODEL})
+    assert any(isinstance(e, PartDataEvent) for e in events)
+
+
+def test_thought_stream_with_signature_only_part() -> None:
+    """Thought deltas join; a signature-only thought part signs the thought before it (a SignatureEvent)."""
+    events = list(google.stream([chunk({"text": "a", "thought": True}), chunk({"text": "b", "thought": True}),
+                                 chunk({"text": "", "thought": True, "thoughtSignature": SIG}),
+                                 chunk({"text": "answer"}, finish="STOP")]))
+    assert [type(e) for e in events].count(ThinkingDeltaEvent) == 2
+    assert any(isinstance(e, SignatureEvent) for e in events)
+    message = accumulate(events)
+    assert message.parts[0] == ThinkingPart(text="ab", signature=Opaque(value=SIG, issuer="google", model=MODEL))
+    assert message.parts[1] == TextPart(text="answer")
+
+
+def test_parallel_calls_stream_whole_and_only_the_first_is_signed() -> None:
+    """Calls arrive whole; the second (unsigned) call never gets the first one's signature."""
+    message = accumulate(google.stream([
+        chunk({"functionCall": {"id": "p", "name": "w", "args": {"c": "Paris"}}, "thoughtSignature": SIG}),
+        chunk({"functionCall": {"id": "l", "name": "w", "args": {"c": "Lyon"}}}, finish="STOP")]))
+    first, second = message.parts
+    assert isinstance(first, ToolCallPart)
+    assert first.provider_data is not None
+    assert isinstance(second, ToolCallPart)
+    assert second.provider_data is None
+    assert message.stop_reason == "tool_use"
+
+
+def test_vertex_partial_args_are_assembled() -> None:
+    """Vertex argument streaming (partialArgs until willContinue ends) gives one call with whole arguments."""
+    events = list(google.stream([
+        chunk({"functionCall": {"name": "cook", "willContinue": True}, "thoughtSignature": SIG}),
+        chunk({"functionCall": {"partialArgs": [{"jsonPath": "$.r.items[0].name", "stringValue": "Las",
+                                                 "willContinue": True}], "willContinue": True}}),
+        chunk({"functionCall": {"partialArgs": [{"jsonPath": "$.r.items[0].name", "stringValue": "agna"}],
+                                "willContinue": True}}),
+        chunk({"functionCall": {"partialArgs": [{"jsonPath": "$.r.n", "numberValue": 2.0}],
+                                "willContinue": True}}),
+        chunk({"functionCall": {"partialArgs": [{"jsonPath": "$.r.ok", "boolValue": True}]}}),
+        chunk({"text": ""}, finish="STOP")]))
+    assert sum(isinstance(e, ToolCallStartEvent) for e in events) == 1
+    message = accumulate(events)
+    (call,) = message.parts
+    assert isinstance(call, ToolCallPart)
+    assert call.arguments == {"r": {"items": [{"name": "Lasagna"}], "n": 2, "ok": True}}
+    assert call.provider_data is not None
+
+
+def test_stream_identity_and_usage_from_the_last_chunk() -> None:
+    """One message id from start to end; usage is the last chunk's totals, not a sum."""
+    first = chunk({"text": "a"})
+    first["usageMetadata"] = {"promptTokenCount": 10, "totalTokenCount": 10}
+    last = chunk({"text": "b"}, finish="STOP")
+    last["usageMetadata"] = {"promptTokenCount": 10, "candidatesTokenCount": 2, "totalTokenCount": 12}
+    events = list(google.stream([first, last]))
+    start, complete = events[0], events[-1]
+    assert isinstance(start, MessageStartEvent)
+    assert isinstance(complete, MessageCompleteEvent)
+    assert start.message_id == complete.message.id
+    assert complete.message.usage is not None
+    assert (complete.message.usage.input_tokens, complete.message.usage.output_tokens) == (10, 2)
+
+
+def test_truncated_stream_ends_partial() -> None:
+    """A stream that ends without a finishReason gives the partial message, not a complete one."""
+    message = accumulate(google.stream([chunk({"text": "half"})]))
+    assert message.status == "partial"
+    assert message.text == "half"
+
+
+async def test_astream_over_raw_json_array_bytes() -> None:
+    """astream reads the raw JSON array of streamGenerateContent (no alt=sse), split anywhere."""
+    raw = json.dumps([chunk({"text": "héllo "}), chunk({"text": "wörld"}, finish="STOP")]).encode()
+
+    async def pieces() -> Any:
+        for i in range(0, len(raw), 3):
+            yield raw[i:i + 3]
+
+    message = None
+    async for event in google.astream(pieces()):
+        if isinstance(event, MessageCompleteEvent):
+            message = event.message
+    assert message is not None
+    assert message.text == "héllo wörld"
+
+
+def test_bad_stream_input_raises_wire_format_error() -> None:
+    """A stream that is not Gemini's raises WireFormatError naming the provider."""
+    with pytest.raises(WireFormatError, match="google"):
+        list(google.stream([b"data: not json\r\n\r\n"]))
+    with pytest.raises(WireFormatError):
+        list(google.stream([b'[{"candidates": [']))
+
+
+# -- options ----------------------------------------------------------------------------------
+
+
+def test_options_endpoint_pins_the_api_version() -> None:
+    """Options build the Gemini API and Vertex URLs with the version pinned."""
+    assert google.Options().endpoint("google:gemini-3-flash-preview") == (
+        "https://generativelanguage.googleapis.com/v1beta/models/gemini-3-flash-preview:generateContent")
+    assert google.Options(api_version="v1").endpoint("gemini-2.5-pro", stream=True).endswith(
+        "/v1/models/gemini-2.5-pro:streamGenerateContent?alt=sse")
+    vertex = google.Options(backend="vertex", project="p", location="us-central1")
+    assert vertex.endpoint("gemini-3-pro") == (
+        "https://us-central1-aiplatform.googleapis.com/v1beta1/projects/p/locations/us-central1/"
+        "publishers/google/models/gemini-3-pro:generateContent")
+
+
+def test_options_by_mapping_and_keyword() -> None:
+    """options= takes a mapping (strings coerced) and switches as keywords; unknown names are refused."""
+    call = ToolCallPart.create("f", {})
+    history: list[Any] = [UserMessage("go"), AssistantMessage([call])]
+    assert "thoughtSignature" not in wire(history, options={"signatures": "optional"})["contents"][1]["parts"][0]
+    assert wire(history, model="gemini-2.5-flash", signatures="required")["contents"][1]["parts"][0][
+        "thoughtSignature"] == PLACEHOLDER_SIGNATURE
+    with pytest.raises(ValueError, match="no 'nope'"):
+        google.to_wire(history, model=MODEL, options={"nope": 1})
+
+
+def test_registered_and_estimates() -> None:
+    """get_adapter finds the adapter; the estimate grows with the history."""
+    adapter = get_adapter("google")
+    assert adapter.NAME == "google"
+    small = adapter.estimate_input_tokens([UserMessage("hi")])
+    assert adapter.estimate_input_tokens([UserMessage("hi " * 400)]) > small > 0
