@@ -211,7 +211,7 @@ def test_anthropic_to_gemini_to_anthropic_keeps_every_pairing() -> None:
     anthropic = get_adapter("anthropic")
     a = ToolCallPart.create("get_weather", {"city": "Paris"}, provider_ids={"anthropic": "toolu_01A"})
     b = ToolCallPart.create("get_weather", {"city": "Tokyo"}, provider_ids={"anthropic": "toolu_01B"})
-    history = [UserMessage("weather?"), AssistantMessage(["Checking.", a, b], provider="anthropic"),
+    history: list[Any] = [UserMessage("weather?"), AssistantMessage(["Checking.", a, b], provider="anthropic"),
                ToolMessage(call_id=b.id, tool_name="get_weather", output_text="rain"),
                ToolMessage(call_id=a.id, tool_name="get_weather", output_text="sun", status="error")]
     gemini_body = google.to_wire(history, model=MODEL).request
