@@ -15,6 +15,7 @@ import pytest
 
 from partwire import (
     AssistantMessage,
+    AudioPart,
     Base64Source,
     DeveloperMessage,
     DocumentCitation,
@@ -983,3 +984,32 @@ def test_convert_strict_raises_on_loss() -> None:
     with pytest.raises(LossError):
         convert(lossy, source="canonical", target="anthropic", model=MODEL, strict=True)
     assert isinstance(convert(lossy, source="canonical", target="anthropic", model=MODEL)[1][0], Loss)
+
+
+def test_an_unknown_block_in_a_system_message_is_echoed_verbatim() -> None:
+    """A block type this version does not know, in a system-role message, goes back as it came."""
+    body = {"model": "m", "max_tokens": 5, "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "system", "content": [{"type": "future_block", "x": 1}]},
+        {"role": "user", "content": "next"}]}
+    imported = anthropic.from_wire_request(body)
+    projection = anthropic.to_wire(imported.history, **imported.to_wire_kwargs())
+    assert projection.request == body
+    assert projection.losses == ()
+
+
+def test_a_message_with_nothing_left_is_dropped_with_a_loss() -> None:
+    """A user message holding only audio is not sent as ``content: []``; a loss names it."""
+    history: list[HistoryEvent] = [
+        UserMessage([AudioPart(source=Base64Source(data="AAAA"), media_type="audio/wav")]),
+        AssistantMessage(["ok"]), UserMessage("and now?")]
+    projection = anthropic.to_wire(history, model="claude-sonnet-4-6")
+    assert [m["role"] for m in projection.request["messages"]] == ["assistant", "user"]
+    assert [(x.path, x.part_type, x.action) for x in projection.losses] == [
+        ("history[0].parts[0]", "audio", "dropped"), ("history[0]", "user_message", "dropped")]
+
+
+def test_an_empty_final_assistant_message_is_kept_as_the_api_allows() -> None:
+    """The one empty message Anthropic takes, a final assistant prefill, still goes out."""
+    projection = anthropic.to_wire([UserMessage("q"), AssistantMessage([])], model="claude-sonnet-4-6")
+    assert projection.request["messages"][-1] == {"role": "assistant", "content": []}

@@ -33,7 +33,7 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
-from partwire.parts import Part, RefusalPart, TextPart, ThinkingPart, ToolCallPart
+from partwire.parts import Part, RefusalPart, TextPart, ThinkingPart, ToolCallPart, UnknownPart
 
 __all__ = ["Encoder", "FileResolver", "ForeignThinking"]
 
@@ -41,7 +41,7 @@ __all__ = ["Encoder", "FileResolver", "ForeignThinking"]
 class _Turn:
     """One wire message being built."""
 
-    __slots__ = ("blocks", "empties", "force_list", "message", "plain", "role")
+    __slots__ = ("blocks", "empties", "force_list", "message", "origin", "plain", "role")
 
     def __init__(self, role: Literal["user", "assistant", "system"]) -> None:
         self.role = role
@@ -51,6 +51,7 @@ class _Turn:
         self.plain = False  # its first block is a plain text block (a lone one collapses to a string)
         self.force_list = False
         self.empties: list[tuple[int, int, int, str]] | None = None  # (block, i, j, message id)
+        self.origin: tuple[int, str] = (-1, "")  # the history message that opened it, and its id
 
     def empty_text(self, i: int, j: int, message_id: str) -> None:
         """Note an empty text block: dropped unless the turn collapses to a string."""
@@ -89,11 +90,13 @@ class Encoder(PartEncoder):
         self.system_force_list = False
         self.turns: list[_Turn] = []
         self.last_kind: str | None = None
+        self.at: tuple[int, str] = (-1, "")
 
     # -- the walk ---------------------------------------------------------------------------
 
     def run(self) -> tuple[str | list[WireBlock] | None, list[WireMessage]]:
         for i, event in enumerate(self.history):
+            self.at = (i, event.id)
             # The three commonest classes by identity first: a missed isinstance on a pydantic
             # class goes through ABCMeta and costs more than mapping a whole part.
             if type(event) is ToolMessage:
@@ -122,9 +125,18 @@ class Encoder(PartEncoder):
                 case _:
                     assert_never(event)
         messages: list[WireMessage] = []
-        for turn in self.turns:
+        last = len(self.turns) - 1
+        for k, turn in enumerate(self.turns):
             if turn.plain or turn.empties is not None:
                 turn.message["content"] = turn.content(self.losses)
+            if not turn.message["content"] and not (k == last and turn.role == "assistant"):
+                # "all messages must have non-empty content except for the optional final
+                # assistant message" (the API's 400): the message goes, and says so.
+                i, message_id = turn.origin
+                self.losses.add(f"history[{i}]", f"{turn.role}_message", "dropped",
+                                "nothing of it can be sent, and Anthropic rejects an empty "
+                                "message", message_id)
+                continue
             messages.append(turn.message)
         return self._system_value(), messages
 
@@ -184,6 +196,7 @@ class Encoder(PartEncoder):
             # The common cases: no markers, and nothing to join (only user turns are joined).
             self.last_kind = kind
             turns.append(turn := _Turn(role))
+            turn.origin = self.at
             return turn
         joins = default_joins(kind, current.role if current is not None else None, self.last_kind)
         marks = data_of(pd, self.issuers) if pd is not None else None
@@ -197,6 +210,7 @@ class Encoder(PartEncoder):
         if joins and current is not None and current.role == role:
             return current
         turn = _Turn(role)
+        turn.origin = self.at
         if marks:
             turn.force_list = marks.get("content") == "blocks"
             extra = marks.get("message")
@@ -259,7 +273,9 @@ class Encoder(PartEncoder):
                     turn.plain = plain
                 blocks.append(block)
                 continue
-            if system:
+            if system and type(part) is not UnknownPart:
+                # An unknown block is echoed as it came (to its issuer only): it may be a system
+                # block type this version does not know.
                 self._lose(i, j, part.type, "dropped", "Anthropic's system messages take text only",
                            message_id)
                 continue

@@ -1,0 +1,315 @@
+"""The laws of DESIGN §11 over every registered adapter, on every real request of the corpus.
+
+An adapter joins by being registered in ``partwire.adapters`` (``get_adapter`` finds it): each
+law then runs with it as source, as target, or both. Requests are compared as full JSON, never
+with ``==`` on models, so lost echo state (signatures, provider ids) shows.
+
+- import: ``to_wire(from_wire_request(r)) == r`` for every corpus request of the adapter's API;
+- switch: ``check_switch(h, target)`` names exactly the losses of ``target.to_wire(h)``;
+- no silent drop: every part of ``h`` is in the target's request or named by a loss, and no
+  wire message goes out empty;
+- tool-call ids: A -> B -> A gives A's request its own call ids back whenever B admits them;
+- prefix stability: appending events never changes the earlier wire messages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from partwire import (
+    AssistantMessage,
+    AudioPart,
+    Base64Source,
+    DocumentPart,
+    ImagePart,
+    Part,
+    ProviderFileSource,
+    RedactedThinkingPart,
+    RefusalPart,
+    ServerToolCallPart,
+    ServerToolResultPart,
+    TextPart,
+    TextSource,
+    ThinkingPart,
+    ToolCallPart,
+    ToolMessage,
+    UnknownPart,
+    UrlSource,
+)
+from partwire.adapters import ADAPTER_NAMES, Adapter, get_adapter
+from partwire.adapters._common import ImportedRequest
+from partwire.errors import SwitchRefusedError, UnknownAdapterError
+from partwire.history import HistoryEvent
+from partwire.projection import Loss, check_switch
+
+_ROOT = Path(__file__).resolve().parents[2]
+CORPUS = Path(os.environ.get("PARTWIRE_SHARED_CORPUS", _ROOT.parent / "shared" / "corpus"))
+
+
+def _adapters() -> list[str]:
+    found = []
+    for name in ADAPTER_NAMES:
+        try:
+            get_adapter(name)
+        except UnknownAdapterError:
+            continue
+        found.append(name)
+    return found
+
+
+ADAPTERS = _adapters()
+PAIRS = [(a, b) for a in ADAPTERS for b in ADAPTERS if a != b]
+# The list of wire messages in a request body, by the key each API gives it.
+_LIST_KEYS = ("messages", "input", "contents")
+
+
+def _requests(name: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    folder = CORPUS / name.replace("_", "-")
+    files = sorted(folder.glob("*.json"))
+    assert files, f"no corpus at {folder}: the laws need ../shared/corpus beside the checkout"
+    for path in files:
+        record = json.loads(path.read_text())
+        request = record.get("request")
+        if record.get("status") == 400:
+            continue  # the API refused it: not a request the API can express
+        if isinstance(request, dict) and any(isinstance(request.get(k), list) for k in _LIST_KEYS):
+            yield path.name, request
+
+
+_IMPORTED: dict[str, list[tuple[str, dict[str, Any], ImportedRequest]]] = {}
+
+
+def _imported(name: str) -> list[tuple[str, dict[str, Any], ImportedRequest]]:
+    """Every corpus request of ``name``'s API with its import (cached: each law reads them all)."""
+    if name not in _IMPORTED:
+        adapter = get_adapter(name)
+        _IMPORTED[name] = [(f, r, adapter.from_wire_request(r)) for f, r in _requests(name)]
+    return _IMPORTED[name]
+
+
+def _kwargs(imported: ImportedRequest) -> dict[str, Any]:
+    kwargs = imported.to_wire_kwargs()
+    kwargs["model"] = kwargs["model"] or "model"
+    return kwargs
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _wire_list(request: dict[str, Any]) -> list[Any]:
+    for key in _LIST_KEYS:
+        value = request.get(key)
+        if isinstance(value, list):
+            return value
+    return []
+
+
+def _target_kwargs(imported: ImportedRequest, target: Adapter) -> dict[str, Any]:
+    """What carries over to another API: the tools (definitions and native dicts) and limits."""
+    tools = tuple(t for t in imported.tools if not isinstance(t, dict))
+    return {"model": f"{target.CAPABILITIES.issuer}:law", "tools": tools,
+            "max_tokens": imported.max_tokens}
+
+
+# -- import ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_every_corpus_request_imports_and_re_exports_equal(name: str) -> None:
+    """``to_wire(from_wire_request(r)).request`` is ``r``, as JSON, for every real request."""
+    adapter = get_adapter(name)
+    differ = []
+    for file, request, imported in _imported(name):
+        again = adapter.to_wire(imported.history, **_kwargs(imported)).request
+        if _dump(again) != _dump({**request, "model": request.get("model") or "model"}) and \
+                _dump(again) != _dump(request):
+            differ.append(file)
+    assert differ == []
+
+
+# -- switch ---------------------------------------------------------------------------------
+
+
+def _key(loss: Loss) -> tuple[str, str, str, str]:
+    return (loss.path, loss.part_type, loss.action, loss.reason)
+
+
+@pytest.mark.parametrize(("source", "target"), PAIRS)
+def test_check_switch_equals_the_targets_to_wire_losses(source: str, target: str) -> None:
+    """On every real history, the switch prediction and the projection report the same losses."""
+    adapter = get_adapter(target)
+    differ = []
+    for file, _, imported in _imported(source):
+        kwargs = _target_kwargs(imported, adapter)
+        try:
+            predicted = check_switch(imported.history, target, model=kwargs["model"],
+                                     tools=kwargs["tools"])
+        except SwitchRefusedError as refused:
+            predicted = refused.losses
+        actual = adapter.to_wire(imported.history, **kwargs).losses
+        if [_key(x) for x in predicted] != [_key(x) for x in actual]:
+            differ.append(file)
+    assert differ == []
+
+
+# -- no silent drop -------------------------------------------------------------------------
+
+
+def _marks(part: Part) -> list[str]:
+    """Strings that must appear in a request that carries ``part`` (JSON-escaped)."""
+    match part:
+        case TextPart() | RefusalPart():
+            return [part.text[:200]] if part.text.strip() else []
+        case ThinkingPart():
+            if part.signature is not None:
+                return [part.signature.value[:200]]
+            return [part.text[:200]] if part.text.strip() else []
+        case RedactedThinkingPart():
+            return [part.data.value[:200]]
+        case ToolCallPart():
+            return [part.name]
+        case ImagePart() | DocumentPart() | AudioPart():
+            source = part.source
+            if isinstance(source, UrlSource):
+                return [source.url]
+            if isinstance(source, Base64Source):
+                return [source.data[:200]]
+            if isinstance(source, ProviderFileSource):
+                return [source.file_id]
+            if isinstance(source, TextSource):
+                return [source.text[:200]] if source.text.strip() else []
+            return []
+        case ServerToolCallPart():
+            return [part.id] if part.id else []
+        case ServerToolResultPart():
+            return [part.call_id] if part.call_id else []
+        case UnknownPart():
+            return [part.original_type] if part.original_type else []
+    return []
+
+
+def _escaped(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+def _silent_drops(history: tuple[HistoryEvent, ...], request: dict[str, Any],
+                  losses: tuple[Loss, ...]) -> list[str]:
+    body = json.dumps(request, ensure_ascii=False)
+    named = {loss.path for loss in losses}
+    missing = []
+    for i, event in enumerate(history):
+        if not isinstance(event, AssistantMessage | ToolMessage) and not hasattr(event, "parts"):
+            continue
+        path = f"history[{i}]"
+        if path in named:
+            continue
+        parts: tuple[Part, ...] = getattr(event, "parts", ())
+        if isinstance(event, ToolMessage) and event.output_text.strip() \
+                and _escaped(event.output_text[:200]) not in body:
+            missing.append(f"{path}.output_text")
+        for j, part in enumerate(parts):
+            here = f"{path}.parts[{j}]"
+            if any(p == here or p.startswith(here + ".") for p in named):
+                continue
+            if any(_escaped(mark) not in body for mark in _marks(part)):
+                missing.append(here)
+    return missing
+
+
+def _empty_messages(request: dict[str, Any]) -> list[int]:
+    empty = []
+    for k, message in enumerate(_wire_list(request)):
+        if not isinstance(message, dict):
+            continue
+        if ("parts" in message and not message["parts"]) or ("content" in message and message["content"] in ([], None, "") and not any(
+                message.get(x) for x in ("tool_calls", "function_call", "audio"))):
+            empty.append(k)
+    return empty
+
+
+@pytest.mark.parametrize(("source", "target"), PAIRS)
+def test_every_part_arrives_or_a_loss_names_it(source: str, target: str) -> None:
+    """Converting real requests between APIs drops nothing in silence and sends no empty message."""
+    adapter = get_adapter(target)
+    silent, empty = [], []
+    for file, _, imported in _imported(source):
+        projection = adapter.to_wire(imported.history, **_target_kwargs(imported, adapter))
+        dropped = _silent_drops(imported.history, projection.request, projection.losses)
+        if dropped:
+            silent.append(f"{file}: {dropped}")
+        # A message the source itself sent blank may go out blank; none may become blank.
+        blank = sum(1 for e in imported.history if hasattr(e, "parts") and not isinstance(
+            e, ToolMessage) and all(isinstance(p, TextPart) and not p.text for p in e.parts))
+        if len(_empty_messages(projection.request)) > blank:
+            empty.append(file)
+    assert silent == []
+    assert empty == []
+
+
+# -- tool-call ids --------------------------------------------------------------------------
+
+
+def _call_ids(history: tuple[HistoryEvent, ...], issuer: str) -> list[str]:
+    """The wire ids an issuer gave the tool calls of a history, in order."""
+    return [part.provider_ids.get(issuer, "?") for event in history
+            if isinstance(event, AssistantMessage)
+            for part in event.parts if isinstance(part, ToolCallPart)]
+
+
+@pytest.mark.parametrize(("source", "via"), PAIRS)
+def test_a_trip_through_another_api_keeps_every_call_id_it_admits(source: str, via: str) -> None:
+    """A -> B -> A gives back A's call ids wherever B carried them (B gave no id_mapped loss)."""
+    home, other = get_adapter(source), get_adapter(via)
+    issuer = home.CAPABILITIES.issuer
+    changed = []
+    for file, _, imported in _imported(source):
+        original = _call_ids(imported.history, issuer)
+        if not original:
+            continue
+        there = other.to_wire(imported.history, **_target_kwargs(imported, other))
+        if any(loss.action == "id_mapped" for loss in there.losses):
+            continue
+        back = other.from_wire_request(there.request)
+        again = home.to_wire(back.history, **_kwargs(imported))
+        if any(loss.action == "id_mapped" for loss in again.losses):
+            continue  # B's reading gave ids A's rules refuse: reported, not silent
+        returned = _call_ids(home.from_wire_request(again.request).history, issuer)
+        if returned != original:
+            changed.append(f"{file}: {original} came back as {returned}")
+    assert changed == []
+
+
+# -- prefix stability -----------------------------------------------------------------------
+
+
+def _uncached(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _uncached(v) for k, v in node.items() if k != "cache_control"}
+    if isinstance(node, list):
+        return [_uncached(v) for v in node]
+    return node
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_appending_events_never_changes_the_earlier_wire_messages(name: str) -> None:
+    """For every real history and every cut, the shorter request's messages but its last are a
+    prefix of the longer one's (cache markers aside)."""
+    adapter = get_adapter(name)
+    unstable = []
+    for file, _, imported in _imported(name):
+        history = imported.history
+        full = _uncached(_wire_list(adapter.to_wire(history, **_kwargs(imported)).request))
+        for cut in range(1, len(history)):
+            part = _uncached(_wire_list(adapter.to_wire(history[:cut], **_kwargs(imported)).request))
+            stable = part[:-1]
+            if full[:len(stable)] != stable:
+                unstable.append(f"{file} at {cut}")
+                break
+    assert unstable == []
