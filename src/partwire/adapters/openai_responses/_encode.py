@@ -244,6 +244,8 @@ class Encoder(PartEncoder):
                             message_id)
         if part.provider_data is not None:
             self.block(part.provider_data, path, part.type, message_id)  # reports a foreign one
+        if not part.text:
+            return  # an empty text says nothing, and an empty assistant item is refused
         marks = self.marks(part.provider_data)
         item: dict[str, Any] = {}
         if marks.get("typed") is True:
