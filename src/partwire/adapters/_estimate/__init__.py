@@ -1,0 +1,48 @@
+"""Offline input-token estimates of provider request bodies (docs/accounting.md).
+
+Every adapter's ``estimate_input_tokens`` builds the body ``to_wire`` would send and counts it
+here, so the estimate follows the adapter's own choices. The counting is provider-neutral where
+it can be (text through one real BPE tokenizer, image sizes read from the image header, PDF pages,
+audio duration) and per wire format where the providers differ (their framing, their image
+formulas, how they render tool definitions). The constants in each wire format's module were fitted on two thirds of the
+recorded requests in ``shared/corpus`` and checked on the rest (``tests/accounting``).
+
+The tokenizer is OpenAI's ``o200k_base`` from ``bpe-openai`` (the ``partwire[tokens]`` extra:
+GitHub's Rust BPE with the encodings inside the wheel, so it loads with no network). Claude and
+Gemini use their own, unpublished vocabularies; their counts are the ``o200k`` count times a
+fitted ratio. Without the extra, text is counted by a calibrated characters-per-token rule.
+"""
+
+from __future__ import annotations
+
+from partwire.adapters._estimate._anthropic import estimate_anthropic_body
+from partwire.adapters._estimate._google import estimate_google_body
+from partwire.adapters._estimate._media import (
+    anthropic_image_tokens,
+    audio_seconds,
+    google_image_tokens,
+    image_size,
+    openai_image_tokens,
+    pdf_pages,
+)
+from partwire.adapters._estimate._openai import (
+    estimate_openai_chat_body,
+    estimate_openai_responses_body,
+)
+from partwire.adapters._estimate._text import count_text, forget_counts, tokenizer_name
+
+__all__ = [
+    "anthropic_image_tokens",
+    "audio_seconds",
+    "count_text",
+    "estimate_anthropic_body",
+    "estimate_google_body",
+    "estimate_openai_chat_body",
+    "estimate_openai_responses_body",
+    "forget_counts",
+    "google_image_tokens",
+    "image_size",
+    "openai_image_tokens",
+    "pdf_pages",
+    "tokenizer_name",
+]

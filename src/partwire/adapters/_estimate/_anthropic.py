@@ -1,0 +1,159 @@
+"""Anthropic Messages request bodies, counted the way Claude counts them."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from partwire.adapters._estimate._media import anthropic_image_tokens, image_dims, pdf_pages_b64
+from partwire.adapters._estimate._text import Tally, model_name, obj
+
+__all__ = [
+    "estimate_anthropic_body",
+]
+
+
+# Claude's tokenizer makes about this many tokens per o200k token (fitted).
+_CLAUDE_RATIO = 1.12
+_A_REQUEST = 7  # "\n\nHuman: ... \n\nAssistant:" framing of the first turn
+_A_MESSAGE = 3  # each further turn
+_A_SYSTEM = 3
+# The tool-use system prompt: Anthropic publishes 346 tokens (tool_choice auto or none) and 313
+# (any or a named tool) for Claude 4.0/4.1; the 4.5 generation measures larger (fitted).
+# Each definition then adds its own rendering.
+_A_TOOLS_AUTO = 346
+_A_TOOLS_ANY = 313
+_A_TOOLS_AUTO_45 = 550
+_A_TOOLS_ANY_45 = 630
+_A_THINKING = 28  # the extended-thinking instructions, when thinking is on
+_A_TOOL_EACH = 6
+_A_TOOL_USE = 10
+_A_TOOL_RESULT = 6
+_A_SERVER_TOOL = 250  # a server tool's definition (web search: about 250 tokens)
+_A_PDF_PAGE = 1550  # a page's text layer plus its page image
+_A_STRUCTURED = 95  # structured-output instructions around the schema, shown indented
+
+
+def estimate_anthropic_body(body: Mapping[str, Any]) -> int:
+    """Estimated input tokens of a Messages API request body, as Claude would count them."""
+    tally = Tally(_A_REQUEST)
+    system = body.get("system")
+    if system:
+        tally.fixed += _A_SYSTEM
+        _anthropic_content(system, tally)
+    messages = body.get("messages")
+    messages = messages if isinstance(messages, list) else []
+    # The API strips the thinking of finished turns; only an assistant turn whose tool results
+    # are being sent back (the last two messages) keeps it.
+    live_turn = len(messages) - 2 if _ends_in_tool_result(messages) else -1
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            tally.add_text(message)
+            continue
+        tally.fixed += _A_MESSAGE if index else 0
+        _anthropic_content(message.get("content"), tally, keep_thinking=index == live_turn)
+    thinking = body.get("thinking")
+    if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
+        tally.fixed += _A_THINKING
+    tools = body.get("tools")
+    if isinstance(tools, list) and tools:
+        choice = body.get("tool_choice")
+        forced = (choice.get("type") if isinstance(choice, dict) else None) in ("any", "tool")
+        if _claude_generation(model_name(body)) >= (4, 5):
+            tally.fixed += _A_TOOLS_ANY_45 if forced else _A_TOOLS_AUTO_45
+        else:
+            tally.fixed += _A_TOOLS_ANY if forced else _A_TOOLS_AUTO
+        for tool in tools:
+            if not isinstance(tool, dict):
+                continue
+            if tool.get("type") not in (None, "custom"):
+                tally.fixed += _A_SERVER_TOOL
+                continue
+            tally.fixed += _A_TOOL_EACH
+            tally.add_text({k: tool.get(k) for k in ("name", "description", "input_schema")})
+    for key in ("output_format", "output_config"):
+        value = body.get(key)
+        schema = value.get("schema") if isinstance(value, dict) else None
+        if key == "output_config" and isinstance(value, dict):
+            fmt = value.get("format")
+            schema = fmt.get("schema") if isinstance(fmt, dict) else None
+        if schema is not None:
+            tally.fixed += _A_STRUCTURED
+            tally.add_text(json.dumps(schema, ensure_ascii=False, indent=2))
+    return tally.total(_CLAUDE_RATIO)
+
+
+_CLAUDE_VERSION = re.compile(r"claude-(?:(?:opus|sonnet|haiku)-)?(\d+)(?:[-.](\d)(?!\d))?")
+
+
+def _claude_generation(model: str) -> tuple[int, int]:
+    """``(major, minor)`` of a Claude model id; (4, 5) for an unknown or placeholder id."""
+    match = _CLAUDE_VERSION.search(model)
+    if not match:
+        return (4, 5)
+    return int(match.group(1)), int(match.group(2) or 0)
+
+
+def _ends_in_tool_result(messages: list[Any]) -> bool:
+    last = messages[-1] if messages else None
+    content = last.get("content") if isinstance(last, dict) else None
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+
+
+def _anthropic_content(content: Any, tally: Tally, *, keep_thinking: bool = True) -> None:
+    if isinstance(content, str):
+        tally.add_text(content)
+        return
+    for block in content if isinstance(content, list) else (content,):
+        _anthropic_block(block, tally, keep_thinking)
+
+
+def _anthropic_block(block: Any, tally: Tally, keep_thinking: bool) -> None:
+    if not isinstance(block, dict):
+        tally.add_text(block)
+        return
+    kind = block.get("type")
+    source = obj(block.get("source"))
+    if kind == "text":
+        tally.add_text(block.get("text"))
+    elif kind == "image":
+        data = source.get("data") if source.get("type") == "base64" else None
+        tally.fixed += anthropic_image_tokens(*image_dims(data))
+    elif kind == "document":
+        if source.get("type") == "text":
+            tally.add_text(source.get("data"))
+        elif source.get("type") == "content":
+            _anthropic_content(source.get("content"), tally)
+        else:
+            data = source.get("data") if source.get("type") == "base64" else None
+            tally.fixed += _A_PDF_PAGE * pdf_pages_b64(data)
+        tally.add_text(block.get("title"))
+        tally.add_text(block.get("context"))
+    elif kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
+        tally.fixed += _A_TOOL_USE
+        tally.add_text(block.get("name"))
+        tally.add_text(block.get("input"))
+    elif kind == "tool_result":
+        tally.fixed += _A_TOOL_RESULT
+        _anthropic_content(block.get("content"), tally)
+    elif kind == "thinking":
+        if keep_thinking:
+            tally.add_text(block.get("thinking"))
+    elif kind == "redacted_thinking":
+        pass  # encrypted; what it stands for is not countable, and old turns are stripped anyway
+    elif isinstance(kind, str) and kind.endswith("_tool_result"):
+        tally.fixed += _A_TOOL_RESULT
+        content = block.get("content")
+        # Search results arrive encrypted; their titles and URLs are what can be counted.
+        if isinstance(content, list):
+            for item in content:
+                if isinstance(item, dict):
+                    tally.add_text(item.get("title"))
+                    tally.add_text(item.get("url"))
+        else:
+            tally.add_text(content)
+    else:
+        tally.add_text({k: v for k, v in block.items() if k != "cache_control"})

@@ -1,0 +1,250 @@
+"""OpenAI Chat Completions and Responses request bodies, counted with ``o200k_base``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from partwire.adapters._estimate._media import (
+    audio_seconds_b64,
+    image_dims,
+    openai_image_tokens,
+    pdf_pages_b64,
+    split_data_url,
+)
+from partwire.adapters._estimate._text import Tally, drop_titles, json_text, model_name, obj
+
+__all__ = [
+    "estimate_openai_chat_body",
+    "estimate_openai_responses_body",
+]
+
+
+
+def _ts_type(schema: Any, indent: str, defs: Mapping[str, Any]) -> str:
+    if not isinstance(schema, dict):
+        return "any"
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.rsplit("/", 1)[-1] in defs:
+        target = defs[ref.rsplit("/", 1)[-1]]
+        return _ts_type({**target, "$ref": None}, indent, {}) if isinstance(target, dict) else "any"
+    if "enum" in schema and isinstance(schema["enum"], list):
+        return " | ".join(json_text(v) for v in schema["enum"]) or "any"
+    for key in ("anyOf", "oneOf"):
+        if isinstance(schema.get(key), list):
+            return " | ".join(_ts_type(s, indent, defs) for s in schema[key]) or "any"
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " | ".join(str(k) for k in kind)
+    if kind == "array":
+        return f"{_ts_type(schema.get('items'), indent, defs)}[]"
+    if kind == "object" or "properties" in schema:
+        return _ts_object(schema, indent, defs)
+    if kind in ("integer", "number"):
+        return "number"
+    return str(kind) if isinstance(kind, str) else "any"
+
+
+def _ts_object(schema: Mapping[str, Any], indent: str, defs: Mapping[str, Any]) -> str:
+    props = schema.get("properties")
+    if not isinstance(props, dict) or not props:
+        return "object"
+    own = schema.get("$defs") or schema.get("definitions")
+    if isinstance(own, dict):
+        defs = {**defs, **own}
+    required = schema.get("required")
+    required = required if isinstance(required, list) else []
+    lines = ["{"]
+    for name, prop in props.items():
+        if isinstance(prop, dict) and isinstance(prop.get("description"), str):
+            lines.append(f"{indent}// {prop['description']}")
+        optional = "" if name in required else "?"
+        lines.append(f"{indent}{name}{optional}: {_ts_type(prop, indent, defs)},")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _render_functions(functions: Iterable[Mapping[str, Any]]) -> str:
+    """Function tools in the TypeScript-like namespace the OpenAI models are shown."""
+    out = ["# Tools\n\n## functions\n\nnamespace functions {\n"]
+    for fn in functions:
+        if isinstance(fn.get("description"), str):
+            out.append(f"// {fn['description']}")
+        params = fn.get("parameters")
+        args = _ts_object(params, "", {}) if isinstance(params, dict) else "object"
+        out.append(f"type {fn.get('name', '')} = (_: {args}) => any;\n")
+    out.append("} // namespace functions")
+    return "\n".join(out)
+
+
+
+# OpenAI's cookbook framing: every message costs 3 tokens plus its role (and 1 for a name), and the
+# reply is primed with 3. Tool definitions go into the system turn as a TypeScript-like namespace.
+_O_MESSAGE = 4
+_O_REPLY = 3
+_O_TOOLS = 12  # the namespace's own framing beyond its rendered text
+_O_TOOL_CALL = 8
+_O_STRUCTURED = 10  # "# Response Formats" framing around a JSON schema
+_O_PDF_PAGE = 220  # a page's text plus its page image, as Chat Completions counts a file part
+_O_AUDIO_SECOND = 5.0  # measured: 25 audio tokens for 5.3 s of speech (usage details)
+
+
+def estimate_openai_chat_body(body: Mapping[str, Any]) -> int:
+    """Estimated input tokens of a Chat Completions request body, counted with ``o200k_base``."""
+    model = model_name(body)
+    tally = Tally(_O_REPLY)
+    messages = body.get("messages")
+    for message in messages if isinstance(messages, list) else ():
+        if not isinstance(message, dict):
+            tally.add_text(message)
+            continue
+        tally.fixed += _O_MESSAGE + (1 if message.get("name") else 0)
+        content = message.get("content")
+        if isinstance(content, list):
+            for part in content:
+                _openai_part(part, tally, model)
+        else:
+            tally.add_text(content)
+        for call in message.get("tool_calls") or ():
+            if isinstance(call, dict):
+                fn = call.get("function") or call.get("custom") or {}
+                tally.fixed += _O_TOOL_CALL
+                tally.add_text(fn.get("name"))
+                tally.add_text(fn.get("arguments", fn.get("input")))
+        for key in ("reasoning_content", "refusal"):
+            tally.add_text(message.get(key))
+    functions = [t.get("function") if t.get("type") == "function" else t
+                 for t in body.get("tools") or () if isinstance(t, dict)]
+    _openai_tools([f for f in functions if isinstance(f, dict)], tally)
+    fmt = body.get("response_format")
+    if isinstance(fmt, dict) and isinstance(fmt.get("json_schema"), dict):
+        _openai_schema(fmt["json_schema"], tally)
+    return tally.total(1.0)
+
+
+def _openai_tools(functions: Sequence[Mapping[str, Any]], tally: Tally) -> None:
+    if functions:
+        tally.fixed += _O_TOOLS
+        tally.add_text(_render_functions(functions))
+
+
+def _openai_schema(spec: Mapping[str, Any], tally: Tally) -> None:
+    tally.fixed += _O_STRUCTURED
+    tally.add_text(spec.get("name"))
+    tally.add_text(spec.get("description"))
+    tally.add_text(drop_titles(spec.get("schema")))
+
+
+
+def _openai_part(part: Any, tally: Tally, model: str) -> None:
+    if not isinstance(part, dict):
+        tally.add_text(part)
+        return
+    kind = part.get("type")
+    if kind in ("text", "input_text", "output_text"):
+        tally.add_text(part.get("text"))
+    elif kind == "refusal":
+        tally.add_text(part.get("refusal"))
+    elif kind in ("image_url", "input_image"):
+        image = part.get("image_url")
+        url = image.get("url") if isinstance(image, dict) else image
+        detail = image.get("detail") if isinstance(image, dict) else part.get("detail")
+        data = split_data_url(url) if isinstance(url, str) else None
+        width, height = image_dims(data[1] if data else None)
+        tally.fixed += openai_image_tokens(width, height, detail, model)
+    elif kind == "file":
+        file = obj(part.get("file"))
+        data = split_data_url(str(file.get("file_data", "")))
+        tally.fixed += _O_PDF_PAGE * pdf_pages_b64(data[1] if data else None)
+    elif kind == "input_audio":
+        audio = obj(part.get("input_audio"))
+        tally.fixed += math.ceil(_O_AUDIO_SECOND * audio_seconds_b64(audio.get("data")))
+    else:
+        tally.add_text(part)
+
+
+
+_R_ITEM = 4  # an input item's framing, like a chat message
+_R_ENCRYPTED_CHARS = 13.0
+_R_FILE = 15  # input_file: Responses counts the extracted text layer only (measured)
+
+
+def estimate_openai_responses_body(body: Mapping[str, Any]) -> int:
+    """Estimated input tokens of a Responses API request body, counted with ``o200k_base``.
+
+    Server-side state (``previous_response_id``, ``conversation``) is not in the body and is
+    not counted.
+    """
+    model = model_name(body)
+    tally = Tally(_O_REPLY)
+    instructions = body.get("instructions")
+    if isinstance(instructions, str) and instructions:
+        tally.fixed += _R_ITEM
+        tally.add_text(instructions)
+    items = body.get("input")
+    if isinstance(items, str):
+        tally.fixed += _R_ITEM
+        tally.add_text(items)
+        items = []
+    items = items if isinstance(items, list) else []
+    # Reasoning of finished turns (before the last user message) is dropped by the API.
+    live = max((i for i, item in enumerate(items)
+                if isinstance(item, dict) and item.get("role") == "user"), default=-1)
+    for index, item in enumerate(items):
+        if index < live and isinstance(item, dict) and item.get("type") == "reasoning":
+            continue
+        _responses_item(item, tally, model)
+    functions = [t for t in body.get("tools") or ()
+                 if isinstance(t, dict) and t.get("type") == "function"]
+    _openai_tools(functions, tally)
+    text = body.get("text")
+    fmt = text.get("format") if isinstance(text, dict) else None
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+        _openai_schema(fmt, tally)
+    return tally.total(1.0)
+
+
+def _responses_item(item: Any, tally: Tally, model: str) -> None:
+    if not isinstance(item, dict):
+        tally.add_text(item)
+        return
+    kind = item.get("type", "message")
+    if kind == "message":
+        tally.fixed += _R_ITEM
+        content = item.get("content")
+        if isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict) and part.get("type") == "input_file":
+                    tally.fixed += _R_FILE
+                else:
+                    _openai_part(part, tally, model)
+        else:
+            tally.add_text(content)
+    elif kind in ("function_call", "custom_tool_call"):
+        tally.fixed += _O_TOOL_CALL
+        tally.add_text(item.get("name"))
+        tally.add_text(item.get("arguments", item.get("input")))
+    elif kind in ("function_call_output", "custom_tool_call_output"):
+        tally.fixed += _R_ITEM
+        output = item.get("output")
+        if isinstance(output, list):
+            for part in output:
+                _openai_part(part, tally, model)
+        else:
+            tally.add_text(output)
+    elif kind == "reasoning":
+        # Encrypted reasoning is replayed to the model: about one token per 13 characters of
+        # its ciphertext (fitted); without it, the summary is what can be counted.
+        encrypted = item.get("encrypted_content")
+        if isinstance(encrypted, str) and encrypted:
+            tally.fixed += len(encrypted) / _R_ENCRYPTED_CHARS
+        else:
+            for part in item.get("summary") or ():
+                if isinstance(part, dict):
+                    tally.add_text(part.get("text"))
+    elif kind == "item_reference":
+        pass
+    else:
+        tally.fixed += _R_ITEM
+        tally.add_text({k: v for k, v in item.items() if k not in ("id", "status")})

@@ -1,0 +1,133 @@
+"""Text through the tokenizer, and the tally every body estimator fills."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from collections.abc import Callable, Mapping
+from functools import cache
+from typing import Any
+
+__all__ = [
+    "Tally",
+    "count_text",
+    "drop_titles",
+    "forget_counts",
+    "json_text",
+    "model_name",
+    "obj",
+    "tokenizer_name",
+]
+
+
+# Without a tokenizer: English prose and JSON average about 4 characters per o200k token; text
+# with many non-ASCII characters is closer to one token per character.
+_CHARS_PER_TOKEN = 4.0
+
+
+@cache
+def _tokenizer() -> Callable[[str], int] | None:
+    with warnings.catch_warnings():
+        # bpe-openai reads its data with importlib.resources.open_binary (deprecated, harmless).
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            from bpe_openai import _bindings  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        except ImportError:
+            return None
+        counter: Callable[[str], int] = _bindings.tokenizer_for_encoding("o200k_base").count
+    return counter
+
+
+def tokenizer_name() -> str:
+    """The tokenizer behind :func:`count_text`: ``o200k_base`` or the character-count fallback."""
+    return "o200k_base (bpe-openai)" if _tokenizer() is not None else "characters/4 (fallback)"
+
+
+# Counts of longer strings are remembered: an agent estimates its growing history before every
+# call, and without this each estimate would tokenize the whole history again (quadratic over a
+# session). Short strings are cheaper to count than to look up. The memory is dropped whole
+# when it holds more than _MEMO_CHARS characters of text.
+_MEMO: dict[str, int] = {}
+_MEMO_MIN = 48
+_MEMO_CHARS = 32_000_000
+_memo_chars = 0
+
+
+def count_text(text: str) -> int:
+    """The ``o200k_base`` tokens of ``text`` (special-token text counts as plain text)."""
+    global _memo_chars
+    if not text:
+        return 0
+    size = len(text)
+    if size >= _MEMO_MIN:
+        known = _MEMO.get(text)
+        if known is not None:
+            return known
+    counter = _tokenizer()
+    if counter is not None:
+        tokens = counter(text)
+    else:
+        wide = sum(1 for ch in text if ord(ch) > 0x2FF)
+        tokens = math.ceil((size - wide) / _CHARS_PER_TOKEN + wide)
+    if size >= _MEMO_MIN:
+        if _memo_chars + size > _MEMO_CHARS:
+            _MEMO.clear()
+            _memo_chars = 0
+        _MEMO[text] = tokens
+        _memo_chars += size
+    return tokens
+
+
+def forget_counts() -> None:
+    """Drop the remembered counts (a benchmark's cold start; never needed for correctness)."""
+    global _memo_chars
+    _MEMO.clear()
+    _memo_chars = 0
+
+
+# One encoder for every call: json.dumps with options builds a new one each time.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def json_text(value: Any) -> str:
+    return _ENCODER.encode(value)
+
+
+
+
+class Tally:
+    """Text tokens (in o200k units, scaled later by the family's ratio) and fixed tokens."""
+
+    __slots__ = ("fixed", "text")
+
+    def __init__(self, fixed: float = 0.0) -> None:
+        self.text = 0
+        self.fixed = fixed
+
+    def add_text(self, value: Any) -> None:
+        if isinstance(value, str):
+            self.text += count_text(value)
+        elif value is not None:
+            self.text += count_text(json_text(value))
+
+    def total(self, ratio: float) -> int:
+        return max(1, round(self.text * ratio + self.fixed))
+
+
+def obj(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def model_name(body: Mapping[str, Any]) -> str:
+    model = body.get("model")
+    return model.rsplit(":", 1)[-1].lower() if isinstance(model, str) else ""
+
+
+def drop_titles(schema: Any) -> Any:
+    """A JSON schema without its ``title`` annotations, which the models are not shown."""
+    if isinstance(schema, dict):
+        return {k: drop_titles(v) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [drop_titles(v) for v in schema]
+    return schema
