@@ -32,7 +32,7 @@ from partwire.messages import (
     UserMessage,
 )
 from partwire.parts import ToolCallPart
-from partwire.projection import Loss
+from partwire.projection import Loss, log_losses
 from partwire.tools import ToolDefinition
 
 if TYPE_CHECKING:
@@ -95,6 +95,7 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
                                "parameters", _name(source)))
         if strict and losses:
             raise LossError(tuple(losses), _name(source))
+        log_losses(losses)
         return dumps(history), tuple(losses)
     adapter = target_adapter
     kwargs: dict[str, Any] = {}
@@ -125,11 +126,13 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
         last = _last_model(history, None)
         why = f"the history's models are not {issuer}'s (the last is {last})" if last else \
             "no assistant message names one"
-        raise ConversionError(f"converting to {target} needs a model, and {why}", option="model")
+        raise ConversionError(f"converting to {target} needs a model, and {why}{_example(issuer)}",
+                              option="model")
     _check_model(chosen, issuer, target)
     losses.extend(_missing_tool_definitions(history, kwargs.get("tools", ()), adapter.NAME))
     if strict and losses:
         raise LossError(tuple(losses), adapter.NAME)
+    log_losses(losses)  # as to_wire logs its own
     if target_opts:
         kwargs["options"] = target_opts
     projection = adapter.to_wire(history, model=chosen, strict=strict, **kwargs)
@@ -249,8 +252,13 @@ def _check_model(model: str, issuer: str, target: str) -> None:
     if owner is None and issuer in _FIRST_PARTY:
         owner = next((who for pattern, who in _MODEL_FAMILIES if pattern.match(full)), None)
     if owner is not None and owner != issuer:
-        raise ConversionError(f"model {model!r} is {owner}'s, and {target} serves {issuer}'s models",
-                              option="model")
+        raise ConversionError(f"model {model!r} is {owner}'s, and {target} serves only {issuer}'s "
+                              f"models{_example(issuer)}", option="model")
+
+
+def _example(issuer: str) -> str:
+    known = next((m for m in DEFAULT_MODEL_ALIASES.values() if m.startswith(f"{issuer}:")), None)
+    return f"; for example {known}" if known else ""
 
 
 def _fill_provenance(history: list[HistoryEvent], adapter: Adapter, options: Mapping[str, Any],
