@@ -46,7 +46,7 @@ from partwire.validation import validate_history
 __all__ = ["main"]
 
 STDIO = "-"
-FORMATS = ("canonical", "anthropic", "openai-chat")
+FORMATS = ("canonical", "anthropic", "openai-chat", "google")
 """What ``partwire convert`` reads and writes: the canonical JSONL and the adapters built so far."""
 _STDIN_NAME = "<stdin>"
 # Server tool results are provider JSON (search hits, code output); a transcript shows a taste.
@@ -349,8 +349,15 @@ def _print_loss(loss: Loss) -> None:
 
 
 def _read_tools(path: str, args: argparse.Namespace) -> Any:
+    from partwire.convert import read_tools
+
+    name = _display_name(path)
     with _input(path) as stream:
-        return _read_body(stream, _display_name(path), args)
+        data = _read_body(stream, name, args)
+    try:
+        return read_tools(data)
+    except ConversionError as exc:  # named after the tools file, not the history
+        raise CommandError(f"{name}: {exc.reason}") from exc
 
 
 # -- input and output -------------------------------------------------------------------------

@@ -7,8 +7,9 @@
 - Assistant messages become ``model`` contents, parts in order. Tool results become
   ``functionResponse`` parts, all the results of one batch in one ``user`` content.
 - Call ids: Gemini's own id when it issued one; none when it sent the call without one (the
-  mapping to the canonical ``tu_`` id is undone); otherwise the canonical id (``id_mapped`` when
-  another provider's id is replaced). A result carries the id its call was sent with; when its
+  mapping to the canonical ``tu_`` id is undone); another provider's id when Gemini's id rules
+  admit it (so a call sent A -> Gemini -> A keeps A's id); otherwise the canonical id
+  (``id_mapped``). A result carries the id its call was sent with; when its
   batch has calls without ids, results go in the order of their calls (Gemini then pairs by order
   and name).
 - Thought signatures go back on the part they came with, to the model that issued them. The first
@@ -29,7 +30,7 @@ from typing import Any, assert_never
 
 from partwire.adapters._common import Losses, first_accepted
 from partwire.adapters.google._parts import PartEncoder
-from partwire.adapters.google._wire import ISSUER, PLACEHOLDER_SIGNATURE
+from partwire.adapters.google._wire import ISSUER, PLACEHOLDER_SIGNATURE, admits_call_id
 from partwire.history import (
     CompactionEvent,
     ErrorEvent,
@@ -215,12 +216,12 @@ class Encoder(PartEncoder):
     def _wire_id(self, part: ToolCallPart, path: str, message_id: str) -> str | None:
         ids = part.provider_ids
         if ids:
-            accepted = first_accepted(ids, self.issuer_order)
+            accepted = first_accepted(ids, self.issuer_order, admits_call_id)
             if accepted is not None:
                 return accepted
             self.losses.add(path, "tool_call", "id_mapped",
-                            f"the call id from {', '.join(sorted(ids))} is replaced by the "
-                            f"canonical id {part.id}", message_id)
+                            f"the call id from {', '.join(sorted(ids))} breaks Gemini's id rules; "
+                            f"the canonical id {part.id} is sent", message_id)
             return part.id
         data = self._data(part.provider_data)
         if data is not None and data.get("no_id") is True:

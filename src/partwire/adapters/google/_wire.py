@@ -26,6 +26,7 @@ __all__ = [
     "WirePart",
     "WireRequest",
     "WireResponse",
+    "admits_call_id",
     "camel",
     "camel_keys",
     "same_model",
@@ -187,6 +188,16 @@ def same_model(issued_by: str | None, target: str | None) -> bool:
     if not a or not b:
         return True
     return a == b or a.startswith(b + "-") or b.startswith(a + "-")
+
+
+# FunctionCall.id is a free string to the API; partwire sends on only ids that look like ids
+# (every provider's call ids do), never text that could be mistaken for something else.
+_CALL_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+
+
+def admits_call_id(value: str) -> bool:
+    """Whether another provider's call id may be sent to Gemini as it is."""
+    return _CALL_ID.fullmatch(value) is not None
 
 
 _SNAKE = re.compile(r"_([a-z0-9])")
