@@ -74,7 +74,7 @@ class ResponsesOrigin(Origin):
     def answer(self, n: int, parts: Sequence[Part | str], *, tool_use: bool = False) -> AssistantMessage:
         """An earlier answer: text in its ``msg_`` item, from a ``store: false`` response."""
         item = {"id": self.message_ids[n], "status": "completed"}
-        shaped = [TextPart(text=p, provider_data=item_data(item, block={"logprobs": []}))
+        shaped = [TextPart(text=p, provider_data=item_data(item, extras={"logprobs": []}))
                   if isinstance(p, str) else p for p in parts]
         message = super().answer(n, shaped, tool_use=tool_use)
         return message.model_copy(update={"provider_data": ProviderData(

@@ -3,7 +3,7 @@
 Input content (``input_text``, ``input_image``, ``input_file``), assistant content
 (``output_text`` with its annotations, ``refusal``) and reasoning summaries. Wire keys with no
 canonical home (``prompt_cache_breakpoint``, ``logprobs``, an untyped annotation) are kept in
-the part's ``provider_data`` under ``block`` and re-emitted only to an accepted issuer; another
+the part's ``provider_data`` under ``extras`` and re-emitted only to an accepted issuer; another
 issuer's echo state is not sent, and that is reported.
 """
 
@@ -68,7 +68,7 @@ def _extras(obj: Mapping[str, Any], used: Collection[str]) -> dict[str, Any]:
 
 def _block_pd(item: Mapping[str, Any], used: Collection[str]) -> ProviderData | None:
     block = _extras(item, used)
-    return marks_pd({"block": block}) if block else None
+    return marks_pd({"extras": block}) if block else None
 
 
 # -- wire -> canonical ----------------------------------------------------------------------
@@ -169,7 +169,7 @@ def _image_from_wire(item: Mapping[str, Any]) -> ImagePart:
     marks: dict[str, Any] = {}
     block = _extras(item, used)
     if block:
-        marks["block"] = block
+        marks["extras"] = block
     if "detail" not in item:
         marks["detail"] = "absent"  # tool outputs may leave it out (messages should not)
     return ImagePart(source=source, media_type=media_type, detail=detail, provider_data=marks_pd(marks))
@@ -203,7 +203,7 @@ def _file_from_wire(item: Mapping[str, Any]) -> DocumentPart:
         used.add("filename")
     block = _extras(item, used)
     if block:
-        marks["block"] = block
+        marks["extras"] = block
     return DocumentPart(source=source, media_type=media_type,
                         filename=filename if isinstance(filename, str) else None,
                         provider_data=marks_pd(marks))
@@ -232,7 +232,7 @@ class PartEncoder:
             return {}
         if pd.issuer in self.issuers:
             marks = data_of(pd, self.issuers) or {}
-            block = marks.get("block")
+            block = marks.get("extras")
             return dict(block) if isinstance(block, dict) else {}
         self.losses.add(path, part_type, "dropped",
                         f"provider data from {pd.issuer} is not sent to OpenAI", message_id)
