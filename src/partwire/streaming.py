@@ -468,6 +468,11 @@ class Accumulator:
             case _:
                 assert_never(event)
 
+    def part(self, index: int) -> Part | None:
+        """The part at a stream index as it stands, or ``None`` when nothing opened it."""
+        builder = self._parts.get(index)
+        return None if builder is None else builder.build()
+
     @property
     def message(self) -> AssistantMessage:
         """The message so far: the final one once the stream completed, else a snapshot."""

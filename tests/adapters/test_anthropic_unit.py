@@ -1013,3 +1013,55 @@ def test_an_empty_final_assistant_message_is_kept_as_the_api_allows() -> None:
     """The one empty message Anthropic takes, a final assistant prefill, still goes out."""
     projection = anthropic.to_wire([UserMessage("q"), AssistantMessage([])], model="claude-sonnet-4-6")
     assert projection.request["messages"][-1] == {"role": "assistant", "content": []}
+
+
+def test_an_unknown_delta_on_a_known_block_is_named_in_the_message() -> None:
+    """A delta type this version cannot read is not dropped in silence: the message names it."""
+    events = [
+        _stream_events()[0],
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi"}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "sparkle_delta", "v": 2}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}},
+        {"type": "message_stop"},
+    ]
+    message = accumulate(anthropic.stream(events))
+    assert message.provider_data is not None
+    assert message.provider_data.data["stream"] == {"ignored_deltas": ["sparkle_delta"]}  # type: ignore[index, call-overload]
+
+
+def test_a_citation_of_an_unknown_kind_streams_to_what_from_wire_reads() -> None:
+    """The stream keeps an untyped citation raw, as from_wire does: the two dumps are equal."""
+    citation = {"type": "hologram_location", "cited_text": "x", "beam": 3}
+    whole = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+             "content": [{"type": "text", "text": "a fact", "citations": [citation]}],
+             "stop_reason": "end_turn", "stop_sequence": None,
+             "usage": {"input_tokens": 3, "output_tokens": 2}}
+    events = [
+        {"type": "message_start", "message": {**whole, "content": [], "stop_reason": None}},
+        {"type": "content_block_start", "index": 0,
+         "content_block": {"type": "text", "text": "", "citations": []}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "a fact"}},
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "citations_delta", "citation": citation}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+         "usage": {"output_tokens": 2}},
+        {"type": "message_stop"},
+    ]
+    streamed = accumulate(anthropic.stream(events))
+    parsed = anthropic.from_wire(whole)
+    assert streamed.parts[0].model_dump(mode="json") == parsed.parts[0].model_dump(mode="json")
+    assert streamed.parts[0].provider_data is not None
+
+
+def test_documents_sent_under_another_media_type_say_so() -> None:
+    """An untyped base64 document goes as PDF, and text/markdown as text/plain: each a loss."""
+    history: list[HistoryEvent] = [UserMessage([
+        DocumentPart(source=Base64Source(data="AAAAAAAA")),
+        DocumentPart(source=TextSource(text="# notes"), media_type="text/markdown"),
+    ])]
+    projection = anthropic.to_wire(history, model="claude-sonnet-4-6")
+    assert [(x.path, x.action) for x in projection.losses] == [
+        ("history[0].parts[0].media_type", "rewritten"), ("history[0].parts[1].media_type", "rewritten")]

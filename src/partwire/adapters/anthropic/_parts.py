@@ -290,6 +290,12 @@ class PartEncoder:
                        "Anthropic documents have a title but no file name", message_id, ".filename")
         return self._with(block, part.provider_data, i, j, message_id)
 
+    def _as_plain_text(self, media_type: str | None, i: int, j: int, message_id: str) -> None:
+        if media_type not in (None, "text/plain"):
+            self._lose(i, j, "document", "rewritten",
+                       f"Anthropic takes text documents as text/plain; {media_type} is sent as it",
+                       message_id, ".media_type")
+
     def _source(self, part: ImagePart | DocumentPart, i: int, j: int, message_id: str,
                 accepted: frozenset[str]) -> WireBlock | None:
         kind = part.type
@@ -308,6 +314,7 @@ class PartEncoder:
                 return None
             case TextSource():
                 if kind == "document":
+                    self._as_plain_text(part.media_type, i, j, message_id)
                     return {"type": "text", "media_type": "text/plain", "data": source.text}
                 self._lose(i, j, kind, "dropped", "an image cannot come from text", message_id)
                 return None
@@ -325,10 +332,19 @@ class PartEncoder:
             raw = decode_base64(data)
             if raw is not None:
                 # Anthropic takes plain text inline, not base64; same content, other encoding.
-                return {"type": "text", "media_type": "text/plain",
-                        "data": raw.decode("utf-8", errors="replace")}
+                self._as_plain_text(media_type, i, j, message_id)
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    text = raw.decode("utf-8", errors="replace")
+                    self._lose(i, j, kind, "rewritten", "the text is not UTF-8; bytes that are not "
+                               "were replaced by U+FFFD", message_id, ".source")
+                return {"type": "text", "media_type": "text/plain", "data": text}
         if kind == "document" and media_type is None:
+            # Anthropic needs a media type; the bytes are not recognisably anything else.
             media_type = "application/pdf"
+            self._lose(i, j, kind, "rewritten", "the document has no media type and its bytes "
+                       "name none; sent as application/pdf", message_id, ".media_type")
         if media_type not in accepted:
             self._lose(i, j, kind, "dropped",
                        f"Anthropic does not take {media_type or 'untyped'} {kind}s inline (it takes "

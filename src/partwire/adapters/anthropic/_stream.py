@@ -76,12 +76,17 @@ class _Pending:
 class Translator(_KernelTranslator):
     """Turns wire events into stream events, one at a time, and keeps the message they build."""
 
-    __slots__ = ("pending", "tools", "usage")
+    __slots__ = ("cited", "ignored", "pending", "tools", "untyped", "usage")
     provider = API
     dicts_are_items = True
 
     def __init__(self) -> None:
         super().__init__()
+        # Rare: raw citations by block (a kind this version cannot type keeps the block's raw
+        # list, as from_wire does), and delta types this version does not know.
+        self.cited: dict[int, list[Any]] = {}
+        self.untyped: set[int] = set()
+        self.ignored: list[str] = []
         self.tools: dict[int, _Tool] = {}
         self.pending: dict[int, _Pending] = {}
         self.usage: dict[str, Any] = {}
@@ -154,16 +159,22 @@ class Translator(_KernelTranslator):
         elif kind == "signature_delta":
             event = SignatureEvent(index, Opaque(value=delta["signature"], issuer=ISSUER))
         elif kind == "citations_delta":
+            raw = delta.get("citation")
+            self.cited.setdefault(index, []).append(raw)
             try:
-                event = CitationEvent(index, citation_from_wire(delta["citation"]))
+                event = CitationEvent(index, citation_from_wire(raw))
             except (KeyError, TypeError, ValueError, ValidationError):
-                return None  # a citation kind this version cannot type; deltas carry no raw home
+                self.untyped.add(index)  # the block is rebuilt from its raw citations at its stop
+                return None
         else:
             if kind == "compaction_delta" and index in self.pending:
                 # The beta SDK replaces both fields on every compaction delta; so do we.
                 block = self.pending[index].block
                 block["content"] = delta.get("content")
                 block["encrypted_content"] = delta.get("encrypted_content")
+            elif index not in self.pending:
+                # Not dropped in silence: the message's echo state names what was not read.
+                self.ignored.append(str(kind))
             return None
         self.acc.feed(event)
         return event
@@ -216,6 +227,8 @@ class Translator(_KernelTranslator):
         return []
 
     def _block_stop(self, index: int) -> list[StreamEvent]:
+        if index in self.untyped:
+            return [self._raw_citations(index)]
         tool = self.tools.pop(index, None)
         if tool is not None:
             if not tool.empty:
@@ -225,6 +238,15 @@ class Translator(_KernelTranslator):
             return [ToolCallDeltaEvent(index, json_text(start)), ToolCallEndEvent(index)]
         pending = self.pending.pop(index, None)
         return [] if pending is None else [_pending_part(index, pending)]
+
+    def _raw_citations(self, index: int) -> PartEvent:
+        """The text block whose citations include a kind this version cannot type, as from_wire
+        reads it: text and every citation kept raw."""
+        self.untyped.discard(index)
+        built = self.acc.part(index)
+        text = built.text if isinstance(built, TextPart) else ""
+        return PartEvent(index, part_from_wire(
+            {"type": "text", "text": text, "citations": self.cited.pop(index, [])}))
 
     def _flush(self) -> list[StreamEvent]:
         events: list[StreamEvent] = [_pending_part(i, p) for i, p in self.pending.items()]
@@ -267,9 +289,12 @@ class Translator(_KernelTranslator):
             del rest["container"]  # the SDK keeps the start's container unless a new one comes
         rest.update({k: v for k, v in wire.items()
                      if k not in ("type", "delta", "usage") and v is not None})
+        data: dict[str, Any] = {"response": rest} if rest else {}
+        if self.ignored:
+            data["stream"] = {"ignored_deltas": list(self.ignored)}
         events: list[StreamEvent] = [StopEvent(
             STOP_REASONS.get(raw) if isinstance(raw, str) else None, raw,
-            ProviderData(issuer=ISSUER, data={"response": rest}) if rest else None,
+            ProviderData(issuer=ISSUER, data=data) if data else None,
         )]
         usage = wire.get("usage")
         if isinstance(usage, dict):
