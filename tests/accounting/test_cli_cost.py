@@ -105,3 +105,32 @@ def test_cost_names_a_file_without_task_metadata_by_its_path(
     dump([AssistantMessage("yo", model="openai:gpt-4o", usage=Usage(input_tokens=10))], path)
     main(["cost", str(path)])
     assert str(path) in capsys.readouterr().out
+
+
+def test_reprice_at_a_date_and_with_a_table(example: Path, tmp_path: Path) -> None:
+    """--at prices every message at one date; --prices names the table in the version."""
+    table = tmp_path / "t.json"
+    table.write_text('{"version": "q3", "models": {"claude-sonnet-4-6": {"input_mtok": 1, "output_mtok": 1}}}')
+    out = tmp_path / "out.jsonl"
+    assert main(["reprice", "--prices", str(table), "--at", "2026-03-01", str(example), str(out)]) == 0
+    versions = {e.usage.pricing_version for e in load(out)
+                if isinstance(e, AssistantMessage) and e.usage is not None}
+    assert versions == {"t.json q3 @ 2026-03-01", "genai-prices " + _genai_version() + " @ 2026-03-01"}
+
+
+def test_a_bad_price_table_is_one_error_line(example: Path, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A malformed table ends the command with exit 2 and one line naming the file."""
+    table = tmp_path / "broken.toml"
+    table.write_text("models = 3\n")
+    assert main(["cost", "--prices", str(table), str(example)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("partwire: error: ")
+    assert "broken.toml" in err
+    assert len(err.splitlines()) == 1
+
+
+def _genai_version() -> str:
+    from importlib.metadata import version
+
+    return version("genai-prices")
