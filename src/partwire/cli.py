@@ -46,7 +46,7 @@ from partwire.validation import validate_history
 __all__ = ["main"]
 
 STDIO = "-"
-FORMATS = ("canonical", "anthropic", "openai-chat", "google")
+FORMATS = ("canonical", "anthropic", "openai-chat", "openai-responses", "google")
 """What ``partwire convert`` reads and writes: the canonical JSONL and the adapters built so far."""
 _STDIN_NAME = "<stdin>"
 # Server tool results are provider JSON (search hits, code output); a transcript shows a taste.

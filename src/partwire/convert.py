@@ -106,6 +106,7 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
         if _name(source) != adapter.NAME:
             # Body fields belong to the API that defined them; tools and limits carry over.
             own_model = None
+            kwargs.pop("options", None)  # the source adapter's options for re-exporting its body
             if kwargs["params"]:
                 losses.append(Loss("request", "request", "dropped",
                                    f"request fields {sorted(kwargs['params'])} are specific to "
@@ -134,7 +135,7 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
         raise LossError(tuple(losses), adapter.NAME)
     log_losses(losses)  # as to_wire logs its own
     if target_opts:
-        kwargs["options"] = target_opts
+        kwargs["options"] = {**kwargs.get("options", {}), **target_opts}
     projection = adapter.to_wire(history, model=chosen, strict=strict, **kwargs)
     return projection.request, (*losses, *projection.losses)
 
