@@ -6,6 +6,9 @@ import base64
 import struct
 import zlib
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from partwire.adapters import _estimate as est
 
 
@@ -95,3 +98,42 @@ def test_malformed_bodies_estimate_without_raising() -> None:
     assert est.estimate_openai_chat_body({"messages": [{"content": [{"type": "x"}]}], "tools": [1]}) > 0
     assert est.estimate_openai_responses_body({"input": "hello"}) > 0
     assert est.estimate_google_body({"contents": [{"parts": [{"inlineData": {"mimeType": "image/png"}}]}]}) > 0
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["type", "content", "parts", "messages", "input", "contents", "tools",
+                         "source", "data", "text", "image_url", "inlineData", "file", "role",
+                         "system", "functionDeclarations", "thoughtSignature", "x"]),
+        inner, max_size=5),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(body=st.dictionaries(st.sampled_from(["model", "messages", "input", "contents", "tools",
+                                             "system", "systemInstruction", "instructions",
+                                             "tool_choice", "thinking", "response_format",
+                                             "output_format", "text"]), _JSON, max_size=6))
+def test_every_estimator_takes_any_json_body(body: dict[str, object]) -> None:
+    """Whatever JSON shape a body has, each estimator returns a positive count and never raises."""
+    for estimate in (est.estimate_anthropic_body, est.estimate_openai_chat_body,
+                     est.estimate_openai_responses_body, est.estimate_google_body):
+        assert estimate(body) >= 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(prefix=st.sampled_from([b"", b"\x89PNG\r\n\x1a\n", b"GIF89a", b"RIFF\x00\x00\x00\x00WEBPVP8X",
+                               b"RIFF\x00\x00\x00\x00WEBPVP8 ", b"RIFF\x00\x00\x00\x00WEBPVP8L",
+                               b"\xff\xd8", b"%PDF-1.4", b"ID3\x04", b"RIFF\x00\x00\x00\x00WAVE"]),
+       tail=st.binary(max_size=64))
+def test_header_readers_take_any_bytes(prefix: bytes, tail: bytes) -> None:
+    """Truncated or corrupt headers give None or a number, never an exception."""
+    data = prefix + tail
+    size = est.image_size(data)
+    assert size is None or len(size) == 2
+    pages = est.pdf_pages(data)
+    assert pages is None or pages >= 0
+    seconds = est.audio_seconds(data)
+    assert seconds is None or seconds >= 0

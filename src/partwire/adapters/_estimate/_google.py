@@ -14,7 +14,7 @@ from partwire.adapters._estimate._media import (
     image_dims,
     pdf_pages_b64,
 )
-from partwire.adapters._estimate._text import Tally, count_text, drop_titles
+from partwire.adapters._estimate._text import Tally, count_text, drop_titles, seq
 
 __all__ = [
     "estimate_google_body",
@@ -51,7 +51,7 @@ def estimate_google_body(body: Mapping[str, Any], model: str | None = None) -> i
         tally.fixed += _G_TURN
         if isinstance(content, dict):
             _google_parts(content.get("parts"), tally, signatures=index == live)
-    for tool in body.get("tools") or ():
+    for tool in seq(body.get("tools")):
         if not isinstance(tool, dict):
             continue
         tally.fixed += _G_TOOLS

@@ -120,7 +120,7 @@ def audio_seconds(data: bytes) -> float | None:
     """The duration of WAV or MP3 audio from its header (MP3: first frame's bit rate)."""
     if data[:4] == b"RIFF" and data[8:12] == b"WAVE" and len(data) >= 32:
         byte_rate = int.from_bytes(data[28:32], "little")
-        return (len(data) - 44) / byte_rate if byte_rate else None
+        return max(0, len(data) - 44) / byte_rate if byte_rate else None
     start = 0
     if data[:3] == b"ID3" and len(data) >= 10:
         size = data[6:10]

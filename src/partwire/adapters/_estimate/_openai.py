@@ -13,7 +13,7 @@ from partwire.adapters._estimate._media import (
     pdf_pages_b64,
     split_data_url,
 )
-from partwire.adapters._estimate._text import Tally, drop_titles, json_text, model_name, obj
+from partwire.adapters._estimate._text import Tally, drop_titles, json_text, model_name, obj, seq
 
 __all__ = [
     "estimate_openai_chat_body",
@@ -106,7 +106,7 @@ def estimate_openai_chat_body(body: Mapping[str, Any]) -> int:
                 _openai_part(part, tally, model)
         else:
             tally.add_text(content)
-        for call in message.get("tool_calls") or ():
+        for call in seq(message.get("tool_calls")):
             if isinstance(call, dict):
                 fn = call.get("function") or call.get("custom") or {}
                 tally.fixed += _O_TOOL_CALL
@@ -115,7 +115,7 @@ def estimate_openai_chat_body(body: Mapping[str, Any]) -> int:
         for key in ("reasoning_content", "refusal"):
             tally.add_text(message.get(key))
     functions = [t.get("function") if t.get("type") == "function" else t
-                 for t in body.get("tools") or () if isinstance(t, dict)]
+                 for t in seq(body.get("tools")) if isinstance(t, dict)]
     _openai_tools([f for f in functions if isinstance(f, dict)], tally)
     fmt = body.get("response_format")
     if isinstance(fmt, dict) and isinstance(fmt.get("json_schema"), dict):
@@ -195,7 +195,7 @@ def estimate_openai_responses_body(body: Mapping[str, Any]) -> int:
         if index < live and isinstance(item, dict) and item.get("type") == "reasoning":
             continue
         _responses_item(item, tally, model)
-    functions = [t for t in body.get("tools") or ()
+    functions = [t for t in seq(body.get("tools"))
                  if isinstance(t, dict) and t.get("type") == "function"]
     _openai_tools(functions, tally)
     text = body.get("text")
@@ -240,7 +240,7 @@ def _responses_item(item: Any, tally: Tally, model: str) -> None:
         if isinstance(encrypted, str) and encrypted:
             tally.fixed += len(encrypted) / _R_ENCRYPTED_CHARS
         else:
-            for part in item.get("summary") or ():
+            for part in seq(item.get("summary")):
                 if isinstance(part, dict):
                     tally.add_text(part.get("text"))
     elif kind == "item_reference":

@@ -17,6 +17,7 @@ __all__ = [
     "json_text",
     "model_name",
     "obj",
+    "seq",
     "tokenizer_name",
 ]
 
@@ -113,6 +114,11 @@ class Tally:
 
     def total(self, ratio: float) -> int:
         return max(1, round(self.text * ratio + self.fixed))
+
+
+def seq(value: Any) -> list[Any]:
+    """``value`` if it is a JSON array, else an empty one (bodies are walked leniently)."""
+    return value if isinstance(value, list) else []
 
 
 def obj(value: Any) -> Mapping[str, Any]:
