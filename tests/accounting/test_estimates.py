@@ -68,3 +68,17 @@ def test_fit_and_held_back_parts_do_not_overlap() -> None:
     assert held
     assert fit
     assert not held & fit
+
+
+def test_without_the_tokenizer_text_is_counted_by_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With bpe-openai missing, counts fall back to 4 characters a token (1 for wide characters)."""
+    from partwire.adapters._estimate import _text
+
+    monkeypatch.setattr(_text, "_tokenizer", lambda: None)
+    _estimate.forget_counts()
+    try:
+        assert _estimate.tokenizer_name() == "characters/4 (fallback)"
+        assert _estimate.count_text("a" * 400) == 100
+        assert _estimate.count_text("日本語のテキスト") == 8
+    finally:
+        _estimate.forget_counts()

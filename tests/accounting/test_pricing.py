@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -142,3 +143,13 @@ def test_long_prompts_use_the_tiered_price() -> None:
     long = cost_of(Usage(input_tokens=1_000_000), "anthropic:claude-sonnet-4-5", at=WHEN)
     assert short.usd == Decimal("0.3")
     assert long.usd == Decimal(6)
+
+
+def test_without_the_pricing_extra_a_cost_says_how_to_get_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When genai-prices cannot be imported, the cost is None and the reason names the extra."""
+    monkeypatch.setitem(sys.modules, "genai_prices", None)
+    cost = cost_of(USAGE, "anthropic:claude-sonnet-4-5")
+    assert cost.usd is None
+    assert cost.reason is not None
+    assert "partwire[pricing]" in cost.reason
+    assert context_window("anthropic:claude-sonnet-4-5") is None
