@@ -23,6 +23,7 @@ from ._api import (
     ToolCallRecord,
     UsageTotal,
 )
+from ._async import AsyncStore, open_async_store
 from ._errors import (
     ConflictError,
     ExpectLastError,
@@ -38,6 +39,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "UNSET",
     "AppendResult",
+    "AsyncStore",
     "ConflictError",
     "ExpectLastError",
     "ImportResult",
@@ -50,6 +52,7 @@ __all__ = [
     "StoreUnavailableError",
     "ToolCallRecord",
     "UsageTotal",
+    "open_async_store",
     "open_store",
 ]
 
