@@ -52,9 +52,10 @@ __all__ = [
 _SOURCE = "genai-prices"
 _PRICE_KEYS = ("input_mtok", "output_mtok", "cache_read_mtok", "cache_write_mtok")
 _MILLION = Decimal(1_000_000)
-# partwire's provider names -> genai-prices provider ids, where they differ.
+# partwire's provider and adapter names -> genai-prices provider ids, where they differ.
 _PROVIDERS = {"gemini": "google", "google-vertex": "google", "vertex": "google", "xai": "x-ai",
-              "bedrock": "aws", "azure-openai": "azure"}
+              "bedrock": "aws", "azure-openai": "azure", "openai_chat": "openai",
+              "openai-chat": "openai", "openai_responses": "openai", "openai-responses": "openai"}
 
 
 class PriceTableError(PartwireError, ValueError):

@@ -104,6 +104,8 @@ def test_context_window_from_price_data_and_table(tmp_path: Path) -> None:
     assert context_window("anthropic:claude-sonnet-4-5") == 200_000
     assert context_window("openai:gpt-4o") == 128_000
     assert context_window("anthropic:no-such-model-xyz") is None
+    # Adapter names stand for their provider, as check_switch's targets say them.
+    assert context_window("openai_responses:gpt-4o") == context_window("openai:gpt-4o")
     table = load_price_table(_table(tmp_path))
     assert context_window("anthropic:claude-sonnet-4-5", table=table) == 1234
 
