@@ -205,7 +205,7 @@ def test_unknown_tool_shape_is_refused(history_file: Path, capsys: pytest.Captur
     status, _, err = _convert(capsys, "--from", "canonical", "--to", "anthropic", "--tools", str(path),
                               str(history_file))
     assert status == 2
-    assert "tools[0]" in err
+    assert err.startswith(f"partwire: error: {path}: tools[0]")
     with pytest.raises(ConversionError, match="tools must be a list"):
         read_tools(42)
 

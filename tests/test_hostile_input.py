@@ -101,6 +101,27 @@ def test_wrong_type_in_any_field_gives_only_decode_errors(line: bytes) -> None:
     _codec_survives(line)
 
 
+def _legacy_lines() -> st.SearchStrategy[dict[str, Any]]:
+    """Version-0 lines (no ``v``, no ``type``) with any JSON in every field the migration reads."""
+    anything = _any_json()
+    call = st.one_of(anything, st.fixed_dictionaries({}, optional={
+        "id": anything, "type": anything, "name": anything, "arguments": anything,
+        "function": st.one_of(anything, st.fixed_dictionaries({}, optional={"name": anything, "arguments": anything})),
+    }))
+    return st.fixed_dictionaries(
+        {"role": st.sampled_from(["system", "developer", "user", "assistant", "tool"])},
+        optional={"content": anything, "tool_calls": st.one_of(anything, st.lists(call, max_size=3)),
+                  "tool_call_id": anything, "name": anything, "timestamp": anything, "created_at": anything},
+    )
+
+
+@HOSTILE
+@given(st.lists(_legacy_lines(), min_size=1, max_size=4))
+def test_legacy_lines_with_wrong_types_give_only_decode_errors(lines: list[dict[str, Any]]) -> None:
+    """Legacy lines holding any JSON in any field migrate, or are kept with a problem, or raise DecodeError."""
+    _codec_survives(b"\n".join(json.dumps(line).encode() for line in lines))
+
+
 @HOSTILE
 @given(_any_json())
 def test_any_json_value_as_a_line_gives_only_decode_errors(value: Any) -> None:
