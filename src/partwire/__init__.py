@@ -9,6 +9,7 @@ import logging
 from partwire._base import ProviderData
 from partwire.compare import coalesce, common_prefix, same_content
 from partwire.errors import (
+    ConversionError,
     DecodeError,
     LossError,
     PartwireError,
@@ -86,6 +87,7 @@ __all__ = [
     "Base64Source",
     "Citation",
     "CompactionEvent",
+    "ConversionError",
     "DecodeError",
     "DeveloperMessage",
     "DocumentCitation",
