@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from partwire._example import example_history
-from partwire.cli import main
+from partwire.cli import FORMATS, main
 from partwire.codec import decode, dumps, iter_records, loads, read, rewrite
 from partwire.codec._limits import exceeds_depth, iter_lines, read_body
 from partwire.errors import DecodeError, PartwireError
@@ -314,6 +314,20 @@ def test_convert_hostile_body_is_one_error_line_and_exit_2(
     assert out == ""
     line = _one_error_line(err, str(path))
     assert "internal error" not in line
+
+
+@pytest.mark.parametrize("source", [f for f in FORMATS if f != "canonical"])
+@pytest.mark.parametrize(("body", "says"), [("number", "a JSON number"), ("null", "a JSON null"),
+                                            ("string", "a JSON string"), ("deep", "--max-depth"),
+                                            ("not_utf8", "not UTF-8"), ("truncated", "not a JSON body")])
+def test_every_wire_format_refuses_a_body_that_is_no_object_before_its_adapter(
+    source: str, body: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """For every wire format, a body that is not a JSON object or array is refused by the command itself."""
+    path = tmp_path / "body.json"
+    path.write_bytes(HOSTILE_BODIES[body])
+    assert main(["convert", "--from", source, "--to", "canonical", str(path)]) == 2
+    assert says in _one_error_line(capsys.readouterr().err, str(path))
 
 
 def test_convert_deep_body_names_the_depth_limit_and_it_can_be_raised(

@@ -379,13 +379,17 @@ def _read_body(stream: IO[bytes], name: str, args: argparse.Namespace) -> Any:
         raise CommandError(f"{name}: JSON nested deeper than {args.max_depth} levels "
                            f"(raise the limit with --max-depth)")
     try:
-        return json.loads(data)
+        body = json.loads(data)
     except UnicodeDecodeError as exc:
         raise CommandError(f"{name}: not UTF-8: {exc.reason} at byte {exc.start}") from exc
     except json.JSONDecodeError as exc:
         raise CommandError(f"{name}: not a JSON body: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
     except (ValueError, RecursionError) as exc:
         raise CommandError(f"{name}: not a JSON body: {_first_line(exc)}") from exc
+    if not isinstance(body, dict | list):
+        kind = "null" if body is None else {bool: "boolean", str: "string"}.get(type(body), "number")
+        raise CommandError(f"{name}: a JSON {kind}, not an object or an array")
+    return body
 
 
 @contextlib.contextmanager
