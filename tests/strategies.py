@@ -254,7 +254,7 @@ def tool_call_parts(*, extras: bool = True) -> st.SearchStrategy[ToolCallPart]:
 
 
 def _is_known_part(raw: JsonValue) -> bool:
-    if not isinstance(raw, dict) or raw.get("type") not in PART_TYPES:
+    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str) or raw["type"] not in PART_TYPES:
         return False
     try:
         PART_ADAPTER.validate_python(raw)

@@ -9,7 +9,7 @@ import pytest
 
 import partwire.adapters.anthropic as anthropic
 import partwire.adapters.openai_chat as openai_chat
-from partwire import UserMessage
+from partwire import AssistantMessage, UserMessage
 from partwire.adapters import ADAPTER_NAMES, Adapter, get_adapter
 from partwire.adapters._kernel import merge_params, resolve_options
 from partwire.errors import UnknownAdapterError, WireFormatError
@@ -134,3 +134,26 @@ def test_hostile_streams_raise_only_wire_format_errors(adapter: Adapter, chunks:
     """A stream of garbage ends in partwire's error or a message, never another exception."""
     with contextlib.suppress(WireFormatError):
         list(adapter.stream(chunks))
+
+
+def test_a_tool_status_an_api_cannot_carry_is_reported_alike_everywhere() -> None:
+    """A denied tool result gives one loss on ``.status``: downgraded where the API has an error
+    flag, dropped where it has none, never another path or action."""
+    from partwire import ToolCallPart, ToolMessage
+
+    call = ToolCallPart.create("f", {})
+    history = [UserMessage("q"), AssistantMessage([call]),
+               ToolMessage("no", call_id=call.id, tool_name="f", status="denied")]
+    seen = {}
+    for name in ADAPTER_NAMES:
+        try:
+            adapter = get_adapter(name)
+        except UnknownAdapterError:
+            continue
+        found = [(x.path, x.part_type, x.action) for x in
+                 adapter.to_wire(history, model="m").losses if x.path.startswith("history[2]")]
+        seen[name] = found
+        assert len(found) == 1, name
+        assert found[0][:2] == ("history[2].status", "tool_message"), name
+        assert found[0][2] in ("downgraded", "dropped"), name
+    assert len(seen) >= 2

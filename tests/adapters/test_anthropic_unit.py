@@ -275,13 +275,14 @@ def test_malformed_arguments_are_sent_as_an_empty_object_and_reported() -> None:
 
 
 def test_tool_result_status_maps_to_is_error() -> None:
-    """error sets is_error; denied and aborted do too, reported as a rewrite."""
+    """error sets is_error; denied and aborted do too, reported on the status as a downgrade,
+    with the same path and action as every other adapter that has an error flag."""
     results = [ToolMessage(call_id="tu_x", tool_name="f", status=s, output_text="t")
                for s in ("success", "error", "denied", "aborted")]
     blocks = request(results)["messages"][0]["content"]  # type: ignore[arg-type]
     assert [b.get("is_error") for b in blocks] == [None, True, True, True]
-    assert losses(results) == [("history[2]", "tool_message", "rewritten"),  # type: ignore[arg-type]
-                               ("history[3]", "tool_message", "rewritten")]
+    assert losses(results) == [("history[2].status", "tool_message", "downgraded"),  # type: ignore[arg-type]
+                               ("history[3].status", "tool_message", "downgraded")]
 
 
 def test_tool_results_carry_images_and_documents() -> None:

@@ -36,6 +36,7 @@ __all__ = [
     "parse_json",
     "sniff_media_type",
     "tool_calls_by_id",
+    "tool_status_loss",
     "wire_model",
 ]
 
@@ -78,6 +79,25 @@ class ImportedRequest:
         """The keyword arguments of ``to_wire`` that rebuild the body around ``history``."""
         return {"model": self.model, "tools": self.tools, "tool_choice": self.tool_choice,
                 "max_tokens": self.max_tokens, "params": self.params}
+
+
+def tool_status_loss(losses: Losses, path: str, status: str, message_id: str, *, api: str,
+                     as_error: bool) -> None:
+    """Report a tool status the API cannot carry as it is, in one form for every adapter.
+
+    ``path`` is the tool message's (``history[4]``); the loss is on its ``.status``. With
+    ``as_error`` the API has an error flag, and ``denied`` / ``aborted`` go out as an error
+    (``downgraded``); without, no status goes out at all (``dropped``).
+    """
+    if status == "success" or (as_error and status == "error"):
+        return
+    if as_error:
+        losses.add(f"{path}.status", "tool_message", "downgraded",
+                   f"{api} has no '{status}' tool status; sent as an error", message_id)
+    else:
+        losses.add(f"{path}.status", "tool_message", "dropped",
+                   f"{api} tool results carry no status; '{status}' is not sent (the output "
+                   "text is)", message_id)
 
 
 class Losses:

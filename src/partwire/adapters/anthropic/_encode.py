@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, assert_never, cast
 
 from partwire._base import ProviderData
-from partwire.adapters._common import Losses, data_of
+from partwire.adapters._common import Losses, data_of, tool_status_loss
 from partwire.adapters.anthropic._parts import FileResolver, ForeignThinking, PartEncoder, path
 from partwire.adapters.anthropic._wire import WireBlock, WireMessage, default_joins
 from partwire.history import (
@@ -157,9 +157,8 @@ class Encoder(PartEncoder):
         status = fields["status"]
         if status != "success":
             block["is_error"] = True
-            if status != "error":
-                self._lose(i, -1, "tool_message", "rewritten",
-                           f"Anthropic has no {status} tool status; sent as is_error", message.id)
+            tool_status_loss(self.losses, f"history[{i}]", status, message.id, api="Anthropic",
+                             as_error=True)
         turn.blocks.append(block)
 
     def _assistant(self, message: AssistantMessage, i: int) -> None:

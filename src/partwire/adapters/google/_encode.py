@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
-from partwire.adapters._common import Losses, first_accepted
+from partwire.adapters._common import Losses, first_accepted, tool_status_loss
 from partwire.adapters.google._parts import PartEncoder
 from partwire.adapters.google._wire import ISSUER, PLACEHOLDER_SIGNATURE, admits_call_id
 from partwire.history import (
@@ -49,7 +49,7 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
-from partwire.parts import AudioPart, DocumentPart, ImagePart, Part, ToolCallPart
+from partwire.parts import AudioPart, DocumentPart, ImagePart, Part, ToolCallPart, UnknownPart
 
 __all__ = ["Encoder"]
 
@@ -281,6 +281,8 @@ class Encoder(PartEncoder):
         else:
             value = data if data is not None else event.output_text
             key = "output" if event.status == "success" else "error"
+            tool_status_loss(self.losses, path, event.status, event.id, api="Gemini",
+                             as_error=True)
             body["response"] = {key: value}
         media: list[dict[str, Any]] = []
         for j, part in enumerate(event.parts):
@@ -290,6 +292,9 @@ class Encoder(PartEncoder):
                 if wire is not None:
                     wire.pop("thoughtSignature", None)
                     media.append(wire)
+            elif isinstance(part, UnknownPart) and part.issuer in self.issuers \
+                    and isinstance(part.raw, dict) and part.raw and "type" not in part.raw:
+                media.append(dict(part.raw))  # a Gemini part partwire has no type for (video)
             else:
                 self.losses.add(where, part.type, "dropped",
                                 "a Gemini function response takes only media parts beside its "

@@ -13,7 +13,13 @@ import json
 from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
-from partwire.adapters._common import Losses, data_of, first_accepted, tool_calls_by_id
+from partwire.adapters._common import (
+    Losses,
+    data_of,
+    first_accepted,
+    tool_calls_by_id,
+    tool_status_loss,
+)
 from partwire.adapters.openai_chat._dialects import DeveloperRole, Dialect, EchoReasoning
 from partwire.adapters.openai_chat._parts import FileResolver, PartEncoder, as_dict
 from partwire.adapters.openai_chat._wire import WireMessage, WirePart, admits_call_id
@@ -592,9 +598,8 @@ class Encoder(PartEncoder):
                 self.pending.append(item)
 
     def _status_lost(self, message: ToolMessage, path: str) -> None:
-        self.losses.add(f"{path}.status", "tool_message", "dropped",
-                        f"Chat Completions tool messages have no status; '{message.status}' is "
-                        "not sent (the output text is)", message.id)
+        tool_status_loss(self.losses, path, message.status, message.id, api="Chat Completions",
+                         as_error=False)
 
     def _late_wire_id(self, call_id: str) -> str:
         """The wire id of a call not encoded yet (a result before its call, or an orphan)."""

@@ -15,7 +15,13 @@ import json
 from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
-from partwire.adapters._common import Losses, data_of, first_accepted, tool_calls_by_id
+from partwire.adapters._common import (
+    Losses,
+    data_of,
+    first_accepted,
+    tool_calls_by_id,
+    tool_status_loss,
+)
 from partwire.adapters.openai_responses._decode import summary_to_wire
 from partwire.adapters.openai_responses._parts import FileResolver, PartEncoder
 from partwire.adapters.openai_responses._wire import ISSUER, WireItem, item_in_order
@@ -74,6 +80,7 @@ class Encoder(PartEncoder):
         self.history = history
         own = ISSUER
         self.issuer_order = ([own] if own in self.issuers else []) + sorted(self.issuers - {own})
+        self.own_only = self.issuer_order == [own]
         self.wire_ids: dict[str, str] = {}  # canonical call id -> the call_id sent for it
         self.custom: set[str] = set()  # canonical ids of custom tool calls
         self.calls: dict[str, ToolCallPart] | None = None
@@ -120,6 +127,8 @@ class Encoder(PartEncoder):
                 self._tool(event, i)  # type: ignore[arg-type]
             elif kind is AssistantMessage:
                 self._assistant(event, i)  # type: ignore[arg-type]
+            elif kind is UserMessage:
+                self._message("user", event, i)  # type: ignore[arg-type]
             else:
                 self.event(event, i)
         return self.items
@@ -147,9 +156,15 @@ class Encoder(PartEncoder):
 
     def _message(self, role: str, event: UserMessage | SystemMessage | DeveloperMessage,
                  i: int) -> None:
+        fields = event.__dict__
+        parts = fields["parts"]
+        if fields["provider_data"] is None and len(parts) == 1 and type(parts[0]) is TextPart:
+            only = parts[0].__dict__
+            if only["provider_data"] is None and not only["citations"]:
+                self.items.append({"role": role, "content": only["text"]})  # type: ignore[typeddict-item]
+                return
         path = f"history[{i}]"
         marks = self.marks(event.provider_data)
-        parts = event.parts
         item: dict[str, Any] = {}
         if marks.get("typed") is True:
             item["type"] = "message"
@@ -184,6 +199,8 @@ class Encoder(PartEncoder):
                     self.custom.add(part.id)
 
     def _assistant(self, event: AssistantMessage, i: int) -> None:
+        if self._assistant_fast(event):
+            return
         path = f"history[{i}]"
         unstored = self._unstored(event)
         before = len(self.items)
@@ -199,6 +216,97 @@ class Encoder(PartEncoder):
             self.losses.add(path, "assistant_message", "dropped",
                             f"nothing in this {event.status} message can be sent, and the API "
                             "rejects an empty one", event.id)
+
+    def _assistant_fast(self, event: AssistantMessage) -> bool:
+        """Emit an answer whose parts are all as the decoder gives OpenAI's own output items.
+
+        This is the hot path of every stateless request (each earlier answer is echoed whole).
+        It reads fields from ``__dict__`` (where pydantic keeps them) and builds each item in the
+        API's key order directly. Anything else returns ``False`` with nothing emitted, and the
+        general path, which reports losses, takes the message.
+        """
+        if not self.own_only:
+            return False
+        issuers = self.issuers
+        out: list[dict[str, Any]] = []
+        calls: list[tuple[str, str]] = []
+        group: dict[str, Any] | None = None
+        for part in event.__dict__["parts"]:
+            kind = type(part)
+            fields = part.__dict__
+            pd = fields["provider_data"]
+            if kind is TextPart:
+                if pd is None or fields["citations"] or pd.issuer not in issuers:
+                    return False
+                data = pd.data
+                item = data.get("item") if type(data) is dict else None
+                if type(item) is not dict or not item.keys() <= _MESSAGE_ITEM:
+                    return False
+                ident = item.get("id")
+                if type(ident) is not str:
+                    return False
+                content: dict[str, Any] = {"type": "output_text", "annotations": []}
+                size = len(data)
+                if size == 2:
+                    extras = data.get("extras")
+                    if type(extras) is not dict or len(extras) != 1 or "logprobs" not in extras:
+                        return False
+                    content["logprobs"] = extras["logprobs"]
+                elif size != 1:
+                    return False
+                content["text"] = fields["text"]
+                if group is not None and group["id"] == ident:
+                    group["content"].append(content)
+                    continue
+                group = {"id": ident, "type": "message"}
+                if "status" in item:
+                    group["status"] = item["status"]
+                group["content"] = [content]
+                if "phase" in item:
+                    group["phase"] = item["phase"]
+                group["role"] = "assistant"
+                out.append(group)
+                continue
+            group = None
+            if kind is ThinkingPart:
+                signature = fields["signature"]
+                ident = fields["id"]
+                if pd is not None or signature is None or signature.issuer not in issuers or \
+                        ident is None:
+                    return False
+                text = fields["text"]
+                out.append({"id": ident, "type": "reasoning", "encrypted_content": signature.value,
+                            "summary": [{"type": "summary_text", "text": text}] if text else []})
+            elif kind is ToolCallPart:
+                wire_id = fields["provider_ids"].get(ISSUER)
+                if wire_id is None:
+                    return False
+                if pd is None:
+                    out.append({"type": "function_call", "call_id": wire_id, "name": fields["name"],
+                                "arguments": fields["arguments_json"]})
+                else:
+                    if pd.issuer not in issuers:
+                        return False
+                    data = pd.data
+                    item = data.get("item") if type(data) is dict and len(data) == 1 else None
+                    if type(item) is not dict or not item.keys() <= _CALL_ITEM or type(
+                            item.get("id")) is not str:
+                        return False
+                    call: dict[str, Any] = {"id": item["id"], "type": "function_call"}
+                    if "status" in item:
+                        call["status"] = item["status"]
+                    call["arguments"] = fields["arguments_json"]
+                    call["call_id"] = wire_id
+                    call["name"] = fields["name"]
+                    out.append(call)
+                calls.append((fields["id"], wire_id))
+            else:
+                return False
+        if not out:
+            return False
+        self.items.extend(out)  # type: ignore[arg-type]
+        self.wire_ids.update(calls)
+        return True
 
     def _unstored(self, event: AssistantMessage) -> bool:
         """Whether the response of ``event`` was made with ``store: false`` (ids not resolvable)."""
@@ -431,9 +539,8 @@ class Encoder(PartEncoder):
         return out
 
     def _status_lost(self, message: ToolMessage, path: str) -> None:
-        self.losses.add(f"{path}.status", "tool_message", "dropped",
-                        f"a function_call_output has no error flag; '{message.status}' is not "
-                        "sent (the output text is)", message.id)
+        tool_status_loss(self.losses, path, message.status, message.id, api="Responses",
+                         as_error=False)
 
     def _late_wire_id(self, call_id: str) -> str:
         """The wire id of a call not encoded yet (a result before its call, or an orphan)."""
@@ -445,6 +552,10 @@ class Encoder(PartEncoder):
         if self.marks(call.provider_data).get("kind") == "custom":
             self.custom.add(call_id)
         return first_accepted(call.provider_ids, self.issuer_order) or call.id
+
+
+_MESSAGE_ITEM = frozenset({"id", "status", "phase"})
+_CALL_ITEM = frozenset({"id", "status"})
 
 
 def _citations(part: TextPart, path: str, message_id: str, losses: Losses) -> list[dict[str, Any]]:
