@@ -13,6 +13,7 @@ from partwire import AssistantMessage, UserMessage
 from partwire.adapters import ADAPTER_NAMES, Adapter, get_adapter
 from partwire.adapters._kernel import merge_params, resolve_options
 from partwire.errors import UnknownAdapterError, WireFormatError
+from partwire.history import HistoryEvent
 from partwire.streaming import Accumulator, MessageStartEvent
 
 _ANTHROPIC_SSE = (
@@ -142,7 +143,7 @@ def test_a_tool_status_an_api_cannot_carry_is_reported_alike_everywhere() -> Non
     from partwire import ToolCallPart, ToolMessage
 
     call = ToolCallPart.create("f", {})
-    history = [UserMessage("q"), AssistantMessage([call]),
+    history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([call]),
                ToolMessage("no", call_id=call.id, tool_name="f", status="denied")]
     seen = {}
     for name in ADAPTER_NAMES:
