@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from partwire.codec import dumps, encode
@@ -13,6 +14,7 @@ from partwire.store._postgres import PostgresBackend
 from partwire.store._schema import create_ddl
 from partwire.store._sqlite import SqliteBackend
 from tests.store._events import turn_history
+from tests.store.conftest import fresh_schema_url
 
 
 def _backend(url: str) -> Backend:
@@ -94,3 +96,21 @@ def test_url_forms(tmp_path: Path) -> None:
         assert store.sessions() == []
     with pytest.raises(StoreUnavailableError, match="unknown store URL scheme 'mysql'"):
         open_store("mysql://x/y")
+
+
+def test_postgres_connection_lost_mid_way_is_one_clear_error(pg_server: str) -> None:
+    """A store whose server connection is killed raises StoreUnavailableError, and a new store works."""
+    url = fresh_schema_url(pg_server)
+    store = open_store(url)
+    store.append("s", turn_history())
+    with psycopg.connect(pg_server, autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE pid <> pg_backend_pid() AND application_name = '' AND datname = 'postgres' "
+            "AND query NOT ILIKE '%pg_stat_activity%' AND backend_type = 'client backend'"
+        )
+    with pytest.raises(StoreUnavailableError, match="PostgreSQL at postgresql://"):
+        store.sessions()
+    store.close()
+    with open_store(url) as again:
+        assert again.export_bytes("s") == dumps(turn_history())

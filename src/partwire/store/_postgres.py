@@ -61,15 +61,24 @@ class PostgresBackend:
     @contextmanager
     def write(self) -> Iterator[Cursor]:
         """A transaction; writers lock the rows they change."""
-        with self._lock, self._conn.transaction(), self._conn.cursor() as raw:
+        with self._lost(), self._lock, self._conn.transaction(), self._conn.cursor() as raw:
             yield _PgCursor(raw)
 
     @contextmanager
     def read(self) -> Iterator[Cursor]:
         """A repeatable-read transaction: every statement in it sees one snapshot."""
-        with self._lock, self._conn.transaction(), self._conn.cursor() as raw:
+        with self._lost(), self._lock, self._conn.transaction(), self._conn.cursor() as raw:
             raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             yield _PgCursor(raw)
+
+    @contextmanager
+    def _lost(self) -> Iterator[None]:
+        """A connection lost mid-way (server restarted, network gone) as one clear error."""
+        try:
+            yield
+        except self._psycopg.OperationalError as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise StoreUnavailableError(f"PostgreSQL at {redact(self.url)}: {first}") from exc
 
     def table_exists(self, cur: Cursor, name: str) -> bool:
         """Whether the table ``name`` exists on the search path."""

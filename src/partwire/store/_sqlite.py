@@ -55,7 +55,7 @@ class SqliteBackend:
     @contextmanager
     def write(self) -> Iterator[Cursor]:
         """A write transaction holding the database's write lock; rolled back on any error."""
-        with self._lock:
+        with self._lock, _busy(self.path):
             cur = Cursor(self._conn.cursor())
             cur.execute("BEGIN IMMEDIATE")
             try:
@@ -128,6 +128,15 @@ class SqliteBackend:
         """Close the connection."""
         with self._lock:
             self._conn.close()
+
+
+@contextmanager
+def _busy(path: str) -> Iterator[None]:
+    """Another writer holding the lock past the busy timeout, or a full disk, as one clear error."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        raise StoreUnavailableError(f"SQLite database {path}: {exc}") from exc
 
 
 class Cursor:
