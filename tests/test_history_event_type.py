@@ -172,3 +172,23 @@ def test_any_history_json_through_a_user_model_equals_the_codec(events: list[His
     assert dumped == _codec_lines(events)
     again = Session.model_validate_json(session.model_dump_json())
     assert [encode(e) for e in again.events] == [encode(e) for e in events]
+
+
+class Thread(BaseModel):
+    """A model using both unions, optionally and nested in another model."""
+
+    pinned: Message | None = None
+    session: Session
+    by_id: dict[str, Message] = {}
+
+
+def test_both_unions_in_one_model_share_one_definition() -> None:
+    """Message and HistoryEvent used together (optional, nested, as dict values) validate and share $defs/Message."""
+    message = UserMessage("pinned")
+    thread = Thread(pinned=message, session=Session(session_id="s", events=example_history()),
+                    by_id={message.id: message})
+    assert Thread.model_validate_json(thread.model_dump_json()) == thread
+    schema = Thread.model_json_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(json.loads(thread.model_dump_json()), schema)
+    assert schema["properties"]["by_id"]["additionalProperties"] == {"$ref": "#/$defs/Message"}
