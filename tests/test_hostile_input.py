@@ -453,3 +453,16 @@ def test_program_prints_no_traceback_on_deep_body(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     _one_error_line(result.stderr, "deep.json")
+
+
+def test_rewrite_command_refuses_a_too_long_line_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`partwire rewrite --max-line-bytes` on a longer line is one FILE:LINE error, exit 2, OUT untouched."""
+    src = tmp_path / "h.jsonl"
+    src.write_bytes(dumps(example_history()))
+    before = src.read_bytes()
+    assert main(["rewrite", "--max-line-bytes", "300", str(src), str(src)]) == 2
+    line = _one_error_line(capsys.readouterr().err, f"{src}:2")  # line 1 is short enough
+    assert "--max-line-bytes" in line
+    assert src.read_bytes() == before
