@@ -580,9 +580,10 @@ class Store:
             [(session_id, call_id, *values) for call_id, values in rows.tool_calls.items()],
         )
         cur.executemany(
+            # Only a call made before the result: a result that comes first answers nothing.
             "UPDATE tool_calls SET status = ?, result_seq = ?, result_id = ?, started_at = ?, "
-            "finished_at = ? WHERE session_id = ? AND call_id = ?",
-            [(*r[:5], session_id, r[5]) for r in rows.results],
+            "finished_at = ? WHERE session_id = ? AND call_id = ? AND seq < ?",
+            [(*r[:5], session_id, r[5], r[1]) for r in rows.results],
         )
         if rows.parts:
             self._backend.index_parts(cur, session_id, after)
