@@ -87,6 +87,9 @@ class Options:
     """Reads workspace file references, so they can be sent inline."""
 
 
+_DEFAULTS = Options()
+
+
 def to_wire(
     history: History,
     *,
@@ -111,7 +114,7 @@ def to_wire(
     keywords) holds the adapter's switches: :class:`Options`. ``strict=True`` raises
     :class:`~partwire.errors.LossError` instead of degrading.
     """
-    opts = resolve_options(Options, options, switches)
+    opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
     losses = Losses(NAME)
     request = build_request(
         history, model=model, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens,

@@ -120,13 +120,29 @@ class Encoder(PartEncoder):
         for event in history[:start]:
             if type(event) is AssistantMessage:
                 self._register_calls(event)
+        # The hot loop of every request. A plain tool result (most of an agent's history) is
+        # encoded inline, and an answer goes to its fast path first; fields are read from
+        # __dict__, where pydantic keeps them.
+        fast = self._assistant_fast
+        wire_ids = self.wire_ids
+        append = self.items.append
+        custom = self.custom
         for i in range(max(start, self.head()), len(history)):
             event = history[i]
             kind = type(event)
             if kind is ToolMessage:
-                self._tool(event, i)  # type: ignore[arg-type]
+                fields = event.__dict__
+                call_id = fields["call_id"]
+                wire_id = wire_ids.get(call_id)
+                text = fields["output_text"]
+                if wire_id is not None and text and fields["provider_data"] is None and not fields[
+                        "parts"] and fields["status"] == "success" and call_id not in custom:
+                    append({"type": "function_call_output", "call_id": wire_id, "output": text})
+                else:
+                    self._tool(event, i)  # type: ignore[arg-type]
             elif kind is AssistantMessage:
-                self._assistant(event, i)  # type: ignore[arg-type]
+                if not fast(event):  # type: ignore[arg-type]
+                    self._assistant(event, i)  # type: ignore[arg-type]
             elif kind is UserMessage:
                 self._message("user", event, i)  # type: ignore[arg-type]
             else:
@@ -139,7 +155,8 @@ class Encoder(PartEncoder):
             case ToolMessage():
                 self._tool(event, i)
             case AssistantMessage():
-                self._assistant(event, i)
+                if not self._assistant_fast(event):
+                    self._assistant(event, i)
             case UserMessage():
                 self._message("user", event, i)
             case SystemMessage():
@@ -161,7 +178,7 @@ class Encoder(PartEncoder):
         if fields["provider_data"] is None and len(parts) == 1 and type(parts[0]) is TextPart:
             only = parts[0].__dict__
             if only["provider_data"] is None and not only["citations"]:
-                self.items.append({"role": role, "content": only["text"]})  # type: ignore[typeddict-item]
+                self.items.append({"role": role, "content": only["text"]})
                 return
         path = f"history[{i}]"
         marks = self.marks(event.provider_data)
@@ -199,8 +216,6 @@ class Encoder(PartEncoder):
                     self.custom.add(part.id)
 
     def _assistant(self, event: AssistantMessage, i: int) -> None:
-        if self._assistant_fast(event):
-            return
         path = f"history[{i}]"
         unstored = self._unstored(event)
         before = len(self.items)
@@ -226,8 +241,7 @@ class Encoder(PartEncoder):
         general path, which reports losses, takes the message.
         """
         if not self.own_only:
-            return False
-        issuers = self.issuers
+            return False  # then only OpenAI's own echo state is read: one issuer to compare
         out: list[dict[str, Any]] = []
         calls: list[tuple[str, str]] = []
         group: dict[str, Any] | None = None
@@ -235,8 +249,26 @@ class Encoder(PartEncoder):
             kind = type(part)
             fields = part.__dict__
             pd = fields["provider_data"]
-            if kind is TextPart:
-                if pd is None or fields["citations"] or pd.issuer not in issuers:
+            if kind is ToolCallPart:
+                group = None
+                wire_id = fields["provider_ids"].get(ISSUER)
+                if wire_id is None:
+                    return False
+                if pd is None:
+                    out.append({"type": "function_call", "call_id": wire_id, "name": fields["name"],
+                                "arguments": fields["arguments_json"]})
+                else:
+                    data = pd.data
+                    item = data.get("item") if type(data) is dict and len(data) == 1 else None
+                    if pd.issuer != ISSUER or type(item) is not dict or item.keys() != _CALL_ITEM \
+                            or type(item["id"]) is not str:
+                        return False
+                    out.append({"id": item["id"], "type": "function_call", "status": item["status"],
+                                "arguments": fields["arguments_json"], "call_id": wire_id,
+                                "name": fields["name"]})
+                calls.append((fields["id"], wire_id))
+            elif kind is TextPart:
+                if pd is None or fields["citations"] or pd.issuer != ISSUER:
                     return False
                 data = pd.data
                 item = data.get("item") if type(data) is dict else None
@@ -245,61 +277,42 @@ class Encoder(PartEncoder):
                 ident = item.get("id")
                 if type(ident) is not str:
                     return False
-                content: dict[str, Any] = {"type": "output_text", "annotations": []}
                 size = len(data)
                 if size == 2:
                     extras = data.get("extras")
-                    if type(extras) is not dict or len(extras) != 1 or "logprobs" not in extras:
+                    if type(extras) is not dict or extras.keys() != _LOGPROBS:
                         return False
-                    content["logprobs"] = extras["logprobs"]
-                elif size != 1:
+                    content = {"type": "output_text", "annotations": [],
+                               "logprobs": extras["logprobs"], "text": fields["text"]}
+                elif size == 1:
+                    content = {"type": "output_text", "annotations": [], "text": fields["text"]}
+                else:
                     return False
-                content["text"] = fields["text"]
                 if group is not None and group["id"] == ident:
                     group["content"].append(content)
                     continue
-                group = {"id": ident, "type": "message"}
-                if "status" in item:
-                    group["status"] = item["status"]
-                group["content"] = [content]
-                if "phase" in item:
-                    group["phase"] = item["phase"]
-                group["role"] = "assistant"
+                if item.keys() == _CALL_ITEM:  # id and status: the common case
+                    group = {"id": ident, "type": "message", "status": item["status"],
+                             "content": [content], "role": "assistant"}
+                else:
+                    group = {"id": ident, "type": "message"}
+                    if "status" in item:
+                        group["status"] = item["status"]
+                    group["content"] = [content]
+                    if "phase" in item:
+                        group["phase"] = item["phase"]
+                    group["role"] = "assistant"
                 out.append(group)
-                continue
-            group = None
-            if kind is ThinkingPart:
+            elif kind is ThinkingPart:
+                group = None
                 signature = fields["signature"]
                 ident = fields["id"]
-                if pd is not None or signature is None or signature.issuer not in issuers or \
+                if pd is not None or signature is None or signature.issuer != ISSUER or \
                         ident is None:
                     return False
                 text = fields["text"]
                 out.append({"id": ident, "type": "reasoning", "encrypted_content": signature.value,
                             "summary": [{"type": "summary_text", "text": text}] if text else []})
-            elif kind is ToolCallPart:
-                wire_id = fields["provider_ids"].get(ISSUER)
-                if wire_id is None:
-                    return False
-                if pd is None:
-                    out.append({"type": "function_call", "call_id": wire_id, "name": fields["name"],
-                                "arguments": fields["arguments_json"]})
-                else:
-                    if pd.issuer not in issuers:
-                        return False
-                    data = pd.data
-                    item = data.get("item") if type(data) is dict and len(data) == 1 else None
-                    if type(item) is not dict or not item.keys() <= _CALL_ITEM or type(
-                            item.get("id")) is not str:
-                        return False
-                    call: dict[str, Any] = {"id": item["id"], "type": "function_call"}
-                    if "status" in item:
-                        call["status"] = item["status"]
-                    call["arguments"] = fields["arguments_json"]
-                    call["call_id"] = wire_id
-                    call["name"] = fields["name"]
-                    out.append(call)
-                calls.append((fields["id"], wire_id))
             else:
                 return False
         if not out:
@@ -556,6 +569,7 @@ class Encoder(PartEncoder):
 
 _MESSAGE_ITEM = frozenset({"id", "status", "phase"})
 _CALL_ITEM = frozenset({"id", "status"})
+_LOGPROBS = frozenset({"logprobs"})
 
 
 def _citations(part: TextPart, path: str, message_id: str, losses: Losses) -> list[dict[str, Any]]:
