@@ -95,8 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parser() -> _Parser:
     parser = _Parser(
         prog="partwire",
-        description="Print the bundled example; show, validate and rewrite partwire history files "
-                    "(JSONL); convert histories and provider request/response bodies between "
+        description="Print the bundled example; show, validate and rewrite partwire history files\n"
+                    "(JSONL); convert histories and provider request/response bodies between\n"
                     "formats; print the JSON Schema of a history line.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Every FILE may be '-' for stdin. Exit status: 0 ok, 1 problems found (validate, show),\n"
