@@ -48,7 +48,8 @@ def schema(session: nox.Session) -> None:
     session.run("python", "-m", "partwire.codec.schema", "docs/schema/partwire.schema.json")
 
 
-RECORD_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai_chat": "OPENAI_API_KEY"}
+RECORD_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai_chat": "OPENAI_API_KEY",
+               "openai_responses": "OPENAI_API_KEY"}
 
 
 @nox.session(default=False)
