@@ -52,7 +52,7 @@ def example(name: str) -> Any:
 def reasoning(*, signed: bool = True, rs: str = "rs_1", text: str = "thinking") -> ThinkingPart:
     """A reasoning part as the decoder gives it."""
     return ThinkingPart(text=text, id=rs, signature=Opaque(value=BLOB, issuer="openai") if signed else None,
-                        provider_data=None if signed else ProviderData(issuer="openai", data={}))
+                        provider_data=ProviderData(issuer="openai", data={"summary": [len(text)]}))
 
 
 def answer(*parts: Any, store: bool | None = False, response_id: str | None = "resp_1",
@@ -113,9 +113,11 @@ def test_stateless_request_asks_for_encrypted_reasoning() -> None:
 
 def test_reasoning_without_blob_from_a_stored_response_is_kept() -> None:
     """Reasoning with no encrypted_content is still sent when its response was stored: the id resolves."""
-    sent = items([UserMessage("q"), answer(reasoning(signed=False), "a", store=None)])
-    assert sent[1] == {"id": "rs_1", "type": "reasoning",
-                       "summary": [{"type": "summary_text", "text": "thinking"}]}
+    item = {"id": "rs_1", "type": "reasoning", "summary": [{"type": "summary_text", "text": "thinking"}]}
+    decoded = openai_responses.from_wire({"id": "resp_1", "model": "gpt-5.5", "status": "completed",
+                                          "output": [item]})
+    assert items([UserMessage("q"), decoded])[1] == item
+    assert items([UserMessage("q"), answer(reasoning(signed=False), "a", store=None)])[1] == item
 
 
 def test_reasoning_without_blob_from_an_unstored_response_is_dropped_with_a_loss() -> None:

@@ -57,7 +57,8 @@ class ResponsesOrigin(Origin):
 
     def thinking(self, text: str, n: int) -> Part:
         """A reasoning item: its summary as text, ``encrypted_content`` as the signature."""
-        return ThinkingPart(text=text, signature=self.signature(n), id=self.reasoning_ids[n])
+        return ThinkingPart(text=text, signature=self.signature(n), id=self.reasoning_ids[n],
+                            provider_data=ProviderData(issuer=self.issuer, data={"summary": [len(text)]}))
 
     def redacted_part(self, n: int) -> Part:
         """A reasoning item with an empty summary: only its encrypted content."""

@@ -176,7 +176,7 @@ def reasoning_from_wire(item: Mapping[str, Any]) -> ThinkingPart | None:
     """A ``reasoning`` item as one thinking part: summaries joined, encrypted content signed.
 
     The text is the summary entries joined by a blank line; ``summary`` in the echo state records
-    their lengths when there is not exactly one, so the encoder splits them again. ``None`` when
+    their lengths, so the encoder splits them again. ``None`` when
     the item does not have the reasoning shape (it is then kept whole as an unknown part).
     """
     summary = item.get("summary", [])
@@ -195,15 +195,14 @@ def reasoning_from_wire(item: Mapping[str, Any]) -> ThinkingPart | None:
     extras = _extras(item, used)
     if extras:
         marks["item"] = extras
-    if len(summary) != 1:
-        marks["summary"] = [len(s["text"]) for s in summary]
-    if "summary" not in item:
-        marks["summary"] = None  # the item had no summary key at all
+    # The lengths of the summary entries, so the encoder splits the text again. Always there:
+    # it also marks the part as OpenAI's when there is no encrypted content to say so.
+    marks["summary"] = [len(s["text"]) for s in summary] if "summary" in item else None
     return ThinkingPart(
         text=_SEPARATOR.join(s["text"] for s in summary),
         signature=Opaque(value=encrypted, issuer=ISSUER) if isinstance(encrypted, str) else None,
         id=ident if isinstance(ident, str) else None,
-        provider_data=marks_pd(marks) if marks else None,
+        provider_data=marks_pd(marks),
     )
 
 

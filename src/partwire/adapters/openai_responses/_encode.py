@@ -307,10 +307,14 @@ class Encoder(PartEncoder):
                 group = None
                 signature = fields["signature"]
                 ident = fields["id"]
-                if pd is not None or signature is None or signature.issuer != ISSUER or \
-                        ident is None:
+                if signature is None or signature.issuer != ISSUER or ident is None:
                     return False
                 text = fields["text"]
+                if pd is not None:  # as decoded: the summary's layout, one entry or none
+                    data = pd.data
+                    if pd.issuer != ISSUER or type(data) is not dict or len(data) != 1 or \
+                            data.get("summary") != ([len(text)] if text else []):
+                        return False
                 out.append({"id": ident, "type": "reasoning", "encrypted_content": signature.value,
                             "summary": [{"type": "summary_text", "text": text}] if text else []})
             else:
