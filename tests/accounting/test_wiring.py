@@ -1,0 +1,42 @@
+"""Every adapter gets its estimate from the measured estimator of its wire format."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from partwire.adapters import get_adapter
+from tests.accounting._corpus import samples
+from tests.accounting.test_estimates import ESTIMATORS
+
+# Adapter -> the corpus folder of its wire format.
+WIRED = {"anthropic": "anthropic", "openai_chat": "openai-chat"}
+
+
+@pytest.mark.parametrize("adapter", sorted(WIRED))
+def test_the_adapter_counts_bodies_with_the_measured_estimator(adapter: str) -> None:
+    """``_tokens.estimate_request_tokens`` gives what the tested estimator gives, body for body."""
+    provider = WIRED[adapter]
+    count = importlib.import_module(f"partwire.adapters.{adapter}._tokens").estimate_request_tokens
+    chosen = samples(provider, held_back=True)[:25]
+    assert chosen
+    for sample in chosen:
+        assert count(sample.request) == ESTIMATORS[provider](sample.request), sample.name
+
+
+@pytest.mark.parametrize("adapter", sorted(WIRED))
+def test_estimate_input_tokens_counts_the_body_to_wire_builds(adapter: str) -> None:
+    """An imported request's history estimates to what its rebuilt body estimates to."""
+    module = get_adapter(adapter)
+    count = importlib.import_module(f"partwire.adapters.{adapter}._tokens").estimate_request_tokens
+    # Request parameters (tool choice, output schema, thinking) and the model-dependent tool
+    # prompt are not part of (history, tools): requests with them are left out.
+    plain = [s for s in samples(WIRED[adapter], held_back=True)
+             if not {"tools", "tool_choice", "response_format", "output_format", "output_config",
+                     "thinking"} & set(s.request)][:25]
+    assert plain
+    for sample in plain:
+        imported = module.from_wire_request(sample.request)
+        body = module.to_wire(imported.history, model="estimate", tools=imported.tools).request
+        assert module.estimate_input_tokens(imported.history, imported.tools) == count(body), sample.name
