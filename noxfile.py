@@ -36,8 +36,8 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Measure load, dump and import against peers in the same run; writes .bench/results.json."""
-    session.install("-e", DEV)
+    """Measure partwire against peers in the same run; writes .bench/results.json."""
+    session.install("-e", ".[dev,bench]")
     session.run("python", "-m", "tests.benchmarks", *session.posargs)
 
 

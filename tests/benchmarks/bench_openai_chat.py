@@ -8,8 +8,8 @@
   reasoning parts (OpenAI's Chat API returns none), as the Anthropic benchmark sends an
   Anthropic session to Anthropic.
 - ``openai_chat.to_wire.<n>.from_anthropic``: the same against ``agent_history(n)`` as it is,
-  a cross-provider conversion in which every thinking part and every call id is a loss (about
-  0.8 per event, each a ``Loss`` object); reported for information, without a target. In both,
+  a cross-provider conversion in which every thinking part is a loss (each a ``Loss`` object),
+  against the same plain loop. Target <= 2x. In both,
   losses are recorded as usual and their *logging* is off (it would time the logging handler).
 - ``openai_chat.stream.<n>``: folding a stream of ``n`` text and tool-argument deltas (chunk
   dicts, as ``json.loads`` gives them) into the final message through ``stream()``, which runs
@@ -37,7 +37,7 @@ from tests.benchmarks.agent_history import agent_history
 
 __all__ = ["run"]
 
-TARGETS = {"to_wire": 1.5, "stream": 0.02}
+TARGETS = {"to_wire": 1.5, "lossy": 2.0, "stream": 0.02}
 
 
 @contextmanager
@@ -202,8 +202,8 @@ def run() -> dict[str, dict[str, Any]]:
         results[f"openai_chat.to_wire.{n}"] = {"value": round(ratio, 3), "unit": "x",
                                                "target": TARGETS["to_wire"], **detail}
         ratio, detail = _to_wire_ratio(n, native=False)
-        results[f"openai_chat.to_wire.{n}.from_anthropic"] = {"value": round(ratio, 3),
-                                                              "unit": "x", **detail}
+        results[f"openai_chat.to_wire.{n}.from_anthropic"] = {
+            "value": round(ratio, 3), "unit": "x", "target": TARGETS["lossy"], **detail}
     for n in (1_000, 10_000):
         ratio, detail = _stream_ratio(n)
         results[f"openai_chat.stream.{n}"] = {"value": round(ratio, 4), "unit": "x",

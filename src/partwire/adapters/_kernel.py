@@ -31,7 +31,7 @@ from collections.abc import (
     Sequence,
 )
 from datetime import datetime
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 from partwire.adapters._common import Losses, WireFormatError
 from partwire.adapters._sse import ServerSentEvent, aiter_wire_items, iter_wire_items
@@ -71,9 +71,12 @@ def resolve_options(cls: type[OptionsT], options: Any = None,
     an ``int``), which is how the CLI's ``--option key=value`` arrives. An unknown name, or a
     value outside a ``Literal``, raises ``ValueError`` naming the fields there are.
     """
-    if isinstance(options, cls) and not switches:
-        return options
-    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    if not switches:
+        if options is None:
+            return _defaults(cls)
+        if isinstance(options, cls):
+            return options
+    fields = _fields(cls)
     given: dict[str, Any] = {}
     if isinstance(options, cls):
         given = {name: getattr(options, name) for name in fields}
@@ -89,9 +92,36 @@ def resolve_options(cls: type[OptionsT], options: Any = None,
         raise ValueError(f"{cls.__module__.rsplit('.', 1)[0]}.Options has no "
                          f"{', '.join(map(repr, unknown))}; its fields are "
                          f"{', '.join(fields) or 'none'}")
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     values = {name: _coerce(name, value, hints.get(name, Any)) for name, value in given.items()}
     return cls(**values)
+
+
+# Every public call reads its options: the defaults and the field types are worked out once.
+_DEFAULTS: dict[type[Any], Any] = {}
+_FIELDS: dict[type[Any], dict[str, Any]] = {}
+_HINTS: dict[type[Any], dict[str, Any]] = {}
+
+
+def _defaults(cls: type[OptionsT]) -> OptionsT:
+    found = _DEFAULTS.get(cls)
+    if found is None:
+        found = _DEFAULTS[cls] = cls()
+    return cast(OptionsT, found)
+
+
+def _fields(cls: type[Any]) -> dict[str, Any]:
+    found = _FIELDS.get(cls)
+    if found is None:
+        found = _FIELDS[cls] = {f.name: f for f in dataclasses.fields(cls)}
+    return found
+
+
+def _hints(cls: type[Any]) -> dict[str, Any]:
+    found = _HINTS.get(cls)
+    if found is None:
+        found = _HINTS[cls] = typing.get_type_hints(cls)
+    return found
 
 
 def _coerce(name: str, value: Any, hint: Any) -> Any:
