@@ -91,6 +91,11 @@ def _safe(trip: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], A
     return call
 
 
+def _over(trip: Callable[[dict[str, Any]], Any],
+          bodies: list[dict[str, Any]]) -> Callable[[], object]:
+    return lambda: [trip(body) for body in bodies]
+
+
 def _exact(trip: Callable[[dict[str, Any]], Any], bodies: list[dict[str, Any]]) -> int:
     same = 0
     for body in bodies:
@@ -116,9 +121,8 @@ def run() -> dict[str, dict[str, Any]]:
             for peer_name, peer in (("linguafranca", _linguafranca(fmt)), ("rosetta", _rosetta(cls))):
                 if peer is None:
                     continue
-                safe = _safe(peer)
-                t_ours, t_peer = best_pair(lambda: [ours(b) for b in bodies],
-                                           lambda s=safe: [s(b) for b in bodies], rounds=5)
+                t_ours, t_peer = best_pair(_over(ours, bodies), _over(_safe(peer), bodies),
+                                           rounds=5)
                 row: dict[str, Any] = {"value": round(t_ours / t_peer, 3), "unit": "x",
                                        "ours_ms": round(t_ours * 1e3, 2),
                                        "peer_ms": round(t_peer * 1e3, 2)}
