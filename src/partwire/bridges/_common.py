@@ -1,0 +1,76 @@
+"""What the bridges share: the export result, loss bookkeeping, JSON helpers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from partwire._base import ProviderData
+from partwire.errors import LossError
+from partwire.projection import Loss, LossAction, log_losses
+
+__all__ = ["Export", "LossLog", "compact_json", "extras_of", "require"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Export(Generic[T]):
+    """A history as a peer library's messages, and what they could not hold."""
+
+    messages: list[T]
+    """The peer's own message objects, ready to hand to it."""
+    losses: tuple[Loss, ...] = ()
+    """Everything not carried as it is, in history order."""
+
+    @property
+    def lossless(self) -> bool:
+        """Whether nothing was lost."""
+        return not self.losses
+
+
+@dataclass
+class LossLog:
+    """Collects the losses of one export, under the bridge's name."""
+
+    bridge: str
+    losses: list[Loss] = field(default_factory=list)
+
+    def add(self, path: str, part_type: str, action: LossAction, reason: str,
+            message_id: str | None = None) -> None:
+        self.losses.append(Loss(path, part_type, action, reason, self.bridge, message_id))
+
+    def finish(self, messages: list[T], *, strict: bool) -> Export[T]:
+        """Raise in strict mode if anything was lost; else log the losses once and wrap."""
+        found = tuple(self.losses)
+        if found and strict:
+            raise LossError(found, self.bridge)
+        log_losses(found)
+        return Export(messages=messages, losses=found)
+
+
+def compact_json(value: Any) -> str:
+    """JSON text as the canonical form writes it: compact, non-ASCII kept."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def extras_of(pd: ProviderData | None, issuer: str) -> dict[str, Any]:
+    """The bridge's own ``provider_data`` as a dict (empty when absent or someone else's)."""
+    if pd is None or pd.issuer != issuer or not isinstance(pd.data, dict):
+        return {}
+    return dict(pd.data)
+
+
+def require(module: str, extra: str) -> None:
+    """Raise an ImportError naming the extra to install when the peer is missing."""
+    try:
+        __import__(module)
+    except ImportError as exc:
+        raise ImportError(f"this bridge needs {module!r}: pip install 'partwire[{extra}]'") from exc
+
+
+def first(items: Sequence[T]) -> T | None:
+    """The first item, or None."""
+    return items[0] if items else None

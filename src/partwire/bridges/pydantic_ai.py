@@ -1,0 +1,681 @@
+"""Bridge to pydantic-ai: its ``list[ModelMessage]`` <-> canonical history events, both ways.
+
+The mapping table and what each direction keeps are in ``docs/migrate/pydantic-ai.md``.
+
+A ``ModelRequest`` becomes one canonical message per part (system prompt, user prompt, tool
+return); a ``ModelResponse`` becomes one assistant message. Every field the canonical form has no
+place for is kept in ``provider_data`` (issuer ``pydantic-ai``), checked at import time by
+rebuilding the part, so ``to_messages(from_messages(m))`` serialises exactly as ``m`` does.
+Parts this bridge does not know (compaction, speech, tool search, ...) are kept verbatim as
+``unknown`` parts or events. Ids are derived from the messages (import the same list twice,
+get the same ids).
+
+Requires ``pydantic-ai-slim`` (``pip install 'partwire[pydantic-ai]'``); imported on first call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, assert_never
+
+from partwire._base import ProviderData, replace
+from partwire.bridges._common import Export, LossLog, compact_json, extras_of, require
+from partwire.history import (
+    CompactionEvent,
+    ErrorEvent,
+    HistoryEvent,
+    ModelSwitchEvent,
+    RetryEvent,
+    SubtaskEvent,
+    TaskMetadataEvent,
+    UnknownEvent,
+)
+from partwire.ids import derive_id
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    StopReason,
+    SystemMessage,
+    ToolMessage,
+    ToolStatus,
+    UserMessage,
+)
+from partwire.parts import (
+    AudioPart,
+    Base64Source,
+    DocumentPart,
+    ImagePart,
+    Opaque,
+    Part,
+    RedactedThinkingPart,
+    RefusalPart,
+    ServerToolCallPart,
+    ServerToolResultPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    UnknownPart,
+    UrlSource,
+)
+from partwire.usage import Usage
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+    from pydantic_ai.messages import ModelMessage
+
+__all__ = ["ISSUER", "NAME", "from_messages", "read_dump", "to_messages"]
+
+NAME = "pydantic_ai"
+"""The bridge's name, as losses name it."""
+ISSUER = "pydantic-ai"
+"""The issuer of the ``provider_data`` this bridge writes and reads back."""
+
+_MISSING = object()
+# pydantic-ai's finish reasons <-> ours; the pairs that do not map back are kept as extras.
+_FINISH_TO_STOP: dict[str, StopReason] = {
+    "stop": "stop", "length": "length", "content_filter": "content_filter",
+    "tool_call": "tool_use", "error": "error",
+}
+_STOP_TO_FINISH: dict[str, str] = {str(v): k for k, v in _FINISH_TO_STOP.items()} | {"refusal": "content_filter"}
+_OUTCOME_TO_STATUS: dict[str, ToolStatus] = {
+    "success": "success", "failed": "error", "denied": "denied", "interrupted": "aborted",
+    "retried": "error",
+}
+_STATUS_TO_OUTCOME = {"success": "success", "error": "failed", "denied": "denied",
+                      "aborted": "interrupted"}
+# pydantic-ai names providers by their API flavour; partwire by who issues ids and signatures.
+_ISSUERS = {"google-gla": "google", "google-vertex": "google", "openai-responses": "openai"}
+# Anthropic's redacted thinking, as pydantic-ai's Anthropic model stores it.
+_REDACTED_ID = "redacted_thinking"
+
+
+def from_messages(messages: Sequence[ModelMessage]) -> list[HistoryEvent]:
+    """Import pydantic-ai messages (``result.all_messages()``) as canonical history events."""
+    types = _Types()
+    return _Importer(types).run(types.messages.dump_python(list(messages), mode="json"))
+
+
+def read_dump(data: bytes | str | Sequence[Mapping[str, Any]]) -> list[HistoryEvent]:
+    """Import a JSON dump of pydantic-ai messages (``ModelMessagesTypeAdapter.dump_json``)."""
+    types = _Types()
+    if isinstance(data, bytes | bytearray | str):
+        messages = types.messages.validate_json(data)
+    else:
+        messages = types.messages.validate_python(list(data))
+    return from_messages(messages)
+
+
+def to_messages(history: Sequence[HistoryEvent], *, strict: bool = False) -> Export[ModelMessage]:
+    """Export canonical events as pydantic-ai messages, with a loss for what they cannot hold.
+
+    ``strict=True`` raises :class:`~partwire.errors.LossError` instead of losing anything.
+    """
+    types = _Types()
+    log = LossLog(NAME)
+    dumped = _Exporter(log).run(history)
+    messages: list[ModelMessage] = types.messages.validate_python(dumped)
+    return log.finish(messages, strict=strict)
+
+
+class _Types:
+    """pydantic-ai's type adapters, imported on first use."""
+
+    def __init__(self) -> None:
+        require("pydantic_ai", "pydantic-ai")
+        from pydantic import TypeAdapter
+        from pydantic_ai.messages import (
+            ModelMessagesTypeAdapter,
+            ModelRequest,
+            ModelRequestPart,
+            ModelResponse,
+            ModelResponsePart,
+        )
+
+        self.messages = ModelMessagesTypeAdapter
+        self.request_part: TypeAdapter[Any] = TypeAdapter(ModelRequestPart)
+        self.response_part: TypeAdapter[Any] = TypeAdapter(ModelResponsePart)
+        self.request: TypeAdapter[Any] = TypeAdapter(ModelRequest)
+        self.response: TypeAdapter[Any] = TypeAdapter(ModelResponse)
+
+    def extras(self, adapter: TypeAdapter[Any], original: Mapping[str, Any],
+               rebuilt: Mapping[str, Any]) -> dict[str, Any]:
+        """The fields of ``original`` that rebuilding from the canonical form does not reproduce."""
+        again = adapter.dump_python(adapter.validate_python(dict(rebuilt)), mode="json")
+        return {k: v for k, v in original.items() if again.get(k, _MISSING) != v}
+
+
+# ---------------------------------------------------------------------------------------------
+# pydantic-ai -> canonical
+
+
+def _issuer(provider_name: Any) -> str:
+    return _ISSUERS.get(provider_name, provider_name) if isinstance(provider_name, str) else ISSUER
+
+
+def _call_id(tool_call_id: str) -> str:
+    """The canonical id of a pydantic-ai tool call id: derived, so calls and returns agree."""
+    return derive_id(ISSUER, tool_call_id, prefix="tu_")
+
+
+# Canonical fields pydantic-ai has no place for, carried in its messages' ``metadata`` (which it
+# never sends to a model) under "partwire", and only where they differ from what import derives.
+_CARRIED = ("id", "metadata", "parent_id", "status", "api", "routing", "started_at", "finished_at",
+            "truncated", "full_output_ref", "ui_extra", "side_effects", "stop_reason_raw")
+
+
+def _carried(event: Any, derived_id: str) -> dict[str, Any]:
+    """The canonical fields of ``event`` that only ``metadata["partwire"]`` can take there."""
+    out: dict[str, Any] = {}
+    fields = type(event).model_fields
+    dumped = event.model_dump(mode="json", include=set(_CARRIED) & set(fields))
+    for name, value in dumped.items():
+        if name == "id":
+            if value != derived_id:
+                out[name] = value
+        elif name == "status" and isinstance(event, ToolMessage):
+            continue  # the tool return's outcome says it
+        elif value != fields[name].get_default(call_default_factory=True):
+            out[name] = value
+    return out
+
+
+def _with_carried(event: Any, carried: Any) -> Any:
+    if not isinstance(carried, dict) or not carried:
+        return event
+    return type(event).model_validate({**event.model_dump(), **carried})
+
+
+def _identity(metadata: Any) -> dict[str, Any]:
+    found = metadata.get("partwire") if isinstance(metadata, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+class _Importer:
+    def __init__(self, types: _Types) -> None:
+        self.types = types
+        self.events: list[HistoryEvent] = []
+        self.previous: str | None = None
+        # Canonical call id -> pydantic-ai's, for the calls seen so far (as the exporter sees them).
+        self.ids: dict[str, str] = {}
+        self.canonical: dict[str, str] = {}  # and back
+
+    def run(self, dumped: list[dict[str, Any]]) -> list[HistoryEvent]:
+        for i, message in enumerate(dumped):
+            if message["kind"] == "request":
+                self._request(i, message)
+            else:
+                self.events.append(self._response(i, message))
+            self.previous = message["kind"]
+        return self.events
+
+    def _request(self, i: int, message: dict[str, Any]) -> None:
+        start = len(self.events)
+        self._request_parts(i, message)
+        fields = {k: v for k, v in message.items() if k != "parts"}
+        rebuilt = _request_fields(self.events[start:], i, self.ids) if message["parts"] else {}
+        extras = self.types.extras(self.types.request, fields, {**rebuilt, "parts": []})
+        # A marker only where grouping by position would be wrong: a request after a request.
+        if message["parts"] and (extras or self.previous == "request"):
+            self.events[start] = _mark(self.events[start], {"request": extras})
+
+    def _request_parts(self, i: int, message: dict[str, Any]) -> None:
+        if not message["parts"]:
+            self.events.append(UnknownEvent(
+                id=derive_id(ISSUER, str(i), at=_time(message.get("timestamp"))),
+                original_type=f"{ISSUER}:request", raw=message))
+            return
+        carried = _identity(message.get("metadata")).get("parts")
+        for j, part in enumerate(message["parts"]):
+            event = self._request_part(i, j, part)
+            if isinstance(carried, list) and j < len(carried):
+                event = _with_carried(event, carried[j])
+            self.events.append(event)
+
+    def _request_part(self, i: int, j: int, part: dict[str, Any]) -> HistoryEvent:
+        kind = part["part_kind"]
+        when = _time(part.get("timestamp"))
+        common: dict[str, Any] = {"id": derive_id(ISSUER, str(i), str(j), at=when)}
+        if when is not None:
+            common["created_at"] = when
+        event: HistoryEvent
+        if kind == "system-prompt":
+            event = SystemMessage(parts=self._user_content(part["content"]), **common)
+        elif kind == "user-prompt":
+            event = UserMessage(parts=self._user_content(part["content"]), **common)
+        elif kind in ("tool-return", "retry-prompt") and part.get("tool_name") is not None:
+            content = part["content"]
+            text = content if isinstance(content, str) else compact_json(content)
+            outcome = part.get("outcome", "retried" if kind == "retry-prompt" else "success")
+            wire = part["tool_call_id"]
+            event = ToolMessage(call_id=self.canonical.get(wire) or _call_id(wire), tool_name=part["tool_name"],
+                                status=_OUTCOME_TO_STATUS.get(outcome, "error"), output_text=text,
+                                data=None if isinstance(content, str) else content, **common)
+        elif kind == "retry-feedback" and isinstance(part["content"], str):
+            event = UserMessage(parts=(TextPart(text=part["content"]),), **common)
+        else:
+            return UnknownEvent(original_type=f"{ISSUER}:{kind}", raw=part, **common)
+        rebuilt = _request_part_to_dict(event, self.ids, None)
+        extras = self.types.extras(self.types.request_part, part, rebuilt)
+        return _mark(event, {"part": extras}) if extras else event
+
+    def _user_content(self, content: str | list[Any]) -> tuple[Part, ...]:
+        if isinstance(content, str):
+            return (TextPart(text=content),)
+        return tuple(_item_from_dict(item) for item in content)
+
+    def _response(self, i: int, message: dict[str, Any]) -> AssistantMessage:
+        issuer = _issuer(message.get("provider_name"))
+        carried = _identity(message.get("metadata"))
+        calls = carried.pop("calls", {})
+        parts = tuple(self._response_part(p, issuer, calls) for p in message["parts"])
+        provider = issuer if message.get("provider_name") else None
+        model_name = message.get("model_name")
+        finish = message.get("finish_reason")
+        when = _time(message.get("timestamp"))
+        msg = AssistantMessage(
+            id=derive_id(ISSUER, str(i), at=when),
+            **({"created_at": when} if when is not None else {}),
+            parts=parts,
+            model=(f"{provider}:{model_name}" if provider and model_name else model_name),
+            provider=provider,
+            response_id=message.get("provider_response_id"),
+            stop_reason=_FINISH_TO_STOP.get(finish) if isinstance(finish, str) else None,
+            usage=_usage_from_dict(message.get("usage")),
+        )
+        msg = _with_carried(msg, carried)
+        fields = {k: v for k, v in message.items() if k != "parts"}
+        rebuilt = _response_fields(msg, i)
+        extras = self.types.extras(self.types.response, fields, {**rebuilt, "parts": []})
+        if isinstance(extras.get("usage"), dict) and "usage" in rebuilt:
+            # Only the usage fields the canonical counts do not carry (details, audio, cost).
+            again = self.types.response.dump_python(
+                self.types.response.validate_python({**rebuilt, "parts": []}), mode="json")["usage"]
+            extras["usage"] = {k: v for k, v in extras["usage"].items() if again.get(k, _MISSING) != v}
+        return _mark(msg, {"response": extras}) if extras else msg  # type: ignore[no-any-return]
+
+    def _response_part(self, part: dict[str, Any], issuer: str, calls: Any) -> Part:
+        kind = part["part_kind"]
+        own = _issuer(part.get("provider_name")) if part.get("provider_name") else issuer
+        result: Part
+        if kind == "text":
+            result = TextPart(text=part["content"])
+        elif kind == "thinking":
+            signature = part.get("signature")
+            if part.get("id") == _REDACTED_ID and not part["content"] and signature is not None:
+                result = RedactedThinkingPart(data=Opaque(value=signature, issuer=own))
+            else:
+                result = ThinkingPart(text=part["content"], id=part.get("id"),
+                                      signature=Opaque(value=signature, issuer=own)
+                                      if signature else None)
+        elif kind == "tool-call":
+            args = part.get("args")
+            wire = part["tool_call_id"]
+            canonical = calls.get(wire) if isinstance(calls, dict) else None
+            result = ToolCallPart(
+                id=canonical if isinstance(canonical, str) else _call_id(wire), name=part["tool_name"],
+                arguments_json=args if isinstance(args, str) else ("" if args is None else compact_json(args)),
+                # A call sent under its canonical id has no provider id to remember.
+                provider_ids={} if canonical == wire else {issuer: wire})
+            self.ids[result.id] = wire
+            self.canonical[wire] = result.id
+        elif kind == "builtin-tool-call":
+            result = ServerToolCallPart(id=part["tool_call_id"], name=part["tool_name"],
+                                        input=part.get("args"), issuer=own)
+        elif kind == "builtin-tool-return":
+            result = ServerToolResultPart(call_id=part["tool_call_id"], name=part["tool_name"],
+                                          output=part.get("content"), issuer=own)
+        elif kind == "file":
+            result = _item_from_dict(part["content"])
+        else:
+            return UnknownPart(original_type=f"{ISSUER}:{kind}", raw=part, issuer=ISSUER)
+        rebuilt = _response_part_to_dict(result, {}, issuer, {}, None)
+        if rebuilt is None:  # pragma: no cover - every kind above exports
+            return UnknownPart(original_type=f"{ISSUER}:{kind}", raw=part, issuer=ISSUER)
+        extras = self.types.extras(self.types.response_part, part, rebuilt)
+        return _mark(result, {"part": extras}) if extras else result
+
+
+def _time(value: Any) -> datetime | None:
+    return datetime.fromisoformat(value) if isinstance(value, str) else None
+
+
+def _mark(model: Any, data: dict[str, Any]) -> Any:
+    merged = {**extras_of(model.provider_data, ISSUER), **data}
+    return replace(model, provider_data=ProviderData(issuer=ISSUER, data=merged))
+
+
+def _item_from_dict(item: Any) -> Part:
+    """A user-content item (or a FilePart's content) as a canonical part."""
+    if isinstance(item, str):
+        return TextPart(text=item)
+    kind = item.get("kind") if isinstance(item, dict) else None
+    media_type = item.get("media_type") if isinstance(item, dict) else None
+    if kind == "binary" and isinstance(media_type, str):
+        source = Base64Source(data=item["data"])
+        if media_type.startswith("image/"):
+            return ImagePart(source=source, media_type=media_type)
+        if media_type.startswith("audio/"):
+            return AudioPart(source=source, media_type=media_type)
+        return DocumentPart(source=source, media_type=media_type)
+    if kind in ("image-url", "document-url", "audio-url"):
+        url = UrlSource(url=item["url"])
+        if kind == "image-url":
+            return ImagePart(source=url, media_type=media_type)
+        if kind == "audio-url":
+            return AudioPart(source=url, media_type=media_type)
+        return DocumentPart(source=url, media_type=media_type)
+    return UnknownPart(original_type=f"{ISSUER}:{kind}", raw=item, issuer=ISSUER)
+
+
+def _usage_from_dict(usage: Any) -> Usage | None:
+    if not isinstance(usage, dict):
+        return None
+    found = Usage(input_tokens=usage.get("input_tokens", 0), output_tokens=usage.get("output_tokens", 0),
+                 cache_read_tokens=usage.get("cache_read_tokens", 0),
+                 cache_write_tokens=usage.get("cache_write_tokens", 0),
+                 reasoning_tokens=usage.get("output_reasoning_tokens", 0))
+    return None if found == Usage() else found
+
+
+# ---------------------------------------------------------------------------------------------
+# canonical -> pydantic-ai
+
+
+def _iso(when: datetime) -> str:
+    return when.isoformat()
+
+
+def _request_fields(events: Sequence[HistoryEvent], i: int, ids: Mapping[str, str]) -> dict[str, Any]:
+    """A request's ``metadata`` carrying what its parts' canonical events cannot say otherwise."""
+    carried = [_carried(e, derive_id(ISSUER, str(i), str(j), at=getattr(e, "created_at", None)))
+               for j, e in enumerate(events)]
+    for found, event in zip(carried, events, strict=True):
+        # A result whose call is not in the history: its canonical id cannot be derived back.
+        if isinstance(event, ToolMessage) and event.call_id not in ids \
+                and _call_id(event.call_id) != event.call_id:
+            found["call_id"] = event.call_id
+        # pydantic-ai holds one content: the data; a text that is not its JSON rides along.
+        if isinstance(event, ToolMessage) and event.data is not None \
+                and event.output_text != compact_json(event.data):
+            found["output_text"] = event.output_text
+        if isinstance(event, ToolMessage) and isinstance(event.data, str):
+            found["data"] = event.data  # a string content reads back as text, not data
+    return {"metadata": {"partwire": {"parts": carried}}} if any(carried) else {}
+
+
+def _response_fields(msg: AssistantMessage, i: int) -> dict[str, Any]:
+    model_name = msg.model
+    if msg.provider and model_name and model_name.startswith(f"{msg.provider}:"):
+        model_name = model_name.split(":", 1)[1]
+    out: dict[str, Any] = {"kind": "response", "model_name": model_name,
+                           "provider_name": msg.provider, "timestamp": _iso(msg.created_at),
+                           "provider_response_id": msg.response_id,
+                           "finish_reason": _STOP_TO_FINISH.get(msg.stop_reason or "")}
+    carried = _carried(msg, derive_id(ISSUER, str(i), at=msg.created_at))
+    stop = msg.stop_reason
+    if stop is not None and _FINISH_TO_STOP.get(_STOP_TO_FINISH.get(stop, "")) != stop:
+        carried["stop_reason"] = stop  # refusal, pause, aborted: finish reasons cannot say them
+    usage = msg.usage
+    if usage is not None and (usage == Usage() or usage.cost is not None
+                              or usage.pricing_version is not None or usage.latency_ms is not None):
+        # Counts travel in pydantic-ai's usage; zero counts import as none, and cost or latency
+        # have no place there.
+        carried["usage"] = usage.model_dump(mode="json")
+    calls = {c.provider_ids[msg.provider or ISSUER]: c.id for c in msg.parts
+             if isinstance(c, ToolCallPart) and (msg.provider or ISSUER) in c.provider_ids
+             and c.id != _call_id(c.provider_ids[msg.provider or ISSUER])}
+    calls |= {c.id: c.id for c in msg.parts
+              if isinstance(c, ToolCallPart) and (msg.provider or ISSUER) not in c.provider_ids
+              and c.id != _call_id(c.id)}
+    if calls:
+        carried["calls"] = calls
+    if carried:
+        out["metadata"] = {"partwire": carried}
+    if msg.usage is not None:
+        out["usage"] = {"input_tokens": msg.usage.input_tokens,
+                        "output_tokens": msg.usage.output_tokens,
+                        "cache_read_tokens": msg.usage.cache_read_tokens,
+                        "cache_write_tokens": msg.usage.cache_write_tokens,
+                        "output_reasoning_tokens": msg.usage.reasoning_tokens}
+    return out
+
+
+def _item_to_dict(part: Part, log: LossLog | None, path: str, message_id: str | None) -> Any:
+    """A canonical user part as a pydantic-ai user-content item (None: it cannot be one)."""
+    match part:
+        case TextPart():
+            if part.citations and log is not None:
+                log.add(path, "text", "dropped", "pydantic-ai user content has no citations",
+                        message_id)
+            return part.text
+        case ImagePart() | AudioPart() | DocumentPart():
+            kind = {"image": "image-url", "audio": "audio-url", "document": "document-url"}[part.type]
+            if isinstance(part.source, UrlSource):
+                out: dict[str, Any] = {"kind": kind, "url": part.source.url}
+                if part.media_type:
+                    out["media_type"] = part.media_type
+                return out
+            if isinstance(part.source, Base64Source) and part.media_type:
+                return {"kind": "binary", "data": part.source.data, "media_type": part.media_type}
+            if log is not None:
+                log.add(path, part.type, "dropped",
+                        f"pydantic-ai content takes URLs and inline bytes with a media type, "
+                        f"not a {part.source.type} source", message_id)
+            return None
+        case UnknownPart() if part.issuer == ISSUER and isinstance(part.raw, dict):
+            return part.raw
+        case _:
+            if log is not None:
+                log.add(path, part.type, "dropped", f"pydantic-ai user content has no {part.type} part",
+                        message_id)
+            return None
+
+
+def _request_part_to_dict(event: HistoryEvent, ids: Mapping[str, str],
+                          log: LossLog | None, path: str = "", ) -> dict[str, Any]:
+    """One canonical request-side event as a pydantic-ai request part dict (without extras)."""
+    mid = getattr(event, "id", None)
+    match event:
+        case SystemMessage():
+            texts = []
+            for j, part in enumerate(event.parts):
+                if isinstance(part, TextPart):
+                    texts.append(part.text)
+                    if part.citations and log is not None:
+                        log.add(f"{path}.parts[{j}]", "text", "dropped",
+                                "a pydantic-ai system prompt has no citations", mid)
+                elif log is not None:
+                    log.add(f"{path}.parts[{j}]", part.type, "dropped",
+                            "a pydantic-ai system prompt holds text only", mid)
+            if not event.parts and log is not None:
+                log.add(path, "system_message", "rewritten",
+                        "an empty system message becomes a system prompt of empty text", mid)
+            if len(texts) > 1 and log is not None:
+                log.add(path, "system_message", "rewritten",
+                        "several text parts joined into one system prompt", mid)
+            return {"part_kind": "system-prompt", "content": "\n\n".join(texts),
+                    "timestamp": _iso(event.created_at)}
+        case UserMessage() | DeveloperMessage():
+            items = [x for j, p in enumerate(event.parts)
+                     if (x := _item_to_dict(p, log, f"{path}.parts[{j}]", mid)) is not None]
+            only_text = len(items) == 1 and isinstance(items[0], str)
+            return {"part_kind": "user-prompt", "content": items[0] if only_text else items,
+                    "timestamp": _iso(event.created_at)}
+        case ToolMessage():
+            if log is not None:
+                for j, part in enumerate(event.parts):
+                    log.add(f"{path}.parts[{j}]", part.type, "dropped",
+                            "a pydantic-ai tool return carries its content only", mid)
+            return {"part_kind": "tool-return", "tool_name": event.tool_name,
+                    "content": event.data if event.data is not None else event.output_text,
+                    "tool_call_id": ids.get(event.call_id, event.call_id),
+                    "outcome": _STATUS_TO_OUTCOME[event.status],
+                    "timestamp": _iso(event.created_at)}
+        case _:  # pragma: no cover - the exporter routes only the cases above here
+            raise TypeError(f"not a request event: {type(event).__name__}")
+
+
+def _opaque_model(opaque: Opaque, log: LossLog | None, path: str, message_id: str | None) -> None:
+    if opaque.model is not None and log is not None:
+        log.add(path, "opaque", "dropped",
+                f"pydantic-ai keeps no model beside a signature ({opaque.model})", message_id)
+
+
+def _response_part_to_dict(part: Part, ids: dict[str, str], issuer: str,
+                           accepted: Mapping[str, str], log: LossLog | None,
+                           path: str = "", message_id: str | None = None) -> dict[str, Any] | None:
+    """One canonical assistant part as a pydantic-ai response part dict (without extras)."""
+    match part:
+        case TextPart():
+            if part.citations and log is not None:
+                log.add(path, "text", "dropped", "citations have no canonical place in pydantic-ai",
+                        message_id)
+            return {"part_kind": "text", "content": part.text}
+        case ThinkingPart():
+            out: dict[str, Any] = {"part_kind": "thinking", "content": part.text, "id": part.id}
+            if part.signature is not None:
+                _opaque_model(part.signature, log, path, message_id)
+                out["signature"] = part.signature.value
+                out["provider_name"] = accepted.get(part.signature.issuer, part.signature.issuer)
+            return out
+        case RedactedThinkingPart():
+            _opaque_model(part.data, log, path, message_id)
+            return {"part_kind": "thinking", "content": "", "id": _REDACTED_ID,
+                    "signature": part.data.value,
+                    "provider_name": accepted.get(part.data.issuer, part.data.issuer)}
+        case ToolCallPart():
+            wire = part.provider_ids.get(issuer)
+            if wire is None and part.provider_ids and log is not None:
+                log.add(path, "tool_call", "id_mapped",
+                        f"no id from {issuer}; the canonical id {part.id} replaces "
+                        f"{sorted(part.provider_ids.values())}", message_id)
+            ids[part.id] = wire or part.id
+            return {"part_kind": "tool-call", "tool_name": part.name,
+                    "args": part.arguments_json or None, "tool_call_id": wire or part.id}
+        case ServerToolCallPart():
+            args = part.input
+            if args is not None and not isinstance(args, dict):
+                if log is not None:
+                    log.add(path, "server_tool_call", "rewritten",
+                            "pydantic-ai holds built-in tool arguments as an object or text; "
+                            "this JSON goes as text", message_id)
+                args = compact_json(args)
+            return {"part_kind": "builtin-tool-call", "tool_name": part.name, "args": args,
+                    "tool_call_id": part.id, "provider_name": accepted.get(part.issuer, part.issuer)}
+        case ServerToolResultPart():
+            return {"part_kind": "builtin-tool-return", "tool_name": part.name,
+                    "content": part.output, "tool_call_id": part.call_id,
+                    "provider_name": accepted.get(part.issuer, part.issuer)}
+        case ImagePart() | AudioPart() | DocumentPart():
+            if isinstance(part.source, Base64Source) and part.media_type:
+                return {"part_kind": "file", "content": {"kind": "binary", "data": part.source.data,
+                                                         "media_type": part.media_type}}
+            if log is not None:
+                log.add(path, part.type, "dropped",
+                        "a pydantic-ai file part holds inline bytes with a media type only",
+                        message_id)
+            return None
+        case RefusalPart():
+            if log is not None:
+                log.add(path, "refusal", "downgraded", "pydantic-ai has no refusal part; sent as text",
+                        message_id)
+            return {"part_kind": "text", "content": part.text}
+        case UnknownPart():
+            if part.issuer == ISSUER and isinstance(part.raw, dict):
+                return dict(part.raw)
+            if log is not None:
+                log.add(path, "unknown", "dropped",
+                        f"an unknown {part.original_type} part from {part.issuer} has no pydantic-ai form",
+                        message_id)
+            return None
+        case _:
+            assert_never(part)
+
+
+class _Exporter:
+    def __init__(self, log: LossLog) -> None:
+        self.log = log
+        self.out: list[dict[str, Any]] = []
+        self.request: dict[str, Any] | None = None
+        self.request_events: list[HistoryEvent] = []
+        self.ids: dict[str, str] = {}
+
+    def run(self, history: Sequence[HistoryEvent]) -> list[dict[str, Any]]:
+        for i, event in enumerate(history):
+            self._event(i, event)
+        self._flush()
+        return self.out
+
+    def _flush(self) -> None:
+        if self.request is not None:
+            # Fields the import kept (the marker) win over those rebuilt from the events.
+            self.out.append({**_request_fields(self.request_events, len(self.out), self.ids),
+                             **self.request})
+            self.request = None
+            self.request_events = []
+
+    def _open(self, fields: dict[str, Any] | None) -> dict[str, Any]:
+        if fields is not None:
+            self._flush()
+        if self.request is None:
+            self.request = {"kind": "request", "parts": [], **(fields or {})}
+        return self.request
+
+    def _event(self, i: int, event: HistoryEvent) -> None:
+        path = f"history[{i}]"
+        match event:
+            case AssistantMessage():
+                self._flush()
+                self.out.append(self._response(event, path))
+            case SystemMessage() | UserMessage() | DeveloperMessage() | ToolMessage():
+                own = extras_of(event.provider_data, ISSUER)
+                if event.provider_data is not None and event.provider_data.issuer != ISSUER:
+                    self.log.add(path, f"{event.role}_message", "dropped",
+                                 f"provider data from {event.provider_data.issuer} has no place in "
+                                 "pydantic-ai", event.id)
+                if isinstance(event, DeveloperMessage):
+                    self.log.add(path, "developer_message", "attached",
+                                 "pydantic-ai has no developer role; sent as a user prompt", event.id)
+                part = {**_request_part_to_dict(event, self.ids, self.log, path), **own.get("part", {})}
+                self._open(own.get("request"))["parts"].append(part)
+                self.request_events.append(event)
+            case UnknownEvent() if event.original_type == f"{ISSUER}:request":
+                self._flush()
+                self.out.append(dict(event.raw) if isinstance(event.raw, dict) else {})
+            case UnknownEvent() if (event.original_type or "").startswith(f"{ISSUER}:") \
+                    and isinstance(event.raw, dict):
+                self._open(None)["parts"].append(dict(event.raw))
+                self.request_events.append(event)
+            case (ErrorEvent() | TaskMetadataEvent() | CompactionEvent() | RetryEvent()
+                  | ModelSwitchEvent() | SubtaskEvent() | UnknownEvent()):
+                self.log.add(path, event.type, "dropped",
+                             f"pydantic-ai message history has no {event.type} event", event.id)
+            case _:
+                assert_never(event)
+
+    def _response(self, msg: AssistantMessage, path: str) -> dict[str, Any]:
+        issuer = msg.provider or ISSUER
+        own = extras_of(msg.provider_data, ISSUER)
+        if msg.provider_data is not None and msg.provider_data.issuer != ISSUER:
+            self.log.add(path, "assistant_message", "dropped",
+                         f"provider data from {msg.provider_data.issuer} has no place in pydantic-ai",
+                         msg.id)
+        # pydantic-ai names the provider the way the response did; the canonical issuer maps back.
+        accepted = {issuer: own.get("response", {}).get("provider_name", issuer)} if msg.provider else {}
+        parts: list[dict[str, Any]] = []
+        for j, part in enumerate(msg.parts):
+            ppath = f"{path}.parts[{j}]"
+            if part.provider_data is not None and part.provider_data.issuer != ISSUER:
+                self.log.add(ppath, part.type, "dropped",
+                             f"provider data from {part.provider_data.issuer} has no place in "
+                             "pydantic-ai", msg.id)
+            wire = _response_part_to_dict(part, self.ids, issuer, accepted, self.log, ppath, msg.id)
+            if wire is not None:
+                parts.append({**wire, **extras_of(part.provider_data, ISSUER).get("part", {})})
+        fields = _response_fields(msg, len(self.out))
+        extra = dict(own.get("response", {}))
+        if isinstance(extra.get("usage"), dict) and "usage" in fields:
+            fields["usage"] = {**fields["usage"], **extra.pop("usage")}
+        return {**fields, **extra, "parts": parts}
+
