@@ -219,7 +219,8 @@ def _plain_text(part: Mapping[str, Any] | None) -> bool:
 class ChunkMerger:
     """Folds stream chunks (each a delta) into one response, by the §5.4 algorithm.
 
-    Text deltas of the same kind (thought or not) join; a part that carries only a signature
+    Text deltas of the same kind (thought or not) in successive chunks join (parts side by side
+    in one chunk stay apart, as in a whole response); a part that carries only a signature
     (``{"text": "", "thoughtSignature": ...}``) hands it to the text part before it; function
     calls never merge, except a Vertex call whose arguments stream as ``partialArgs`` until
     ``willContinue`` ends. Usage and metadata: the last value wins, never a sum.
@@ -232,6 +233,7 @@ class ChunkMerger:
         self.parts: list[dict[str, Any]] = []
         self.open_call: _PartialCall | None = None
         self.role: Any = None
+        self.chunk_start = 0
 
     def feed(self, chunk: Mapping[str, Any]) -> list[tuple[str, int, str]]:
         """Fold one chunk in; returns what changed as ``(what, index, text)`` for a translator:
@@ -253,6 +255,9 @@ class ChunkMerger:
                 continue
             if "role" in content:
                 self.role = content["role"]
+            # Parts side by side in one chunk are distinct parts; only the first of a chunk can
+            # continue the last part of the chunk before.
+            self.chunk_start = len(self.parts)
             for raw in content.get("parts") or ():
                 if isinstance(raw, dict):
                     changes.extend(self._part(raw))
@@ -278,7 +283,7 @@ class ChunkMerger:
             changes = []
         if _plain_text(raw) and not raw["text"] and "thoughtSignature" not in raw:
             return changes  # an empty delta (a stream's closing chunk) carries nothing
-        last = self.parts[-1] if self.parts else None
+        last = self.parts[-1] if self.parts and self.chunk_start == len(self.parts) else None
         if _plain_text(raw) and _plain_text(last) and last is not None \
                 and bool(raw.get("thought")) == bool(last.get("thought")) \
                 and not ("thoughtSignature" in last and "thoughtSignature" in raw):

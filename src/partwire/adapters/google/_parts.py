@@ -15,6 +15,7 @@ call Gemini sent without an id: it goes back without one).
 from __future__ import annotations
 
 import base64
+import mimetypes
 import re
 from collections.abc import Collection, Mapping
 from typing import Any, assert_never
@@ -66,6 +67,15 @@ _CANONICAL_ID = re.compile(r"tu_[0-9A-HJKMNP-TV-Z]{26}")
 _BESIDE = frozenset({"thought", "thoughtSignature"})
 
 
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]*={0,2}")
+
+
+def _base64(value: str) -> bool:
+    """Whether ``value`` is base64 the API can read (either alphabet); Gemini's signatures are."""
+    body = value.rstrip("=")
+    return bool(_BASE64.fullmatch(value)) and len(body) % 4 != 1
+
+
 def _pd(data: dict[str, Any]) -> ProviderData | None:
     return ProviderData(issuer=ISSUER, data=data) if data else None
 
@@ -99,8 +109,9 @@ def media_from_wire(key: str, data: Mapping[str, Any], pd: ProviderData | None) 
         source = Base64Source(data=data.get("data", ""))
     else:
         uri = data.get("fileUri", "")
-        source = (ProviderFileSource(file_id=uri, issuer=ISSUER) if _FILES_API.match(uri)
-                  else UrlSource(url=uri))
+        # A Files API URI, or a bare file name ("files/abc"): only Google can resolve it.
+        source = (ProviderFileSource(file_id=uri, issuer=ISSUER)
+                  if _FILES_API.match(uri) or "://" not in uri else UrlSource(url=uri))
     major = (media_type or "").split("/", 1)[0]
     if major == "image":
         return ImagePart(source=source, media_type=media_type, provider_data=pd)
@@ -196,6 +207,37 @@ def _server_result(kind: str, value: Mapping[str, Any], data: dict[str, Any]) ->
                                 output=rest, issuer=ISSUER, provider_data=_pd(data))
 
 
+def _kind_of(mime: Any) -> str:
+    """The part type :func:`media_from_wire` makes of a media type."""
+    media_type = mime if isinstance(mime, str) else None
+    major = (media_type or "").split("/", 1)[0]
+    if major in ("image", "audio"):
+        return major
+    if major == "text" or media_type in (None, "application/pdf", "application/json"):
+        return "document"
+    return "unknown"
+
+
+def _guess(url: str, part: ImagePart | DocumentPart | AudioPart) -> str | None:
+    """The media type a URL's extension says, when it agrees with the part's kind."""
+    guessed = mimetypes.guess_type(url)[0]
+    if guessed is None:
+        return None
+    major = guessed.split("/", 1)[0]
+    if isinstance(part, ImagePart):
+        return guessed if major == "image" else None
+    if isinstance(part, AudioPart):
+        return guessed if major == "audio" else None
+    return guessed if major not in ("image", "audio", "video") else None
+
+
+# The fields of Gemini's server-side tool parts; anything else there is not Gemini's.
+_SERVER_FIELDS = {"executableCode": frozenset({"language", "code"}),
+                  "codeExecutionResult": frozenset({"outcome", "output"}),
+                  "toolCall": frozenset({"toolType", "args"}),
+                  "toolResponse": frozenset({"toolType", "response"})}
+
+
 class PartEncoder:
     """Canonical parts -> wire parts for one target model; what cannot go is reported."""
 
@@ -220,7 +262,11 @@ class PartEncoder:
             for key, value in extra.items():
                 out.setdefault(key, value)
         sig = data.get("thoughtSignature")
-        if isinstance(sig, str):
+        if isinstance(sig, str) and not _base64(sig):
+            self.losses.add(path, part_type, "dropped",
+                            "its thought signature is not base64, so Gemini cannot read it",
+                            message_id)
+        elif isinstance(sig, str):
             issued_by = data.get("model")
             if same_model(issued_by if isinstance(issued_by, str) else None, self.model):
                 out["thoughtSignature"] = sig
@@ -260,7 +306,11 @@ class PartEncoder:
         data = self._data(part.provider_data)
         if sig is not None and sig.issuer in self.issuers:
             out: dict[str, Any] = {"text": part.text, "thought": True}
-            if same_model(sig.model, self.model):
+            if not _base64(sig.value):
+                self.losses.add(path, "thinking", "rewritten",
+                                "its thought signature is not base64, so Gemini cannot read it; "
+                                "sent without it", message_id)
+            elif same_model(sig.model, self.model):
                 out["thoughtSignature"] = sig.value
             else:
                 self.losses.add(path, "thinking", "rewritten",
@@ -310,14 +360,22 @@ class PartEncoder:
                 mime = part.media_type or sniff_media_type(source.data) or "application/octet-stream"
                 body = {"mimeType": mime, "data": source.data}
             case TextSource():
+                self.losses.add(path, part.type, "rewritten",
+                                "Gemini has no text source; the text is sent as inline "
+                                "base64 data", message_id)
                 mime = part.media_type or "text/plain"
                 body = {"mimeType": mime,
                         "data": base64.b64encode(source.text.encode("utf-8")).decode("ascii")}
             case UrlSource():
                 key = "fileData"
                 body = {"fileUri": source.url}
-                if part.media_type:
-                    body["mimeType"] = part.media_type
+                guessed = part.media_type or _guess(source.url, part)
+                if guessed:
+                    body["mimeType"] = guessed
+                elif not isinstance(part, DocumentPart):
+                    self.losses.add(path, part.type, "rewritten",
+                                    "no media type is known for this URL; Gemini is sent it "
+                                    "without one", message_id)
             case ProviderFileSource():
                 if source.issuer not in self.issuers:
                     self.losses.add(path, part.type, "dropped",
@@ -335,6 +393,11 @@ class PartEncoder:
                 return None
             case _:
                 assert_never(source)
+        kind = _kind_of(body.get("mimeType"))
+        if kind != part.type:
+            self.losses.add(path, part.type, "rewritten",
+                            f"Gemini tells media apart by type only; {body.get('mimeType')} is read "
+                            f"back as {'an' if kind[0] in 'aeiou' else 'a'} {kind}", message_id)
         data = self._data(part.provider_data)
         if data is not None and isinstance(data.get("inner"), dict):
             for k, v in data["inner"].items():
@@ -352,18 +415,24 @@ class PartEncoder:
                             f"provider-side data from {part.issuer} cannot go to Gemini", message_id)
             return None
         if isinstance(part, UnknownPart):
-            if isinstance(part.raw, dict):
+            # Gemini parts are keyed by their data field, never tagged with a "type".
+            if isinstance(part.raw, dict) and part.raw and "type" not in part.raw:
                 return dict(part.raw)
-            self.losses.add(path, "unknown", "dropped", "not a Gemini part (no JSON object)",
-                            message_id)
+            self.losses.add(path, "unknown", "dropped", "not a Gemini part (a JSON object keyed by "
+                            "its data field)", message_id)
             return None
         value = part.input if isinstance(part, ServerToolCallPart) else part.output
-        body: dict[str, Any] = dict(value) if isinstance(value, dict) else {}
-        wire_id = part.id if isinstance(part, ServerToolCallPart) else part.call_id
-        if wire_id:
-            body = {"id": wire_id, **body}
         if isinstance(part, ServerToolCallPart):
             key = "executableCode" if part.name == CODE_EXECUTION else "toolCall"
         else:
             key = "codeExecutionResult" if part.name == CODE_RESULT else "toolResponse"
+        if not isinstance(value, dict) or not set(value) <= _SERVER_FIELDS[key]:
+            self.losses.add(path, part.type, "dropped",
+                            f"its content is not a Gemini {key} (fields "
+                            f"{', '.join(sorted(_SERVER_FIELDS[key]))})", message_id)
+            return None
+        body: dict[str, Any] = dict(value)
+        wire_id = part.id if isinstance(part, ServerToolCallPart) else part.call_id
+        if wire_id:
+            body = {"id": wire_id, **body}
         return self._beside({key: body}, part.provider_data, path, part.type, message_id)

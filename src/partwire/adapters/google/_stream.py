@@ -182,8 +182,8 @@ class GeminiTranslator(Translator):
             part = part_from_wire(raw, self.model)
             if isinstance(part, ThinkingPart) and part.signature is not None:
                 events.append(SignatureEvent(index, part.signature))
-            else:
-                events.append(PartDataEvent(index, part.provider_data))
+            # A signed part keeps no "unsigned" marks: its echo state is what the whole part says.
+            events.append(PartDataEvent(index, part.provider_data))
             return
         if what == "open":
             call = dict(raw["functionCall"])
