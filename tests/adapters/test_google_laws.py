@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from typing import Any
@@ -220,10 +221,8 @@ def _view(part: Part) -> str:
                             "citations", "title", "filename", "detail")}
     if data.get("type") == "tool_call":
         # Gemini's arguments are an object: the same JSON comes back, not the same spelling.
-        try:
+        with contextlib.suppress(ValueError):  # malformed ones are sent as {} with a loss
             data["arguments_json"] = json.loads(data["arguments_json"] or "{}")
-        except ValueError:
-            pass  # malformed arguments are sent as {} with a loss
     if data.get("type") == "refusal":
         data["type"] = "text"  # Gemini has no refusal part: it travels as text (a reported loss)
     return json.dumps(data, sort_keys=True, default=lambda v: v.model_dump(mode="json"))
