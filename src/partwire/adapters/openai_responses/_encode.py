@@ -90,29 +90,28 @@ class Encoder(PartEncoder):
     # -- the walk ---------------------------------------------------------------------------
 
     def head(self) -> int:
-        """How many leading system messages become ``instructions`` (imported items stay items)."""
-        n = 0
-        for event in self.history:
-            if type(event) is not SystemMessage or self.marks(event.provider_data).get("form") == "item":
-                break
-            n += 1
-        return n
+        """1 when the history opens with a system message that becomes ``instructions``, else 0.
+
+        ``instructions`` is one text, so it takes a first system message of one plain text part
+        (what an imported ``instructions`` gives). Any other system message is an item of the
+        system role, in place, with its parts as they are: nothing is joined or dropped.
+        """
+        history = self.history
+        if not history or type(history[0]) is not SystemMessage:
+            return 0
+        event = history[0]
+        parts = event.parts
+        if self.marks(event.provider_data).get("form") == "item" or len(parts) != 1:
+            return 0
+        part = parts[0]
+        return 1 if type(part) is TextPart and part.provider_data is None and not part.citations else 0
 
     def instructions(self) -> str | None:
-        """The ``instructions`` text: the leading system messages, joined by a blank line."""
-        texts = [self._system_text(event, f"history[{i}]")  # type: ignore[arg-type]
-                 for i, event in enumerate(self.history[:self.head()])]
-        return "\n\n".join(texts) if texts else None
-
-    def _system_text(self, event: SystemMessage, path: str) -> str:
-        texts: list[str] = []
-        for j, part in enumerate(event.parts):
-            if isinstance(part, TextPart):
-                texts.append(part.text)
-            else:
-                self.losses.add(f"{path}.parts[{j}]", part.type, "dropped",
-                                "instructions take text only", event.id)
-        return "".join(texts)
+        """The ``instructions`` text, when the history opens with one (see :meth:`head`)."""
+        if not self.head():
+            return None
+        text: str = self.history[0].parts[0].text  # type: ignore[union-attr]
+        return text
 
     def run(self, start: int = 0) -> list[WireItem]:
         """The input items of the history from event ``start`` on (earlier calls still count)."""

@@ -371,8 +371,8 @@ class PartEncoder:
                     return None
                 item["file_data"] = data_url(media_type, data)
         filename = part.filename
-        if part.title is not None and part.title != filename:
-            if filename is None:
+        if part.title is not None:
+            if filename is None or filename == part.title:
                 filename = part.title
                 self.losses.add(f"{path}.title", "document", "rewritten",
                                 "Responses files have a filename but no title; the title is sent "
