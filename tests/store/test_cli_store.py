@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -176,3 +177,36 @@ def test_plain_output_when_not_a_terminal(tmp_path: Path) -> None:
     assert done.returncode == 0
     assert done.stderr == b""
     assert done.stdout == f"{path}: session {SESSION}: 25 event(s) added, 0 already stored\n".encode()
+
+
+def test_progress_bar_on_a_real_terminal(tmp_path: Path) -> None:
+    """An import whose stderr is a pseudo-terminal draws tqdm's bar while it runs, and stdout still gets the summary."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(dumps(turn_history()))
+    master, slave = pty.openpty()
+    # A new pseudo-terminal is 0 columns wide, and tqdm draws nothing in no columns.
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    try:
+        done = subprocess.run([sys.executable, "-m", "partwire", "store", "--db", str(tmp_path / "s.sqlite"),
+                               "import", str(path)], stdout=subprocess.PIPE, stderr=slave, check=False)
+        os.close(slave)
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the terminal's other end is closed and drained
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    finally:
+        os.close(master)
+    assert done.returncode == 0
+    assert done.stdout.endswith(b"7 event(s) added, 0 already stored\n")
+    assert b"big.jsonl:" in drawn
+    assert b"%|" in drawn
