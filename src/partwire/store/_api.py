@@ -235,7 +235,11 @@ class Store:
         self._backend = backend
         self.backend: Dialect = backend.dialect
         """``sqlite`` or ``postgresql``."""
-        self._ensure_schema()
+        try:
+            self._ensure_schema()
+        except BaseException:
+            backend.close()  # a refused database (newer schema) leaves no connection behind
+            raise
 
     # -- lifecycle --------------------------------------------------------------------------
 

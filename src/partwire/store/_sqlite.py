@@ -40,12 +40,16 @@ class SqliteBackend:
                     raise StoreUnavailableError(f"cannot open SQLite database {path}: no directory {directory}")
             self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
                                          timeout=BUSY_TIMEOUT_MS / 1000)
+        except sqlite3.DatabaseError as exc:
+            raise StoreUnavailableError(f"cannot open SQLite database {path}: {exc}") from exc
+        try:
             self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             self._conn.execute("PRAGMA journal_mode = WAL").fetchone()
             # WAL + NORMAL: a committed transaction survives a crash of the process; a power cut
             # may lose the last transactions but never corrupts the database.
             self._conn.execute("PRAGMA synchronous = NORMAL")
         except sqlite3.DatabaseError as exc:
+            self._conn.close()
             raise StoreUnavailableError(f"cannot open SQLite database {path}: {exc}") from exc
 
     def describe(self) -> str:
