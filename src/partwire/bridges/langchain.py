@@ -1,0 +1,469 @@
+"""Bridge to LangChain: its messages (v1 content blocks) <-> canonical history events, both ways.
+
+The mapping table and what each direction keeps are in ``docs/migrate/langchain.md``.
+
+Import reads each message's standard ``content_blocks`` (LangChain's v1 view, whatever format the
+message was stored in) plus ``invalid_tool_calls``; export writes v1 messages
+(``response_metadata["output_version"] == "v1"``) with ``tool_calls`` beside the content blocks.
+What one side has no field for rides along: LangChain fields in the canonical ``provider_data``
+(issuer ``langchain``), checked at import time by rebuilding the message; canonical fields in
+``response_metadata["partwire"]``, which LangChain never sends to a model, checked at export
+time by importing the result. So ``to_messages(from_messages(m))`` dumps exactly as ``m``, and a
+canonical history comes back equal unless a loss says why not.
+
+Requires ``langchain-core`` (``pip install 'partwire[langchain]'``); imported on first call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, assert_never
+
+from partwire._base import ProviderData, replace
+from partwire.bridges._common import Export, LossLog, compact_json, extras_of, require
+from partwire.history import HistoryEvent, UnknownEvent
+from partwire.ids import derive_id
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    StopReason,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.parts import (
+    AudioPart,
+    Base64Source,
+    DocumentPart,
+    ImagePart,
+    Opaque,
+    Part,
+    ProviderFileSource,
+    RedactedThinkingPart,
+    RefusalPart,
+    ServerToolCallPart,
+    ServerToolResultPart,
+    TextPart,
+    TextSource,
+    ThinkingPart,
+    ToolCallPart,
+    UnknownPart,
+    UrlSource,
+)
+from partwire.usage import Usage
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
+
+__all__ = ["ISSUER", "NAME", "from_messages", "read_dump", "to_messages"]
+
+NAME = "langchain"
+"""The bridge's name, as losses name it."""
+ISSUER = "langchain"
+"""The issuer of the ``provider_data`` this bridge writes and reads back."""
+
+_MISSING = object()
+_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
+# Provider stop reasons as LangChain passes them through (Anthropic's and OpenAI's words).
+_STOPS: dict[str, StopReason] = {
+    "end_turn": "stop", "stop": "stop", "stop_sequence": "stop", "max_tokens": "length",
+    "length": "length", "tool_use": "tool_use", "tool_calls": "tool_use",
+    "content_filter": "content_filter", "refusal": "refusal", "pause_turn": "pause",
+}
+# Canonical fields that LangChain has no place for; carried in response_metadata["partwire"].
+_CARRIED = ("id", "created_at", "metadata", "parent_id", "status", "stop_reason", "stop_reason_raw",
+            "api", "response_id", "routing", "usage", "call_id", "tool_name", "data",
+            "started_at", "finished_at", "truncated", "full_output_ref", "ui_extra", "side_effects",
+            "model", "provider", "output_text")
+_DEVELOPER = {"__openai_role__": "developer"}  # how LangChain's OpenAI integration marks one
+
+
+def from_messages(messages: Sequence[BaseMessage]) -> list[HistoryEvent]:
+    """Import LangChain messages (any content format) as canonical history events."""
+    require("langchain_core", "langchain")
+    ctx = _Context()
+    return [_from_lc(i, m.model_dump(), ctx) for i, m in enumerate(messages)]
+
+
+def read_dump(data: bytes | str | Sequence[Mapping[str, Any]]) -> list[HistoryEvent]:
+    """Import a JSON dump of LangChain messages.
+
+    Takes ``messages_to_dict`` output (``[{"type": "human", "data": {...}}]``), ``dumpd`` output
+    (``{"lc": 1, "type": "constructor", ...}`` per message), or plain message dicts
+    (``[{"type": "human", "content": ...}]``).
+    """
+    require("langchain_core", "langchain")
+    from langchain_core.load import load
+    from langchain_core.messages import convert_to_messages, messages_from_dict
+
+    items = json.loads(data) if isinstance(data, bytes | bytearray | str) else list(data)
+    if not isinstance(items, list):
+        raise ValueError(f"a LangChain dump is a JSON list of messages, not {type(items).__name__}")
+    messages: list[BaseMessage] = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise ValueError(f"message {i} of the dump is not a JSON object")
+        if item.get("lc") == 1:
+            messages.append(load(item))
+        elif set(item) == {"type", "data"}:
+            messages.extend(messages_from_dict([item]))
+        else:
+            messages.extend(convert_to_messages([item]))
+    return from_messages(messages)
+
+
+def to_messages(history: Sequence[HistoryEvent], *, strict: bool = False) -> Export[BaseMessage]:
+    """Export canonical events as LangChain v1 messages, with a loss for what they cannot hold.
+
+    ``strict=True`` raises :class:`~partwire.errors.LossError` instead of losing anything.
+    """
+    require("langchain_core", "langchain")
+    from langchain_core.messages import messages_from_dict
+
+    log = LossLog(NAME)
+    out_ctx, trial_ctx = _Context(), _Context()
+    dumps: list[dict[str, Any]] = []
+    for i, event in enumerate(history):
+        path = f"history[{i}]"
+        if not isinstance(event, SystemMessage | DeveloperMessage | UserMessage | AssistantMessage
+                          | ToolMessage):
+            log.add(path, event.type, "dropped", f"a LangChain message list has no {event.type} event",
+                    event.id)
+            continue
+        dumped = _to_lc(event, out_ctx, log, path)
+        # Import the result to see which canonical fields it would not bring back; carry those.
+        back = _from_lc(len(dumps), dumped, trial_ctx, verify=False)
+        carried = _differences(event, back)
+        calls = {out_ctx.lc_ids[p.id]: p.id for p in event.parts if isinstance(p, ToolCallPart)
+                 and derive_id(ISSUER, out_ctx.lc_ids[p.id], prefix="tu_") != p.id}
+        if calls:
+            carried["calls"] = calls  # canonical ids import would not derive from LangChain's
+        if extras_of(event.provider_data, ISSUER).get("untimed"):
+            carried.pop("created_at", None)  # LangChain gave it no time; import gives it one
+        if carried:
+            dumped["response_metadata"] = {**dumped["response_metadata"], "partwire": carried}
+        dumps.append(dumped)
+    messages = messages_from_dict([{"type": d["type"], "data": d} for d in dumps])
+    return log.finish(messages, strict=strict)
+
+
+@dataclass
+class _Context:
+    """Tool-call ids seen so far, both ways."""
+
+    lc_ids: dict[str, str] = field(default_factory=dict)  # canonical -> LangChain
+    canonical: dict[str, str] = field(default_factory=dict)  # LangChain -> canonical
+
+    def call_id(self, lc_id: str) -> str:
+        return self.canonical.get(lc_id) or derive_id(ISSUER, lc_id, prefix="tu_")
+
+
+def _differences(event: HistoryEvent, back: HistoryEvent) -> dict[str, Any]:
+    a = event.model_dump(mode="json")
+    b = back.model_dump(mode="json")
+    return {k: a[k] for k in _CARRIED if k in a and a[k] != b.get(k, _MISSING)}
+
+
+def _mark(model: Any, data: dict[str, Any]) -> Any:
+    merged = {**extras_of(model.provider_data, ISSUER), **data}
+    return replace(model, provider_data=ProviderData(issuer=ISSUER, data=merged))
+
+
+# ---------------------------------------------------------------------------------------------
+# LangChain -> canonical
+
+
+def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = True) -> HistoryEvent:
+    from langchain_core.messages import messages_from_dict
+
+    kind = dumped.get("type")
+    role = _ROLES.get(kind) if isinstance(kind, str) else None
+    carried = dumped.get("response_metadata", {}).get("partwire")
+    if isinstance(carried, dict) and isinstance(carried.get("calls"), dict):
+        carried = dict(carried)
+        ctx.canonical.update(carried.pop("calls"))
+    message = messages_from_dict([{"type": kind, "data": dumped}])[0] if role else None
+    common: dict[str, Any] = {"id": dumped.get("id") or derive_id(ISSUER, str(i))}
+    if message is None:
+        return UnknownEvent(original_type=f"{ISSUER}:{kind}", raw=dumped, **common)
+    issuer = dumped.get("response_metadata", {}).get("model_provider") or ISSUER
+    blocks: list[dict[str, Any]] = [dict(b) for b in message.content_blocks]
+    if kind == "ai":
+        blocks += [dict(b) for b in dumped.get("invalid_tool_calls") or []]
+    parts = tuple(_part_from_block(b, issuer, ctx) for b in blocks)
+    event: HistoryEvent
+    if kind == "human":
+        event = UserMessage(parts=parts, **common)
+    elif kind == "system":
+        developer = all(dumped.get("additional_kwargs", {}).get(k) == v for k, v in _DEVELOPER.items())
+        event = (DeveloperMessage if developer else SystemMessage)(parts=parts, **common)
+    elif kind == "tool":
+        texts = [p.text for p in parts if isinstance(p, TextPart) and not p.citations]
+        event = ToolMessage(
+            call_id=ctx.call_id(dumped.get("tool_call_id") or ""), tool_name=dumped.get("name") or "",
+            status="error" if dumped.get("status") == "error" else "success",
+            output_text="".join(texts),
+            parts=tuple(p for p in parts if not (isinstance(p, TextPart) and not p.citations)),
+            data=dumped.get("artifact"), **common)
+    else:
+        meta = dumped.get("response_metadata", {})
+        provider, model_name = meta.get("model_provider"), meta.get("model_name")
+        raw = meta.get("stop_reason") or meta.get("finish_reason")
+        event = AssistantMessage(
+            parts=parts, provider=provider,
+            model=f"{provider}:{model_name}" if provider and model_name else model_name,
+            stop_reason=_STOPS.get(raw) if isinstance(raw, str) else None,
+            stop_reason_raw=raw if isinstance(raw, str) else None,
+            usage=_usage_from_lc(dumped.get("usage_metadata")), **common)
+    if isinstance(carried, dict) and carried:
+        event = type(event).model_validate({**event.model_dump(), **carried})
+    untimed = not (isinstance(carried, dict) and "created_at" in carried)
+    if not verify:
+        return event
+    rebuilt = _to_lc(event, _Context(dict(ctx.lc_ids), dict(ctx.canonical)), None, "")
+    if isinstance(carried, dict) and carried:
+        rebuilt["response_metadata"] = {**rebuilt["response_metadata"], "partwire": carried}
+    again = messages_from_dict([{"type": kind, "data": rebuilt}])[0].model_dump()
+    extras = {k: v for k, v in dumped.items() if again.get(k, _MISSING) != v}
+    marks: dict[str, Any] = {"fields": extras} if extras else {}
+    if untimed:
+        marks["untimed"] = True
+    return _mark(event, marks) if marks else event
+
+
+def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
+    kind = block.get("type")
+    part: Part
+    if kind == "text":
+        part = TextPart(text=block.get("text", ""))
+    elif kind == "reasoning":
+        signature = (block.get("extras") or {}).get("signature")
+        part = ThinkingPart(text=block.get("reasoning", ""),
+                            signature=Opaque(value=signature, issuer=issuer)
+                            if isinstance(signature, str) else None)
+    elif kind in ("tool_call", "invalid_tool_call"):
+        lc_id = block.get("id") or ""
+        args = block.get("args")
+        canonical = ctx.call_id(lc_id)
+        part = ToolCallPart(id=canonical, name=block.get("name") or "",
+                            arguments_json=args if isinstance(args, str) else compact_json(args or {}),
+                            provider_ids={} if lc_id == canonical else {issuer: lc_id})
+        ctx.lc_ids[canonical] = lc_id
+        ctx.canonical[lc_id] = canonical
+    elif kind == "server_tool_call":
+        part = ServerToolCallPart(id=block["id"], name=block["name"], input=block.get("args"),
+                                  issuer=issuer)
+    elif kind == "server_tool_result":
+        part = ServerToolResultPart(call_id=block["tool_call_id"], name="", output=block.get("output"),
+                                    issuer=issuer)
+    elif kind == "refusal":
+        part = RefusalPart(text=block["refusal"])
+    elif kind in ("image", "audio", "file") and _source_of(block, issuer) is not None:
+        source = _source_of(block, issuer)
+        cls = {"image": ImagePart, "audio": AudioPart, "file": DocumentPart}[kind]
+        part = cls(source=source, media_type=block.get("mime_type"))
+    elif kind == "text-plain" and isinstance(block.get("text"), str):
+        part = DocumentPart(source=TextSource(text=block["text"]), media_type="text/plain",
+                            title=block.get("title"))
+    elif kind == "non_standard" and isinstance(block.get("value"), dict) \
+            and block["value"].get("type") == "redacted_thinking" and isinstance(block["value"].get("data"), str):
+        part = RedactedThinkingPart(data=Opaque(value=block["value"]["data"], issuer=issuer))
+    else:
+        return UnknownPart(original_type=f"{ISSUER}:{kind}", raw=block, issuer=ISSUER)
+    rebuilt = _block_from_part(part, issuer, _Context(dict(ctx.lc_ids), dict(ctx.canonical)), None, "")
+    extras = {k: v for k, v in block.items() if (rebuilt or {}).get(k, _MISSING) != v}
+    if kind == "server_tool_result":
+        extras.pop("tool_call_id", None)
+    return _mark(part, {"block": extras}) if extras else part
+
+
+def _source_of(block: dict[str, Any], issuer: str) -> Any:
+    if isinstance(block.get("url"), str):
+        return UrlSource(url=block["url"])
+    if isinstance(block.get("base64"), str):
+        return Base64Source(data=block["base64"])
+    if isinstance(block.get("file_id"), str):
+        return ProviderFileSource(file_id=block["file_id"], issuer=issuer)
+    return None
+
+
+def _usage_from_lc(usage: Any) -> Usage | None:
+    if not isinstance(usage, dict):
+        return None
+    into = usage.get("input_token_details") or {}
+    out = usage.get("output_token_details") or {}
+    return Usage(input_tokens=usage.get("input_tokens", 0), output_tokens=usage.get("output_tokens", 0),
+                 cache_read_tokens=into.get("cache_read", 0) or 0,
+                 cache_write_tokens=into.get("cache_creation", 0) or 0,
+                 reasoning_tokens=out.get("reasoning", 0) or 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# canonical -> LangChain
+
+
+def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMessage | ToolMessage,
+           ctx: _Context, log: LossLog | None, path: str) -> dict[str, Any]:
+    """A canonical message as a LangChain message dump (``model_dump`` form), without carry."""
+    own = extras_of(event.provider_data, ISSUER)
+    if event.provider_data is not None and event.provider_data.issuer != ISSUER and log is not None:
+        log.add(path, f"{event.role}_message", "dropped",
+                f"provider data from {event.provider_data.issuer} has no place in LangChain", event.id)
+    issuer = (event.provider if isinstance(event, AssistantMessage) else None) or ISSUER
+    out: dict[str, Any] = {"additional_kwargs": {}, "response_metadata": {}, "name": None,
+                           "id": event.id}
+    parts = event.parts
+    match event:
+        case SystemMessage() | DeveloperMessage():
+            out["type"] = "system"
+            if isinstance(event, DeveloperMessage):
+                out["additional_kwargs"] = dict(_DEVELOPER)
+        case UserMessage():
+            out["type"] = "human"
+        case ToolMessage():
+            out.update(type="tool", tool_call_id=ctx.lc_ids.get(event.call_id, event.call_id),
+                       name=event.tool_name, status="error" if event.status == "error" else "success",
+                       artifact=event.data)
+            parts = ((TextPart(text=event.output_text),) if event.output_text else ()) + event.parts
+        case AssistantMessage():
+            meta: dict[str, Any] = {"output_version": "v1"}
+            model_name = event.model
+            if event.provider:
+                meta["model_provider"] = event.provider
+                if model_name and model_name.startswith(f"{event.provider}:"):
+                    model_name = model_name.split(":", 1)[1]
+            if model_name:
+                meta["model_name"] = model_name
+            if event.stop_reason_raw:
+                meta["stop_reason" if event.provider == "anthropic" else "finish_reason"] = event.stop_reason_raw
+            out.update(type="ai", response_metadata=meta, usage_metadata=_usage_to_lc(event.usage))
+        case _:
+            assert_never(event)
+    blocks: list[dict[str, Any]] = []
+    for j, part in enumerate(parts):
+        ppath = f"{path}.parts[{j}]"
+        if part.provider_data is not None and part.provider_data.issuer != ISSUER and log is not None:
+            log.add(ppath, part.type, "dropped",
+                    f"provider data from {part.provider_data.issuer} has no place in LangChain", event.id)
+        block = _block_from_part(part, issuer, ctx, log, ppath, event.id)
+        if block is not None:
+            blocks.append({**block, **extras_of(part.provider_data, ISSUER).get("block", {})})
+    if isinstance(event, AssistantMessage):
+        out["tool_calls"] = [{"type": "tool_call", "id": b["id"], "name": b["name"], "args": b["args"]}
+                             for b in blocks if b["type"] == "tool_call"]
+        out["invalid_tool_calls"] = [b for b in blocks if b["type"] == "invalid_tool_call"]
+        blocks = [b for b in blocks if b["type"] != "invalid_tool_call"]
+    only_text = (len(blocks) == 1 and set(blocks[0]) == {"type", "text"} and blocks[0]["type"] == "text"
+                 and blocks[0]["text"] != "")  # an empty string would read back as no block at all
+    out["content"] = blocks[0]["text"] if only_text and not isinstance(event, AssistantMessage) \
+        else ("" if not blocks and not isinstance(event, AssistantMessage) else blocks)
+    return {**out, **own.get("fields", {})}
+
+
+def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None, path: str,
+                     message_id: str | None = None) -> dict[str, Any] | None:
+    """A canonical part as a v1 content block (None: LangChain cannot hold it)."""
+    match part:
+        case TextPart():
+            if part.citations and log is not None:
+                log.add(path, "text", "dropped", "citations are not mapped to LangChain annotations",
+                        message_id)
+            return {"type": "text", "text": part.text}
+        case ThinkingPart():
+            block: dict[str, Any] = {"type": "reasoning", "reasoning": part.text}
+            if part.signature is not None:
+                block["extras"] = {"signature": part.signature.value}
+                if part.signature.issuer != issuer and log is not None:
+                    log.add(path, "thinking", "rewritten",
+                            f"LangChain keeps a signature under the message's provider ({issuer}), "
+                            f"not its issuer {part.signature.issuer}", message_id)
+            if part.id is not None and log is not None:
+                log.add(path, "thinking", "dropped", "LangChain reasoning blocks keep no reasoning id",
+                        message_id)
+            return block
+        case RedactedThinkingPart():
+            return {"type": "non_standard", "value": {"type": "redacted_thinking", "data": part.data.value}}
+        case ToolCallPart():
+            lc_id = part.provider_ids.get(issuer)
+            if lc_id is None and part.provider_ids and log is not None:
+                log.add(path, "tool_call", "id_mapped",
+                        f"no id from {issuer}; the canonical id {part.id} replaces "
+                        f"{sorted(part.provider_ids.values())}", message_id)
+            lc_id = lc_id or part.id
+            ctx.lc_ids[part.id] = lc_id
+            ctx.canonical[lc_id] = part.id
+            try:
+                args = json.loads(part.arguments_json) if part.arguments_json else {}
+            except json.JSONDecodeError:
+                args = None
+            if isinstance(args, dict) and compact_json(args) == part.arguments_json:
+                return {"type": "tool_call", "id": lc_id, "name": part.name, "args": args}
+            # Malformed or differently spaced JSON: LangChain's invalid_tool_call keeps the text.
+            return {"type": "invalid_tool_call", "id": lc_id, "name": part.name,
+                    "args": part.arguments_json, "error": None}
+        case ServerToolCallPart():
+            args = part.input if isinstance(part.input, dict) else {"input": part.input}
+            if not isinstance(part.input, dict) and log is not None:
+                log.add(path, "server_tool_call", "rewritten",
+                        "LangChain holds server tool arguments as an object; wrapped as {'input': ...}",
+                        message_id)
+            return {"type": "server_tool_call", "id": part.id, "name": part.name, "args": args}
+        case ServerToolResultPart():
+            if part.name and log is not None:
+                log.add(path, "server_tool_result", "dropped",
+                        "a LangChain server tool result keeps no tool name", message_id)
+            return {"type": "server_tool_result", "tool_call_id": part.call_id, "status": "success",
+                    "output": part.output}
+        case RefusalPart():
+            return {"type": "refusal", "refusal": part.text}
+        case ImagePart() | AudioPart() | DocumentPart():
+            kind = "file" if part.type == "document" else part.type
+            src = part.source
+            block = {"type": kind}
+            if isinstance(src, UrlSource):
+                block["url"] = src.url
+            elif isinstance(src, Base64Source):
+                block["base64"] = src.data
+            elif isinstance(src, ProviderFileSource):
+                block["file_id"] = src.file_id
+            elif isinstance(src, TextSource) and part.type == "document":
+                block = {"type": "text-plain", "text": src.text}
+            else:
+                if log is not None:
+                    log.add(path, part.type, "dropped",
+                            f"a LangChain content block cannot point at a {src.type} source", message_id)
+                return None
+            media_type = part.media_type if block["type"] != "text-plain" else "text/plain"
+            if media_type:
+                block["mime_type"] = media_type
+            if isinstance(part, DocumentPart) and part.title and block["type"] == "text-plain":
+                block["title"] = part.title
+            elif isinstance(part, DocumentPart) and (part.title or part.filename) and log is not None:
+                log.add(path, "document", "dropped", "the document's title and filename have no place",
+                        message_id)
+            return block
+        case UnknownPart():
+            if part.issuer == ISSUER and isinstance(part.raw, dict):
+                return dict(part.raw)
+            if log is not None:
+                log.add(path, "unknown", "dropped",
+                        f"an unknown {part.original_type} part from {part.issuer} has no LangChain form",
+                        message_id)
+            return None
+        case _:
+            assert_never(part)
+
+
+def _usage_to_lc(usage: Usage | None) -> dict[str, Any] | None:
+    if usage is None:
+        return None
+    out: dict[str, Any] = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+                           "total_tokens": usage.input_tokens + usage.output_tokens}
+    if usage.cache_read_tokens or usage.cache_write_tokens:
+        out["input_token_details"] = {"cache_read": usage.cache_read_tokens,
+                                      "cache_creation": usage.cache_write_tokens}
+    if usage.reasoning_tokens:
+        out["output_token_details"] = {"reasoning": usage.reasoning_tokens}
+    return out

@@ -1,0 +1,222 @@
+"""The LangChain bridge, against the real installed langchain-core: its own types, both directions."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from partwire import (
+    AssistantMessage,
+    DeveloperMessage,
+    HistoryEvent,
+    LossError,
+    Opaque,
+    RedactedThinkingPart,
+    RetryEvent,
+    SystemMessage,
+    ThinkingPart,
+    ToolCallPart,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.bridges import langchain as bridge
+from partwire.projection import Loss
+from tests.strategies import histories
+
+pytest.importorskip("langchain_core")  # a dev dependency: present wherever the suite runs
+
+from langchain_core import messages as lc
+from langchain_core.load import dumpd
+from langchain_core.messages import BaseMessage, messages_to_dict
+
+LAWS = settings(max_examples=int(os.environ.get("PARTWIRE_LAW_EXAMPLES", "25")), deadline=None,
+                suppress_health_check=[HealthCheck.too_slow])
+
+
+def dumped(messages: list[BaseMessage]) -> list[dict[str, Any]]:
+    """Messages as LangChain dumps them: the form a store keeps and compares."""
+    return [m.model_dump() for m in messages]
+
+
+# --- strategies over LangChain's own v1 messages -------------------------------------------------
+
+texts = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
+names = st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True)
+call_ids = st.from_regex(r"(toolu|call)_[A-Za-z0-9]{6}", fullmatch=True)
+providers = st.sampled_from([None, "anthropic", "openai"])
+json_objects = st.dictionaries(names, st.one_of(st.integers(-5, 5), texts, st.booleans()), max_size=3)
+user_blocks = st.one_of(
+    st.builds(lambda t: {"type": "text", "text": t}, texts),
+    st.builds(lambda u: {"type": "image", "url": u, "mime_type": "image/png"},
+              st.sampled_from(["https://x.test/a.png", "https://x.test/b.png"])),
+    st.builds(lambda d: {"type": "file", "base64": d, "mime_type": "application/pdf"}, st.just("JVBERi0=")),
+    st.builds(lambda f: {"type": "image", "file_id": f}, st.just("file-abc123")),
+)
+humans = st.builds(lc.HumanMessage, content=st.one_of(texts, st.lists(user_blocks, min_size=1, max_size=3)),
+                   id=st.one_of(st.none(), names))
+systems = st.builds(lc.SystemMessage, content=texts)
+
+
+@st.composite
+def ai_messages(draw: st.DrawFn) -> lc.AIMessage:
+    """An AIMessage as a v1 chat model returns it: blocks, tool calls beside them, metadata."""
+    provider = draw(providers)
+    calls = [{"type": "tool_call", "id": draw(call_ids), "name": draw(names), "args": draw(json_objects)}
+             for _ in range(draw(st.integers(0, 2)))]
+    blocks: list[Any] = draw(st.lists(st.one_of(
+        st.builds(lambda t: {"type": "text", "text": t}, texts),
+        st.builds(lambda t, s: {"type": "reasoning", "reasoning": t, "extras": {"signature": s}},
+                  texts, texts.filter(bool)),
+        st.builds(lambda t: {"type": "reasoning", "reasoning": t}, texts),
+        st.builds(lambda d: {"type": "non_standard", "value": {"type": "redacted_thinking", "data": d}},
+                  st.just("EmwKAhgB")),
+    ), max_size=3))
+    meta: dict[str, Any] = {"output_version": "v1"}
+    if provider:
+        meta |= {"model_provider": provider, "model_name": draw(names)}
+    if draw(st.booleans()):
+        meta["stop_reason" if provider == "anthropic" else "finish_reason"] = draw(
+            st.sampled_from(["end_turn", "stop", "tool_use", "length"]))
+    usage = draw(st.one_of(st.none(), st.builds(
+        lambda i, o: {"input_tokens": i, "output_tokens": o, "total_tokens": i + o},
+        st.integers(0, 1000), st.integers(0, 1000))))
+    invalid = draw(st.lists(st.builds(lambda i, n: {"type": "invalid_tool_call", "id": i, "name": n,
+                                                    "args": '{"path": "READ', "error": None},
+                                      call_ids, names), max_size=1))
+    return lc.AIMessage(content=[*blocks, *calls], tool_calls=calls, invalid_tool_calls=invalid,
+                        response_metadata=meta, usage_metadata=usage, id=draw(st.one_of(st.none(), names)))
+
+
+tools = st.builds(lc.ToolMessage, content=texts, tool_call_id=call_ids, name=names,
+                  status=st.sampled_from(["success", "error"]),
+                  artifact=st.one_of(st.none(), json_objects))
+message_lists = st.lists(st.one_of(systems, humans, ai_messages(), tools), max_size=5)
+
+
+# --- laws ---------------------------------------------------------------------------------------
+
+
+@LAWS
+@given(message_lists)
+def test_langchain_messages_round_trip_exactly(messages: list[BaseMessage]) -> None:
+    """Import then export gives messages that dump exactly as the originals, with no loss."""
+    exported = bridge.to_messages(bridge.from_messages(messages))
+    assert exported.losses == ()
+    assert dumped(exported.messages) == dumped(messages)
+
+
+def _named_by_a_loss(losses: tuple[Loss, ...], i: int) -> bool:
+    at = f"history[{i}]"
+    return any(loss.path == at or loss.path.startswith(at + ".") for loss in losses)
+
+
+@LAWS
+@given(histories(extras=False))
+def test_any_history_survives_langchain_or_names_its_losses(history: list[HistoryEvent]) -> None:
+    """Export then import gives every message back equal (ids and times included) unless a loss
+    names it; events LangChain has no place for are dropped, each with a loss."""
+    exported = bridge.to_messages(history)
+    back = iter(bridge.from_messages(exported.messages))
+    for i, event in enumerate(history):
+        if event.type != "message":
+            assert _named_by_a_loss(exported.losses, i)
+            continue
+        again = next(back)
+        if not _named_by_a_loss(exported.losses, i):
+            assert again == event
+    assert next(back, None) is None
+
+
+# --- examples -----------------------------------------------------------------------------------
+
+
+def anthropic_turns() -> list[BaseMessage]:
+    """A tool round trip as ChatAnthropic (v1 output) records it."""
+    call = {"type": "tool_call", "id": "toolu_01", "name": "read_file", "args": {"path": "README.md"}}
+    return [
+        lc.SystemMessage("You are a careful coding agent."),
+        lc.HumanMessage("Summarise the README."),
+        lc.AIMessage(content=[{"type": "reasoning", "reasoning": "Read it first.",
+                               "extras": {"signature": "sig-1"}}, call],
+                     tool_calls=[call], id="msg_01",
+                     response_metadata={"output_version": "v1", "model_provider": "anthropic",
+                                        "model_name": "claude-sonnet-4-6", "stop_reason": "tool_use"},
+                     usage_metadata={"input_tokens": 412, "output_tokens": 38, "total_tokens": 450}),
+        lc.ToolMessage("# partwire", tool_call_id="toolu_01", name="read_file"),
+    ]
+
+
+def test_signatures_ids_and_results_come_in_linked() -> None:
+    """The signature keeps its issuer, the call keeps Anthropic's id, the result points at the call."""
+    history = bridge.from_messages(anthropic_turns())
+    assistant, result = history[2], history[3]
+    assert isinstance(assistant, AssistantMessage)
+    assert (assistant.model, assistant.stop_reason) == ("anthropic:claude-sonnet-4-6", "tool_use")
+    thinking, call = assistant.parts
+    assert isinstance(thinking, ThinkingPart)
+    assert thinking.signature == Opaque(value="sig-1", issuer="anthropic")
+    assert isinstance(call, ToolCallPart)
+    assert call.provider_ids == {"anthropic": "toolu_01"}
+    assert isinstance(result, ToolMessage)
+    assert result.call_id == call.id
+
+
+def test_a_canonical_history_comes_back_equal() -> None:
+    """Developer role, redacted thinking and a malformed call survive LangChain and come back equal."""
+    call = ToolCallPart(id="tu_01KDVDNA000000000000000001", name="write_file",
+                        arguments_json='{"path": "a.py", "text": "unterminated',
+                        provider_ids={"anthropic": "toolu_9"})
+    history: list[HistoryEvent] = [
+        DeveloperMessage("Tests run with pytest."),
+        UserMessage("Fix the bug."),
+        AssistantMessage([RedactedThinkingPart(data=Opaque(value="EmwKAhgB", issuer="anthropic")), call],
+                         model="anthropic:claude-sonnet-4-6", provider="anthropic", stop_reason="tool_use"),
+        ToolMessage("invalid JSON", call_id=call.id, tool_name="write_file", status="error"),
+    ]
+    exported = bridge.to_messages(history)
+    assert exported.lossless
+    ai = exported.messages[2]
+    assert isinstance(ai, lc.AIMessage)
+    assert ai.invalid_tool_calls[0]["args"] == call.arguments_json
+    assert bridge.from_messages(exported.messages) == history
+
+
+def test_what_langchain_cannot_hold_is_reported() -> None:
+    """A retry event and reasoning ids have no LangChain form: each is a loss, strict mode refuses."""
+    history: list[HistoryEvent] = [
+        SystemMessage("sys"),
+        AssistantMessage([ThinkingPart(text="t", id="rs_1")], model="openai:gpt-5", provider="openai"),
+        RetryEvent(attempt=2, reason="overloaded"),
+    ]
+    exported = bridge.to_messages(history)
+    assert [(loss.path, loss.action) for loss in exported.losses] == [
+        ("history[1].parts[0]", "dropped"), ("history[2]", "dropped")]
+    with pytest.raises(LossError, match="langchain"):
+        bridge.to_messages(history, strict=True)
+
+
+@pytest.mark.parametrize("form", ["messages_to_dict", "dumpd", "plain"])
+def test_read_dump_takes_each_langchain_dump_form(form: str) -> None:
+    """``read_dump`` reads messages_to_dict, dumpd and plain-dict dumps into the same events."""
+    messages = anthropic_turns()
+    if form == "messages_to_dict":
+        data: Any = messages_to_dict(messages)
+    elif form == "dumpd":
+        data = [dumpd(m) for m in messages]
+    else:
+        data = [m.model_dump() for m in messages]
+    events = bridge.read_dump(json.dumps(data))
+    expected = bridge.from_messages(messages)
+    assert [(e.type, getattr(e, "parts", None)) for e in events] == \
+           [(e.type, getattr(e, "parts", None)) for e in expected]
+
+
+def test_read_dump_rejects_what_is_not_a_list() -> None:
+    """A dump that is not a list of messages is refused with a message saying so."""
+    with pytest.raises(ValueError, match="list of messages"):
+        bridge.read_dump('{"type": "human"}')
