@@ -240,7 +240,7 @@ class Encoder(PartEncoder):
                 self._lose(i, j, part.type, "dropped", "Anthropic's system prompt takes text only",
                            message.id)
                 continue
-            block, plain = self._text(part, i, j, message.id)
+            block, plain = self._text(part, i, j, message.id, system=True)
             if not self.system:
                 self.system_plain = plain
             self.system.append(block)
@@ -265,7 +265,7 @@ class Encoder(PartEncoder):
                     block: WireBlock = {"type": "text", "text": fields["text"]}
                     plain = True
                 else:
-                    block, plain = self._text(part, i, j, message_id)
+                    block, plain = self._text(part, i, j, message_id, system=system)
                 if plain and not block["text"]:
                     turn.empty_text(i, j, message_id)
                 if not blocks:

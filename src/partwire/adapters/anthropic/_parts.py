@@ -110,22 +110,24 @@ class PartEncoder:
         extras = self._extras(pd, i, j, block["type"], message_id)
         return {**extras, **block} if extras else block
 
-    def _text(self, part: TextPart, i: int, j: int, message_id: str) -> tuple[WireBlock, bool]:
+    def _text(self, part: TextPart, i: int, j: int, message_id: str,
+              system: bool = False) -> tuple[WireBlock, bool]:
         block: WireBlock = {"type": "text", "text": part.text}
         if part.provider_data is None and not part.citations:
             return block, True
         extras = (self._extras(part.provider_data, i, j, "text", message_id)
                   if part.provider_data is not None else None)
         if part.citations:
-            citations = [c for c in (self._citation(c, i, j, message_id) for c in part.citations)
-                         if c is not None]
+            citations = [c for c in (self._citation(c, i, j, message_id, system)
+                                     for c in part.citations) if c is not None]
             if citations:
                 block["citations"] = citations
         if extras:
             block = {**extras, **block}
         return block, len(block) == 2
 
-    def _citation(self, c: Citation, i: int, j: int, message_id: str) -> WireBlock | None:
+    def _citation(self, c: Citation, i: int, j: int, message_id: str,
+                  system: bool = False) -> WireBlock | None:
         extras = data_of(c.provider_data, self.issuers)
         extra: Mapping[str, Any] = extras.get("block", {}) if extras else {}
         match c:
@@ -135,7 +137,13 @@ class PartEncoder:
                                   "document_index": c.document_index,
                                   "document_title": c.document_title, start: c.start, end: c.end}
                 if c.file_id is not None:
-                    out["file_id"] = c.file_id
+                    if system:
+                        # Echoed on a response's own blocks, but a system block's citation
+                        # (the SDK's TextBlockParam) has no file_id.
+                        self._lose(i, j, "text", "dropped", "a system block's citations carry "
+                                   "no file_id", message_id, ".citations")
+                    else:
+                        out["file_id"] = c.file_id
             case SearchResultCitation():
                 out = {"type": "search_result_location", "cited_text": c.cited_text or "",
                        "search_result_index": c.search_result_index, "source": c.source,
