@@ -592,7 +592,7 @@ def test_estimate_input_tokens_is_plausible() -> None:
     short = openai_chat.estimate_input_tokens([UserMessage("hi")])
     long = openai_chat.estimate_input_tokens([UserMessage("word " * 400)])
     assert 0 < short < long
-    assert 450 < long < 550
+    assert 300 < long < 600  # 400 words of one common token each, plus the framing
     image = ImagePart(source=UrlSource(url="https://x.test/a.png"))
     low = image.model_copy(update={"detail": "low"})
     assert openai_chat.estimate_input_tokens([UserMessage([low])]) < openai_chat.estimate_input_tokens(
