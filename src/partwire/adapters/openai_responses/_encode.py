@@ -143,7 +143,13 @@ class Encoder(PartEncoder):
                 if not fast(event):  # type: ignore[arg-type]
                     self._assistant(event, i)  # type: ignore[arg-type]
             elif kind is UserMessage:
-                self._message("user", event, i)  # type: ignore[arg-type]
+                fields = event.__dict__
+                parts = fields["parts"]
+                if fields["provider_data"] is None and len(parts) == 1 and type(parts[0]) is TextPart \
+                        and parts[0].__dict__["provider_data"] is None and not parts[0].__dict__["citations"]:
+                    append({"role": "user", "content": parts[0].__dict__["text"]})
+                else:
+                    self._message("user", event, i)  # type: ignore[arg-type]
             else:
                 self.event(event, i)
         return self.items
@@ -242,7 +248,8 @@ class Encoder(PartEncoder):
         if not self.own_only:
             return False  # then only OpenAI's own echo state is read: one issuer to compare
         out: list[dict[str, Any]] = []
-        calls: list[tuple[str, str]] = []
+        add = out.append
+        wire_ids = self.wire_ids
         group: dict[str, Any] | None = None
         for part in event.__dict__["parts"]:
             kind = type(part)
@@ -254,32 +261,31 @@ class Encoder(PartEncoder):
                 if wire_id is None:
                     return False
                 if pd is None:
-                    out.append({"type": "function_call", "call_id": wire_id, "name": fields["name"],
-                                "arguments": fields["arguments_json"]})
+                    add({"type": "function_call", "call_id": wire_id, "name": fields["name"],
+                         "arguments": fields["arguments_json"]})
                 else:
                     data = pd.data
                     item = data.get("item") if type(data) is dict and len(data) == 1 else None
-                    if pd.issuer != ISSUER or type(item) is not dict or item.keys() != _CALL_ITEM \
-                            or type(item["id"]) is not str:
+                    # As decoded: the fc_ item's id and status, nothing else.
+                    if pd.issuer != ISSUER or type(item) is not dict or len(item) != 2 or \
+                            "id" not in item or "status" not in item:
                         return False
-                    out.append({"id": item["id"], "type": "function_call", "status": item["status"],
-                                "arguments": fields["arguments_json"], "call_id": wire_id,
-                                "name": fields["name"]})
-                calls.append((fields["id"], wire_id))
+                    add({"id": item["id"], "type": "function_call", "status": item["status"],
+                         "arguments": fields["arguments_json"], "call_id": wire_id,
+                         "name": fields["name"]})
+                # The general path would map it the same way (OpenAI's own id), should it take over.
+                wire_ids[fields["id"]] = wire_id
             elif kind is TextPart:
                 if pd is None or fields["citations"] or pd.issuer != ISSUER:
                     return False
                 data = pd.data
                 item = data.get("item") if type(data) is dict else None
-                if type(item) is not dict or not item.keys() <= _MESSAGE_ITEM:
-                    return False
-                ident = item.get("id")
-                if type(ident) is not str:
+                if type(item) is not dict or "id" not in item:
                     return False
                 size = len(data)
                 if size == 2:
                     extras = data.get("extras")
-                    if type(extras) is not dict or extras.keys() != _LOGPROBS:
+                    if type(extras) is not dict or len(extras) != 1 or "logprobs" not in extras:
                         return False
                     content = {"type": "output_text", "annotations": [],
                                "logprobs": extras["logprobs"], "text": fields["text"]}
@@ -287,13 +293,14 @@ class Encoder(PartEncoder):
                     content = {"type": "output_text", "annotations": [], "text": fields["text"]}
                 else:
                     return False
+                ident = item["id"]
                 if group is not None and group["id"] == ident:
                     group["content"].append(content)
                     continue
-                if item.keys() == _CALL_ITEM:  # id and status: the common case
+                if len(item) == 2 and "status" in item:  # id and status: the common case
                     group = {"id": ident, "type": "message", "status": item["status"],
                              "content": [content], "role": "assistant"}
-                else:
+                elif item.keys() <= _MESSAGE_ITEM:
                     group = {"id": ident, "type": "message"}
                     if "status" in item:
                         group["status"] = item["status"]
@@ -301,7 +308,9 @@ class Encoder(PartEncoder):
                     if "phase" in item:
                         group["phase"] = item["phase"]
                     group["role"] = "assistant"
-                out.append(group)
+                else:
+                    return False
+                add(group)
             elif kind is ThinkingPart:
                 group = None
                 signature = fields["signature"]
@@ -311,17 +320,17 @@ class Encoder(PartEncoder):
                 text = fields["text"]
                 if pd is not None:  # as decoded: the summary's layout, one entry or none
                     data = pd.data
-                    if pd.issuer != ISSUER or type(data) is not dict or len(data) != 1 or \
-                            data.get("summary") != ([len(text)] if text else []):
+                    layout = data.get("summary") if type(data) is dict and len(data) == 1 else None
+                    if pd.issuer != ISSUER or type(layout) is not list or (
+                            layout != [len(text)] if text else layout):
                         return False
-                out.append({"id": ident, "type": "reasoning", "encrypted_content": signature.value,
-                            "summary": [{"type": "summary_text", "text": text}] if text else []})
+                add({"id": ident, "type": "reasoning", "encrypted_content": signature.value,
+                     "summary": [{"type": "summary_text", "text": text}] if text else []})
             else:
                 return False
         if not out:
             return False
         self.items.extend(out)  # type: ignore[arg-type]
-        self.wire_ids.update(calls)
         return True
 
     def _unstored(self, event: AssistantMessage) -> bool:
