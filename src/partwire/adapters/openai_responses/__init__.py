@@ -124,55 +124,60 @@ def to_wire(
     return project(request, losses, adapter=NAME, strict=strict, session=session)
 
 
-def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = None) -> AssistantMessage:
+def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = None,
+              **switches: Any) -> AssistantMessage:
     """A response object (dict, JSON text, or the SDK's ``Response``) as an assistant message.
 
     An error body raises :class:`~partwire.adapters.ProviderError`; anything else that is not
     a response raises :class:`~partwire.adapters.WireFormatError`.
     """
-    resolve_options(Options, options)
+    resolve_options(Options, options, switches)
     with guard(NAME, "response"):
         return _from_wire(response)
 
 
 def from_wire_request(request: Any, *,
-                      options: Options | Mapping[str, Any] | None = None) -> ImportedRequest:
+                      options: Options | Mapping[str, Any] | None = None,
+                      **switches: Any) -> ImportedRequest:
     """A request body written for this API, as history and tools (and the other fields).
 
     ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back: the import
     re-exports with ``continuation="none"``, its own ``store``/``include`` kept in ``params``.
     """
-    resolve_options(Options, options)
+    resolve_options(Options, options, switches)
     with guard(NAME, "request"):
         return _from_wire_request(request)
 
 
-def stream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None) -> Iterator[StreamEvent]:
+def stream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,
+           **switches: Any) -> Iterator[StreamEvent]:
     """Stream events from SDK events, parsed JSON events, or raw SSE (bytes/text, whole or chunked).
 
     Ends with one ``MessageCompleteEvent`` holding the message. An ``error`` event or
     ``response.failed`` becomes a ``StreamErrorEvent`` and the message so far with
     ``status="error"``; a stream cut short ends with the partial message.
     """
-    resolve_options(Options, options)
+    resolve_options(Options, options, switches)
     return run_stream(Translator, chunks)
 
 
 def astream(chunks: Any, *,
-            options: Options | Mapping[str, Any] | None = None) -> AsyncIterator[StreamEvent]:
+            options: Options | Mapping[str, Any] | None = None,
+            **switches: Any) -> AsyncIterator[StreamEvent]:
     """:func:`stream` over an asynchronous source (the async SDK stream, an httpx byte stream)."""
-    resolve_options(Options, options)
+    resolve_options(Options, options, switches)
     return arun_stream(Translator, chunks)
 
 
 def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
-                          options: Options | Mapping[str, Any] | None = None) -> int:
+                          options: Options | Mapping[str, Any] | None = None,
+                          **switches: Any) -> int:
     """An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
 
     Counted on the body ``to_wire`` would send. The API's ``POST /responses/input_tokens``
     gives the exact figure.
     """
-    opts = resolve_options(Options, options)
+    opts = resolve_options(Options, options, switches)
     request = build_request(
         history, model=f"{ISSUER}:estimate", tools=tools, tool_choice=None, max_tokens=None,
         params=None, parallel_tool_calls=None, issuers={ISSUER}, losses=Losses(NAME),
