@@ -80,8 +80,8 @@ def items(history: list[Any], **kwargs: Any) -> list[dict[str, Any]]:
 
 def test_registered_under_its_name() -> None:
     """get_adapter finds the module under both spellings, and it has the contract's surface."""
-    assert get_adapter("openai_responses") is openai_responses  # type: ignore[comparison-overlap]
-    assert get_adapter("openai-responses") is openai_responses  # type: ignore[comparison-overlap]
+    assert get_adapter("openai_responses") is openai_responses
+    assert get_adapter("openai-responses") is openai_responses
     assert openai_responses.NAME == "openai_responses"
     assert openai_responses.CAPABILITIES.developer_role is True
 
