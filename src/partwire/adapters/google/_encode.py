@@ -20,7 +20,7 @@
 Marks a request import left in ``provider_data`` (read from accepted issuers only): ``join`` (the
 message continues the previous content), ``content`` (extra keys of its Content), and on tool
 messages ``id`` (the response's own id), ``shape`` (``whole``: ``data`` is the whole response
-object), ``inner`` / ``extra`` (keys inside / beside ``functionResponse``).
+object; ``data``: the output or error was JSON, not text), ``inner`` / ``extra`` (keys inside / beside ``functionResponse``).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
-from partwire.adapters._common import Losses, first_accepted, tool_status_loss
-from partwire.adapters.google._parts import PartEncoder
+from partwire.adapters._common import Losses, first_accepted, parse_json, tool_status_loss
+from partwire.adapters.google._parts import PartEncoder, base64_ok
 from partwire.adapters.google._wire import ISSUER, PLACEHOLDER_SIGNATURE, admits_call_id
 from partwire.history import (
     CompactionEvent,
@@ -49,9 +49,23 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
-from partwire.parts import AudioPart, DocumentPart, ImagePart, Part, ToolCallPart, UnknownPart
+from partwire.parts import (
+    AudioPart,
+    DocumentPart,
+    ImagePart,
+    Part,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    UnknownPart,
+)
 
 __all__ = ["Encoder"]
+
+_SIGNED_ONLY = frozenset({"thoughtSignature", "model", "no_id"})
+_MISSING: Any = object()
+_NO_MARKS: Mapping[str, Any] = {}
+"""A call id the history has no call for."""
 
 
 class Encoder(PartEncoder):
@@ -72,13 +86,46 @@ class Encoder(PartEncoder):
         # Canonical call id -> (position in its model turn, turn number), for ordering results.
         self.call_order: dict[str, tuple[int, int]] = {}
         self.turn = 0
-        self.tool_run: list[tuple[ToolMessage, dict[str, Any]]] | None = None
+        self.tool_run: list[tuple[str, dict[str, Any]]] | None = None
+        self.run_idless = False
         self._run_content: dict[str, Any] = {}
+        self.own_only = self.issuer_order == [own]
 
     def run(self) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
         """The wire contents and the system instruction of the whole history."""
+        # The hot path of every request: isinstance() on a pydantic model and a match over
+        # classes cost more than the work on a plain tool result, so exact types go straight to
+        # their method, fields are read from __dict__, and the plain result is encoded inline.
+        event_of = self.event
+        wire_ids = self.wire_ids
         for i, event in enumerate(self.history):
-            self.event(event, i)
+            kind = type(event)
+            if kind is ToolMessage:
+                fields = event.__dict__
+                wire_id = wire_ids.get(fields["call_id"], _MISSING)
+                status = fields["status"]
+                if wire_id is not _MISSING and fields["provider_data"] is None \
+                        and not fields["parts"] and (status == "success" or status == "error"):
+                    text, data = fields["output_text"], fields["data"]
+                    body: dict[str, Any] = {"id": wire_id} if wire_id is not None else {}
+                    body["name"] = fields["tool_name"]
+                    body["response"] = {"output" if status == "success" else "error":
+                                        data if not text and data is not None else text}
+                    run = self.tool_run
+                    if run is None:
+                        self._add_result(fields["call_id"], {"functionResponse": body}, _NO_MARKS)
+                    else:
+                        run.append((fields["call_id"], {"functionResponse": body}))
+                        if wire_id is None:
+                            self.run_idless = True
+                    self.started = True
+                    continue
+            elif kind is AssistantMessage:
+                self._close_run()
+                self._assistant(event, i)  # type: ignore[arg-type]
+                self.started = True
+                continue
+            event_of(event, i)
         self._close_run()
         return self.contents, self.system
 
@@ -91,7 +138,7 @@ class Encoder(PartEncoder):
                 self.started = True
             case AssistantMessage():
                 self._close_run()
-                self._assistant(event, path)
+                self._assistant(event, i)
                 self.started = True
             case UserMessage():
                 self._close_run()
@@ -173,45 +220,100 @@ class Encoder(PartEncoder):
         else:
             self.contents.append({"role": "user", "parts": parts})
 
-    def _assistant(self, event: AssistantMessage, path: str) -> None:
+    def _assistant(self, event: AssistantMessage, i: int) -> None:
         self.turn += 1
+        turn = self.turn
         parts: list[dict[str, Any]] = []
+        append = parts.append
         position = 0
-        for j, part in enumerate(event.parts):
-            where = f"{path}.parts[{j}]"
-            if isinstance(part, ToolCallPart):
-                wire_id = self._wire_id(part, where, event.id)
-                self.wire_ids[part.id] = wire_id
-                self.call_order[part.id] = (self.turn, position)
+        own = self.own_only
+        issuers = self.issuers
+        same = self._same
+        first_call = -1
+        fields = event.__dict__
+        message_id = fields["id"]
+        for j, part in enumerate(fields["parts"]):
+            kind = type(part)
+            pf = part.__dict__
+            if kind is ToolCallPart:
+                ids = pf["provider_ids"]
+                wire_id = ids.get(ISSUER) if own and ids else None
+                if wire_id is None:
+                    wire_id = self._wire_id(part, f"history[{i}].parts[{j}]", message_id)
+                canonical = pf["id"]
+                self.wire_ids[canonical] = wire_id
+                self.call_order[canonical] = (turn, position)
                 position += 1
-                parts.append(self.call(part, wire_id, where, event.id))
+                fast = self._call_fast(pf, wire_id)
+                if first_call < 0:
+                    first_call = len(parts)
+                append(fast if fast is not None
+                       else self.call(part, wire_id, f"history[{i}].parts[{j}]", message_id))
                 continue
-            wire = self.part(part, where, event.id)
+            if kind is TextPart and pf["provider_data"] is None:
+                append({"text": pf["text"]})
+                continue
+            if kind is ThinkingPart:
+                sig = pf["signature"]
+                if sig is not None and pf["provider_data"] is None:
+                    sf = sig.__dict__
+                    value = sf["value"]
+                    if sf["issuer"] in issuers and (same.get(sf["model"]) or self.same_model(sf["model"])) \
+                            and base64_ok(value):
+                        append({"text": pf["text"], "thought": True, "thoughtSignature": value})
+                        continue
+                wire = self._thinking(part, f"history[{i}].parts[{j}]", message_id)
+                if wire is not None:
+                    append(wire)
+                continue
+            wire = self.part(part, f"history[{i}].parts[{j}]", message_id)
             if wire is not None:
-                parts.append(wire)
+                append(wire)
         if not parts:
             if event.parts:
-                self.losses.add(path, "assistant_message", "dropped",
+                self.losses.add(f"history[{i}]", "assistant_message", "dropped",
                                 "none of its parts can be sent, and Gemini rejects an empty "
                                 "content", event.id)
             return
-        self._placeholder(parts, event, path)
-        self._content("model", parts, self._marks(event))
+        if first_call >= 0 and self.require_signatures and "thoughtSignature" not in parts[first_call]:
+            self._placeholder(parts[first_call], event, f"history[{i}]")
+        if fields["provider_data"] is None:
+            self.contents.append({"role": "model", "parts": parts})
+        else:
+            self._content("model", parts, self._marks(event))
 
-    def _placeholder(self, parts: list[dict[str, Any]], event: AssistantMessage, path: str) -> None:
-        if not self.require_signatures:
-            return
-        for j, wire in enumerate(parts):
-            if "functionCall" in wire:
-                if "thoughtSignature" not in wire:
-                    wire["thoughtSignature"] = PLACEHOLDER_SIGNATURE
-                    index = next((k for k, p in enumerate(event.parts)
-                                  if isinstance(p, ToolCallPart)), j)
-                    self.losses.add(f"{path}.parts[{index}]", "tool_call", "rewritten",
-                                    f"{self.model} requires a thought signature on the first "
-                                    "function call of a turn and none valid for it was kept; "
-                                    "sent with Google's placeholder signature", event.id)
-                return
+    def _call_fast(self, fields: dict[str, Any], wire_id: str | None) -> dict[str, Any] | None:
+        """The ``functionCall`` part of a call with nothing to report, else ``None``."""
+        call: dict[str, Any] = {"id": wire_id} if wire_id is not None else {}
+        call["name"] = fields["name"]
+        text = fields["arguments_json"]
+        if text:
+            try:
+                args = parse_json(text)
+            except ValueError:
+                return None
+            if type(args) is not dict:
+                return None
+            call["args"] = args
+        pd = fields["provider_data"]
+        if pd is None:
+            return {"functionCall": call}
+        data = self._data(pd)
+        if data is None or not _SIGNED_ONLY.issuperset(data):
+            return None
+        sig = data.get("thoughtSignature")
+        if type(sig) is not str or not base64_ok(sig) or not self.same_model(data.get("model")):
+            return None
+        return {"functionCall": call, "thoughtSignature": sig}
+
+    def _placeholder(self, wire: dict[str, Any], event: AssistantMessage, path: str) -> None:
+        """Give the first call of a turn Google's placeholder signature, and report it."""
+        wire["thoughtSignature"] = PLACEHOLDER_SIGNATURE
+        index = next(k for k, p in enumerate(event.parts) if isinstance(p, ToolCallPart))
+        self.losses.add(f"{path}.parts[{index}]", "tool_call", "rewritten",
+                        f"{self.model} requires a thought signature on the first function call "
+                        "of a turn and none valid for it was kept; sent with Google's "
+                        "placeholder signature", event.id)
 
     def _wire_id(self, part: ToolCallPart, path: str, message_id: str) -> str | None:
         ids = part.provider_ids
@@ -234,7 +336,10 @@ class Encoder(PartEncoder):
         marks = self._marks(event)
         if marks.get("split"):
             self._close_run()  # a new content of results, as the imported request had it
-        response = self._function_response(event, path, marks)
+        self._add_result(event.call_id, self._function_response(event, path, marks), marks)
+
+    def _add_result(self, call_id: str, response: dict[str, Any],
+                    marks: Mapping[str, Any]) -> None:
         if self.tool_run is None:
             last = self.contents[-1] if self.contents else None
             if marks.get("join") and last is not None and last.get("role", "user") == "user":
@@ -251,7 +356,10 @@ class Encoder(PartEncoder):
                         else:
                             self._run_content[key] = value
                 self.contents.append(self._run_content)
-        self.tool_run.append((event, response))
+            self.run_idless = False
+        self.tool_run.append((call_id, response))
+        if self.wire_ids.get(call_id, "") is None:
+            self.run_idless = True
 
     def _close_run(self) -> None:
         run = self.tool_run
@@ -259,9 +367,9 @@ class Encoder(PartEncoder):
             return
         self.tool_run = None
         # Without ids Gemini pairs results with calls by order and name: put them in call order.
-        if any(self.wire_ids.get(m.call_id, "") is None for m, _ in run):
+        if self.run_idless:
             far = (1 << 30, 0)
-            run = sorted(run, key=lambda item: self.call_order.get(item[0].call_id, far))
+            run = sorted(run, key=lambda item: self.call_order.get(item[0], far))
         self._run_content["parts"].extend(wire for _, wire in run)
 
     def _function_response(self, event: ToolMessage, path: str,
@@ -276,10 +384,14 @@ class Encoder(PartEncoder):
                 body["id"] = wire_id
         body["name"] = event.tool_name
         data = event.data
-        if marks.get("shape") == "whole" and isinstance(data, dict):
+        shape = marks.get("shape")
+        if shape == "whole" and isinstance(data, dict):
             body["response"] = data
         else:
-            value = data if data is not None else event.output_text
+            # The text is what the model is told; structured data only when there is no text,
+            # or when the imported response held an object.
+            value = data if shape == "data" or (not event.output_text and data is not None) \
+                else event.output_text
             key = "output" if event.status == "success" else "error"
             tool_status_loss(self.losses, path, event.status, event.id, api="Gemini",
                              as_error=True)

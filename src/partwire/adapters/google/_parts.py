@@ -15,7 +15,6 @@ call Gemini sent without an id: it goes back without one).
 from __future__ import annotations
 
 import base64
-import mimetypes
 import re
 from collections.abc import Collection, Mapping
 from typing import Any, assert_never
@@ -50,6 +49,7 @@ __all__ = [
     "CODE_EXECUTION",
     "CODE_RESULT",
     "PartEncoder",
+    "base64_ok",
     "call_identity",
     "media_from_wire",
     "part_from_wire",
@@ -70,7 +70,7 @@ _BESIDE = frozenset({"thought", "thoughtSignature"})
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]*={0,2}")
 
 
-def _base64(value: str) -> bool:
+def base64_ok(value: str) -> bool:
     """Whether ``value`` is base64 the API can read (either alphabet); Gemini's signatures are."""
     body = value.rstrip("=")
     return bool(_BASE64.fullmatch(value)) and len(body) % 4 != 1
@@ -218,19 +218,6 @@ def _kind_of(mime: Any) -> str:
     return "unknown"
 
 
-def _guess(url: str, part: ImagePart | DocumentPart | AudioPart) -> str | None:
-    """The media type a URL's extension says, when it agrees with the part's kind."""
-    guessed = mimetypes.guess_type(url)[0]
-    if guessed is None:
-        return None
-    major = guessed.split("/", 1)[0]
-    if isinstance(part, ImagePart):
-        return guessed if major == "image" else None
-    if isinstance(part, AudioPart):
-        return guessed if major == "audio" else None
-    return guessed if major not in ("image", "audio", "video") else None
-
-
 # The fields of Gemini's server-side tool parts; anything else there is not Gemini's.
 _SERVER_FIELDS = {"executableCode": frozenset({"language", "code"}),
                   "codeExecutionResult": frozenset({"outcome", "output"}),
@@ -245,11 +232,21 @@ class PartEncoder:
         self.issuers = frozenset(issuers)
         self.model = model
         self.losses = losses
+        self._same: dict[str | None, bool] = {}
 
     def _data(self, pd: ProviderData | None) -> Mapping[str, Any] | None:
-        if pd is None or pd.issuer not in self.issuers or not isinstance(pd.data, dict):
+        if pd is None:
             return None
-        return pd.data
+        fields = pd.__dict__
+        data = fields["data"]
+        return data if type(data) is dict and fields["issuer"] in self.issuers else None
+
+    def same_model(self, issued_by: str | None) -> bool:
+        """Whether a signature ``issued_by`` may go to the target model (memoised per model)."""
+        known = self._same.get(issued_by)
+        if known is None:
+            known = self._same[issued_by] = same_model(issued_by, self.model)
+        return known
 
     def _beside(self, out: dict[str, Any], pd: ProviderData | None, path: str, part_type: str,
                 message_id: str | None) -> dict[str, Any]:
@@ -262,13 +259,13 @@ class PartEncoder:
             for key, value in extra.items():
                 out.setdefault(key, value)
         sig = data.get("thoughtSignature")
-        if isinstance(sig, str) and not _base64(sig):
+        if isinstance(sig, str) and not base64_ok(sig):
             self.losses.add(path, part_type, "dropped",
                             "its thought signature is not base64, so Gemini cannot read it",
                             message_id)
         elif isinstance(sig, str):
             issued_by = data.get("model")
-            if same_model(issued_by if isinstance(issued_by, str) else None, self.model):
+            if self.same_model(issued_by if isinstance(issued_by, str) else None):
                 out["thoughtSignature"] = sig
             else:
                 self.losses.add(path, part_type, "rewritten",
@@ -306,11 +303,11 @@ class PartEncoder:
         data = self._data(part.provider_data)
         if sig is not None and sig.issuer in self.issuers:
             out: dict[str, Any] = {"text": part.text, "thought": True}
-            if not _base64(sig.value):
+            if not base64_ok(sig.value):
                 self.losses.add(path, "thinking", "rewritten",
                                 "its thought signature is not base64, so Gemini cannot read it; "
                                 "sent without it", message_id)
-            elif same_model(sig.model, self.model):
+            elif self.same_model(sig.model):
                 out["thoughtSignature"] = sig.value
             else:
                 self.losses.add(path, "thinking", "rewritten",
@@ -369,13 +366,8 @@ class PartEncoder:
             case UrlSource():
                 key = "fileData"
                 body = {"fileUri": source.url}
-                guessed = part.media_type or _guess(source.url, part)
-                if guessed:
-                    body["mimeType"] = guessed
-                elif not isinstance(part, DocumentPart):
-                    self.losses.add(path, part.type, "rewritten",
-                                    "no media type is known for this URL; Gemini is sent it "
-                                    "without one", message_id)
+                if part.media_type:
+                    body["mimeType"] = part.media_type
             case ProviderFileSource():
                 if source.issuer not in self.issuers:
                     self.losses.add(path, part.type, "dropped",

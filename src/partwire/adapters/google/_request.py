@@ -190,6 +190,7 @@ class _Importer:
         else:
             data = value
             text = json_text(value)
+            marks.setdefault("shape", "data")
         attachments = tuple(part_from_wire(p, None) for p in body.get("parts") or ()
                             if isinstance(p, dict))
         inner = {k: v for k, v in body.items() if k not in ("id", "name", "response", "parts")}
