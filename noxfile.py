@@ -49,7 +49,7 @@ def schema(session: nox.Session) -> None:
 
 
 RECORD_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai_chat": "OPENAI_API_KEY",
-               "openai_responses": "OPENAI_API_KEY"}
+               "openai_responses": "OPENAI_API_KEY", "google": "GEMINI_API_KEY"}
 
 
 @nox.session(default=False)
