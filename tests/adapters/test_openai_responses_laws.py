@@ -189,6 +189,9 @@ def streamed(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                 if part["type"] == "output_text":
                     events += [{"type": "response.output_text.delta", **where, "content_index": n,
                                 "delta": p, "logprobs": []} for p in pieces(part["text"])]
+                else:
+                    events += [{"type": "response.refusal.delta", **where, "content_index": n,
+                                "delta": p} for p in pieces(part["refusal"])]
                 events.append({"type": "response.content_part.done", **where, "content_index": n,
                                "part": part})
         elif kind == "reasoning":
@@ -204,6 +207,11 @@ def streamed(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                            "item": {**item, "status": "in_progress", "arguments": ""}})
             events += [{"type": "response.function_call_arguments.delta", **where, "delta": p}
                        for p in pieces(item["arguments"])]
+        elif kind == "custom_tool_call":
+            events.append({"type": "response.output_item.added", "output_index": index,
+                           "item": {**item, "input": ""}})
+            events += [{"type": "response.custom_tool_call_input.delta", **where, "delta": p}
+                       for p in pieces(item["input"])]
         else:
             events.append({"type": "response.output_item.added", "output_index": index,
                            "item": {**item, "status": "in_progress"} if "status" in item else item})

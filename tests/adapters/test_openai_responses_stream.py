@@ -182,3 +182,38 @@ def test_server_item_keeps_its_place_among_streamed_parts() -> None:
     message = accumulate(openai_responses.stream(events))
     assert [p.type for p in message.parts] == ["server_tool_call", "text"]
     assert comparable(message) == comparable(openai_responses.from_wire(response(output=[search, MESSAGE])))
+
+
+def test_refusal_and_custom_input_grow_while_streaming() -> None:
+    """A refusal is re-sent whole as it grows; a custom tool's input streams as its {"input"} arguments."""
+    refusal_item = {"id": "msg_r", "type": "message", "status": "completed", "role": "assistant",
+                    "content": [{"type": "refusal", "refusal": "No, sorry."}]}
+    custom = {"id": "ctc_1", "type": "custom_tool_call", "call_id": "call_c", "input": 'print("hi")',
+              "name": "python"}
+    events = lifecycle(
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {**refusal_item, "status": "in_progress", "content": []}},
+        {"type": "response.content_part.added", "item_id": "msg_r", "output_index": 0, "content_index": 0,
+         "part": {"type": "refusal", "refusal": ""}},
+        {"type": "response.refusal.delta", "item_id": "msg_r", "output_index": 0, "content_index": 0,
+         "delta": "No, "},
+        {"type": "response.refusal.delta", "item_id": "msg_r", "output_index": 0, "content_index": 0,
+         "delta": "sorry."},
+        {"type": "response.output_item.done", "output_index": 0, "item": refusal_item},
+        {"type": "response.output_item.added", "output_index": 1, "item": {**custom, "input": ""}},
+        {"type": "response.custom_tool_call_input.delta", "item_id": "ctc_1", "output_index": 1,
+         "delta": 'print("'},
+        {"type": "response.custom_tool_call_input.delta", "item_id": "ctc_1", "output_index": 1,
+         "delta": 'hi")'},
+        end={"type": "response.completed", "response": response(output=[refusal_item, custom])})
+    ui = Accumulator()
+    seen: list[Any] = []
+    for event in openai_responses.stream(events):
+        ui.feed(event)
+        seen.append(ui.message.parts)
+    assert any(parts and parts[0].text == "No, " for parts in seen)  # type: ignore[union-attr]
+    growing = [parts[1].arguments_json for parts in seen if len(parts) > 1]
+    assert '{"input": "print(\\"' in growing
+    final = ui.message
+    assert comparable(final) == comparable(openai_responses.from_wire(response(output=[refusal_item, custom])))
+    assert final.stop_reason == "tool_use"

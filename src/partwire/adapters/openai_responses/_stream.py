@@ -57,7 +57,8 @@ _STARTS = frozenset({"response.created", "response.in_progress", "response.queue
 class _Item:
     """An output item whose events are arriving: where its parts are in the message."""
 
-    __slots__ = ("call_id", "done", "kind", "parts", "summaries", "tool_id", "wire")
+    __slots__ = ("call_id", "done", "kind", "parts", "refusals", "started", "summaries", "tool_id",
+                 "wire")
 
     def __init__(self, wire: Mapping[str, Any]) -> None:
         kind = wire.get("type")
@@ -68,6 +69,8 @@ class _Item:
         self.tool_id: str | None = None  # canonical id of a function call
         self.call_id: str | None = None
         self.done = False
+        self.refusals: dict[int, str] = {}  # content_index -> refusal text so far
+        self.started = False  # a custom tool call's input has begun
 
 
 class Translator(_KernelTranslator):
@@ -153,6 +156,10 @@ class Translator(_KernelTranslator):
             return self._terminal(item)
         if kind == "error":
             return self._error(item)
+        if kind == "response.refusal.delta":
+            return self.emit(self._refusal_delta(item))
+        if kind == "response.custom_tool_call_input.delta":
+            return self.emit(self._custom_delta(item))
         return _NONE  # done events repeat the deltas; tool progress events carry no content
 
     def finish(self) -> tuple[StreamEvent, ...]:
@@ -258,6 +265,32 @@ class Translator(_KernelTranslator):
         if kind == "response.reasoning_text.delta" and item.summaries:
             return None  # the thinking text is the summary; raw reasoning text comes whole at done
         return ThinkingDeltaEvent(part, delta)
+
+    def _refusal_delta(self, wire: Mapping[str, Any]) -> list[StreamEvent]:
+        """A refusal grows: the part is re-sent whole (there is no refusal delta event)."""
+        item = self._item(wire)
+        delta = wire.get("delta")
+        content_index = wire.get("content_index", 0)
+        if item is None or item.done or not isinstance(delta, str) or not isinstance(content_index, int):
+            return []
+        index = item.parts.get(content_index)
+        if index is None:
+            index = item.parts[content_index] = self._new_index()
+        text = item.refusals[content_index] = item.refusals.get(content_index, "") + delta
+        return [PartEvent(index, RefusalPart(text=text))]
+
+    def _custom_delta(self, wire: Mapping[str, Any]) -> list[StreamEvent]:
+        """A custom tool's free-text input, streamed as the arguments ``{"input": ...}`` it becomes."""
+        item = self._item(wire)
+        delta = wire.get("delta")
+        if item is None or item.done or item.tool_id is None or not isinstance(delta, str):
+            return []
+        # JSON escapes character by character, so the escaped pieces join to the escaped whole.
+        piece = json.dumps(delta, ensure_ascii=False)[1:-1]
+        if not item.started:
+            item.started = True
+            piece = '{"input": "' + piece
+        return [ToolCallDeltaEvent(item.parts[0], piece)]
 
     def _item_done(self, wire: Mapping[str, Any]) -> list[StreamEvent]:
         index = wire.get("output_index")
