@@ -211,7 +211,7 @@ def test_refusal_and_custom_input_grow_while_streaming() -> None:
     for event in openai_responses.stream(events):
         ui.feed(event)
         seen.append(ui.message.parts)
-    assert any(parts and parts[0].text == "No, " for parts in seen)  # type: ignore[union-attr]
+    assert any(parts and parts[0].text == "No, " for parts in seen)
     growing = [parts[1].arguments_json for parts in seen if len(parts) > 1]
     assert '{"input": "print(\\"' in growing
     final = ui.message
