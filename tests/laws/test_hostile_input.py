@@ -1,0 +1,116 @@
+"""Hostile input reaches a user as partwire's own error, never as another exception.
+
+For every registered adapter, ``from_wire``, ``from_wire_request`` and ``stream`` are fed
+arbitrary JSON values, real corpus payloads with one field replaced by a value of the wrong type,
+truncated and non-UTF-8 bytes, and nesting deeper than the interpreter's limit. Each call either
+returns (a tolerant reading keeps what it does not understand) or raises a ``PartwireError``
+(``WireFormatError``, ``ProviderError``): nothing else may escape.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import os
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from partwire.adapters import get_adapter
+from partwire.errors import PartwireError
+from tests.laws.test_corpus_laws import ADAPTERS, CORPUS
+
+HOSTILE = settings(max_examples=int(os.environ.get("PARTWIRE_LAW_EXAMPLES", "60")), deadline=None,
+                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+_scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
+_json = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3)
+                     | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=10)
+
+
+def _payloads(name: str) -> list[dict[str, Any]]:
+    records = []
+    for path in sorted((CORPUS / name.replace("_", "-")).glob("*.json"))[:80]:
+        records.append(json.loads(path.read_text()))
+    return records
+
+
+_PAYLOADS = {name: _payloads(name) for name in ADAPTERS}
+
+
+def _calls(name: str, value: Any) -> None:
+    adapter = get_adapter(name)
+    for call in (adapter.from_wire, adapter.from_wire_request, lambda v: list(adapter.stream(v))):
+        with contextlib.suppress(PartwireError):
+            call(value)
+
+
+def _paths(node: Any, here: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [here] if here else []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found += _paths(value, (*here, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += _paths(value, (*here, i))
+    return found
+
+
+def _replace(node: Any, path: tuple[Any, ...], value: Any) -> Any:
+    out = copy.deepcopy(node)
+    target = out
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+    return out
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+@HOSTILE
+@given(value=_json)
+def test_any_json_value_gives_a_partwire_error_or_a_reading(name: str, value: Any) -> None:
+    """An arbitrary JSON value, as a response, a request or a stream, raises nothing foreign."""
+    _calls(name, value)
+    _calls(name, json.dumps(value))
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+@HOSTILE
+@given(data=st.data(), value=_json)
+def test_a_wrong_type_in_any_field_of_a_real_payload_raises_nothing_foreign(
+        name: str, data: st.DataObject, value: Any) -> None:
+    """A real request or response with one field (anywhere) replaced by another JSON value."""
+    record = data.draw(st.sampled_from(_PAYLOADS[name]))
+    for key in ("request", "response"):
+        body = record.get(key)
+        paths = _paths(body)
+        if not paths:
+            continue
+        path = data.draw(st.sampled_from(paths))
+        _calls(name, _replace(body, path, value))
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+@HOSTILE
+@given(data=st.data())
+def test_truncated_and_non_utf8_bytes_raise_nothing_foreign(name: str, data: st.DataObject) -> None:
+    """A real body or stream cut anywhere, or with bytes that are not UTF-8, raises nothing foreign."""
+    record = data.draw(st.sampled_from(_PAYLOADS[name]))
+    raw = (record.get("sse") or json.dumps(record.get("response"))).encode()
+    cut = data.draw(st.integers(0, len(raw)))
+    _calls(name, raw[:cut])
+    _calls(name, raw[:cut] + b"\xff\xfe\x80" + raw[cut:])
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_nesting_past_the_interpreters_limit_raises_a_partwire_error(name: str) -> None:
+    """100,000 nested brackets, as text and as parsed data inside a body, raise partwire's error."""
+    _calls(name, "[" * 100_000 + "]" * 100_000)
+    deep: Any = []
+    for _ in range(100_000):
+        deep = [deep]
+    _calls(name, {"messages": [{"role": "user", "content": deep}], "contents": deep, "input": deep,
+                  "content": deep, "choices": deep, "candidates": deep, "output": deep})
