@@ -42,6 +42,10 @@ SDK_REQUEST_TYPES: dict[str, tuple[str, str, str]] = {
         "ResponseCreateParamsNonStreaming",
         "ResponseCreateParamsStreaming",
     ),
+    # google-genai has no TypedDict of the body: _google_errors checks contents against its
+    # Content model and every other field against GenerateContentConfig (the stream's body is
+    # the same; the stream flag is in the URL).
+    "google": ("google.genai.types", "GenerateContentConfig", "GenerateContentConfig"),
 }
 """Per adapter: the SDK module, its non-streaming request type and its streaming request type."""
 
