@@ -10,6 +10,7 @@ assistant message (``from_wire``); to a wire format, the history becomes a reque
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -42,6 +43,8 @@ __all__ = ["CANONICAL", "convert", "read_tools"]
 
 CANONICAL = "canonical"
 """The name of the canonical format."""
+# Peer libraries' JSON dumps of their message lists (read only): partwire.bridges.<name>.read_dump.
+BRIDGES = ("pydantic-ai", "langchain")
 
 # Top-level keys that mark a body as a request (Anthropic/Chat "messages", Gemini "contents",
 # Responses "input"); anything else is read as a response.
@@ -80,7 +83,7 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
     of this conversion whose ``Options`` have a field of that name. ``strict=True`` raises
     :class:`~partwire.errors.LossError` on any loss.
     """
-    source_adapter = None if source == CANONICAL else get_adapter(source)
+    source_adapter = None if source in (CANONICAL, *BRIDGES) else get_adapter(source)
     target_adapter = None if target == CANONICAL else get_adapter(target)
     source_opts, target_opts = _split_options(options, source_adapter, target_adapter)
     history, imported = _read(data, source, source_opts)
@@ -290,6 +293,9 @@ def _read(data: Any, source: str, options: Mapping[str, Any]
           ) -> tuple[list[HistoryEvent], ImportedRequest | None]:
     if source == CANONICAL:
         return _read_canonical(data), None
+    if source in BRIDGES:
+        bridge = importlib.import_module(f"partwire.bridges.{source.replace('-', '_')}")
+        return bridge.read_dump(data), None
     adapter = get_adapter(source)
     body = _body(data, adapter.NAME)
     extra: dict[str, Any] = {"options": dict(options)} if options else {}

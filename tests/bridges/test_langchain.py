@@ -9,6 +9,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from langchain_core import messages as lc
+from langchain_core.load import dumpd
+from langchain_core.messages import BaseMessage, messages_to_dict
 
 from partwire import (
     AssistantMessage,
@@ -27,12 +30,6 @@ from partwire import (
 from partwire.bridges import langchain as bridge
 from partwire.projection import Loss
 from tests.strategies import histories
-
-pytest.importorskip("langchain_core")  # a dev dependency: present wherever the suite runs
-
-from langchain_core import messages as lc
-from langchain_core.load import dumpd
-from langchain_core.messages import BaseMessage, messages_to_dict
 
 LAWS = settings(max_examples=int(os.environ.get("PARTWIRE_LAW_EXAMPLES", "25")), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])

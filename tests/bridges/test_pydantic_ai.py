@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic_ai import messages as m
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
+from pydantic_ai.usage import RequestUsage
 
 from partwire import (
     AssistantMessage,
@@ -32,12 +35,6 @@ from partwire.bridges import pydantic_ai as bridge
 from partwire.history import UnknownEvent
 from partwire.projection import Loss
 from tests.strategies import histories
-
-pytest.importorskip("pydantic_ai")  # a dev dependency: present wherever the suite runs
-
-from pydantic_ai import messages as m
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
-from pydantic_ai.usage import RequestUsage
 
 # Fewer examples than the adapters' laws by default: pydantic-ai validates every message it builds.
 LAWS = settings(max_examples=int(os.environ.get("PARTWIRE_LAW_EXAMPLES", "25")), deadline=None,

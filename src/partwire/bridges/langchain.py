@@ -17,6 +17,7 @@ Requires ``langchain-core`` (``pip install 'partwire[langchain]'``); imported on
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
@@ -106,7 +107,10 @@ def read_dump(data: bytes | str | Sequence[Mapping[str, Any]]) -> list[HistoryEv
         if not isinstance(item, dict):
             raise ValueError(f"message {i} of the dump is not a JSON object")
         if item.get("lc") == 1:
-            messages.append(load(item))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # load() is marked beta; its message subset is stable
+                # A dump is untrusted input: let it construct chat messages and nothing else.
+                messages.append(load(item, allowed_objects="messages"))
         elif set(item) == {"type", "data"}:
             messages.extend(messages_from_dict([item]))
         else:
@@ -375,15 +379,13 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             block: dict[str, Any] = {"type": "reasoning", "reasoning": part.text}
             if part.signature is not None:
                 block["extras"] = {"signature": part.signature.value}
-                if part.signature.issuer != issuer and log is not None:
-                    log.add(path, "thinking", "rewritten",
-                            f"LangChain keeps a signature under the message's provider ({issuer}), "
-                            f"not its issuer {part.signature.issuer}", message_id)
+                _check_opaque(part.signature, issuer, log, path, message_id)
             if part.id is not None and log is not None:
                 log.add(path, "thinking", "dropped", "LangChain reasoning blocks keep no reasoning id",
                         message_id)
             return block
         case RedactedThinkingPart():
+            _check_opaque(part.data, issuer, log, path, message_id)
             return {"type": "non_standard", "value": {"type": "redacted_thinking", "data": part.data.value}}
         case ToolCallPart():
             lc_id = part.provider_ids.get(issuer)
@@ -454,6 +456,19 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             return None
         case _:
             assert_never(part)
+
+
+def _check_opaque(opaque: Opaque, issuer: str, log: LossLog | None, path: str,
+                  message_id: str | None) -> None:
+    if log is None:
+        return
+    if opaque.issuer != issuer:
+        log.add(path, "opaque", "rewritten",
+                f"LangChain keeps opaque state under the message's provider ({issuer}), "
+                f"not its issuer {opaque.issuer}", message_id)
+    if opaque.model is not None:
+        log.add(path, "opaque", "dropped",
+                f"LangChain keeps no model beside opaque state ({opaque.model})", message_id)
 
 
 def _usage_to_lc(usage: Usage | None) -> dict[str, Any] | None:
