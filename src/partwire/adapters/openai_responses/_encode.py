@@ -23,7 +23,7 @@ from partwire.adapters._common import (
     tool_status_loss,
 )
 from partwire.adapters.openai_responses._decode import summary_to_wire
-from partwire.adapters.openai_responses._parts import FileResolver, PartEncoder
+from partwire.adapters.openai_responses._parts import FileResolver, PartEncoder, citations_to_wire
 from partwire.adapters.openai_responses._wire import ISSUER, WireItem, item_in_order
 from partwire.history import (
     CompactionEvent,
@@ -585,8 +585,6 @@ _LOGPROBS = frozenset({"logprobs"})
 
 
 def _citations(part: TextPart, path: str, message_id: str, losses: Losses) -> list[dict[str, Any]]:
-    from partwire.adapters.openai_responses._parts import citations_to_wire
-
     annotations = citations_to_wire(part.citations)
     if annotations is not None:
         return annotations

@@ -23,6 +23,7 @@ __all__ = [
     "RESULT_ITEMS",
     "RETRYABLE_ERRORS",
     "SERVER_ITEMS",
+    "ContinuationMode",
     "WireItem",
     "WireRequest",
     "WireResponse",
@@ -38,6 +39,9 @@ ISSUER = "openai"
 """The issuer of every id, opaque value and echo state this API hands out."""
 API = "openai_responses"
 """The ``api`` recorded on assistant messages."""
+
+ContinuationMode = Literal["stateless", "chained", "none"]
+"""How a conversation continues (see ``Options.continuation`` and ``_request``)."""
 
 INCLUDE_REASONING = "reasoning.encrypted_content"
 """The ``include`` entry that makes a ``store: false`` response carry its encrypted reasoning."""
@@ -230,6 +234,3 @@ def parse_data_url(url: str) -> tuple[str, str] | None:
         return None
     return match.group(1), url[match.end():]
 
-
-ContinuationMode = Literal["stateless", "chained", "none"]
-"""How a conversation continues (see ``Options.continuation``)."""
