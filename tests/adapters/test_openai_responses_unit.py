@@ -517,3 +517,13 @@ def test_hostile_streams_end_in_a_message_or_partwire_error(chunks: Any) -> None
     except WireFormatError:
         return
     assert type(events[-1]).__name__ == "MessageCompleteEvent"
+
+
+def test_easy_assistant_items_keep_their_phase() -> None:
+    """An imported easy-form assistant item (a string, with its phase) comes back exactly."""
+    body = {"model": "m", "input": [{"role": "user", "content": "q"},
+                                    {"role": "assistant", "content": "a", "phase": "final_answer"},
+                                    {"type": "message", "role": "assistant", "content": "b"}]}
+    imported = openai_responses.from_wire_request(body)
+    assert [p.text for p in imported.history[1].parts] == ["a", "b"]  # type: ignore[union-attr]
+    assert openai_responses.to_wire(imported.history, **imported.to_wire_kwargs()).request == body

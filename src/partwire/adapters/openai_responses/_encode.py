@@ -385,6 +385,9 @@ class Encoder(PartEncoder):
             item["type"] = "message"
         item["role"] = "assistant"
         item["content"] = part.text
+        extra = marks.get("item")
+        if isinstance(extra, dict):
+            item.update({k: v for k, v in extra.items() if k not in item})  # phase, kept from an import
         self.items.append(item)  # type: ignore[arg-type]
 
     def _assistant_part(self, part: Part, path: str, message_id: str, *, unstored: bool) -> None:

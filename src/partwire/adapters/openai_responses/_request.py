@@ -49,7 +49,7 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
-from partwire.parts import Part, TextPart, ToolCallPart, UnknownPart
+from partwire.parts import Part, TextPart, ToolCallPart
 
 __all__ = ["ResponsesImport", "build_request", "chain_start", "from_wire_request"]
 
@@ -281,10 +281,8 @@ class _RequestReader:
     def _assistant_message(self, item: dict[str, Any]) -> None:
         content = item.get("content")
         if isinstance(content, str) and "id" not in item:
-            marks = {"typed": True} if "type" in item else {}
-            self.parts.append(TextPart(text=content, provider_data=marks_pd(marks)))
-            if set(item) - {"type", "role", "content"}:
-                self.parts[-1] = UnknownPart(original_type="message", raw=item, issuer=ISSUER)
+            # The easy form: a string, with its phase (or other keys) kept for the echo.
+            self.parts.append(TextPart(text=content, provider_data=marks_pd(self._marks(item))))
             return
         self.parts.extend(item_parts({**item, "type": "message"}) if "type" not in item
                           else item_parts(item))
