@@ -42,6 +42,13 @@ def bench(session: nox.Session) -> None:
 
 
 @nox.session
+def docs(session: nox.Session) -> None:
+    """Build the docs site (mkdocs.yml) with every warning an error; the pages' code runs in tests."""
+    session.install("-e", ".[docs]")
+    session.run("mkdocs", "build", "--strict", "--site-dir", os.path.join(session.create_tmp(), "site"))
+
+
+@nox.session
 def schema(session: nox.Session) -> None:
     """Regenerate the committed JSON Schema under docs/schema/."""
     session.install("-e", ".")

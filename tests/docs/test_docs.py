@@ -99,7 +99,7 @@ def run_console(example: Example) -> None:
         elif line.strip():
             raise AssertionError(f"{example.path}:{example.line}: output before any `$ ` command")
     for command, shown in sessions:
-        done = _bash(command + " 2>&1", cwd)
+        done = _bash("{ " + command + "\n} 2>&1", cwd)
         want = "\n".join(shown).rstrip() + "\n"
         got = "\n".join(x.rstrip() for x in done.stdout.splitlines()).rstrip() + "\n"
         if shown and not CHECKER.check_output(want, got, doctest.ELLIPSIS):
