@@ -424,6 +424,14 @@ class PartEncoder:
                             f"{', '.join(sorted(_SERVER_FIELDS[key]))})", message_id)
             return None
         body: dict[str, Any] = dict(value)
+        if key in ("toolCall", "toolResponse"):
+            tool_type = body.get("toolType")
+            said = tool_type if isinstance(tool_type, str) else (
+                "tool_call" if key == "toolCall" else "tool_response")
+            if said != part.name:
+                self.losses.add(f"{path}.name", part.type, "rewritten",
+                                f"a Gemini {key} is named by its toolType; '{part.name}' is not "
+                                "sent", message_id)
         wire_id = part.id if isinstance(part, ServerToolCallPart) else part.call_id
         if wire_id:
             body = {"id": wire_id, **body}
