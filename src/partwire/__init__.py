@@ -67,6 +67,7 @@ from partwire.parts import (
     UrlSource,
 )
 from partwire.projection import Loss, Projection, check_switch
+from partwire.session import Session
 from partwire.streaming import Accumulator, StreamEvent, aaccumulate, accumulate
 from partwire.tools import ArgumentProblem, ToolDefinition, check_arguments, check_schema
 from partwire.toolstate import ToolCallState, tool_call_states
@@ -118,6 +119,7 @@ __all__ = [
     "SearchResultCitation",
     "ServerToolCallPart",
     "ServerToolResultPart",
+    "Session",
     "StreamEvent",
     "StreamProtocolError",
     "SubtaskEvent",

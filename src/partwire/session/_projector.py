@@ -1,0 +1,196 @@
+"""Incremental projection: the request for turn n+1 reuses turn n's wire messages.
+
+A history is cut where every adapter starts a new wire message whatever came before (an assistant
+message after a user or tool message, a user message after an assistant message), with no tool
+call open across the cut and no system message after the leading ones. The wire messages before
+the cut are kept; only the leading system messages and the events from the cut on are projected
+again, so a turn costs what its new events cost. Each new cut is checked before it is used: the
+events after it must project to the same wire messages with and without what precedes them. When
+a condition does not hold, the whole history is projected (``to_wire`` itself), so the result is
+always ``to_wire(history)``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from partwire.adapters._kernel import dry_run
+from partwire.messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
+from partwire.parts import ToolCallPart
+from partwire.projection import Loss, Projection
+
+if TYPE_CHECKING:
+    from partwire.adapters import Adapter
+
+__all__ = ["Projector", "wire_key"]
+
+_LIST_KEYS = ("messages", "input", "contents")
+_PATH = re.compile(r"^history\[(\d+)\]")
+# (previous, next) message classes between which every adapter opens a new wire message.
+_CUTS = frozenset({(AssistantMessage, UserMessage), (ToolMessage, AssistantMessage),
+                   (UserMessage, AssistantMessage)})
+
+
+def wire_key(request: dict[str, Any]) -> str | None:
+    """The body field holding the wire messages (``messages``, ``input`` or ``contents``)."""
+    for key in _LIST_KEYS:
+        if isinstance(request.get(key), list):
+            return key
+    return None
+
+
+def _index(loss: Loss) -> int | None:
+    found = _PATH.match(loss.path)
+    return int(found.group(1)) if found else None
+
+
+def _moved(loss: Loss, index: int, by: int) -> Loss:
+    return replace(loss, path=f"history[{index + by}]{loss.path[_PATH.match(loss.path).end():]}")  # type: ignore[union-attr]
+
+
+class Projector:
+    """Projects a growing list of messages onto one adapter, reusing the wire messages of earlier
+    turns. ``project(messages)`` equals ``adapter.to_wire(messages, **kwargs)`` (as JSON)."""
+
+    def __init__(self, adapter: Adapter, kwargs: dict[str, Any], *, incremental: bool = True) -> None:
+        self.adapter = adapter
+        self.kwargs = kwargs
+        self.incremental = incremental
+        self.full_projections = 0
+        """How many times the whole history was projected (for tests and diagnostics)."""
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every kept wire message (after a compaction, or a history that was rewritten)."""
+        self.cut = 0
+        self.before: list[Any] = []
+        self.before_losses: list[Loss] = []
+        self.head = 0  # leading system messages
+        self.head_count = 0  # wire messages they give
+        self.head_known = False
+        self.mid_system = False  # a system message after the leading ones, or a call id reused
+        self.scanned = 0
+        self.pending: set[str] = set()
+        self.calls: dict[str, int] = {}  # call id -> index of the message making it
+        self.candidates: list[int] = []
+
+    # -- the walk over new messages ---------------------------------------------------------
+
+    def _scan(self, messages: Sequence[Message]) -> None:
+        start = self.scanned
+        if start == 0:
+            while start < len(messages) and type(messages[start]) is SystemMessage:
+                start += 1
+            self.head = start
+            self.scanned = start
+        prev = messages[start - 1] if start > self.head else None
+        for i in range(start, len(messages)):
+            m = messages[i]
+            kind = type(m)
+            if prev is not None and not self.pending and (type(prev), kind) in _CUTS:
+                self.candidates.append(i)
+            if kind is SystemMessage:
+                self.mid_system = True
+            elif kind is AssistantMessage:
+                for part in m.parts:
+                    if type(part) is ToolCallPart:
+                        if part.id in self.calls:
+                            self.mid_system = True  # an id used twice: project it whole
+                        self.calls[part.id] = i
+                        self.pending.add(part.id)
+            elif kind is ToolMessage:
+                self.pending.discard(m.call_id)  # type: ignore[union-attr]
+            prev = m
+        self.scanned = len(messages)
+
+    def _to_wire(self, messages: Sequence[Message]) -> Projection:
+        with dry_run():
+            return self.adapter.to_wire(list(messages), **self.kwargs)
+
+    def _full(self, messages: Sequence[Message]) -> Projection:
+        self.full_projections += 1
+        return self._to_wire(messages)
+
+    # -- projecting ---------------------------------------------------------------------------
+
+    def project(self, messages: Sequence[Message]) -> Projection:
+        """The projection of ``messages`` (which extend the ones given last time)."""
+        if len(messages) < self.scanned:
+            self.reset()
+        self._scan(messages)
+        if not self.incremental or self.mid_system:
+            return self._full(messages)
+        if self.cut:
+            result = self._spliced(messages)
+            if result is None:
+                self.reset()
+                self._scan(messages)
+                result = self._full(messages)
+        else:
+            result = self._full(messages)
+        self._advance(messages, result)
+        return result
+
+    def _window(self, messages: Sequence[Message], start: int) -> Projection:
+        return self._to_wire([*messages[:self.head], *messages[start:]])
+
+    def _spliced(self, messages: Sequence[Message]) -> Projection | None:
+        cut = self.cut
+        # A result in the window answering a call before the cut ties the two together.
+        for m in messages[cut:]:
+            if type(m) is ToolMessage and 0 <= self.calls.get(m.call_id, cut) < cut:
+                return None
+        window = self._window(messages, cut)
+        key = wire_key(window.request)
+        if key is None:
+            return None
+        wire = window.request[key]
+        request = dict(window.request)
+        request[key] = [*self.before, *wire[self.head_count:]]
+        by = cut - self.head
+        losses: list[Loss] = []
+        tail: list[Loss] = []
+        for loss in window.losses:
+            i = _index(loss)
+            if i is None or i < self.head:
+                losses.append(loss)
+            else:
+                tail.append(_moved(loss, i, by))
+        losses.extend(self.before_losses)
+        losses.extend(tail)
+        return Projection(request=request, losses=tuple(losses))
+
+    def _advance(self, messages: Sequence[Message], result: Projection) -> None:
+        """Move the cut to the latest candidate, after checking it holds."""
+        later = [j for j in self.candidates if j > self.cut and j < len(messages)]
+        if not later:
+            return
+        j = later[-1]
+        if any(self.calls.get(c, j) < j for c in self.pending):
+            return
+        key = wire_key(result.request)
+        if key is None:
+            return
+        if not self.head_known:
+            self.head_count = (len(self._to_wire(messages[:self.head]).request.get(key) or ())
+                               if self.head else 0)
+            self.head_known = True
+        window = self._window(messages, j)
+        wire = window.request.get(key)
+        if not isinstance(wire, list):
+            return
+        count = len(wire) - self.head_count
+        full = result.request[key]
+        keep = len(full) - count
+        # The check: the events after the cut give the same wire messages without what precedes
+        # them, and they give at least one (so everything kept is before the last wire message).
+        if count < 1 or keep < len(self.before) or full[keep:] != wire[self.head_count:]:
+            return
+        self.before = full[:keep]
+        self.before_losses = [loss for loss in result.losses
+                              if (i := _index(loss)) is not None and self.head <= i < j]
+        self.cut = j
+        self.candidates = [c for c in self.candidates if c > j]

@@ -1,0 +1,506 @@
+"""The agent loop's bookkeeping: a history, a target, a sink, and the request for the next call."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from dataclasses import replace as _replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from partwire.adapters import get_adapter
+from partwire.adapters._kernel import resolve_options
+from partwire.codec import Writer, context_messages, load
+from partwire.errors import LossError
+from partwire.history import CompactionEvent, ErrorEvent, HistoryEvent, ModelSwitchEvent
+from partwire.ids import new_message_id
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.parts import ToolCallPart
+from partwire.projection import Loss, Projection, check_switch, log_losses
+from partwire.session._cache import mark_anthropic
+from partwire.session._projector import Projector
+from partwire.streaming import Accumulator, MessageCompleteEvent, StreamErrorEvent, StreamEvent
+from partwire.toolstate import tool_call_states
+
+if TYPE_CHECKING:
+    from partwire.adapters import Adapter, ToolChoice, ToolSpec
+    from partwire.store import Store
+
+__all__ = ["DERIVED_KEY", "CacheMode", "Session", "Target"]
+
+CacheMode = Literal["auto", "manual", "off"]
+"""Prompt caching: placed by the session, only where asked (``request(cache_at=...)``), or none."""
+
+DERIVED_KEY = "partwire_derived"
+"""The metadata key marking a message the session made up (``interrupted_tool_call``)."""
+
+_MESSAGES = (SystemMessage, DeveloperMessage, UserMessage, AssistantMessage, ToolMessage)
+# A provider prefix of a model id -> the adapter a bare ``provider:model`` target uses.
+_DEFAULT_ADAPTER = {"anthropic": "anthropic", "openai": "openai_chat", "google": "google",
+                    "gemini": "google"}
+INTERRUPTED_OUTPUT = "The tool call was interrupted before it returned a result."
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where requests go: an adapter, a model, and what else ``to_wire`` takes."""
+
+    adapter: str
+    """The adapter's name (``anthropic``, ``openai_chat``, ``openai_responses``, ``google``)."""
+    model: str
+    """The model's wire name (``claude-sonnet-4-6``)."""
+    options: Any = None
+    """The adapter's ``Options`` (an instance, a mapping, or ``None``)."""
+    tools: tuple[ToolSpec, ...] = ()
+    """Tool definitions sent with every request."""
+    tool_choice: ToolChoice | None = None
+    """The ``tool_choice`` of every request."""
+    max_tokens: int | None = None
+    """The output limit of every request."""
+    params: Mapping[str, Any] | None = field(default=None)
+    """Other body fields, verbatim (``thinking``, ``temperature``...)."""
+
+    @classmethod
+    def parse(cls, spec: str | Target, **fields: Any) -> Target:
+        """``"<adapter>:<model>"`` or ``"<provider>:<model>"`` (``openai:`` means ``openai_chat``)."""
+        fields = {k: v for k, v in fields.items() if v is not None}
+        if "tools" in fields:
+            fields["tools"] = tuple(fields["tools"])
+        if isinstance(spec, Target):
+            return _replace(spec, **fields) if fields else spec
+        head, sep, model = spec.partition(":")
+        if not sep or not model:
+            raise ValueError(f"target {spec!r}: expected '<adapter>:<model>', such as "
+                             "'anthropic:claude-sonnet-4-6' or 'openai_responses:gpt-5'")
+        name = _DEFAULT_ADAPTER.get(head, head.replace("-", "_"))
+        get_adapter(name)  # an unknown adapter fails here, naming the known ones
+        return cls(adapter=name, model=model, **fields)
+
+    @property
+    def model_id(self) -> str:
+        """The model as ``provider:model`` (``anthropic:claude-sonnet-4-6``)."""
+        return f"{get_adapter(self.adapter).CAPABILITIES.issuer}:{self.model}"
+
+    def __str__(self) -> str:
+        return f"{self.adapter}:{self.model}"
+
+
+class Session:
+    """A conversation in progress: its history, where the next request goes, and where it is kept.
+
+    ``append`` adds events (and writes them to the sink); ``request()`` gives the
+    :class:`~partwire.projection.Projection` for the next call, reusing the wire messages of the
+    previous turns; ``stream``/``astream``/``receive`` fold the provider's answer in. The HTTP
+    calls and the tools stay the caller's. See ``docs/session.md``.
+    """
+
+    def __init__(
+        self,
+        target: str | Target,
+        *,
+        history: Iterable[HistoryEvent] = (),
+        tools: Sequence[ToolSpec] | None = None,
+        options: Any = None,
+        tool_choice: ToolChoice | None = None,
+        max_tokens: int | None = None,
+        params: Mapping[str, Any] | None = None,
+        sink: str | os.PathLike[str] | Writer | None = None,
+        store: Store | None = None,
+        session_id: str | None = None,
+        cache: CacheMode = "auto",
+        cache_key: str | None = None,
+        summary_role: Literal["user", "system"] = "user",
+        context_window: int | None = None,
+        strict: bool = False,
+        incremental: bool = True,
+    ) -> None:
+        if cache not in ("auto", "manual", "off"):
+            raise ValueError(f"cache must be 'auto', 'manual' or 'off', not {cache!r}")
+        if store is not None and session_id is None:
+            raise ValueError("a store sink needs session_id=")
+        self.target = Target.parse(target, tools=tools, options=options, tool_choice=tool_choice,
+                                   max_tokens=max_tokens, params=params)
+        self._events: list[HistoryEvent] = list(history)
+        self._writer: Writer | None = None
+        self._own_writer = False
+        if isinstance(sink, Writer):
+            self._writer = sink
+        elif sink is not None:
+            self._writer = Writer(sink)
+            self._own_writer = True
+        self._store = store
+        self._session_id = session_id
+        self._fallback_id: str | None = None
+        self.cache: CacheMode = cache
+        self._cache_key = cache_key
+        self.summary_role: Literal["user", "system"] = summary_role
+        self.context_window = context_window
+        self.strict = strict
+        self.incremental = incremental
+        self._logged: set[tuple[Any, ...]] = set()
+        self._marked_last: int | None = None
+        self._context: list[Message] = []
+        self._rebuild_context()
+        self._projector = self._make_projector()
+
+    # -- identity and state ---------------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        """The session's id: the store's ``session_id``, else its first event's id (stable across a
+        resume), else one made up until there is an event."""
+        if self._session_id is not None:
+            return self._session_id
+        if self._events:
+            return self._events[0].id
+        if self._fallback_id is None:
+            self._fallback_id = new_message_id()
+        return self._fallback_id
+
+    @property
+    def history(self) -> tuple[HistoryEvent, ...]:
+        """Every event, in order (a copy)."""
+        return tuple(self._events)
+
+    @property
+    def context(self) -> tuple[Message, ...]:
+        """The messages the next request is made of: compaction applied, other events left out."""
+        return tuple(self._context)
+
+    @property
+    def adapter(self) -> Adapter:
+        """The target's adapter module."""
+        return get_adapter(self.target.adapter)
+
+    @property
+    def full_projections(self) -> int:
+        """How many requests projected the whole history (the rest reused earlier turns)."""
+        return self._projector.full_projections
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def close(self) -> None:
+        """Close the JSONL writer the session opened (a writer passed in stays open)."""
+        if self._writer is not None and self._own_writer:
+            self._writer.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- appending ------------------------------------------------------------------------------
+
+    def append(self, *events: HistoryEvent) -> None:
+        """Add events to the history and write them to the sink, in order."""
+        if not events:
+            return
+        self._write(events)
+        self._events.extend(events)
+        if any(type(e) is CompactionEvent for e in events):
+            self._rebuild_context()
+            self._projector.reset()
+            self._marked_last = None
+        else:
+            self._context.extend(e for e in events if isinstance(e, _MESSAGES))
+
+    def _write(self, events: Sequence[HistoryEvent]) -> None:
+        if self._writer is not None:
+            self._writer.extend(events)
+        if self._store is not None:
+            assert self._session_id is not None
+            last = self._events[-1].id if self._events else None
+            self._store.append(self._session_id, events, expect_last=last)
+
+    def _rebuild_context(self) -> None:
+        self._context = context_messages(self._events, summary_role=self.summary_role)
+
+    # -- the request ----------------------------------------------------------------------------
+
+    def _kwargs(self) -> dict[str, Any]:
+        t = self.target
+        params = dict(t.params or {})
+        if self.cache != "off" and "prompt_cache_key" not in params and self._takes_cache_key():
+            params["prompt_cache_key"] = self._cache_key or self.id
+        return {"model": t.model, "tools": t.tools, "tool_choice": t.tool_choice,
+                "max_tokens": t.max_tokens, "params": params or None, "options": t.options,
+                "session": self.id}
+
+    def _takes_cache_key(self) -> bool:
+        name = self.target.adapter
+        if name == "openai_responses":
+            return True
+        if name == "openai_chat":
+            opts = resolve_options(self.adapter.Options, self.target.options)
+            return getattr(opts, "dialect", None) == "openai"
+        return False
+
+    def _make_projector(self) -> Projector:
+        incremental = self.incremental
+        if self.target.adapter == "openai_responses":
+            opts = resolve_options(self.adapter.Options, self.target.options)
+            # Chained continuation sends only what follows the last response: nothing to reuse.
+            incremental = incremental and getattr(opts, "continuation", "stateless") != "chained"
+        # The cache key is fixed for the projector's life (the session id may only become known
+        # at the first append, so the kwargs are read again after a reset).
+        return Projector(self.adapter, self._kwargs(), incremental=incremental)
+
+    def request(self, *, cache_at: Sequence[int] | None = None) -> Projection:
+        """The :class:`Projection` for the next call: ``to_wire`` of the context, with prompt-cache
+        markers (Anthropic: ``cache_control``, automatic unless ``cache="off"``; ``cache_at``
+        names wire message indexes to mark by hand). Each loss is logged once per session."""
+        if "session" in self._projector.kwargs and self._projector.kwargs["session"] != self.id:
+            self._projector = self._make_projector()
+        projection = self._projector.project(self._context)
+        self._log(projection.losses)
+        if self.strict and projection.losses:
+            raise LossError(projection.losses, self.target.adapter)
+        request = projection.request
+        if self.target.adapter == "anthropic" and self.cache != "off":
+            request = self._mark(request, cache_at)
+        elif cache_at:
+            raise ValueError(f"cache_at: {self.target.adapter} has no cache markers; its prompt "
+                             "cache follows the stable prefix by itself")
+        if request is projection.request:
+            return projection
+        return Projection(request=request, losses=projection.losses)
+
+    def _mark(self, request: dict[str, Any], cache_at: Sequence[int] | None) -> dict[str, Any]:
+        messages = request.get("messages")
+        n = len(messages) if isinstance(messages, list) else 0
+        if cache_at is not None:
+            wanted = list(cache_at)
+        elif self.cache == "manual" or n == 0:
+            wanted = []
+        else:
+            wanted = [n - 1]
+            if self._marked_last is not None and self._marked_last < n - 1:
+                wanted.append(self._marked_last)
+        body, marked = mark_anthropic(request, wanted)
+        if cache_at is None and self.cache == "auto" and marked:
+            self._marked_last = marked[-1]
+        return body
+
+    def _log(self, losses: Sequence[Loss]) -> None:
+        fresh = []
+        for loss in losses:
+            at = loss.path.find("]")
+            key = (loss.adapter, loss.message_id, loss.part_type, loss.action, loss.reason,
+                   loss.path[at:] if loss.message_id else loss.path)
+            if key not in self._logged:
+                self._logged.add(key)
+                fresh.append(loss)
+        if fresh:
+            log_losses(fresh, session=self.id)
+
+    # -- answers --------------------------------------------------------------------------------
+
+    def receive(self, response: Any) -> AssistantMessage:
+        """A whole response (body or SDK object), decoded, appended and returned."""
+        message = self.adapter.from_wire(response, options=self.target.options)
+        self.append(message)
+        return message
+
+    def stream(self, chunks: Any) -> Iterator[StreamEvent]:
+        """The adapter's stream events for the UI; the completed message is appended when the
+        complete event arrives. A stream that breaks appends the partial message (``error``,
+        with an :class:`~partwire.history.ErrorEvent`); one the caller stops reading (``close()``
+        or leaving the loop) appends it ``aborted``."""
+        acc = Accumulator()
+        done = False
+        try:
+            for event in self.adapter.stream(chunks, options=self.target.options):
+                acc.feed(event)
+                if type(event) is MessageCompleteEvent:
+                    done = True
+                    self._finish(event.message, acc)
+                yield event
+        except GeneratorExit:
+            if not done:
+                self.append(acc.abort())
+            raise
+        except Exception as exc:
+            if not done:
+                self._broken(acc, exc)
+            raise
+
+    async def astream(self, chunks: Any) -> AsyncIterator[StreamEvent]:
+        """:meth:`stream` over an asynchronous source (the async SDK stream)."""
+        acc = Accumulator()
+        done = False
+        try:
+            async for event in self.adapter.astream(chunks, options=self.target.options):
+                acc.feed(event)
+                if type(event) is MessageCompleteEvent:
+                    done = True
+                    self._finish(event.message, acc)
+                yield event
+        except GeneratorExit:
+            if not done:
+                self.append(acc.abort())
+            raise
+        except Exception as exc:
+            if not done:
+                self._broken(acc, exc)
+            raise
+
+    def _finish(self, message: AssistantMessage, acc: Accumulator) -> None:
+        error = acc.error
+        self.append(message, error) if error is not None else self.append(message)
+
+    def _broken(self, acc: Accumulator, exc: Exception) -> None:
+        error = ErrorEvent(message=f"{type(exc).__name__}: {exc}", provider=self.target.adapter,
+                           code=type(exc).__name__)
+        started = bool(acc.message.parts) or acc.error is not None
+        if started:
+            acc.feed(StreamErrorEvent(error))
+            self.append(acc.message, error)
+        else:
+            self.append(error)
+
+    # -- switching ------------------------------------------------------------------------------
+
+    def switch(self, target: str | Target, *, reason: str | None = None,
+               tools: Sequence[ToolSpec] | None = None, options: Any = None,
+               **fields: Any) -> tuple[Loss, ...]:
+        """Move later requests to ``target``; returns what the history loses there.
+
+        :func:`~partwire.projection.check_switch` runs first: content the target cannot take
+        raises :class:`~partwire.errors.SwitchRefusedError` and nothing changes. Otherwise a
+        :class:`~partwire.history.ModelSwitchEvent` is appended. Tools and other fields carry
+        over unless given.
+        """
+        old = self.target
+        carried = {"tools": old.tools if tools is None else tuple(tools), "options": options,
+                   "tool_choice": old.tool_choice, "max_tokens": old.max_tokens,
+                   "params": old.params}
+        carried.update(fields)
+        new = Target.parse(target, **carried)
+        losses = check_switch(self._context, new.adapter, model=new.model, tools=new.tools,
+                              options=new.options)
+        event = ModelSwitchEvent(from_model=old.model_id, to_model=new.model_id, reason=reason,
+                                 metadata={"adapter": new.adapter})
+        self.target = new
+        self._projector = self._make_projector()
+        self._marked_last = None
+        self.append(event)
+        return losses
+
+    # -- compaction -----------------------------------------------------------------------------
+
+    def estimate_tokens(self) -> int:
+        """The adapter's offline estimate of the next request's input tokens."""
+        return self.adapter.estimate_input_tokens(self._context, self.target.tools,
+                                                  options=self.target.options)
+
+    def window(self) -> int | None:
+        """The model's context window: ``context_window=`` if given, else from the price data."""
+        if self.context_window is not None:
+            return self.context_window
+        from partwire.pricing import context_window
+
+        return context_window(self.target.model_id)
+
+    def needs_compaction(self, *, threshold: float = 0.8) -> bool:
+        """Whether the next request's estimate reaches ``threshold`` of the context window
+        (``False`` when the window is unknown)."""
+        window = self.window()
+        if window is None:
+            return False
+        return self.estimate_tokens() >= threshold * window
+
+    def compact(self, summary: str, *, upto: str | None = None,
+                tokens_after: int | None = None) -> CompactionEvent:
+        """Replace the messages up to and including the one with id ``upto`` (default: all of
+        them) by ``summary`` in later requests, by appending a
+        :class:`~partwire.history.CompactionEvent`. System messages are kept. A cut that would
+        separate a tool call from its result raises ``ValueError``."""
+        candidates = [e for e in self._events if isinstance(e, _MESSAGES)
+                      and not isinstance(e, SystemMessage)]
+        if upto is None:
+            replaced = candidates
+        else:
+            at = next((k for k, m in enumerate(candidates) if m.id == upto), None)
+            if at is None:
+                raise ValueError(f"compact(upto={upto!r}): no message with that id in the history")
+            replaced = candidates[:at + 1]
+        gone = {m.id for m in replaced}
+        calls = {p.id for m in replaced if isinstance(m, AssistantMessage)
+                 for p in m.parts if isinstance(p, ToolCallPart)}
+        for m in candidates[len(replaced):]:
+            if isinstance(m, ToolMessage) and m.call_id in calls:
+                raise ValueError(f"compact(upto={upto!r}): the result {m.id} of call {m.call_id} "
+                                 "would be kept without its call; compact up to that result, or "
+                                 "to before the call")
+        before = self.estimate_tokens()
+        event = CompactionEvent(summary=summary, replaced_ids=tuple(m.id for m in candidates
+                                                                    if m.id in gone),
+                                tokens_before=before, tokens_after=tokens_after)
+        self.append(event)
+        return event
+
+    # -- resume ---------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, source: str | os.PathLike[str] | Store, target: str | Target | None = None, *,
+             session_id: str | None = None, answer_interrupted: bool = True,
+             **kwargs: Any) -> Session:
+        """Reload a persisted session (a JSONL file, or a store with ``session_id``) and go on
+        writing to it. ``target`` defaults to the last model the history switched to or was
+        answered by. Each tool call that never got a result is answered by a synthetic
+        ``aborted`` tool message (``metadata["partwire_derived"] = "interrupted_tool_call"``),
+        written to the sink, so every provider accepts the next request."""
+        if isinstance(source, str | os.PathLike):
+            events = load(source)
+            session = cls(_target_of(events, target), history=events, sink=source,
+                          session_id=session_id, **kwargs)
+        else:
+            if session_id is None:
+                raise ValueError("Session.open(store) needs session_id=")
+            from partwire.store import NotFoundError
+
+            try:
+                events = source.load(session_id)
+            except NotFoundError:
+                events = []
+            session = cls(_target_of(events, target), history=events, store=source,
+                          session_id=session_id, **kwargs)
+        if answer_interrupted:
+            answers = session.interrupted_answers()
+            if answers:
+                session.append(*answers)
+        return session
+
+    def interrupted_answers(self) -> list[ToolMessage]:
+        """Synthetic ``aborted`` results for every tool call with none (derived, not stored)."""
+        answers = []
+        for call_id, state in tool_call_states(self._events).items():
+            if state.result is None:
+                answers.append(ToolMessage(
+                    call_id=call_id, tool_name=state.call.name, status="aborted",
+                    output_text=INTERRUPTED_OUTPUT,
+                    metadata={DERIVED_KEY: "interrupted_tool_call"}))
+        return answers
+
+
+def _target_of(events: Sequence[HistoryEvent], target: str | Target | None) -> str | Target:
+    if target is not None:
+        return target
+    for event in reversed(events):
+        if isinstance(event, ModelSwitchEvent):
+            adapter = event.metadata.get("adapter")
+            head, _, model = event.to_model.partition(":")
+            return f"{adapter if isinstance(adapter, str) else head}:{model}"
+        if isinstance(event, AssistantMessage) and event.model:
+            head, _, model = event.model.partition(":")
+            return f"{event.api or head}:{model}"
+    raise ValueError("the history names no model to resume with: pass target=")

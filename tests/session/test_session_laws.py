@@ -1,0 +1,106 @@
+"""Law 7 for the session projector: at every turn, ``Session.request()`` equals ``to_wire`` of
+the same history (as JSON, losses included), for every adapter, on generated histories and on the
+histories of real requests from the corpus; and turn n+1 keeps turn n's wire messages."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from partwire.adapters import get_adapter
+from partwire.adapters._kernel import dry_run
+from partwire.history import CompactionEvent, HistoryEvent
+from partwire.projection import Loss, Projection
+from partwire.session import Session, Target
+from tests.laws.test_corpus_laws import ADAPTERS, _imported, _kwargs, _wire_list
+from tests.strategies import histories
+
+LAWS = settings(max_examples=int(os.environ.get("PARTWIRE_SESSION_EXAMPLES", "25")), deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _losses(losses: tuple[Loss, ...]) -> list[tuple[Any, ...]]:
+    return sorted((x.path, x.part_type, x.action, x.reason, x.adapter, x.message_id or "")
+                  for x in losses)
+
+
+def _outcome(call: Any) -> tuple[str, Projection | None]:
+    try:
+        return "", call()
+    except Exception as exc:  # the same refusal from both sides is the law too
+        return type(exc).__name__, None
+
+
+def _check_every_turn(name: str, history: list[HistoryEvent], target: Target,
+                      kwargs: dict[str, Any]) -> Session:
+    """Feed ``history`` one event at a time, comparing the session's request with ``to_wire``."""
+    adapter = get_adapter(name)
+    session = Session(target, cache="off")
+    previous: list[Any] = []
+    for n, event in enumerate(history, 1):
+        session.append(event)
+        error, got = _outcome(session.request)
+        with dry_run():
+            want_error, want = _outcome(lambda: adapter.to_wire(list(session.context), **kwargs))
+        assert error == want_error, f"turn {n}"
+        if got is None or want is None:
+            continue
+        assert _dump(got.request) == _dump(want.request), f"turn {n}"
+        assert _losses(got.losses) == _losses(want.losses), f"turn {n}"
+        wire = _wire_list(got.request)
+        # Prefix stability: every wire message of the previous turn but its last is kept as is
+        # (a compaction rewrites the context: the prefix starts again from it).
+        if not isinstance(event, CompactionEvent):
+            assert _dump(wire[:max(len(previous) - 1, 0)]) == _dump(previous[:-1]), f"turn {n}"
+        previous = wire
+    return session
+
+
+def _model(name: str) -> str:
+    return f"{get_adapter(name).CAPABILITIES.issuer}:law"
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+@LAWS
+@given(history=histories(max_turns=8))
+def test_session_request_is_to_wire_at_every_turn_of_any_history(
+        name: str, history: list[HistoryEvent]) -> None:
+    """On any generated history, the incremental request equals the full projection at every
+    turn, and keeps the earlier wire messages."""
+    target = Target(adapter=name, model=_model(name))
+    _check_every_turn(name, history, target, {"model": target.model})
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_session_request_is_to_wire_at_every_turn_of_real_requests(name: str) -> None:
+    """On every corpus request's history (tools and parameters included), replayed one event
+    at a time, the session's request equals ``to_wire`` at every turn."""
+    checked = 0
+    for _file, _raw, imported in _imported(name)[:15]:
+        kwargs = _kwargs(imported)
+        target = Target(adapter=name, model=kwargs["model"], tools=tuple(kwargs["tools"]),
+                        tool_choice=kwargs["tool_choice"], max_tokens=kwargs["max_tokens"],
+                        params=kwargs["params"], options=kwargs.get("options"))
+        assert set(kwargs) <= {"model", "tools", "tool_choice", "max_tokens", "params", "options"}
+        _check_every_turn(name, list(imported.history), target, kwargs)
+        checked += 1
+    assert checked
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_a_long_agent_session_reuses_earlier_turns(name: str) -> None:
+    """In a tool loop the session projects the whole history only at its start: later turns
+    reuse the wire messages already built, and still equal ``to_wire``."""
+    from tests.session.agent_loop import agent_events
+
+    target = Target(adapter=name, model=_model(name))
+    session = _check_every_turn(name, agent_events(30), target, {"model": target.model})
+    assert session.full_projections <= 3
