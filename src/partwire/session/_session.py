@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as _replace
 from typing import TYPE_CHECKING, Any, Literal
@@ -310,7 +310,7 @@ class Session:
         self.append(message)
         return message
 
-    def stream(self, chunks: Any) -> Iterator[StreamEvent]:
+    def stream(self, chunks: Any) -> Generator[StreamEvent, None, None]:
         """The adapter's stream events for the UI; the completed message is appended when the
         complete event arrives. A stream that breaks appends the partial message (``error``,
         with an :class:`~partwire.history.ErrorEvent`); one the caller stops reading (``close()``
@@ -333,7 +333,7 @@ class Session:
                 self._broken(acc, exc)
             raise
 
-    async def astream(self, chunks: Any) -> AsyncIterator[StreamEvent]:
+    async def astream(self, chunks: Any) -> AsyncGenerator[StreamEvent, None]:
         """:meth:`stream` over an asynchronous source (the async SDK stream)."""
         acc = Accumulator()
         done = False

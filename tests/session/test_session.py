@@ -1,0 +1,356 @@
+"""The session's bookkeeping: streams and responses folded into the history and the sink, switches,
+compaction, resume after a crash, and prompt caching that keeps the earlier request's prefix."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from partwire import (
+    AssistantMessage,
+    CompactionEvent,
+    ErrorEvent,
+    ImagePart,
+    ModelSwitchEvent,
+    ProviderFileSource,
+    Session,
+    SwitchRefusedError,
+    SystemMessage,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.codec import load
+from partwire.parts import Opaque
+from partwire.session import DERIVED_KEY, Target
+from partwire.streaming import MessageCompleteEvent, MessageStartEvent
+from tests.harness.validity import request_errors
+from tests.laws.test_corpus_laws import ADAPTERS
+from tests.session.agent_loop import agent_events
+
+MODEL = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-4.1", "openai_responses": "gpt-5",
+         "google": "gemini-2.5-pro"}
+
+
+def _sse(text: str = "Hello", *, tool: bool = True) -> list[dict[str, Any]]:
+    """An Anthropic stream, as parsed events: text, then one tool call."""
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {
+            "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+            "content": [], "stop_reason": None, "stop_sequence": None,
+            "usage": {"input_tokens": 12, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+        {"type": "content_block_stop", "index": 0},
+    ]
+    if tool:
+        events += [
+            {"type": "content_block_start", "index": 1, "content_block": {
+                "type": "tool_use", "id": "toolu_01", "name": "ls", "input": {}}},
+            {"type": "content_block_delta", "index": 1, "delta": {
+                "type": "input_json_delta", "partial_json": '{"path": "."}'}},
+            {"type": "content_block_stop", "index": 1},
+        ]
+    events += [
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use" if tool else "end_turn",
+                                            "stop_sequence": None}, "usage": {"output_tokens": 9}},
+        {"type": "message_stop"},
+    ]
+    return events
+
+
+def _session(tmp_path: Path, **kwargs: Any) -> Session:
+    session = Session("anthropic:claude-sonnet-4-6", sink=tmp_path / "s.jsonl", **kwargs)
+    session.append(SystemMessage("You are terse."), UserMessage("List the files."))
+    return session
+
+
+def test_stream_appends_the_completed_message_under_the_streams_identity(tmp_path: Path) -> None:
+    """The message the UI saw start is the one appended to the history and written to the sink."""
+    session = _session(tmp_path)
+    events = list(session.stream(_sse()))
+    start = next(e for e in events if isinstance(e, MessageStartEvent))
+    final = session.history[-1]
+    assert isinstance(final, AssistantMessage)
+    assert final.id == start.message_id
+    assert final.status == "complete"
+    assert [p.type for p in final.parts] == ["text", "tool_call"]
+    session.close()
+    assert [e.id for e in load(tmp_path / "s.jsonl")] == [e.id for e in session.history]
+
+
+def test_a_stream_the_caller_stops_reading_is_appended_aborted(tmp_path: Path) -> None:
+    """Leaving the loop mid-stream (closing the generator) stores the partial message as aborted."""
+    session = _session(tmp_path)
+    stream = session.stream(_sse())
+    for event in stream:
+        if getattr(event, "text", None) == "Hello":
+            break
+    stream.close()
+    final = session.history[-1]
+    assert isinstance(final, AssistantMessage)
+    assert final.status == "aborted"
+    assert final.stop_reason == "aborted"
+    assert final.text == "Hello"
+
+
+def test_a_stream_error_appends_the_partial_message_and_the_error(tmp_path: Path) -> None:
+    """A provider error mid-stream keeps the partial message (status error) and an error event."""
+    session = _session(tmp_path)
+    chunks = [*_sse()[:3], {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}]
+    list(session.stream(chunks))
+    message, error = session.history[-2:]
+    assert isinstance(message, AssistantMessage)
+    assert message.status == "error"
+    assert isinstance(error, ErrorEvent)
+    assert "Overloaded" in error.message
+
+
+def test_a_source_that_raises_appends_the_partial_message_and_reraises(tmp_path: Path) -> None:
+    """A connection dropped mid-stream (the source raises) stores what came, then re-raises."""
+    session = _session(tmp_path)
+
+    def broken() -> Any:
+        yield from _sse()[:3]
+        raise ConnectionError("reset by peer")
+
+    with pytest.raises(ConnectionError):
+        list(session.stream(broken()))
+    message, error = session.history[-2:]
+    assert isinstance(message, AssistantMessage)
+    assert message.status == "error"
+    assert message.text == "Hello"
+    assert isinstance(error, ErrorEvent)
+    assert "reset by peer" in error.message
+
+
+def test_astream_appends_the_completed_message(tmp_path: Path) -> None:
+    """The async twin folds an async source the same way."""
+    session = _session(tmp_path)
+
+    async def source() -> AsyncIterator[dict[str, Any]]:
+        for item in _sse(tool=False):
+            yield item
+
+    async def run() -> list[Any]:
+        return [e async for e in session.astream(source())]
+
+    events = asyncio.run(run())
+    assert isinstance(events[-1], MessageCompleteEvent)
+    assert session.history[-1] == events[-1].message
+
+
+def test_receive_appends_a_whole_response(tmp_path: Path) -> None:
+    """A non-streamed response body is decoded and appended."""
+    session = _session(tmp_path)
+    message = session.receive({
+        "id": "msg_02", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+        "content": [{"type": "text", "text": "a.py b.py"}], "stop_reason": "end_turn",
+        "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 3}})
+    assert session.history[-1] is message
+    assert message.text == "a.py b.py"
+
+
+def _signed_history() -> list[Any]:
+    return [SystemMessage("sys"), UserMessage("think"),
+            AssistantMessage(parts=(ThinkingPart(text="hmm", signature=Opaque(value="sig", issuer="anthropic")),
+                                    TextPart(text="ok"))),
+            UserMessage("again")]
+
+
+def test_switch_appends_the_event_and_logs_each_loss_once(caplog: pytest.LogCaptureFixture) -> None:
+    """After a switch, the old history's losses are returned and logged once, not every turn."""
+    session = Session("anthropic:claude-sonnet-4-6", history=_signed_history())
+    session.request()
+    losses = session.switch("openai_chat:gpt-4.1", reason="fallback after 529")
+    assert [x.part_type for x in losses] == ["thinking"]
+    event = session.history[-1]
+    assert isinstance(event, ModelSwitchEvent)
+    assert (event.from_model, event.to_model) == ("anthropic:claude-sonnet-4-6", "openai:gpt-4.1")
+    with caplog.at_level(logging.WARNING, logger="partwire.projection"):
+        for text in ("one", "two", "three"):
+            assert session.request().request["model"] == "gpt-4.1"
+            session.append(AssistantMessage(text), UserMessage("more"))
+    assert [r.getMessage() for r in caplog.records] == [str(losses[0])]
+
+
+def test_a_refused_switch_raises_and_changes_nothing() -> None:
+    """A file another provider issued cannot go to OpenAI: the switch raises, the target stays."""
+    image = ImagePart(source=ProviderFileSource(file_id="file_1", issuer="anthropic"),
+                      media_type="image/png")
+    session = Session("anthropic:claude-sonnet-4-6",
+                      history=[UserMessage(parts=(TextPart(text="see"), image))])
+    with pytest.raises(SwitchRefusedError):
+        session.switch("openai_chat:gpt-4.1")
+    assert session.target.adapter == "anthropic"
+    assert len(session.history) == 1
+
+
+def test_compaction_sends_the_summary_instead_and_keeps_the_rest() -> None:
+    """After compact(upto=...), requests carry the summary and the messages after ``upto``, and
+    equal ``to_wire`` of that context; the prefix is stable again on the next turn."""
+    events = agent_events(6)
+    session = Session("anthropic:claude-sonnet-4-6", history=events, cache="off")
+    session.request()
+    upto = events[1 + 3 * 3].id  # the second result of round 2
+    compaction = session.compact("Rounds 0-2: files read, tests still failing.", upto=upto)
+    assert isinstance(session.history[-1], CompactionEvent)
+    assert compaction.tokens_before
+    messages = session.request().request["messages"]
+    assert messages[0]["content"] == "Rounds 0-2: files read, tests still failing."
+    assert messages[1]["content"][0]["text"] == "Round 3: reading two files."
+    assert "You are a coding agent" in json.dumps(session.request().request["system"])
+    before = session.request().request["messages"]
+    session.append(*agent_events(8)[-6:])
+    after = session.request().request["messages"]
+    assert after[:len(before)] == before
+
+
+def test_compaction_refuses_to_separate_a_call_from_its_result() -> None:
+    """Compacting up to a call but not its result would send an orphan result: refused."""
+    events = agent_events(2)
+    session = Session("anthropic:claude-sonnet-4-6", history=events)
+    with pytest.raises(ValueError, match="without its call"):
+        session.compact("summary", upto=events[2].id)
+
+
+def test_needs_compaction_compares_the_estimate_with_the_window() -> None:
+    """The token estimate against the context window decides; an unknown window never asks."""
+    events = agent_events(20)
+    small = Session("anthropic:claude-sonnet-4-6", history=events, context_window=500)
+    large = Session("anthropic:claude-sonnet-4-6", history=events, context_window=1_000_000)
+    assert small.estimate_tokens() > 500
+    assert small.needs_compaction()
+    assert not large.needs_compaction()
+    unknown = Session("anthropic:no-such-model-xyz", history=events)
+    assert unknown.window() is None
+    assert not unknown.needs_compaction()
+
+
+def _crashed(tmp_path: Path) -> tuple[Path, list[Any]]:
+    """A JSONL session that crashed while running two parallel tool calls (one answered)."""
+    path = tmp_path / "crash.jsonl"
+    session = Session("anthropic:claude-sonnet-4-6", sink=path)
+    session.append(SystemMessage("You are a coding agent."), UserMessage("Fix it."))
+    list(session.stream(_sse()))
+    call = session.history[-1]
+    assert isinstance(call, AssistantMessage)
+    session.append(AssistantMessage(parts=(
+        ToolCallPart(id="tu_a", name="read_file", arguments_json='{"path": "a.py"}'),
+        ToolCallPart(id="tu_b", name="run", arguments_json='{"cmd": "pytest"}'))))
+    session.append(ToolMessage(call_id=call.parts[1].id, tool_name="ls", output_text="a.py"))  # type: ignore[union-attr]
+    session.append(ToolMessage(call_id="tu_a", tool_name="read_file", output_text="x = 1"))
+    session.close()
+    return path, list(session.history)
+
+
+def test_resume_reloads_and_answers_interrupted_calls(tmp_path: Path) -> None:
+    """Session.open loads every event once, answers the call left without a result by a derived
+    aborted result (persisted), and continues with the model the history used."""
+    path, written = _crashed(tmp_path)
+    session = Session.open(path)
+    assert session.target == Target(adapter="anthropic", model="claude-sonnet-4-6")
+    assert [e.id for e in session.history[:len(written)]] == [e.id for e in written]
+    (answer,) = session.history[len(written):]
+    assert isinstance(answer, ToolMessage)
+    assert answer.call_id == "tu_b"
+    assert answer.status == "aborted"
+    assert answer.metadata == {DERIVED_KEY: "interrupted_tool_call"}
+    session.close()
+    assert [e.id for e in load(path)] == [e.id for e in session.history]
+    again = Session.open(path)
+    assert len(again.history) == len(session.history)  # nothing answered twice
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_a_resumed_session_gives_a_valid_request_to_every_provider(tmp_path: Path, name: str) -> None:
+    """After the resume, the request validates against each provider SDK's own types."""
+    path, _ = _crashed(tmp_path)
+    session = Session.open(path, f"{name}:{MODEL[name]}")
+    assert request_errors(name, json.loads(json.dumps(session.request().request))) == []
+
+
+def test_resume_from_a_store(tmp_path: Path) -> None:
+    """A store session resumes like a file: same events, appends go on with expect_last."""
+    from partwire.store import open_store
+
+    with open_store(tmp_path / "s.db") as store:
+        session = Session("openai_responses:gpt-5", store=store, session_id="run-1")
+        session.append(UserMessage("hi"))
+        session.receive({"id": "resp_1", "object": "response", "status": "completed",
+                         "model": "gpt-5", "output": [{"type": "message", "id": "msg_1",
+                         "role": "assistant", "status": "completed", "content": [
+                             {"type": "output_text", "text": "hello", "annotations": []}]}]})
+        resumed = Session.open(store, session_id="run-1")
+        assert resumed.target.adapter == "openai_responses"
+        assert [e.id for e in resumed.history] == [e.id for e in session.history]
+        resumed.append(UserMessage("again"))
+        assert [e.id for e in store.load("run-1")] == [e.id for e in resumed.history]
+
+
+def _plain(node: Any) -> Any:
+    """A body without cache markers, a lone marked text block read as the string it stood for."""
+    if isinstance(node, dict):
+        out = {k: _plain(v) for k, v in node.items() if k != "cache_control"}
+        content = out.get("content")
+        if (isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict)
+                and set(content[0]) == {"type", "text"} and content[0]["type"] == "text"
+                and isinstance(node["content"][0], dict) and "cache_control" in node["content"][0]):
+            out["content"] = content[0]["text"]
+        return out
+    if isinstance(node, list):
+        return [_plain(v) for v in node]
+    return node
+
+
+def _count(node: Any) -> int:
+    if isinstance(node, dict):
+        return ("cache_control" in node) + sum(_count(v) for v in node.values())
+    if isinstance(node, list):
+        return sum(_count(v) for v in node)
+    return 0
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_turn_n_plus_1_shares_turn_ns_whole_prefix(name: str) -> None:
+    """Every turn's request repeats the previous request byte for byte before its new messages
+    (cache markers aside), so the provider's prompt cache keeps hitting; Anthropic gets at most
+    four breakpoints, the newest on the last message; OpenAI a stable prompt_cache_key."""
+    events = agent_events(12)
+    session = Session(f"{name}:{MODEL[name]}", history=events[:2])
+    previous: dict[str, Any] | None = None
+    for k in range(2, len(events), 3):
+        session.append(*events[k:k + 3])
+        request = session.request().request
+        key = next(x for x in ("messages", "input", "contents") if x in request)
+        if previous is not None:
+            old, new = _plain(previous), _plain(request)
+            assert json.dumps(new[key][:len(old[key])]) == json.dumps(old[key])
+            assert json.dumps({x: v for x, v in new.items() if x != key}) == \
+                json.dumps({x: v for x, v in old.items() if x != key})
+        if name == "anthropic":
+            assert 2 <= _count(request) <= 4
+            assert "cache_control" in json.dumps(request["messages"][-1])
+        if name in ("openai_responses", "openai_chat"):
+            assert request["prompt_cache_key"] == session.id == events[0].id
+        previous = request
+
+
+def test_breakpoints_by_hand() -> None:
+    """``cache_at`` marks the wire messages named, and only those (plus the system prompt)."""
+    session = Session("anthropic:claude-sonnet-4-6", history=agent_events(3), cache="manual")
+    request = session.request(cache_at=[1]).request
+    marked = [i for i, m in enumerate(request["messages"]) if "cache_control" in json.dumps(m)]
+    assert marked == [1]
+    assert "cache_control" in json.dumps(request["system"])
+    assert _count(session.request().request) == 1
+    off = Session("anthropic:claude-sonnet-4-6", history=agent_events(3), cache="off")
+    assert _count(off.request().request) == 0
