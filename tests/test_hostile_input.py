@@ -290,15 +290,10 @@ def _one_error_line(err: str, name: str) -> str:
     return lines[0]
 
 
-# The Anthropic adapter's from_wire still reads a string usage as no usage; the kernel of issue 9
-# makes it raise WireFormatError. strict=True: this fails loudly once that lands, to be removed.
-_USAGE_PENDING = pytest.mark.xfail(strict=True, reason="anthropic from_wire must refuse a string usage (kernel)")
-
-
 @pytest.mark.parametrize(
     ("source", "body"),
     [
-        pytest.param(source, body, marks=_USAGE_PENDING if (source, body) == ("anthropic", "usage_string") else ())
+        pytest.param(source, body)
         for source in WIRE_FORMATS
         for body in sorted(HOSTILE_BODIES)
     ],

@@ -79,6 +79,8 @@ def from_wire(response: Any) -> AssistantMessage:
         raise WireFormatError(ISSUER, "response", "it has no content list")
     raw_stop = body.get("stop_reason")
     usage = body.get("usage")
+    if usage is not None and not isinstance(usage, dict):
+        raise WireFormatError(ISSUER, "response", f"usage is a {type(usage).__name__}, not an object")
     model = body.get("model")
     rest = {k: v for k, v in body.items() if k not in _RESPONSE_FIELDS}
     return AssistantMessage(
