@@ -201,3 +201,11 @@ def test_a_failing_python_block_fails(tmp_path: Path) -> None:
                     "```\n", encoding="utf-8")
     with pytest.raises(Exception, match=r"side_effects"):
         evaluate(page, tmp_path)
+
+
+def test_a_doctest_block_whose_output_differs_fails(tmp_path: Path) -> None:
+    """A ``>>>`` block inside a python fence is a doctest: a wrong shown result fails the page."""
+    page = tmp_path / "page.md"
+    page.write_text("```python\n>>> 1 + 1\n3\n```\n", encoding="utf-8")
+    with pytest.raises(AssertionError):
+        evaluate(page, tmp_path)
