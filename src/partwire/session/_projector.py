@@ -61,6 +61,9 @@ class Projector:
         self.incremental = incremental
         self.full_projections = 0
         """How many times the whole history was projected (for tests and diagnostics)."""
+        self.recent: tuple[Loss, ...] = ()
+        """The losses of what the last ``project`` projected anew (the rest were reported before)."""
+        self._tail: list[Loss] | None = None
         self.reset()
 
     def reset(self) -> None:
@@ -112,7 +115,10 @@ class Projector:
 
     def _full(self, messages: Sequence[Message]) -> Projection:
         self.full_projections += 1
-        return self._to_wire(messages)
+        self._tail = None
+        projection = self._to_wire(messages)
+        self.recent = projection.losses
+        return projection
 
     # -- projecting ---------------------------------------------------------------------------
 
@@ -159,6 +165,8 @@ class Projector:
                 losses.append(loss)
             else:
                 tail.append(_moved(loss, i, by))
+        self.recent = (*losses, *tail)
+        self._tail = tail
         losses.extend(self.before_losses)
         losses.extend(tail)
         return Projection(request=request, losses=tuple(losses))
@@ -190,7 +198,11 @@ class Projector:
         if count < 1 or keep < len(self.before) or full[keep:] != wire[self.head_count:]:
             return
         self.before = full[:keep]
-        self.before_losses = [loss for loss in result.losses
-                              if (i := _index(loss)) is not None and self.head <= i < j]
+        if self._tail is None:  # a whole projection: its losses are walked once, as it was
+            self.before_losses = [loss for loss in result.losses
+                                  if (i := _index(loss)) is not None and self.head <= i < j]
+        else:  # only the window's are new
+            self.before_losses.extend(loss for loss in self._tail
+                                      if (i := _index(loss)) is not None and i < j)
         self.cut = j
         self.candidates = [c for c in self.candidates if c > j]

@@ -261,7 +261,7 @@ class Session:
         if "session" in self._projector.kwargs and self._projector.kwargs["session"] != self.id:
             self._projector = self._make_projector()
         projection = self._projector.project(self._context)
-        self._log(projection.losses)
+        self._log(self._projector.recent)
         if self.strict and projection.losses:
             raise LossError(projection.losses, self.target.adapter)
         request = projection.request
