@@ -207,7 +207,10 @@ def _views(history: list[HistoryEvent] | tuple[HistoryEvent, ...]) -> list[tuple
     out: list[tuple[str, Any]] = []
     for i, event in enumerate(history):
         if isinstance(event, ToolMessage):
-            told = event.data if event.data is not None else event.output_text
+            # The model is told the text, or the structured data when there is no text.
+            told: Any = event.output_text if event.output_text or event.data is None else event.data
+            if event.data is not None and event.output_text == json.dumps(event.data, ensure_ascii=False):
+                told = event.data  # an imported JSON result: its text is the data, written out
             out.append((f"history[{i}]", json.dumps(["tool_output", told], sort_keys=True)))
         if isinstance(event, SystemMessage | DeveloperMessage | UserMessage | AssistantMessage | ToolMessage):
             for j, part in enumerate(event.parts):
