@@ -51,7 +51,7 @@ class _Turn:
         self.plain = False  # its first block is a plain text block (a lone one collapses to a string)
         self.force_list = False
         self.empties: list[tuple[int, int, int, str]] | None = None  # (block, i, j, message id)
-        self.origin: tuple[int, str] = (-1, "")  # the history message that opened it, and its id
+        self.origin = -1  # the index of the history message that opened it
 
     def empty_text(self, i: int, j: int, message_id: str) -> None:
         """Note an empty text block: dropped unless the turn collapses to a string."""
@@ -90,13 +90,13 @@ class Encoder(PartEncoder):
         self.system_force_list = False
         self.turns: list[_Turn] = []
         self.last_kind: str | None = None
-        self.at: tuple[int, str] = (-1, "")
+        self.at = -1  # the index of the history event being encoded
 
     # -- the walk ---------------------------------------------------------------------------
 
     def run(self) -> tuple[str | list[WireBlock] | None, list[WireMessage]]:
         for i, event in enumerate(self.history):
-            self.at = (i, event.id)
+            self.at = i
             # The three commonest classes by identity first: a missed isinstance on a pydantic
             # class goes through ABCMeta and costs more than mapping a whole part.
             if type(event) is ToolMessage:
@@ -132,10 +132,10 @@ class Encoder(PartEncoder):
             if not turn.message["content"] and not (k == last and turn.role == "assistant"):
                 # "all messages must have non-empty content except for the optional final
                 # assistant message" (the API's 400): the message goes, and says so.
-                i, message_id = turn.origin
+                i = turn.origin
                 self.losses.add(f"history[{i}]", f"{turn.role}_message", "dropped",
                                 "nothing of it can be sent, and Anthropic rejects an empty "
-                                "message", message_id)
+                                "message", self.history[i].id)
                 continue
             messages.append(turn.message)
         return self._system_value(), messages

@@ -232,7 +232,12 @@ class PartEncoder:
         fields = part.__dict__
         ids = fields["provider_ids"]
         canonical = fields["id"]
-        wire_id = first_accepted(ids, self.issuer_order, admits_call_id) if ids else None
+        if not ids:
+            wire_id = None
+        elif self.only_own:
+            wire_id = ids.get(ISSUER) or first_accepted(ids, (), admits_call_id)
+        else:
+            wire_id = first_accepted(ids, self.issuer_order, admits_call_id)
         if wire_id is None:
             wire_id = canonical
             if ids:
