@@ -10,9 +10,11 @@ What it does, in order:
 3. OpenAI asks to write the fix, and the process dies before the tool returns (a simulated crash).
 4. A new process resumes from the JSONL file: the call left without a result is answered by a
    derived ``aborted`` result, the early turns are compacted into a summary, and OpenAI
-   (streamed, then not) writes the fix again and reports.
+   (streamed) writes the fix again.
+5. The session moves to OpenAI's Responses API, which reads the file back to check it, and then
+   to Gemini, which reports.
 
-Run it for real with ``ANTHROPIC_API_KEY`` and ``OPENAI_API_KEY`` set::
+Run it for real with ``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY`` and ``GEMINI_API_KEY`` set::
 
     python docs/examples/agent.py /tmp/agent-work
 
@@ -111,8 +113,22 @@ def start(log: Path, workdir: Path, anthropic_client: Any, openai_client: Any) -
     raise Crash
 
 
-def resume(log: Path, workdir: Path, openai_client: Any) -> Session:
-    """The second process: resume, compact, finish the task."""
+def gemini_args(body: dict[str, Any]) -> dict[str, Any]:
+    """The ``generate_content`` arguments that send a Gemini REST body through the google-genai
+    SDK (its config is one flat object: top-level fields and ``generationConfig`` together)."""
+    top = {"systemInstruction": "system_instruction", "tools": "tools",
+           "toolConfig": "tool_config", "safetySettings": "safety_settings"}
+    config: dict[str, Any] = {}
+    for key, value in body.items():
+        if key == "generationConfig":
+            config.update(value)
+        elif key != "contents":
+            config[top[key]] = value
+    return {"contents": body["contents"], "config": config}
+
+
+def resume(log: Path, workdir: Path, openai_client: Any, gemini_client: Any) -> Session:
+    """The second process: resume, compact, finish the task, check it on two more providers."""
     session = Session.open(log, tools=TOOLS, max_tokens=MAX_TOKENS, cache_key=CACHE_KEY)
     interrupted = session.history[-1]
     assert isinstance(interrupted, ToolMessage)
@@ -128,8 +144,15 @@ def resume(log: Path, workdir: Path, openai_client: Any) -> Session:
     show(session, openai_client.chat.completions.create(**body, stream=True))
     run_tools(session, workdir)
 
+    session.switch("openai_responses:gpt-5", reason="check the fix with a reasoning model")
     body = session.request().request
-    final = session.receive(openai_client.chat.completions.create(**body))
+    session.receive(openai_client.responses.create(**body))
+    run_tools(session, workdir)
+
+    session.switch("google:gemini-2.5-flash", reason="report with a cheaper model")
+    body = session.request().request
+    final = session.receive(gemini_client.models.generate_content(
+        model=session.target.model, **gemini_args(body)))
     print(final.text)
     session.close()
     return session
@@ -139,6 +162,7 @@ def main(argv: list[str]) -> int:
     """Run the agent against the live APIs, in a scratch project at ``argv[0]``."""
     import anthropic
     import openai
+    from google import genai
 
     workdir = Path(argv[0] if argv else "agent-work")
     workdir.mkdir(parents=True, exist_ok=True)
@@ -148,7 +172,7 @@ def main(argv: list[str]) -> int:
         start(log, workdir, anthropic.Anthropic(), openai.OpenAI())
     except Crash:
         print("-- crashed; resuming --")
-    resume(log, workdir, openai.OpenAI())
+    resume(log, workdir, openai.OpenAI(), genai.Client())
     return 0
 
 

@@ -5,7 +5,7 @@ The responses below are written by hand from the wire references (``shared/wire/
 on Anthropic's stream, ``[DONE]`` closing OpenAI's. Each request body is the one the example's
 session builds for that turn, taken by running the example against stand-ins that hand back these
 responses; the test then replays the cassette through the official SDK clients, which must send
-exactly those bodies. Run ``python -m tests.session.make_agent_cassette`` after changing either.
+exactly those bodies (Gemini's as the API reads them: the google-genai SDK writes its own JSON). Run ``python -m tests.session.make_agent_cassette`` after changing either.
 """
 
 from __future__ import annotations
@@ -25,6 +25,10 @@ CASSETTE = HERE / "cassettes" / "agent.yaml"
 EXAMPLE = HERE.parents[1] / "docs" / "examples" / "agent.py"
 ANTHROPIC_URI = "https://api.anthropic.com/v1/messages"
 OPENAI_URI = "https://api.openai.com/v1/chat/completions"
+RESPONSES_URI = "https://api.openai.com/v1/responses"
+GEMINI_URI = ("https://generativelanguage.googleapis.com/v1beta/models/"
+              "gemini-2.5-flash:generateContent")
+SYSTEM_TEXT = "You are a coding agent. Read before you write; keep fixes minimal."
 FIX = "def add(a, b):\n    return a + b\n"
 
 ANTHROPIC_STREAM: list[dict[str, Any]] = [
@@ -110,18 +114,35 @@ OPENAI_STREAM: list[dict[str, Any]] = [
                             "finish_reason": "tool_calls"}]},
 ]
 
-OPENAI_DONE: dict[str, Any] = {
-    "id": "chatcmpl-CX1rB6pWc3Ks9Tn4Ym8Hq2Zd5Lv7R", "object": "chat.completion",
-    "created": 1764028920, "model": "gpt-4.1-2025-04-14",
-    "choices": [{"index": 0, "message": {
-        "role": "assistant", "content": "Fixed: calc.py's add now returns a + b.",
-        "refusal": None, "annotations": []}, "logprobs": None, "finish_reason": "stop"}],
-    "usage": {"prompt_tokens": 512, "completion_tokens": 14, "total_tokens": 526,
-              "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-              "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
-                                            "accepted_prediction_tokens": 0,
-                                            "rejected_prediction_tokens": 0}},
-    "service_tier": "default", "system_fingerprint": "fp_b3f1157249"}
+RESPONSES_READ: dict[str, Any] = {
+    "id": "resp_68a1f3c2b7e4819d9a0c5e2f7b3d6a1c0e4f8b2d9c7a5e31", "object": "response",
+    "created_at": 1764028920, "status": "completed", "background": False, "error": None,
+    "incomplete_details": None, "instructions": SYSTEM_TEXT, "max_output_tokens": 2048,
+    "model": "gpt-5-2025-08-07",
+    "output": [
+        {"id": "rs_68a1f3c4d2b8819da7e1f0c3b5a9d7e2", "type": "reasoning", "summary": [],
+         "encrypted_content": "gAAAAABowR3kZ9vQx2LmN8pT4sW1yB6cF0hJ3kL7nP9rU2xA5dG8jM1qS4vY7zC0eH3"},
+        {"id": "fc_68a1f3c5e9a4819db2c7d4f1a8e6b3c9", "type": "function_call",
+         "status": "completed", "arguments": "{\"path\":\"calc.py\"}",
+         "call_id": "call_Zp5Rt8Wm3Kx1Vc7Nq4Bs9Hd2", "name": "read_file"},
+    ],
+    "parallel_tool_calls": True, "previous_response_id": None, "prompt_cache_key": "agent-example",
+    "reasoning": {"effort": "medium", "summary": None}, "service_tier": "default", "store": False,
+    "temperature": 1.0, "text": {"format": {"type": "text"}, "verbosity": "medium"},
+    "tool_choice": "auto", "tools": [], "top_p": 1.0, "truncation": "disabled",
+    "usage": {"input_tokens": 604, "input_tokens_details": {"cached_tokens": 0},
+              "output_tokens": 214, "output_tokens_details": {"reasoning_tokens": 192},
+              "total_tokens": 818},
+    "user": None, "metadata": {}}
+
+GEMINI_DONE: dict[str, Any] = {
+    "candidates": [{"content": {"role": "model", "parts": [
+        {"text": "Fixed: calc.py's add now returns a + b, and the file reads back as written."}]},
+        "finishReason": "STOP", "index": 0}],
+    "usageMetadata": {"promptTokenCount": 688, "candidatesTokenCount": 19,
+                      "totalTokenCount": 707,
+                      "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 688}]},
+    "modelVersion": "gemini-2.5-flash", "responseId": "kL3xaJ2fC5qv7dwPq9mT4Aw"}
 
 
 def anthropic_sse(events: list[dict[str, Any]]) -> str:
@@ -144,11 +165,28 @@ class _StandIn:
         self.messages = self
         self.chat = self
         self.completions = self
+        self.responses = self
+        self.models = self
+
+    def generate_content(self, *, model: str, contents: Any, config: dict[str, Any]) -> Any:
+        """Gemini: the REST body the SDK will send for these arguments."""
+        top = {"system_instruction": "systemInstruction", "tools": "tools",
+               "tool_config": "toolConfig", "safety_settings": "safetySettings"}
+        body: dict[str, Any] = {"contents": contents}
+        generation = {k: v for k, v in config.items() if k not in top}
+        body.update({top[k]: v for k, v in config.items() if k in top})
+        if generation:
+            body["generationConfig"] = generation
+        assert GEMINI_URI.endswith(f"/{model}:generateContent")
+        return self.create(**body)
 
     def create(self, **body: Any) -> Any:
         uri, reply = self.replies.pop(0)
         streamed = isinstance(reply, list)
-        if uri == ANTHROPIC_URI:
+        if uri == GEMINI_URI:
+            text = json.dumps(reply, indent=2)
+            headers = {"x-gemini-service-tier": "standard"}
+        elif uri == ANTHROPIC_URI:
             text = anthropic_sse(reply) if streamed else json.dumps(reply, indent=2)
             headers = {"request-id": f"req_011CX{len(self.exchanges)}Rk7Pq2Wn9Tb4Zm6Hc1Ls"}
         else:
@@ -174,14 +212,15 @@ def write() -> None:
     """Run the example against the stand-ins and write the cassette."""
     agent = example()
     client = _StandIn([(ANTHROPIC_URI, ANTHROPIC_STREAM), (OPENAI_URI, OPENAI_WRITE),
-                       (OPENAI_URI, OPENAI_STREAM), (OPENAI_URI, OPENAI_DONE)])
+                       (OPENAI_URI, OPENAI_STREAM), (RESPONSES_URI, RESPONSES_READ),
+                       (GEMINI_URI, GEMINI_DONE)])
     with tempfile.TemporaryDirectory() as scratch:
         workdir = Path(scratch)
         (workdir / "calc.py").write_text("def add(a, b):\n    return a - b\n")
         log = workdir / "session.jsonl"
         with contextlib.suppress(agent.Crash):
             agent.start(log, workdir, client, client)
-        agent.resume(log, workdir, client)
+        agent.resume(log, workdir, client, client)
     CASSETTE.write_text(render_cassette(client.exchanges), encoding="utf-8")
 
 
