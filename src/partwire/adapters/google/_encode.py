@@ -29,7 +29,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
 from partwire.adapters._common import Losses, first_accepted, parse_json, tool_status_loss
-from partwire.adapters.google._parts import PartEncoder, base64_ok
+from partwire.adapters.google._parts import PartEncoder, base64_ok, kind_of
 from partwire.adapters.google._wire import ISSUER, PLACEHOLDER_SIGNATURE, admits_call_id
 from partwire.history import (
     CompactionEvent,
@@ -51,6 +51,7 @@ from partwire.messages import (
 )
 from partwire.parts import (
     AudioPart,
+    Base64Source,
     DocumentPart,
     ImagePart,
     Part,
@@ -121,13 +122,43 @@ class Encoder(PartEncoder):
                     self.started = True
                     continue
             elif kind is AssistantMessage:
-                self._close_run()
+                if self.tool_run is not None:
+                    self._close_run()
                 self._assistant(event, i)  # type: ignore[arg-type]
                 self.started = True
                 continue
+            elif kind is UserMessage:
+                fields = event.__dict__
+                parts = self._plain_parts(fields["parts"]) if fields["provider_data"] is None else None
+                if parts is not None:
+                    if self.tool_run is not None:
+                        self._close_run()
+                    self.contents.append({"role": "user", "parts": parts})
+                    self.started = True
+                    continue
             event_of(event, i)
         self._close_run()
         return self.contents, self.system
+
+    @staticmethod
+    def _plain_parts(parts: tuple[Part, ...]) -> list[dict[str, Any]] | None:
+        """The wire parts of user content with nothing to report (text, inline media); else None."""
+        out: list[dict[str, Any]] = []
+        for part in parts:
+            kind = type(part)
+            pf = part.__dict__
+            if pf["provider_data"] is not None:
+                return None
+            if kind is TextPart:
+                out.append({"text": pf["text"]})
+            elif kind is ImagePart or kind is AudioPart:
+                source, mime = pf["source"], pf["media_type"]
+                if type(source) is not Base64Source or not mime or kind_of(mime) != pf["type"]:
+                    return None
+                out.append({"inlineData": {"mimeType": mime, "data": source.__dict__["data"]}})
+            else:
+                return None
+        return out if out else None
 
     def event(self, event: HistoryEvent, i: int) -> None:
         """Append the wire content of one history event."""
@@ -229,6 +260,7 @@ class Encoder(PartEncoder):
         own = self.own_only
         issuers = self.issuers
         same = self._same
+        wire_ids = self.wire_ids
         first_call = -1
         fields = event.__dict__
         message_id = fields["id"]
@@ -241,8 +273,9 @@ class Encoder(PartEncoder):
                 if wire_id is None:
                     wire_id = self._wire_id(part, f"history[{i}].parts[{j}]", message_id)
                 canonical = pf["id"]
-                self.wire_ids[canonical] = wire_id
-                self.call_order[canonical] = (turn, position)
+                wire_ids[canonical] = wire_id
+                if wire_id is None:  # only results of calls without ids are put in call order
+                    self.call_order[canonical] = (turn, position)
                 position += 1
                 fast = self._call_fast(pf, wire_id)
                 if first_call < 0:

@@ -51,6 +51,7 @@ __all__ = [
     "PartEncoder",
     "base64_ok",
     "call_identity",
+    "kind_of",
     "media_from_wire",
     "part_from_wire",
 ]
@@ -207,7 +208,7 @@ def _server_result(kind: str, value: Mapping[str, Any], data: dict[str, Any]) ->
                                 output=rest, issuer=ISSUER, provider_data=_pd(data))
 
 
-def _kind_of(mime: Any) -> str:
+def kind_of(mime: Any) -> str:
     """The part type :func:`media_from_wire` makes of a media type."""
     media_type = mime if isinstance(mime, str) else None
     major = (media_type or "").split("/", 1)[0]
@@ -385,7 +386,7 @@ class PartEncoder:
                 return None
             case _:
                 assert_never(source)
-        kind = _kind_of(body.get("mimeType"))
+        kind = kind_of(body.get("mimeType"))
         if kind != part.type:
             self.losses.add(path, part.type, "rewritten",
                             f"Gemini tells media apart by type only; {body.get('mimeType')} is read "
