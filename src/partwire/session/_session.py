@@ -460,7 +460,7 @@ class Session:
         ``aborted`` tool message (``metadata["partwire_derived"] = "interrupted_tool_call"``),
         written to the sink, so every provider accepts the next request."""
         if isinstance(source, str | os.PathLike):
-            events = load(source)
+            events = load(source) if os.path.exists(source) else []
             session = cls(_target_of(events, target), history=events, sink=source,
                           session_id=session_id, **kwargs)
         else:
@@ -481,7 +481,8 @@ class Session:
         return session
 
     def interrupted_answers(self) -> list[ToolMessage]:
-        """Synthetic ``aborted`` results for every tool call with none (derived, not stored)."""
+        """Synthetic ``aborted`` results for every tool call that has none, marked as derived in
+        their metadata (``open`` appends them; nothing is appended here)."""
         answers = []
         for call_id, state in tool_call_states(self._events).items():
             if state.result is None:
