@@ -360,7 +360,7 @@ def test_open_on_a_missing_file_starts_a_new_session(tmp_path: Path) -> None:
     """Opening a file that does not exist yet starts empty and creates it on the first append."""
     path = tmp_path / "new.jsonl"
     session = Session.open(path, "google:gemini-2.5-flash")
-    assert session.history == ()
+    assert len(session) == 0
     session.append(UserMessage("hi"))
     session.close()
     assert [e.id for e in load(path)] == [e.id for e in session.history]
