@@ -71,10 +71,20 @@ _BESIDE = frozenset({"thought", "thoughtSignature"})
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]*={0,2}")
 
 
+# An agent resends its whole history every turn, so each signature is checked once, not once
+# per turn. Bounded: it is emptied when it grows past the limit.
+_CHECKED: dict[str, bool] = {}
+_CHECKED_LIMIT = 65_536
+
+
 def base64_ok(value: str) -> bool:
     """Whether ``value`` is base64 the API can read (either alphabet); Gemini's signatures are."""
-    body = value.rstrip("=")
-    return bool(_BASE64.fullmatch(value)) and len(body) % 4 != 1
+    known = _CHECKED.get(value)
+    if known is None:
+        if len(_CHECKED) >= _CHECKED_LIMIT:
+            _CHECKED.clear()
+        known = _CHECKED[value] = bool(_BASE64.fullmatch(value)) and len(value.rstrip("=")) % 4 != 1
+    return known
 
 
 def _pd(data: dict[str, Any]) -> ProviderData | None:
