@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncGenerator, Generator, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from dataclasses import replace as _replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from partwire.adapters import get_adapter
@@ -26,6 +24,7 @@ from partwire.parts import ToolCallPart
 from partwire.projection import Loss, Projection, check_switch, log_losses
 from partwire.session._cache import mark_anthropic
 from partwire.session._projector import Projector
+from partwire.session._target import Target
 from partwire.streaming import Accumulator, MessageCompleteEvent, StreamErrorEvent, StreamEvent
 from partwire.toolstate import tool_call_states
 
@@ -42,54 +41,7 @@ DERIVED_KEY = "partwire_derived"
 """The metadata key marking a message the session made up (``interrupted_tool_call``)."""
 
 _MESSAGES = (SystemMessage, DeveloperMessage, UserMessage, AssistantMessage, ToolMessage)
-# A provider prefix of a model id -> the adapter a bare ``provider:model`` target uses.
-_DEFAULT_ADAPTER = {"anthropic": "anthropic", "openai": "openai_chat", "google": "google",
-                    "gemini": "google"}
 INTERRUPTED_OUTPUT = "The tool call was interrupted before it returned a result."
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """Where requests go: an adapter, a model, and what else ``to_wire`` takes."""
-
-    adapter: str
-    """The adapter's name (``anthropic``, ``openai_chat``, ``openai_responses``, ``google``)."""
-    model: str
-    """The model's wire name (``claude-sonnet-4-6``)."""
-    options: Any = None
-    """The adapter's ``Options`` (an instance, a mapping, or ``None``)."""
-    tools: tuple[ToolSpec, ...] = ()
-    """Tool definitions sent with every request."""
-    tool_choice: ToolChoice | None = None
-    """The ``tool_choice`` of every request."""
-    max_tokens: int | None = None
-    """The output limit of every request."""
-    params: Mapping[str, Any] | None = field(default=None)
-    """Other body fields, verbatim (``thinking``, ``temperature``...)."""
-
-    @classmethod
-    def parse(cls, spec: str | Target, **fields: Any) -> Target:
-        """``"<adapter>:<model>"`` or ``"<provider>:<model>"`` (``openai:`` means ``openai_chat``)."""
-        fields = {k: v for k, v in fields.items() if v is not None}
-        if "tools" in fields:
-            fields["tools"] = tuple(fields["tools"])
-        if isinstance(spec, Target):
-            return _replace(spec, **fields) if fields else spec
-        head, sep, model = spec.partition(":")
-        if not sep or not model:
-            raise ValueError(f"target {spec!r}: expected '<adapter>:<model>', such as "
-                             "'anthropic:claude-sonnet-4-6' or 'openai_responses:gpt-5'")
-        name = _DEFAULT_ADAPTER.get(head, head.replace("-", "_"))
-        get_adapter(name)  # an unknown adapter fails here, naming the known ones
-        return cls(adapter=name, model=model, **fields)
-
-    @property
-    def model_id(self) -> str:
-        """The model as ``provider:model`` (``anthropic:claude-sonnet-4-6``)."""
-        return f"{get_adapter(self.adapter).CAPABILITIES.issuer}:{self.model}"
-
-    def __str__(self) -> str:
-        return f"{self.adapter}:{self.model}"
 
 
 class Session:
