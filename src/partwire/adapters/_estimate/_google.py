@@ -83,7 +83,7 @@ def _google_parts(parts: Any, tally: Tally, *, signatures: bool = False) -> None
                     "executableCode", "codeExecutionResult"):
             value = part.get(key)
             if isinstance(value, dict):
-                tally.add_text(value)
+                tally.add_json(value)
 
 
 def _google_media(mime: str, data: Any) -> int:

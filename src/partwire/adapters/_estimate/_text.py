@@ -97,6 +97,10 @@ def json_text(value: Any) -> str:
 
 
 
+# Strings at least this long inside a JSON value are counted apart from its JSON text.
+_LONG_STRING = 256
+
+
 class Tally:
     """Text tokens (in o200k units, scaled later by the family's ratio) and fixed tokens."""
 
@@ -111,6 +115,27 @@ class Tally:
             self.text += count_text(value)
         elif value is not None:
             self.text += count_text(json_text(value))
+
+    def add_json(self, value: Any) -> None:
+        """Count a JSON value whose long strings are counted on their own, unescaped.
+
+        A tool's output inside a function response is the history's own string object: counted
+        apart, it hits the memo, instead of being escaped into a fresh JSON text and tokenized
+        again on every estimate.
+        """
+        self.text += count_text(json_text(self._skeleton(value)))
+
+    def _skeleton(self, value: Any) -> Any:
+        if isinstance(value, str):
+            if len(value) < _LONG_STRING:
+                return value
+            self.text += count_text(value)
+            return ""
+        if isinstance(value, dict):
+            return {k: self._skeleton(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._skeleton(v) for v in value]
+        return value
 
     def total(self, ratio: float) -> int:
         return max(1, round(self.text * ratio + self.fixed))
