@@ -116,13 +116,14 @@ def _anthropic_block(block: Any, tally: Tally, keep_thinking: bool) -> None:
         tally.add_text(block)
         return
     kind = block.get("type")
-    source = obj(block.get("source"))
     if kind == "text":
         tally.add_text(block.get("text"))
     elif kind == "image":
+        source = obj(block.get("source"))
         data = source.get("data") if source.get("type") == "base64" else None
         tally.fixed += anthropic_image_tokens(*image_dims(data))
     elif kind == "document":
+        source = obj(block.get("source"))
         if source.get("type") == "text":
             tally.add_text(source.get("data"))
         elif source.get("type") == "content":

@@ -45,38 +45,36 @@ def tokenizer_name() -> str:
     return "o200k_base (bpe-openai)" if _tokenizer() is not None else "characters/4 (fallback)"
 
 
-# Counts of longer strings are remembered: an agent estimates its growing history before every
-# call, and without this each estimate would tokenize the whole history again (quadratic over a
-# session). Short strings are cheaper to count than to look up. The memory is dropped whole
-# when it holds more than _MEMO_CHARS characters of text.
+# Counts are remembered: an agent estimates its growing history before every call, and without
+# this each estimate would tokenize the whole history again (quadratic over a session); a dict
+# lookup is also cheaper than a call into the tokenizer, even for a short string. The memory is
+# dropped whole when it holds more than _MEMO_CHARS characters or _MEMO_ENTRIES strings.
 _MEMO: dict[str, int] = {}
-_MEMO_MIN = 48
 _MEMO_CHARS = 32_000_000
+_MEMO_ENTRIES = 500_000
 _memo_chars = 0
 
 
 def count_text(text: str) -> int:
     """The ``o200k_base`` tokens of ``text`` (special-token text counts as plain text)."""
     global _memo_chars
+    known = _MEMO.get(text)
+    if known is not None:
+        return known
     if not text:
         return 0
     size = len(text)
-    if size >= _MEMO_MIN:
-        known = _MEMO.get(text)
-        if known is not None:
-            return known
     counter = _tokenizer()
     if counter is not None:
         tokens = counter(text)
     else:
         wide = sum(1 for ch in text if ord(ch) > 0x2FF)
         tokens = math.ceil((size - wide) / _CHARS_PER_TOKEN + wide)
-    if size >= _MEMO_MIN:
-        if _memo_chars + size > _MEMO_CHARS:
-            _MEMO.clear()
-            _memo_chars = 0
-        _MEMO[text] = tokens
-        _memo_chars += size
+    if _memo_chars + size > _MEMO_CHARS or len(_MEMO) >= _MEMO_ENTRIES:
+        _MEMO.clear()
+        _memo_chars = 0
+    _MEMO[text] = tokens
+    _memo_chars += size
     return tokens
 
 
