@@ -62,28 +62,33 @@ def estimate_google_body(body: Mapping[str, Any], model: str | None = None) -> i
     return tally.total(_GEMINI_RATIO)
 
 
+# Part keys in either spelling the API accepts (camelCase is what it sends, snake_case what the
+# Python SDK writes).
+_SIGNATURE = frozenset({"thoughtSignature", "thought_signature"})
+_MEDIA = frozenset({"inlineData", "inline_data", "fileData", "file_data"})
+_STRUCTURED = frozenset({"functionCall", "function_call", "functionResponse", "function_response",
+                         "executableCode", "executable_code", "codeExecutionResult",
+                         "code_execution_result"})
+
+
 def _google_parts(parts: Any, tally: Tally, *, signatures: bool = False) -> None:
     for part in parts if isinstance(parts, list) else ():
         if not isinstance(part, dict):
             tally.add_text(part)
             continue
-        signature = part.get("thoughtSignature") or part.get("thought_signature")
-        if signatures and isinstance(signature, str):
-            tally.fixed += max(0, len(signature) - _G_SIGNATURE_HEADER) / _G_SIGNATURE_CHARS
-        if "text" in part:
-            tally.add_text(part.get("text"))
-        inline = part.get("inlineData") or part.get("inline_data")
-        if isinstance(inline, dict):
-            tally.fixed += _google_media(str(inline.get("mimeType", inline.get("mime_type", ""))),
-                                         inline.get("data"))
-        file = part.get("fileData") or part.get("file_data")
-        if isinstance(file, dict):
-            tally.fixed += _google_media(str(file.get("mimeType", file.get("mime_type", ""))), None)
-        for key in ("functionCall", "function_call", "functionResponse", "function_response",
-                    "executableCode", "codeExecutionResult"):
-            value = part.get(key)
-            if isinstance(value, dict):
-                tally.add_json(value)
+        for key, value in part.items():
+            if key == "text":
+                tally.add_text(value)
+            elif key in _STRUCTURED:
+                if isinstance(value, dict):
+                    tally.add_json(value)
+            elif key in _SIGNATURE:
+                if signatures and isinstance(value, str):
+                    tally.fixed += max(0, len(value) - _G_SIGNATURE_HEADER) / _G_SIGNATURE_CHARS
+            elif key in _MEDIA and isinstance(value, dict):
+                mime = str(value.get("mimeType", value.get("mime_type", "")))
+                data = value.get("data") if key in ("inlineData", "inline_data") else None
+                tally.fixed += _google_media(mime, data)
 
 
 def _google_media(mime: str, data: Any) -> int:
