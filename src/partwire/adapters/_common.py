@@ -35,6 +35,7 @@ __all__ = [
     "load_json",
     "parse_json",
     "sniff_media_type",
+    "strict_schema",
     "tool_calls_by_id",
     "tool_status_loss",
     "wire_model",
@@ -70,6 +71,9 @@ class ImportedRequest:
     """The tool choice as the body states it."""
     params: dict[str, Any] = field(default_factory=dict)
     """Every other top-level field of the body, verbatim (sampling, thinking, metadata, ...)."""
+    options: dict[str, Any] | None = None
+    """The adapter options that rebuild this body (Responses: ``continuation="none"``, since
+    the body's own ``store`` and ``include`` are in ``params``); ``None`` for the defaults."""
 
     def __iter__(self) -> Iterator[Any]:
         yield self.history
@@ -77,8 +81,11 @@ class ImportedRequest:
 
     def to_wire_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of ``to_wire`` that rebuild the body around ``history``."""
-        return {"model": self.model, "tools": self.tools, "tool_choice": self.tool_choice,
-                "max_tokens": self.max_tokens, "params": self.params}
+        kwargs = {"model": self.model, "tools": self.tools, "tool_choice": self.tool_choice,
+                  "max_tokens": self.max_tokens, "params": self.params}
+        if self.options is not None:
+            kwargs["options"] = self.options
+        return kwargs
 
 
 def tool_status_loss(losses: Losses, path: str, status: str, message_id: str, *, api: str,
@@ -262,3 +269,58 @@ def first_accepted(ids: Mapping[str, str], issuers: Sequence[str],
             if admits(value):
                 return value
     return None
+
+
+# -- OpenAI's strict mode (Chat Completions and Responses alike) ----------------------------
+
+
+def strict_schema(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A schema rewritten for OpenAI strict mode, and what was rewritten (JSON pointers).
+
+    Strict mode wants ``additionalProperties: false`` on every object and every property
+    required; an optional property becomes required and nullable, which says the same thing.
+    A schema already in that form comes back unchanged, with nothing reported.
+    """
+    changes: list[str] = []
+    return _strict_node(schema, "#", changes), changes
+
+
+def _strict_node(node: Any, path: str, changes: list[str]) -> Any:
+    if not isinstance(node, Mapping):
+        return node
+    out = dict(node)
+    properties = out.get("properties")
+    if isinstance(properties, Mapping):
+        required = list(out.get("required") or [])
+        new_props: dict[str, Any] = {}
+        for name, sub in properties.items():
+            child = _strict_node(sub, f"{path}/properties/{name}", changes)
+            if name not in required:
+                required.append(name)
+                child = _nullable(child)
+                changes.append(f"{path}/properties/{name}: made required and nullable")
+            new_props[name] = child
+        out["properties"] = new_props
+        out["required"] = required
+    if "items" in out:
+        out["items"] = _strict_node(out["items"], f"{path}/items", changes)
+    is_object = out.get("type") == "object" or isinstance(properties, Mapping)
+    if is_object and out.get("additionalProperties") is not False:
+        out["additionalProperties"] = False
+        changes.append(f"{path}: additionalProperties set to false")
+    return out
+
+
+def _nullable(schema: Any) -> Any:
+    if not isinstance(schema, Mapping):
+        return schema
+    out = dict(schema)
+    kind = out.get("type")
+    if isinstance(kind, str) and kind != "null":
+        out["type"] = [kind, "null"]
+    elif isinstance(kind, list) and "null" not in kind:
+        out["type"] = [*kind, "null"]
+    enum = out.get("enum")
+    if isinstance(enum, list) and None not in enum:
+        out["enum"] = [*enum, None]
+    return out

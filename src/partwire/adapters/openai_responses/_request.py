@@ -15,7 +15,6 @@ Continuation (``Options.continuation``):
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from partwire.adapters._common import (
@@ -51,26 +50,10 @@ from partwire.messages import (
 )
 from partwire.parts import Part, TextPart, ToolCallPart
 
-__all__ = ["ResponsesImport", "build_request", "chain_start", "from_wire_request"]
+__all__ = ["build_request", "chain_start", "from_wire_request"]
 
 _REQUEST_FIELDS = frozenset({"model", "input", "instructions", "tools", "tool_choice",
                              "max_output_tokens"})
-
-
-@dataclass(frozen=True, slots=True)
-class ResponsesImport(ImportedRequest):
-    """An imported Responses request; it re-exports with ``continuation="none"``.
-
-    The body's own ``store``, ``include`` and ``previous_response_id`` are in ``params``, so
-    ``to_wire`` must add none of its own.
-    """
-
-    options: dict[str, Any] = field(default_factory=lambda: {"continuation": "none"})
-    """The adapter options that rebuild the body."""
-
-    def to_wire_kwargs(self) -> dict[str, Any]:
-        """The keyword arguments of ``to_wire`` that rebuild the body around ``history``."""
-        return {**ImportedRequest.to_wire_kwargs(self), "options": self.options}
 
 
 # -- to_wire --------------------------------------------------------------------------------
@@ -166,7 +149,7 @@ def _input(history: History, items: list[Any], encoder: Encoder) -> str | list[A
 # -- from_wire_request ----------------------------------------------------------------------
 
 
-def from_wire_request(request: Any) -> ResponsesImport:
+def from_wire_request(request: Any) -> ImportedRequest:
     """A request body read back: instructions and input items as history, tools, the rest."""
     body = load_json(request, API, "request")
     if "input" not in body:
@@ -205,8 +188,10 @@ def from_wire_request(request: Any) -> ResponsesImport:
     if "tool_choice" in body and not isinstance(choice, str | dict):
         params["tool_choice"] = choice
         choice = None
-    return ResponsesImport(history=tuple(history), tools=tools, model=str(body.get("model", "")),
-                           max_tokens=max_tokens, tool_choice=choice, params=params)
+    # The body's own store, include and previous_response_id are in params: to_wire adds none.
+    return ImportedRequest(history=tuple(history), tools=tools, model=str(body.get("model", "")),
+                           max_tokens=max_tokens, tool_choice=choice, params=params,
+                           options={"continuation": "none"})
 
 
 def _extras(obj: Mapping[str, Any], used: Collection[str]) -> dict[str, Any]:

@@ -13,68 +13,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from partwire.adapters._common import Losses, ToolChoice, ToolSpec
+from partwire.adapters._common import Losses, ToolChoice, ToolSpec, strict_schema
 from partwire.errors import SchemaError
 from partwire.tools import ToolDefinition
 
-__all__ = ["IMPORTED_SIDE_EFFECTS", "strict_schema", "tool_choice_to_wire", "tool_from_wire",
+__all__ = ["IMPORTED_SIDE_EFFECTS", "tool_choice_to_wire", "tool_from_wire",
            "tool_to_wire"]
 
 # Side effects cannot be read off the wire; assume the most a tool may do.
 IMPORTED_SIDE_EFFECTS = "execute"
 _FUNCTION_KEYS = frozenset({"type", "name", "description", "parameters", "strict"})
-
-
-def strict_schema(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """A schema rewritten for OpenAI strict mode, and what was rewritten (JSON pointers).
-
-    Strict mode wants ``additionalProperties: false`` on every object and every property
-    required; an optional property becomes required and nullable, which says the same thing.
-    A schema already in that form comes back unchanged, with nothing reported.
-    """
-    changes: list[str] = []
-    return _strict_node(schema, "#", changes), changes
-
-
-def _strict_node(node: Any, path: str, changes: list[str]) -> Any:
-    if not isinstance(node, Mapping):
-        return node
-    out = dict(node)
-    properties = out.get("properties")
-    if isinstance(properties, Mapping):
-        required = list(out.get("required") or [])
-        new_props: dict[str, Any] = {}
-        for name, sub in properties.items():
-            child = _strict_node(sub, f"{path}/properties/{name}", changes)
-            if name not in required:
-                required.append(name)
-                child = _nullable(child)
-                changes.append(f"{path}/properties/{name}: made required and nullable")
-            new_props[name] = child
-        out["properties"] = new_props
-        out["required"] = required
-    if "items" in out:
-        out["items"] = _strict_node(out["items"], f"{path}/items", changes)
-    is_object = out.get("type") == "object" or isinstance(properties, Mapping)
-    if is_object and out.get("additionalProperties") is not False:
-        out["additionalProperties"] = False
-        changes.append(f"{path}: additionalProperties set to false")
-    return out
-
-
-def _nullable(schema: Any) -> Any:
-    if not isinstance(schema, Mapping):
-        return schema
-    out = dict(schema)
-    kind = out.get("type")
-    if isinstance(kind, str) and kind != "null":
-        out["type"] = [kind, "null"]
-    elif isinstance(kind, list) and "null" not in kind:
-        out["type"] = [*kind, "null"]
-    enum = out.get("enum")
-    if isinstance(enum, list) and None not in enum:
-        out["enum"] = [*enum, None]
-    return out
 
 
 def tool_to_wire(tool: ToolSpec, path: str, losses: Losses | None) -> dict[str, Any]:
