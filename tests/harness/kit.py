@@ -61,6 +61,9 @@ class ProviderKit:
     """Non-secret request headers kept in cassettes for the reader."""
     error_status: Mapping[str, int] = field(default_factory=dict)
     """HTTP status of the non-streamed response for scenarios whose call fails."""
+    canonical_request: Callable[[Any], Any] = field(default=lambda body: body)
+    """A stored request as the adapter writes it back (Gemini: every key in camelCase); the
+    import law compares the re-export with this."""
 
     # -- derived locations ------------------------------------------------------------------
 

@@ -142,6 +142,7 @@ def _client() -> genai.Client:
 
 
 KIT = ProviderKit(
+    canonical_request=camel_keys,
     name="google",
     origin=ORIGIN,
     model=MODEL,
