@@ -364,3 +364,24 @@ def test_open_on_a_missing_file_starts_a_new_session(tmp_path: Path) -> None:
     session.append(UserMessage("hi"))
     session.close()
     assert [e.id for e in load(path)] == [e.id for e in session.history]
+
+
+def test_marks_already_in_the_history_count_toward_the_four() -> None:
+    """An imported request's own cache_control marks are counted: never more than four in all,
+    turn after turn."""
+    from partwire.adapters import anthropic
+
+    marked = {"type": "ephemeral"}
+    imported = anthropic.from_wire_request({
+        "model": "claude-sonnet-4-6", "max_tokens": 1024,
+        "system": [{"type": "text", "text": "sys", "cache_control": marked}],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "a", "cache_control": marked}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "b",
+                                               "cache_control": marked}]},
+            {"role": "user", "content": "c"}]})
+    session = Session("anthropic:claude-sonnet-4-6", history=imported.history)
+    for n in range(5):
+        assert _count(session.request().request) <= 4
+        session.append(AssistantMessage(f"answer {n}"), UserMessage(f"question {n}"))
+    assert _count(session.request().request) == 4

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from partwire.session._projector import count_marks
+
 __all__ = ["MAX_BREAKPOINTS", "mark_anthropic"]
 
 MAX_BREAKPOINTS = 4
@@ -42,13 +44,15 @@ def _marked_content(content: Any) -> Any | None:
 
 
 def mark_anthropic(request: dict[str, Any], message_indexes: Sequence[int], *,
-                   prefix: bool = True) -> tuple[dict[str, Any], list[int]]:
+                   prefix: bool = True, in_messages: int = 0) -> tuple[dict[str, Any], list[int]]:
     """A copy of ``request`` with breakpoints: the system prompt or tools (``prefix``), then the
     wire messages at ``message_indexes`` (negative counts from the end), the latest first, up to
-    the limit. Returns the body and the message indexes actually marked."""
+    the limit less the marks already there (``in_messages``: those in the messages, which the
+    caller counts). Returns the body and the message indexes actually marked."""
     body = dict(request)
-    budget = MAX_BREAKPOINTS - _existing(body)
-    if prefix and budget > 0:
+    existing = _existing(body)
+    budget = MAX_BREAKPOINTS - existing - in_messages
+    if prefix and budget > 0 and not existing:  # a mark of the caller's own covers the prefix
         system = body.get("system")
         marked = _marked_content(system) if system else None
         if marked is not None:
@@ -87,15 +91,5 @@ def mark_anthropic(request: dict[str, Any], message_indexes: Sequence[int], *,
 
 
 def _existing(body: dict[str, Any]) -> int:
-    """Marks the caller put on the system prompt or tools (the messages are not walked: that
-    would cost a pass over the whole history each turn)."""
-    return _count(body.get("system")) + _count(body.get("tools"))
-
-
-def _count(node: Any) -> int:
-    if isinstance(node, dict):
-        return ("cache_control" in node) + sum(_count(v) for v in node.values()
-                                               if isinstance(v, dict | list))
-    if isinstance(node, list):
-        return sum(_count(v) for v in node)
-    return 0
+    """Marks the caller put on the system prompt or tools."""
+    return count_marks(body.get("system")) + count_marks(body.get("tools"))

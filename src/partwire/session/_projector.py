@@ -25,7 +25,7 @@ from partwire.projection import Loss, Projection
 if TYPE_CHECKING:
     from partwire.adapters import Adapter
 
-__all__ = ["Projector", "wire_key"]
+__all__ = ["Projector", "count_marks", "wire_key"]
 
 _LIST_KEYS = ("messages", "input", "contents")
 _PATH = re.compile(r"^history\[(\d+)\]")
@@ -40,6 +40,16 @@ def wire_key(request: dict[str, Any]) -> str | None:
         if isinstance(request.get(key), list):
             return key
     return None
+
+
+def count_marks(node: Any) -> int:
+    """How many ``cache_control`` marks a wire value holds (a request import can keep some)."""
+    if isinstance(node, dict):
+        return ("cache_control" in node) + sum(count_marks(v) for v in node.values()
+                                               if isinstance(v, dict | list))
+    if isinstance(node, list):
+        return sum(count_marks(v) for v in node)
+    return 0
 
 
 def _index(loss: Loss) -> int | None:
@@ -70,6 +80,7 @@ class Projector:
         """Forget every kept wire message (after a compaction, or a history that was rewritten)."""
         self.cut = 0
         self.before: list[Any] = []
+        self.before_marks = 0  # cache_control marks already in the kept wire messages
         self.before_losses: list[Loss] = []
         self.head = 0  # leading system messages
         self.head_count = 0  # wire messages they give
@@ -140,6 +151,12 @@ class Projector:
         self._advance(messages, result)
         return result
 
+    def marks(self, wire: list[Any]) -> int:
+        """The ``cache_control`` marks in ``wire`` (the last request's list), counting only the
+        messages after the kept ones again."""
+        kept = len(self.before)
+        return self.before_marks + count_marks(wire[kept:]) if kept else count_marks(wire)
+
     def _window(self, messages: Sequence[Message], start: int) -> Projection:
         return self._to_wire([*messages[:self.head], *messages[start:]])
 
@@ -197,6 +214,7 @@ class Projector:
         # them, and they give at least one (so everything kept is before the last wire message).
         if count < 1 or keep < len(self.before) or full[keep:] != wire[self.head_count:]:
             return
+        self.before_marks += count_marks(full[len(self.before):keep])
         self.before = full[:keep]
         if self._tail is None:  # a whole projection: its losses are walked once, as it was
             self.before_losses = [loss for loss in result.losses

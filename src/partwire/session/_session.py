@@ -237,7 +237,8 @@ class Session:
             wanted = [n - 1]
             if self._marked_last is not None and self._marked_last < n - 1:
                 wanted.append(self._marked_last)
-        body, marked = mark_anthropic(request, wanted)
+        body, marked = mark_anthropic(request, wanted, in_messages=self._projector.marks(
+            messages if isinstance(messages, list) else []))
         if cache_at is None and self.cache == "auto" and marked:
             self._marked_last = marked[-1]
         return body
