@@ -79,7 +79,10 @@ class Projector:
     def reset(self) -> None:
         """Forget every kept wire message (after a compaction, or a history that was rewritten)."""
         self.cut = 0
-        self.before: list[Any] = []
+        # The kept wire messages: the first ``before_len`` items of ``before_src`` (a request's
+        # list, never edited), so keeping them costs no copy.
+        self.before_src: list[Any] = []
+        self.before_len = 0
         self.before_marks = 0  # cache_control marks already in the kept wire messages
         self.before_losses: list[Loss] = []
         self.head = 0  # leading system messages
@@ -154,7 +157,7 @@ class Projector:
     def marks(self, wire: list[Any]) -> int:
         """The ``cache_control`` marks in ``wire`` (the last request's list), counting only the
         messages after the kept ones again."""
-        kept = len(self.before)
+        kept = self.before_len
         return self.before_marks + count_marks(wire[kept:]) if kept else count_marks(wire)
 
     def _window(self, messages: Sequence[Message], start: int) -> Projection:
@@ -172,7 +175,9 @@ class Projector:
             return None
         wire = window.request[key]
         request = dict(window.request)
-        request[key] = [*self.before, *wire[self.head_count:]]
+        kept = self.before_src[:self.before_len]
+        kept.extend(wire[self.head_count:])
+        request[key] = kept
         by = cut - self.head
         losses: list[Loss] = []
         tail: list[Loss] = []
@@ -184,9 +189,7 @@ class Projector:
                 tail.append(_moved(loss, i, by))
         self.recent = (*losses, *tail)
         self._tail = tail
-        losses.extend(self.before_losses)
-        losses.extend(tail)
-        return Projection(request=request, losses=tuple(losses))
+        return Projection(request=request, losses=(*losses, *self.before_losses, *tail))
 
     def _advance(self, messages: Sequence[Message], result: Projection) -> None:
         """Move the cut to the latest candidate, after checking it holds."""
@@ -212,10 +215,11 @@ class Projector:
         keep = len(full) - count
         # The check: the events after the cut give the same wire messages without what precedes
         # them, and they give at least one (so everything kept is before the last wire message).
-        if count < 1 or keep < len(self.before) or full[keep:] != wire[self.head_count:]:
+        if count < 1 or keep < self.before_len or full[keep:] != wire[self.head_count:]:
             return
-        self.before_marks += count_marks(full[len(self.before):keep])
-        self.before = full[:keep]
+        self.before_marks += count_marks(full[self.before_len:keep])
+        self.before_src = full
+        self.before_len = keep
         if self._tail is None:  # a whole projection: its losses are walked once, as it was
             self.before_losses = [loss for loss in result.losses
                                   if (i := _index(loss)) is not None and self.head <= i < j]
