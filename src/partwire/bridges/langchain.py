@@ -266,8 +266,12 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
         part = RefusalPart(text=block["refusal"])
     elif kind in ("image", "audio", "file") and _source_of(block, issuer) is not None:
         source = _source_of(block, issuer)
-        cls = {"image": ImagePart, "audio": AudioPart, "file": DocumentPart}[kind]
-        part = cls(source=source, media_type=block.get("mime_type"))
+        detail = (block.get("extras") or {}).get("detail")
+        if kind == "image" and detail in ("auto", "low", "high", "original"):
+            part = ImagePart(source=source, media_type=block.get("mime_type"), detail=detail)
+        else:
+            cls = {"image": ImagePart, "audio": AudioPart, "file": DocumentPart}[kind]
+            part = cls(source=source, media_type=block.get("mime_type"))
     elif kind == "text-plain" and isinstance(block.get("text"), str):
         part = DocumentPart(source=TextSource(text=block["text"]), media_type="text/plain",
                             title=block.get("title"))
@@ -289,7 +293,8 @@ def _source_of(block: dict[str, Any], issuer: str) -> Any:
     if isinstance(block.get("base64"), str):
         return Base64Source(data=block["base64"])
     if isinstance(block.get("file_id"), str):
-        return ProviderFileSource(file_id=block["file_id"], issuer=issuer)
+        owner = (block.get("extras") or {}).get("issuer")
+        return ProviderFileSource(file_id=block["file_id"], issuer=owner if isinstance(owner, str) else issuer)
     return None
 
 
@@ -430,6 +435,8 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
                 block["base64"] = src.data
             elif isinstance(src, ProviderFileSource):
                 block["file_id"] = src.file_id
+                if src.issuer != issuer:
+                    block["extras"] = {"issuer": src.issuer}  # who can read the file
             elif isinstance(src, TextSource) and part.type == "document":
                 block = {"type": "text-plain", "text": src.text}
             else:
@@ -440,11 +447,17 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             media_type = part.media_type if block["type"] != "text-plain" else "text/plain"
             if media_type:
                 block["mime_type"] = media_type
-            if isinstance(part, DocumentPart) and part.title and block["type"] == "text-plain":
-                block["title"] = part.title
-            elif isinstance(part, DocumentPart) and (part.title or part.filename) and log is not None:
-                log.add(path, "document", "dropped", "the document's title and filename have no place",
-                        message_id)
+            if isinstance(part, ImagePart) and part.detail is not None:
+                block["extras"] = {**block.get("extras", {}), "detail": part.detail}  # OpenAI's hint, where LangChain puts it
+            if isinstance(part, DocumentPart):
+                if part.title is not None and block["type"] == "text-plain":
+                    block["title"] = part.title
+                elif part.title is not None and log is not None:
+                    log.add(path, "document", "dropped", "the document's title has no place there",
+                            message_id)
+                if part.filename is not None and log is not None:
+                    log.add(path, "document", "dropped", "a LangChain block keeps no file name",
+                            message_id)
             return block
         case UnknownPart():
             if part.issuer == ISSUER and isinstance(part.raw, dict):

@@ -15,6 +15,7 @@ Requires ``pydantic-ai-slim`` (``pip install 'partwire[pydantic-ai]'``); importe
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, assert_never
@@ -351,21 +352,39 @@ def _item_from_dict(item: Any) -> Part:
         return TextPart(text=item)
     kind = item.get("kind") if isinstance(item, dict) else None
     media_type = item.get("media_type") if isinstance(item, dict) else None
+    vendor = item.get("vendor_metadata") if isinstance(item, dict) else None
+    # OpenAI's image detail hint, where pydantic-ai's OpenAI model reads it.
+    detail = vendor.get("detail") if isinstance(vendor, dict) else None
+    image: dict[str, Any] = {"detail": detail} if detail in ("auto", "low", "high", "original") else {}
     if kind == "binary" and isinstance(media_type, str):
         source = Base64Source(data=item["data"])
         if media_type.startswith("image/"):
-            return ImagePart(source=source, media_type=media_type)
+            return ImagePart(source=source, media_type=media_type, **image)
         if media_type.startswith("audio/"):
             return AudioPart(source=source, media_type=media_type)
         return DocumentPart(source=source, media_type=media_type)
     if kind in ("image-url", "document-url", "audio-url"):
         url = UrlSource(url=item["url"])
+        if media_type == _inferred_media_type(kind, item["url"]):
+            media_type = None  # pydantic-ai guesses it from the URL again; canonical keeps none
         if kind == "image-url":
-            return ImagePart(source=url, media_type=media_type)
+            return ImagePart(source=url, media_type=media_type, **image)
         if kind == "audio-url":
             return AudioPart(source=url, media_type=media_type)
         return DocumentPart(source=url, media_type=media_type)
     return UnknownPart(original_type=f"{ISSUER}:{kind}", raw=item, issuer=ISSUER)
+
+
+def _inferred_media_type(kind: str, url: str) -> str | None:
+    """The media type pydantic-ai infers from a URL, or None when it cannot."""
+    from pydantic_ai import messages
+
+    cls = {"image-url": messages.ImageUrl, "document-url": messages.DocumentUrl,
+           "audio-url": messages.AudioUrl}[kind]
+    try:
+        return str(cls(url=url).media_type)
+    except Exception:  # an unknown extension: pydantic-ai raises when asked
+        return None
 
 
 def _usage_from_dict(usage: Any) -> Usage | None:
@@ -451,13 +470,20 @@ def _item_to_dict(part: Part, log: LossLog | None, path: str, message_id: str | 
             return part.text
         case ImagePart() | AudioPart() | DocumentPart():
             kind = {"image": "image-url", "audio": "audio-url", "document": "document-url"}[part.type]
+            vendor = ({"vendor_metadata": {"detail": part.detail}}
+                      if isinstance(part, ImagePart) and part.detail is not None else {})
             if isinstance(part.source, UrlSource):
-                out: dict[str, Any] = {"kind": kind, "url": part.source.url}
+                out: dict[str, Any] = {"kind": kind, "url": part.source.url, **vendor}
                 if part.media_type:
                     out["media_type"] = part.media_type
+                    if part.media_type == _inferred_media_type(kind, part.source.url) and log is not None:
+                        log.add(path, part.type, "rewritten",
+                                "pydantic-ai infers this media type from the URL; it reads back as "
+                                "none", message_id)
                 return out
             if isinstance(part.source, Base64Source) and part.media_type:
-                return {"kind": "binary", "data": part.source.data, "media_type": part.media_type}
+                return {"kind": "binary", "data": part.source.data, "media_type": part.media_type,
+                        **vendor}
             if log is not None:
                 log.add(path, part.type, "dropped",
                         f"pydantic-ai content takes URLs and inline bytes with a media type, "
@@ -516,6 +542,18 @@ def _request_part_to_dict(event: HistoryEvent, ids: Mapping[str, str],
             raise TypeError(f"not a request event: {type(event).__name__}")
 
 
+def _args_to_wire(arguments_json: str) -> Any:
+    """Compact JSON objects go as dicts (as pydantic-ai's Anthropic and Gemini models store them),
+    anything else as the exact text (as its OpenAI models do, and as malformed JSON must)."""
+    if not arguments_json:
+        return None
+    try:
+        value = json.loads(arguments_json)
+    except json.JSONDecodeError:
+        return arguments_json
+    return value if isinstance(value, dict) and compact_json(value) == arguments_json else arguments_json
+
+
 def _opaque_model(opaque: Opaque, log: LossLog | None, path: str, message_id: str | None) -> None:
     if opaque.model is not None and log is not None:
         log.add(path, "opaque", "dropped",
@@ -552,7 +590,7 @@ def _response_part_to_dict(part: Part, ids: dict[str, str], issuer: str,
                         f"{sorted(part.provider_ids.values())}", message_id)
             ids[part.id] = wire or part.id
             return {"part_kind": "tool-call", "tool_name": part.name,
-                    "args": part.arguments_json or None, "tool_call_id": wire or part.id}
+                    "args": _args_to_wire(part.arguments_json), "tool_call_id": wire or part.id}
         case ServerToolCallPart():
             args = part.input
             if args is not None and not isinstance(args, dict):
