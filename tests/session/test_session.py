@@ -385,3 +385,12 @@ def test_marks_already_in_the_history_count_toward_the_four() -> None:
         assert _count(session.request().request) <= 4
         session.append(AssistantMessage(f"answer {n}"), UserMessage(f"question {n}"))
     assert _count(session.request().request) == 4
+
+
+def test_the_window_comes_from_the_price_data_for_a_known_model() -> None:
+    """Without ``context_window=``, the window is the price data's for the target's model."""
+    from partwire.pricing import context_window
+
+    session = Session("openai:gpt-4.1", history=agent_events(2))
+    assert session.window() == context_window("openai:gpt-4.1") is not None
+    assert not session.needs_compaction()
