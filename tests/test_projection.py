@@ -235,3 +235,16 @@ def test_check_switch_keeps_unsigned_reasoning_for_its_own_issuer() -> None:
                 if loss.part_type == "thinking"]
         assert (predicted == []) is kept
         assert (sent == []) is kept
+
+
+def test_a_history_larger_than_the_models_context_window_is_refused() -> None:
+    """check_switch refuses a history whose estimate exceeds the target model's context window,
+    with both numbers in the message; a model with room takes it."""
+    history: list[HistoryEvent] = [UserMessage("word " * 20_000)]
+    with pytest.raises(SwitchRefusedError) as caught:
+        check_switch(history, "openai_chat", model="openai:gpt-4")
+    refusal = caught.value.refusals[0]
+    assert (refusal.path, refusal.action) == ("history", "dropped")
+    assert "8,192" in refusal.reason
+    assert "input tokens" in refusal.reason
+    assert check_switch(history, "openai_chat", model="openai:gpt-5") == ()

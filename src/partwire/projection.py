@@ -155,8 +155,9 @@ def check_switch(
     ``dataclasses.replace(CAPABILITIES, images=False)``). The losses are exactly those the
     target's ``to_wire`` reports for the same history, tools and options (nothing is logged).
     Content the target cannot take at all (an image for a text-only model, a file id another
-    provider issued, tool calls for a model without tools) raises :class:`SwitchRefusedError`,
-    with the losses beside the refusals.
+    provider issued, tool calls for a model without tools, a history whose token estimate is
+    larger than the model's context window, where the price data knows it) raises
+    :class:`SwitchRefusedError`, with the losses beside the refusals.
     """
     from partwire.adapters import Capabilities, get_adapter
     from partwire.adapters._kernel import dry_run
@@ -179,14 +180,38 @@ def check_switch(
     issuers = frozenset(accept_issuers) if accept_issuers is not None else frozenset({caps.issuer})
     check = _SwitchCheck(caps, issuers)
     check.run(history)
+    chosen = model or _model_for(history, caps.issuer)
     with dry_run():
-        projection = adapter.to_wire(history, model=model or _model_for(history, caps.issuer),
-                                     tools=tools, accept_issuers=accept_issuers, options=options)
+        projection = adapter.to_wire(history, model=chosen, tools=tools,
+                                     accept_issuers=accept_issuers, options=options)
+    too_long = _context_refusal(history, adapter, chosen, caps, tools, options)
+    if too_long is not None:
+        check.refusals.append(too_long)
     losses = tuple(replace(loss, adapter=caps.name) if caps.name != adapter.NAME else loss
                    for loss in projection.losses)
     if check.refusals:
         raise SwitchRefusedError(caps.name, tuple(check.refusals), losses)
     return losses
+
+
+def _context_refusal(history: History, adapter: Any, model: str, caps: Capabilities,
+                     tools: Sequence[Any], options: Any) -> Loss | None:
+    """A refusal when the history's estimate exceeds the model's context window (when known)."""
+    from partwire.pricing import context_window
+
+    full = model if ":" in model else f"{caps.issuer}:{model}"
+    try:
+        window = context_window(full)
+    except Exception:  # price data absent or unreadable: the window is unknown, not a refusal
+        return None
+    if window is None:
+        return None
+    estimate = adapter.estimate_input_tokens(history, tools, options=options)
+    if estimate <= window:
+        return None
+    return Loss("history", "history", "dropped",
+                f"the history is about {estimate:,} input tokens; {full}'s context window is "
+                f"{window:,} (compact it first)", caps.name)
 
 
 def _variant_capabilities(adapter: Any, variant: str, caps: Capabilities) -> Capabilities:
