@@ -142,3 +142,12 @@ def test_openai_chat_log_to_anthropic_keeps_the_call_ids(
     assert use["id"] == "call_1"
     assert request["messages"][2]["content"][0]["tool_use_id"] == use["id"]
     assert "id_mapped" not in err
+
+
+def test_the_cli_reads_every_bridge_convert_reads() -> None:
+    """``--from`` offers each library dump convert() can read, and only as a source."""
+    from partwire import cli
+    from partwire.convert import BRIDGES
+
+    assert cli.BRIDGES == BRIDGES
+    assert not set(BRIDGES) & set(cli.FORMATS)

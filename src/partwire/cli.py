@@ -47,6 +47,9 @@ __all__ = ["main"]
 
 STDIO = "-"
 FORMATS = ("canonical", "anthropic", "openai-chat", "openai-responses", "google")
+# Sources only: other libraries' JSON dumps, read through partwire.bridges (convert.BRIDGES; kept
+# here so building the parser imports no converter).
+BRIDGES = ("pydantic-ai", "langchain")
 """What ``partwire convert`` reads and writes: the canonical JSONL and the adapters built so far."""
 _STDIN_NAME = "<stdin>"
 # Server tool results are provider JSON (search hits, code output); a transcript shows a taste.
@@ -133,7 +136,9 @@ def _parser() -> _Parser:
     convert_cmd = commands.add_parser(
         "convert", help="convert a history or a wire body between formats; losses go to stderr", parents=[limits]
     )
-    convert_cmd.add_argument("--from", dest="source", required=True, choices=FORMATS, help="the input's format")
+    convert_cmd.add_argument("--from", dest="source", required=True, choices=(*FORMATS, *BRIDGES),
+                             help="the input's format (pydantic-ai and langchain read those "
+                                  "libraries' JSON dumps)")
     convert_cmd.add_argument("--to", dest="target", required=True, choices=FORMATS, help="the output's format")
     convert_cmd.add_argument(
         "--model", help="model of the request to build, provider:name (default: the input's own, or the "
