@@ -297,3 +297,14 @@ def test_read_dump_accepts_text_bytes_and_parsed_json() -> None:
 
     assert bridge.read_dump(raw) == bridge.read_dump(raw.decode()) == bridge.read_dump(json.loads(raw))
     assert [e.type for e in bridge.read_dump(raw)] == ["message"] * 5
+
+
+def test_a_model_id_of_another_provider_comes_back_as_it_was() -> None:
+    """An assistant message served by one provider under another's model id survives the trip
+    (the generated history CI's hypothesis run found: it came back as 'anthropic:openai:gpt-5')."""
+    from partwire import AssistantMessage, ToolCallPart
+
+    message = AssistantMessage([ToolCallPart.create("A", {})], model="openai:gpt-5",
+                               provider="anthropic", status="complete")
+    back = bridge.from_messages(bridge.to_messages([message]).messages)
+    assert [m.model for m in back] == ["openai:gpt-5"]  # type: ignore[union-attr]
