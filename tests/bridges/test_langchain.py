@@ -217,3 +217,12 @@ def test_read_dump_rejects_what_is_not_a_list() -> None:
     """A dump that is not a list of messages is refused with a message saying so."""
     with pytest.raises(ValueError, match="list of messages"):
         bridge.read_dump('{"type": "human"}')
+
+
+def test_a_model_id_of_another_provider_comes_back_as_it_was() -> None:
+    """An assistant message served by one provider under another's model id survives the trip."""
+    from partwire import AssistantMessage
+
+    message = AssistantMessage(["hi"], model="openai:gpt-5", provider="anthropic", status="complete")
+    back = bridge.from_messages(bridge.to_messages([message]).messages)
+    assert [m.model for m in back] == ["openai:gpt-5"]  # type: ignore[union-attr]

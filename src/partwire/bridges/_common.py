@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from partwire._base import ProviderData
+from partwire.adapters._common import PROVIDER_PREFIXES
 from partwire.errors import LossError
 from partwire.projection import Loss, LossAction, log_losses
 
-__all__ = ["Export", "LossLog", "compact_json", "extras_of", "require"]
+__all__ = ["Export", "LossLog", "compact_json", "extras_of", "model_id", "require"]
 
 T = TypeVar("T")
 
@@ -74,3 +75,14 @@ def require(module: str, extra: str) -> None:
 def first(items: Sequence[T]) -> T | None:
     """The first item, or None."""
     return items[0] if items else None
+
+
+def model_id(provider: str | None, name: Any) -> Any:
+    """``provider:name``, unless the export kept a full id naming another provider as it was
+    (a message served by one provider under another's model id)."""
+    if not (provider and name):
+        return name
+    head, sep, _ = str(name).partition(":")
+    if sep and head in PROVIDER_PREFIXES and head != provider:
+        return name
+    return f"{provider}:{name}"

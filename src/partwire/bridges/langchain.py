@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
 
 from partwire._base import ProviderData, replace
-from partwire.bridges._common import Export, LossLog, compact_json, extras_of, require
+from partwire.bridges._common import Export, LossLog, compact_json, extras_of, model_id, require
 from partwire.history import HistoryEvent, UnknownEvent
 from partwire.ids import derive_id
 from partwire.messages import (
@@ -217,7 +217,7 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
         raw = meta.get("stop_reason") or meta.get("finish_reason")
         event = AssistantMessage(
             parts=parts, provider=provider,
-            model=f"{provider}:{model_name}" if provider and model_name else model_name,
+            model=model_id(provider, model_name),
             stop_reason=_STOPS.get(raw) if isinstance(raw, str) else None,
             stop_reason_raw=raw if isinstance(raw, str) else None,
             usage=_usage_from_lc(dumped.get("usage_metadata")), **common)

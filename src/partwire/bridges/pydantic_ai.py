@@ -21,8 +21,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, assert_never
 
 from partwire._base import ProviderData, replace
-from partwire.adapters._common import PROVIDER_PREFIXES
-from partwire.bridges._common import Export, LossLog, compact_json, extras_of, require
+from partwire.bridges._common import Export, LossLog, compact_json, extras_of, model_id, require
 from partwire.history import (
     CompactionEvent,
     ErrorEvent,
@@ -149,17 +148,6 @@ class _Types:
 
 # ---------------------------------------------------------------------------------------------
 # pydantic-ai -> canonical
-
-
-def _model_id(provider: str | None, name: Any) -> Any:
-    """``provider:name``, unless the export kept a full id naming another provider as it was
-    (a message served by one provider under another's model id)."""
-    if not (provider and name):
-        return name
-    head, sep, _ = str(name).partition(":")
-    if sep and head in PROVIDER_PREFIXES and head != provider:
-        return name
-    return f"{provider}:{name}"
 
 
 def _issuer(provider_name: Any) -> str:
@@ -290,7 +278,7 @@ class _Importer:
             id=derive_id(ISSUER, str(i), at=when),
             **({"created_at": when} if when is not None else {}),
             parts=parts,
-            model=_model_id(provider, model_name),
+            model=model_id(provider, model_name),
             provider=provider,
             response_id=message.get("provider_response_id"),
             stop_reason=_FINISH_TO_STOP.get(finish) if isinstance(finish, str) else None,
