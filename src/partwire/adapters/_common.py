@@ -17,7 +17,7 @@ from partwire.errors import ProviderError, WireFormatError
 from partwire.history import History, HistoryEvent
 from partwire.ids import DEFAULT_MODEL_ALIASES
 from partwire.messages import AssistantMessage
-from partwire.parts import ToolCallPart
+from partwire.parts import ToolCallPart, UnknownPart
 from partwire.projection import Loss, LossAction
 from partwire.tools import ToolDefinition
 
@@ -31,6 +31,7 @@ __all__ = [
     "as_json",
     "data_of",
     "decode_base64",
+    "foreign_unknown_reason",
     "json_text",
     "load_json",
     "parse_json",
@@ -86,6 +87,12 @@ class ImportedRequest:
         if self.options is not None:
             kwargs["options"] = self.options
         return kwargs
+
+
+def foreign_unknown_reason(part: UnknownPart) -> str:
+    """Why an unrecognised part is not sent: it goes back only to the issuer that wrote it."""
+    return (f"an unrecognised {part.original_type or 'untyped'} part from "
+            f"{part.issuer or 'a stored history'} is sent only to its issuer")
 
 
 def tool_status_loss(losses: Losses, path: str, status: str, message_id: str, *, api: str,

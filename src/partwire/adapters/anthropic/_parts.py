@@ -20,6 +20,7 @@ from partwire.adapters._common import (
     data_of,
     decode_base64,
     first_accepted,
+    foreign_unknown_reason,
     parse_json,
     sniff_media_type,
 )
@@ -201,8 +202,7 @@ class PartEncoder:
                 raw = part.raw
                 if part.issuer not in self.issuers:
                     self._lose(i, j, "unknown", "dropped",
-                               f"an unrecognised {part.original_type or 'untyped'} part from "
-                               f"{part.issuer or 'a stored history'} is sent only to its issuer",
+                               foreign_unknown_reason(part),
                                message_id)
                     return None
                 if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):

@@ -13,7 +13,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, assert_never
 
 from partwire._base import ProviderData
-from partwire.adapters._common import Losses, data_of, decode_base64, sniff_media_type
+from partwire.adapters._common import (
+    Losses,
+    data_of,
+    decode_base64,
+    foreign_unknown_reason,
+    sniff_media_type,
+)
 from partwire.adapters.openai_chat._dialects import Dialect
 from partwire.adapters.openai_chat._wire import (
     AUDIO_FORMATS,
@@ -141,8 +147,7 @@ class PartEncoder:
                 if self._own_unknown(part):
                     return dict(part.raw)  # type: ignore[arg-type]
                 self.losses.add(path, "unknown", "dropped",
-                                f"an unrecognised {part.original_type or 'untyped'} part from "
-                                f"{part.issuer or 'a stored history'} is sent only to its issuer",
+                                foreign_unknown_reason(part),
                                 message_id)
                 return None
             case ThinkingPart() | RedactedThinkingPart():

@@ -16,7 +16,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from partwire._base import ProviderData
-from partwire.adapters._common import Losses, data_of, decode_base64, sniff_media_type
+from partwire.adapters._common import (
+    Losses,
+    data_of,
+    decode_base64,
+    foreign_unknown_reason,
+    sniff_media_type,
+)
 from partwire.adapters.openai_responses._wire import (
     DOCUMENT_MEDIA_TYPES,
     IMAGE_MEDIA_TYPES,
@@ -273,8 +279,7 @@ class PartEncoder:
                 if self.own_unknown(part):
                     return dict(part.raw)  # type: ignore[arg-type]
                 self.losses.add(path, "unknown", "dropped",
-                                f"an unrecognised {part.original_type or 'untyped'} part from "
-                                f"{part.issuer or 'a stored history'} is sent only to its issuer",
+                                foreign_unknown_reason(part),
                                 message_id)
                 return None
             case _:
