@@ -9,7 +9,7 @@ the rest:
 - :func:`project` turns a body and its :class:`Losses` into the :class:`Projection`;
 - :class:`Translator` is the base of every stream translator and owns the stream's identity;
 - :func:`run_stream` / :func:`arun_stream` drive a translator over any stream input;
-- :func:`guard` / :func:`guarded_stream` are the boundary of the public decoders: only
+- :func:`guard` and the stream drivers are the boundary of the public decoders: only
   partwire's own errors leave them.
 """
 
@@ -45,7 +45,6 @@ __all__ = [
     "arun_stream",
     "dry_run",
     "guard",
-    "guarded_stream",
     "merge_params",
     "project",
     "resolve_options",
@@ -248,18 +247,8 @@ class guard:
         raise WireFormatError(self.provider, self.what, _reason(exc)) from exc
 
 
-def guarded_stream(provider: str, events: Iterator[T]) -> Iterator[T]:
-    """``events``, with what escapes them turned into partwire errors as :func:`guard` does."""
-    try:
-        yield from events
-    except PartwireError:
-        raise
-    except _HOSTILE as exc:
-        raise WireFormatError(provider, "stream", _reason(exc)) from exc
-
-
 async def aguarded_stream(provider: str, events: AsyncIterator[T]) -> AsyncIterator[T]:
-    """:func:`guarded_stream` over an asynchronous iterator."""
+    """The boundary of an asynchronous stream: what escapes it becomes a partwire error."""
     try:
         async for event in events:
             yield event
@@ -369,7 +358,7 @@ class Translator:
 def run_stream(make: Callable[[], Translator], chunks: Any) -> Iterator[StreamEvent]:
     """Drive a new translator (``make()``, called on the first step, under the id and clock
     sources in force then) over any stream input; hostile input raises only partwire errors."""
-    return guarded_stream(_provider_of(make), _run(make, chunks))
+    return _run(make, chunks)
 
 
 def _provider_of(make: Callable[[], Translator]) -> str:
@@ -378,14 +367,20 @@ def _provider_of(make: Callable[[], Translator]) -> str:
 
 
 def _run(make: Callable[[], Translator], chunks: Any) -> Iterator[StreamEvent]:
-    translator = make()
-    feed = translator.feed
-    # Parsed chunks in a list need no input handling: skip that generator (a hot loop).
-    plain = translator.dicts_are_items and type(chunks) is list and bool(chunks) \
-        and type(chunks[0]) is dict
-    for item in chunks if plain else translator.items(chunks):
-        yield from feed(item)
-    yield from translator.finish()
+    # The boundary is this generator's own try (not a wrapping generator): one frame per event.
+    try:
+        translator = make()
+        feed = translator.feed
+        # Parsed chunks in a list need no input handling: skip that generator (a hot loop).
+        plain = translator.dicts_are_items and type(chunks) is list and bool(chunks) \
+            and type(chunks[0]) is dict
+        for item in chunks if plain else translator.items(chunks):
+            yield from feed(item)
+        yield from translator.finish()
+    except PartwireError:
+        raise
+    except _HOSTILE as exc:
+        raise WireFormatError(_provider_of(make), "stream", _reason(exc)) from exc
 
 
 def arun_stream(make: Callable[[], Translator], chunks: Any) -> AsyncIterator[StreamEvent]:
