@@ -7,6 +7,7 @@ import math
 import warnings
 from collections.abc import Callable, Mapping
 from functools import cache
+from json.encoder import c_encode_basestring, c_make_encoder  # type: ignore[attr-defined]
 from typing import Any
 
 __all__ = [
@@ -87,10 +88,23 @@ def forget_counts() -> None:
 
 # One encoder for every call: json.dumps with options builds a new one each time.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+# Its C scanner, built once with no circular-reference bookkeeping: JSONEncoder.encode builds a
+# new one (and a markers dict) per call, which costs a third of encoding a tool call's arguments.
+# A circular value recurses until RecursionError; the full encoder then raises what it always did.
+_FAST_ENCODE: Callable[[Any, int], Any] | None = (
+    c_make_encoder(None, str, c_encode_basestring, None, ":", ",", False, False, True)
+    if c_make_encoder is not None and c_encode_basestring is not None else None)
 
 
 def json_text(value: Any) -> str:
-    return _ENCODER.encode(value)
+    """Compact JSON of ``value`` (UTF-8 kept, anything unknown through ``str``)."""
+    if _FAST_ENCODE is None or type(value) is str:
+        return _ENCODER.encode(value)
+    try:
+        chunks = _FAST_ENCODE(value, 0)
+    except RecursionError:
+        return _ENCODER.encode(value)
+    return chunks if type(chunks) is str else "".join(chunks)
 
 
 
@@ -124,6 +138,41 @@ class Tally:
         self.text += count_text(json_text(self._skeleton(value)))
 
     def _skeleton(self, value: Any) -> Any:
+        """``value`` with its long strings counted and emptied; copied only where one was found.
+
+        Plain dicts and lists with nothing long in them (a call's arguments) come back as they
+        are, so the walk allocates nothing for them; other mappings and sequences of those types
+        are rebuilt as plain ones, as JSON shows them anyway.
+        """
+        kind = type(value)
+        if kind is dict:
+            out: Any = None
+            for key, item in value.items():
+                t = type(item)
+                if t is str:
+                    if len(item) < _LONG_STRING:
+                        continue
+                    self.text += count_text(item)
+                    new: Any = ""
+                elif t is int or t is float or t is bool or item is None:
+                    continue
+                else:
+                    new = self._skeleton(item)
+                    if new is item:
+                        continue
+                if out is None:
+                    out = dict(value)
+                out[key] = new
+            return value if out is None else out
+        if kind is list:
+            copy: list[Any] | None = None
+            for index, item in enumerate(value):
+                new = self._skeleton(item)
+                if new is not item:
+                    if copy is None:
+                        copy = list(value)
+                    copy[index] = new
+            return value if copy is None else copy
         if isinstance(value, str):
             if len(value) < _LONG_STRING:
                 return value
