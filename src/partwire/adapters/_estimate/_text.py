@@ -83,6 +83,7 @@ def forget_counts() -> None:
     """Drop the remembered counts (a benchmark's cold start; never needed for correctness)."""
     global _memo_chars
     _MEMO.clear()
+    _SHAPES.clear()
     _memo_chars = 0
 
 
@@ -112,6 +113,58 @@ def json_text(value: Any) -> str:
 # Strings at least this long inside a JSON value are counted apart from its JSON text.
 _LONG_STRING = 256
 
+# The count of a JSON value's skeleton (its JSON text, long strings emptied) by an exact key, so
+# that a function call or response seen in an earlier estimate costs a tuple and a lookup instead
+# of a walk, an encoding and the lookup of the text. The key lists the keys and the values in
+# order, with OPEN / CLOSE around a nested object and booleans as their own markers (True == 1
+# in a tuple); only str keys and str / int / bool / None values, to two levels, are keyed, so
+# equal keys always mean the same JSON text. Anything else takes the walk.
+_SHAPES: dict[tuple[Any, ...], int] = {}
+_SHAPES_LIMIT = 200_000
+_OPEN = object()
+_CLOSE = object()
+_TRUE = object()
+_FALSE = object()
+
+
+def _shape_key(value: dict[Any, Any]) -> tuple[tuple[Any, ...], int] | None:
+    """The exact key of ``value``'s skeleton and the tokens of its long strings, or ``None``."""
+    key: list[Any] = []
+    append = key.append
+    long = 0
+    for name, item in value.items():
+        if type(name) is not str:
+            return None
+        append(name)
+        kind = type(item)
+        if kind is str:
+            if len(item) >= _LONG_STRING:
+                long += count_text(item)
+                item = ""
+        elif kind is dict:
+            append(_OPEN)
+            for inner, leaf in item.items():
+                if type(inner) is not str:
+                    return None
+                append(inner)
+                kind = type(leaf)
+                if kind is str:
+                    if len(leaf) >= _LONG_STRING:
+                        long += count_text(leaf)
+                        leaf = ""
+                elif kind is bool:
+                    leaf = _TRUE if leaf else _FALSE
+                elif kind is not int and leaf is not None:
+                    return None
+                append(leaf)
+            item = _CLOSE
+        elif kind is bool:
+            item = _TRUE if item else _FALSE
+        elif kind is not int and item is not None:
+            return None
+        append(item)
+    return tuple(key), long
+
 
 class Tally:
     """Text tokens (in o200k units, scaled later by the family's ratio) and fixed tokens."""
@@ -135,7 +188,22 @@ class Tally:
         apart, it hits the memo, instead of being escaped into a fresh JSON text and tokenized
         again on every estimate.
         """
-        self.text += count_text(json_text(self._skeleton(value)))
+        if type(value) is dict:
+            found = _shape_key(value)
+            if found is not None:
+                key, long = found
+                known = _SHAPES.get(key)
+                if known is None:
+                    if len(_SHAPES) >= _SHAPES_LIMIT:
+                        _SHAPES.clear()
+                    # The long strings were counted by _shape_key; a scratch tally takes them
+                    # again while the skeleton is made.
+                    known = _SHAPES[key] = count_text(json_text(Tally()._skeleton(value)))
+                self.text += long + known
+                return
+        # The walk adds the long strings to self.text: take the skeleton's count only after it.
+        skeleton = self._skeleton(value)
+        self.text += count_text(json_text(skeleton))
 
     def _skeleton(self, value: Any) -> Any:
         """``value`` with its long strings counted and emptied; copied only where one was found.
