@@ -85,6 +85,8 @@ class Encoder(PartEncoder):
         self.custom: set[str] = set()  # canonical ids of custom tool calls
         self.calls: dict[str, ToolCallPart] | None = None
         self.items: list[WireItem] = []
+        # item_reference items, in order: only the general path can send one (kept raw items).
+        self.references: list[WireItem] = []
         self._id_reasons: dict[str, str] = {}
 
     # -- the walk ---------------------------------------------------------------------------
@@ -138,10 +140,10 @@ class Encoder(PartEncoder):
                         "parts"] and fields["status"] == "success" and call_id not in custom:
                     append({"type": "function_call_output", "call_id": wire_id, "output": text})
                 else:
-                    self._tool(event, i)  # type: ignore[arg-type]
+                    self.event(event, i)
             elif kind is AssistantMessage:
                 if not fast(event):  # type: ignore[arg-type]
-                    self._assistant(event, i)  # type: ignore[arg-type]
+                    self.event(event, i)
             elif kind is UserMessage:
                 fields = event.__dict__
                 parts = fields["parts"]
@@ -149,19 +151,24 @@ class Encoder(PartEncoder):
                         and parts[0].__dict__["provider_data"] is None and not parts[0].__dict__["citations"]:
                     append({"role": "user", "content": parts[0].__dict__["text"]})
                 else:
-                    self._message("user", event, i)  # type: ignore[arg-type]
+                    self.event(event, i)
             else:
                 self.event(event, i)
         return self.items
 
     def event(self, event: HistoryEvent, i: int) -> None:
-        """Append the input items of one history event."""
+        """Append the input items of one history event by the general path, which reports losses.
+
+        Only this path sends items kept raw (provider-run items, unknown ones, an import's item
+        keys), so only here can an ``item_reference`` appear: it is noted in :attr:`references`.
+        """
+        items = self.items
+        before = len(items)
         match event:
             case ToolMessage():
                 self._tool(event, i)
             case AssistantMessage():
-                if not self._assistant_fast(event):
-                    self._assistant(event, i)
+                self._assistant(event, i)
             case UserMessage():
                 self._message("user", event, i)
             case SystemMessage():
@@ -173,6 +180,9 @@ class Encoder(PartEncoder):
                 return  # records for the application and for replay; never sent
             case _:
                 assert_never(event)
+        for k in range(before, len(items)):
+            if items[k].get("type") == "item_reference":
+                self.references.append(items[k])
 
     # -- user, developer and system messages -------------------------------------------------
 
@@ -242,13 +252,14 @@ class Encoder(PartEncoder):
 
         This is the hot path of every stateless request (each earlier answer is echoed whole).
         It reads fields from ``__dict__`` (where pydantic keeps them) and builds each item in the
-        API's key order directly. Anything else returns ``False`` with nothing emitted, and the
-        general path, which reports losses, takes the message.
+        API's key order directly, appending as it goes. Anything else takes back what it appended
+        and returns ``False``, and the general path, which reports losses, takes the message.
         """
         if not self.own_only:
             return False  # then only OpenAI's own echo state is read: one issuer to compare
-        out: list[dict[str, Any]] = []
-        add = out.append
+        items: list[Any] = self.items
+        before = len(items)
+        add = items.append
         wire_ids = self.wire_ids
         group: dict[str, Any] | None = None
         for part in event.__dict__["parts"]:
@@ -259,7 +270,7 @@ class Encoder(PartEncoder):
                 group = None
                 wire_id = fields["provider_ids"].get(ISSUER)
                 if wire_id is None:
-                    return False
+                    return self._undo(before)
                 if pd is None:
                     add({"type": "function_call", "call_id": wire_id, "name": fields["name"],
                          "arguments": fields["arguments_json"]})
@@ -269,7 +280,7 @@ class Encoder(PartEncoder):
                     # As decoded: the fc_ item's id and status, nothing else.
                     if pd.issuer != ISSUER or type(item) is not dict or len(item) != 2 or \
                             "id" not in item or "status" not in item:
-                        return False
+                        return self._undo(before)
                     add({"id": item["id"], "type": "function_call", "status": item["status"],
                          "arguments": fields["arguments_json"], "call_id": wire_id,
                          "name": fields["name"]})
@@ -277,22 +288,22 @@ class Encoder(PartEncoder):
                 wire_ids[fields["id"]] = wire_id
             elif kind is TextPart:
                 if pd is None or fields["citations"] or pd.issuer != ISSUER:
-                    return False
+                    return self._undo(before)
                 data = pd.data
                 item = data.get("item") if type(data) is dict else None
                 if type(item) is not dict or "id" not in item:
-                    return False
+                    return self._undo(before)
                 size = len(data)
                 if size == 2:
                     extras = data.get("extras")
                     if type(extras) is not dict or len(extras) != 1 or "logprobs" not in extras:
-                        return False
+                        return self._undo(before)
                     content = {"type": "output_text", "annotations": [],
                                "logprobs": extras["logprobs"], "text": fields["text"]}
                 elif size == 1:
                     content = {"type": "output_text", "annotations": [], "text": fields["text"]}
                 else:
-                    return False
+                    return self._undo(before)
                 ident = item["id"]
                 if group is not None and group["id"] == ident:
                     group["content"].append(content)
@@ -309,29 +320,31 @@ class Encoder(PartEncoder):
                         group["phase"] = item["phase"]
                     group["role"] = "assistant"
                 else:
-                    return False
+                    return self._undo(before)
                 add(group)
             elif kind is ThinkingPart:
                 group = None
                 signature = fields["signature"]
                 ident = fields["id"]
                 if signature is None or signature.issuer != ISSUER or ident is None:
-                    return False
+                    return self._undo(before)
                 text = fields["text"]
                 if pd is not None:  # as decoded: the summary's layout, one entry or none
                     data = pd.data
                     layout = data.get("summary") if type(data) is dict and len(data) == 1 else None
                     if pd.issuer != ISSUER or type(layout) is not list or (
                             layout != [len(text)] if text else layout):
-                        return False
+                        return self._undo(before)
                 add({"id": ident, "type": "reasoning", "encrypted_content": signature.value,
                      "summary": [{"type": "summary_text", "text": text}] if text else []})
             else:
-                return False
-        if not out:
-            return False
-        self.items.extend(out)  # type: ignore[arg-type]
-        return True
+                return self._undo(before)
+        return len(items) > before
+
+    def _undo(self, before: int) -> bool:
+        """Take back what the fast path appended for a message it cannot take; ``False``."""
+        del self.items[before:]
+        return False
 
     def _unstored(self, event: AssistantMessage) -> bool:
         """Whether the response of ``event`` was made with ``store: false`` (ids not resolvable)."""

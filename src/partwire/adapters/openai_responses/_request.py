@@ -105,11 +105,10 @@ def build_request(
         request["instructions"] = instructions
     items = encoder.run(start)
     if continuation == "stateless":
-        for item in items:
-            if item.get("type") == "item_reference":
-                losses.add("history", "unknown", "downgraded",
-                           f"item_reference {item.get('id')} needs the item stored on OpenAI's "
-                           "server; this stateless request depends on it")
+        for item in encoder.references:
+            losses.add("history", "unknown", "downgraded",
+                       f"item_reference {item.get('id')} needs the item stored on OpenAI's "
+                       "server; this stateless request depends on it")
     request["input"] = _input(history, items, encoder)
     if previous is not None:
         request["previous_response_id"] = previous
