@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -25,7 +26,7 @@ from partwire import (
     UrlSource,
     UserMessage,
 )
-from partwire._base import replace
+from partwire._base import build, replace
 from partwire.history import EVENT_ADAPTER
 from partwire.ids import deterministic_sources, use_sources
 
@@ -177,3 +178,50 @@ def test_ulid_text_matches_python_ulid(value: int) -> None:
     from partwire.ids import _ulid_text
 
     assert _ulid_text(value) == str(ULID.from_int(value))
+
+
+@given(st.integers(min_value=1, max_value=2**80 - 1), st.integers(min_value=1, max_value=40))
+@example(low=2**40 - 3, count=8).via("a carry into the cached prefix")
+@example(low=2**80 - 45, count=40).via("the top of the millisecond's range")
+def test_ids_within_one_millisecond_count_up_through_the_cached_prefix(low: int, count: int) -> None:
+    """Ids made in one millisecond are the last id plus one, written exactly, across 40-bit carries."""
+    from partwire.ids import _MonotonicUlids, _ulid_text
+
+    at = datetime(2026, 5, 8, 12, 0, tzinfo=UTC)
+    source = _MonotonicUlids(lambda: at)
+    first = source()
+    start = (int(at.timestamp() * 1000) << 80) | (low - 1)
+    source._last = start  # as if the millisecond's random start had been this value
+    made = [source() for _ in range(count)]
+    assert made == [_ulid_text(start + k) for k in range(1, count + 1)]
+    assert first[:10] == made[0][:10]  # the same millisecond
+
+
+@pytest.mark.parametrize(("cls", "fields"), [
+    (UserMessage, {"parts": (TextPart(text="hi"),)}),
+    (AssistantMessage, {"parts": (ToolCallPart(id="tu_1", name="ls", arguments_json="{}"),),
+                        "provider_data": ProviderData(issuer="anthropic", data={"turn": "new"})}),
+    (ToolMessage, {"call_id": "tu_1", "tool_name": "ls", "output_text": "a\nb", "status": "error"}),
+    (TextPart, {"text": "x"}),
+])
+def test_build_makes_the_instance_validation_makes(cls: Any, fields: dict[str, Any]) -> None:
+    """build() (the decoders' unvalidated path) gives an instance equal, hashed and dumped alike."""
+
+    built = build(cls, fields)
+    same = {k: getattr(built, k) for k in ("id", "created_at") if k in cls.model_fields}
+    validated = cls(**fields, **same)
+    assert built == validated
+    assert hash(built) == hash(validated)
+    assert built.model_dump_json() == validated.model_dump_json()
+    assert list(built.__dict__) == list(validated.__dict__)
+    if "metadata" in cls.model_fields:  # a fresh dict per instance, as the factory makes
+        assert built.metadata is not build(cls, fields).metadata
+
+
+def test_build_refuses_unknown_and_missing_fields() -> None:
+    """build() names a field the class does not have, and a required field left out."""
+
+    with pytest.raises(TypeError, match=r"no field.*colour"):
+        build(UserMessage, {"colour": "red"})
+    with pytest.raises(TypeError, match=r"needs field.*call_id"):
+        build(ToolMessage, {"tool_name": "ls"})

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -12,7 +15,7 @@ if TYPE_CHECKING:  # pydantic.json_schema is slow to import and needed only to m
     from pydantic.json_schema import JsonSchemaValue
     from pydantic_core import CoreSchema
 
-__all__ = ["CanonicalModel", "JsonValue", "NamedUnion", "ProviderData", "replace"]
+__all__ = ["CanonicalModel", "JsonValue", "NamedUnion", "ProviderData", "build", "replace"]
 
 
 class CanonicalModel(BaseModel):
@@ -67,6 +70,59 @@ def replace(model: M, **changes: Any) -> M:
     data.update(model.__pydantic_extra__ or {})
     data.update(changes)
     return type(model).model_validate(data)
+
+
+_set = object.__setattr__
+# Per class: the fields in order with their plain defaults, the fields made by a factory, and
+# the required fields.
+_Template = tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...], frozenset[str]]
+_templates: dict[type, _Template] = {}
+
+
+def _template(cls: type[CanonicalModel]) -> _Template:
+    defaults: dict[str, Any] = {}
+    factories: list[tuple[str, Callable[[], Any]]] = []
+    required: set[str] = set()
+    for name, info in cls.model_fields.items():
+        defaults[name] = None  # the slot, so an instance's fields stay in declaration order
+        if info.default_factory is not None:
+            factories.append((name, info.default_factory))  # type: ignore[arg-type]
+        elif info.is_required():
+            required.add(name)
+        elif isinstance(info.default, dict | list | set):
+            factories.append((name, functools.partial(copy.copy, info.default)))
+        else:
+            defaults[name] = info.default
+    template = (defaults, tuple(factories), frozenset(required))
+    _templates[cls] = template
+    return template
+
+
+def build(cls: type[M], fields: Mapping[str, Any]) -> M:
+    """An instance of ``cls`` from ``fields`` that already are what validation would make of them.
+
+    The decoders' fast path for messages they assemble from parts they have just validated:
+    no validation runs, defaults and default factories (ids, times) apply as in ``cls(...)``,
+    and the instance equals, hashes and dumps like the validated one. Every value must already
+    have its field's exact type (a tuple where the field is a tuple, a model where it is a
+    model); anything that came from outside unchecked goes through ``cls(...)`` instead.
+    """
+    defaults, factories, required = _templates.get(cls) or _template(cls)
+    data = defaults.copy()
+    data.update(fields)
+    if len(data) != len(defaults):
+        raise TypeError(f"{cls.__name__} has no field(s) {', '.join(sorted(set(fields) - set(defaults)))}")
+    if required and not required <= fields.keys():
+        raise TypeError(f"{cls.__name__} needs field(s) {', '.join(sorted(required - fields.keys()))}")
+    for name, factory in factories:
+        if name not in fields:
+            data[name] = factory()
+    instance = object.__new__(cls)
+    _set(instance, "__dict__", data)
+    _set(instance, "__pydantic_fields_set__", set(fields))
+    _set(instance, "__pydantic_extra__", {})
+    _set(instance, "__pydantic_private__", None)
+    return instance
 
 
 def _hashable(value: Any) -> Any:

@@ -69,46 +69,51 @@ def check_schema(schema: Mapping[str, Any], *, tool: str = "?") -> None:
 
 
 def _check_node(node: Any, path: str, tool: str) -> None:
-    if not isinstance(node, Mapping):
+    # Tool lists are read on every imported request: the paths for messages are made only when
+    # a check fails or a node is entered, and plain dicts skip the ABC check.
+    if type(node) is not dict and not isinstance(node, Mapping):
         raise SchemaError(tool, path, "(schema)", f"a schema must be an object, got {type(node).__name__}")
     for key, value in node.items():
-        if key in _REFUSED:
-            raise SchemaError(tool, f"{path}/{key}", key, _REFUSED[key])
         if key not in ALLOWED_KEYWORDS:
+            if key in _REFUSED:
+                raise SchemaError(tool, f"{path}/{key}", key, _REFUSED[key])
             raise SchemaError(tool, f"{path}/{key}", key, "not in the portable JSON-Schema subset")
-        where = f"{path}/{key}"
         if key == "type":
+            if type(value) is str:
+                if value not in JSON_TYPES:
+                    raise SchemaError(tool, f"{path}/{key}", key, f"unknown JSON type {[value]!r}")
+                continue
             types = value if isinstance(value, list) else [value]
-            bad = [t for t in types if t not in JSON_TYPES]
+            bad = [t for t in types if not isinstance(t, str) or t not in JSON_TYPES]
             if bad or not types:
-                raise SchemaError(tool, where, key, f"unknown JSON type {bad or value!r}")
+                raise SchemaError(tool, f"{path}/{key}", key, f"unknown JSON type {bad or value!r}")
         elif key == "properties":
-            if not isinstance(value, Mapping):
-                raise SchemaError(tool, where, key, "must map property names to schemas")
+            if type(value) is not dict and not isinstance(value, Mapping):
+                raise SchemaError(tool, f"{path}/{key}", key, "must map property names to schemas")
             for name, sub in value.items():
-                _check_node(sub, f"{where}/{name}", tool)
+                _check_node(sub, f"{path}/{key}/{name}", tool)
         elif key == "items":
             if isinstance(value, list):
-                raise SchemaError(tool, where, key, "tuple validation (a list of schemas) is not portable")
-            _check_node(value, where, tool)
+                raise SchemaError(tool, f"{path}/{key}", key, "tuple validation (a list of schemas) is not portable")
+            _check_node(value, f"{path}/{key}", tool)
         elif key == "required":
             names = node.get("properties", {})
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise SchemaError(tool, where, key, "must be a list of property names")
+                raise SchemaError(tool, f"{path}/{key}", key, "must be a list of property names")
             missing = [v for v in value if v not in names]
             if missing:
-                raise SchemaError(tool, where, key, f"names properties that are not defined: {missing}")
+                raise SchemaError(tool, f"{path}/{key}", key, f"names properties that are not defined: {missing}")
         elif key == "enum":
             if not isinstance(value, list) or not value:
-                raise SchemaError(tool, where, key, "must be a non-empty list")
+                raise SchemaError(tool, f"{path}/{key}", key, "must be a non-empty list")
         elif key == "format":
-            if value not in ALLOWED_FORMATS:
-                raise SchemaError(tool, where, key, f"format {value!r} is not a basic format annotation")
+            if not isinstance(value, str) or value not in ALLOWED_FORMATS:
+                raise SchemaError(tool, f"{path}/{key}", key, f"format {value!r} is not a basic format annotation")
         elif key == "additionalProperties":
             if not isinstance(value, bool):
-                raise SchemaError(tool, where, key, "only true or false is portable, not a schema")
+                raise SchemaError(tool, f"{path}/{key}", key, "only true or false is portable, not a schema")
         elif key in ("description", "title") and not isinstance(value, str):
-            raise SchemaError(tool, where, key, "must be a string")
+            raise SchemaError(tool, f"{path}/{key}", key, "must be a string")
 
 
 class ToolDefinition(CanonicalModel):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from partwire._base import ProviderData
+from partwire._base import ProviderData, build
 from partwire.adapters._common import (
     ImportedRequest,
     Losses,
@@ -109,7 +109,7 @@ class _RequestReader:
             raise WireFormatError(ISSUER, "request", "system is neither a string nor a list")
         parts = tuple(part_from_wire(block) for block in system)
         marks = {"content": "blocks"} if _collapses(system) or not system else {}
-        return SystemMessage(parts=parts, provider_data=_marks(marks))
+        return build(SystemMessage, {"parts": parts, "provider_data": _marks(marks)})
 
     def message(self, message: dict[str, Any], i: int) -> list[HistoryEvent]:
         role, content = message.get("role"), message.get("content")
@@ -133,13 +133,13 @@ class _RequestReader:
                 if isinstance(part, ToolCallPart):
                     self.calls[part.provider_ids[ISSUER]] = part
             return [self._place("assistant", "assistant", True, list_marks,
-                                lambda pd: AssistantMessage(parts=parts, provider_data=pd))]
+                                lambda pd: build(AssistantMessage, {"parts": parts, "provider_data": pd}))]
         if role == "system":
             parts = tuple(part_from_wire(b) for b in blocks)
             if self.turn_role is None:
                 list_marks["turn"] = "new"  # before any turn: still an entry of messages
             return [self._place("system", "system", True, list_marks,
-                                lambda pd: SystemMessage(parts=parts, provider_data=pd))]
+                                lambda pd: build(SystemMessage, {"parts": parts, "provider_data": pd}))]
         return self._user_turn(blocks, list_marks)
 
     def _user_turn(self, blocks: list[Any], list_marks: dict[str, Any]) -> list[HistoryEvent]:
@@ -150,7 +150,7 @@ class _RequestReader:
             if pending or not out:
                 parts = tuple(pending)
                 out.append(self._place("user", "user", not out, list_marks if len(out) == 0 else {},
-                                       lambda pd: UserMessage(parts=parts, provider_data=pd)))
+                                       lambda pd: build(UserMessage, {"parts": parts, "provider_data": pd})))
                 pending.clear()
 
         for block in blocks:
@@ -161,7 +161,7 @@ class _RequestReader:
                 if not out:
                     marks.update(list_marks)
                 out.append(self._place("tool", "user", not out, marks,
-                                       lambda pd, f=fields: ToolMessage(**f, provider_data=pd)))
+                                       lambda pd, f=fields: build(ToolMessage, {**f, "provider_data": pd})))
             else:
                 pending.append(part_from_wire(block))
         if pending or not out:

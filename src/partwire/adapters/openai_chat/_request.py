@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from partwire._base import build
 from partwire.adapters._common import (
     ImportedRequest,
     Losses,
@@ -118,6 +119,7 @@ class _RequestReader:
         self.issuer = dialect.issuer
         self.calls: dict[str, ToolCallPart] = {}
         self.legacy: dict[str, ToolCallPart] = {}
+        self.by_id: dict[str, ToolCallPart] = {}  # every call read so far, by canonical id
         self.encoder = Encoder((), dialect=dialect, issuers={dialect.issuer}, losses=Losses(API),
                                echo_reasoning="all")
 
@@ -160,11 +162,12 @@ class _RequestReader:
             marks["content"] = "absent"
         parts = self._content(content)
         pd = pd_of(self.issuer, marks)
+        fields = {"parts": parts, "provider_data": pd}
         if role == "user":
-            return UserMessage(parts=parts, provider_data=pd)
+            return build(UserMessage, fields)
         if role == "system":
-            return SystemMessage(parts=parts, provider_data=pd)
-        return DeveloperMessage(parts=parts, provider_data=pd)
+            return build(SystemMessage, fields)
+        return build(DeveloperMessage, fields)
 
     def _assistant(self, message: dict[str, Any]) -> AssistantMessage:
         used = {"role", "content"}
@@ -190,6 +193,7 @@ class _RequestReader:
                                 arguments_json=function_call["arguments"],
                                 provider_data=pd_of(self.issuer, {"kind": "function_call"}))
             self.legacy[call.name] = call
+            self.by_id[call.id] = call
             parts.append(call)
             used.add("function_call")
         calls = message.get("tool_calls")
@@ -198,6 +202,7 @@ class _RequestReader:
                 part = tool_call_from_wire(wire, self.issuer)
                 if isinstance(part, ToolCallPart) and self.issuer in part.provider_ids:
                     self.calls[part.provider_ids[self.issuer]] = part
+                    self.by_id[part.id] = part
                 parts.append(part)
             used.add("tool_calls")
         if content is not None and not isinstance(content, str | list):
@@ -208,7 +213,7 @@ class _RequestReader:
             marks["message"] = extra
         else:
             marks.pop("message", None)
-        return AssistantMessage(parts=tuple(parts), provider_data=pd_of(self.issuer, marks))
+        return build(AssistantMessage, {"parts": tuple(parts), "provider_data": pd_of(self.issuer, marks)})
 
     def _tool(self, message: dict[str, Any], role: str) -> ToolMessage:
         used = {"role", "content"}
@@ -243,8 +248,8 @@ class _RequestReader:
         extra = extras_of(message, used)
         if extra:
             marks["message"] = extra
-        return ToolMessage(call_id=call_id, tool_name=tool_name, output_text=text,
-                           provider_data=pd_of(self.issuer, marks))
+        return build(ToolMessage, {"call_id": call_id, "tool_name": tool_name, "output_text": text,
+                                   "provider_data": pd_of(self.issuer, marks)})
 
     def _settle(self, event: HistoryEvent, wire: dict[str, Any]) -> HistoryEvent:
         """``event`` with the marks that make the encoder give ``wire`` back, where some do."""
@@ -269,7 +274,7 @@ class _RequestReader:
         encoder.pending = []
         encoder.losses = Losses(API)
         encoder.wire_ids = {}
-        encoder.calls = {p.id: p for p in (*self.calls.values(), *self.legacy.values())}
+        encoder.calls = self.by_id
         encoder.event(event, 0)
         encoder._flush_attachments()
         return list(encoder.messages)
