@@ -116,18 +116,25 @@ class Encoder(PartEncoder):
         return text
 
     def run(self, start: int = 0) -> list[WireItem]:
-        """The input items of the history from event ``start`` on (earlier calls still count)."""
+        """The input items of the history from event ``start`` on (earlier calls still count).
+
+        The hot loop of every request, with the common events encoded inline: a plain tool
+        result (most of an agent's history), a one-text user message, and an answer whose parts
+        are all as the decoder gives OpenAI's own output items (each earlier answer of a
+        stateless session is echoed whole). Fields are read from ``__dict__``, where pydantic
+        keeps them, and each item is built in the API's key order. Anything else, and an answer
+        with any other part (what its inline encoding appended is taken back), goes to
+        :meth:`event`, the general path, which reports losses.
+        """
         history = self.history
         for event in history[:start]:
             if type(event) is AssistantMessage:
                 self._register_calls(event)
-        # The hot loop of every request. A plain tool result (most of an agent's history) is
-        # encoded inline, and an answer goes to its fast path first; fields are read from
-        # __dict__, where pydantic keeps them.
-        fast = self._assistant_fast
         wire_ids = self.wire_ids
-        append = self.items.append
+        items: list[Any] = self.items
+        append = items.append
         custom = self.custom
+        own_only = self.own_only  # then only OpenAI's own echo state is read: one issuer to compare
         for i in range(max(start, self.head()), len(history)):
             event = history[i]
             kind = type(event)
@@ -139,21 +146,103 @@ class Encoder(PartEncoder):
                 if wire_id is not None and text and fields["provider_data"] is None and not fields[
                         "parts"] and fields["status"] == "success" and call_id not in custom:
                     append({"type": "function_call_output", "call_id": wire_id, "output": text})
+                    continue
+            elif kind is AssistantMessage and own_only:
+                before = len(items)
+                group: dict[str, Any] | None = None  # the open message item
+                for part in event.__dict__["parts"]:
+                    part_kind = type(part)
+                    fields = part.__dict__
+                    pd = fields["provider_data"]
+                    if part_kind is ToolCallPart:
+                        group = None
+                        wire_id = fields["provider_ids"].get(ISSUER)
+                        if wire_id is None:
+                            break
+                        if pd is None:
+                            append({"type": "function_call", "call_id": wire_id,
+                                    "name": fields["name"], "arguments": fields["arguments_json"]})
+                        else:
+                            # As decoded: the fc_ item's id and status, nothing else.
+                            data = pd.data
+                            if pd.issuer != ISSUER or type(data) is not dict or len(data) != 1:
+                                break
+                            item = data.get("item")
+                            if type(item) is not dict or len(item) != 2 or "id" not in item or \
+                                    "status" not in item:
+                                break
+                            append({"id": item["id"], "type": "function_call",
+                                    "status": item["status"], "arguments": fields["arguments_json"],
+                                    "call_id": wire_id, "name": fields["name"]})
+                        # The general path maps it the same way (OpenAI's own id), should it take over.
+                        wire_ids[fields["id"]] = wire_id
+                    elif part_kind is TextPart:
+                        if pd is None or fields["citations"] or pd.issuer != ISSUER:
+                            break
+                        data = pd.data
+                        if type(data) is not dict:
+                            break
+                        item = data.get("item")
+                        if type(item) is not dict or "id" not in item:
+                            break
+                        size = len(data)
+                        if size == 2:
+                            extras = data.get("extras")
+                            if type(extras) is not dict or len(extras) != 1 or "logprobs" not in extras:
+                                break
+                            content = {"type": "output_text", "annotations": [],
+                                       "logprobs": extras["logprobs"], "text": fields["text"]}
+                        elif size == 1:
+                            content = {"type": "output_text", "annotations": [], "text": fields["text"]}
+                        else:
+                            break
+                        ident = item["id"]
+                        if group is not None and group["id"] == ident:
+                            group["content"].append(content)
+                            continue
+                        if len(item) == 2 and "status" in item:  # id and status: the common case
+                            group = {"id": ident, "type": "message", "status": item["status"],
+                                     "content": [content], "role": "assistant"}
+                        elif item.keys() <= _MESSAGE_ITEM:
+                            group = {"id": ident, "type": "message"}
+                            if "status" in item:
+                                group["status"] = item["status"]
+                            group["content"] = [content]
+                            if "phase" in item:
+                                group["phase"] = item["phase"]
+                            group["role"] = "assistant"
+                        else:
+                            break
+                        append(group)
+                    elif part_kind is ThinkingPart:
+                        group = None
+                        signature = fields["signature"]
+                        ident = fields["id"]
+                        if signature is None or signature.issuer != ISSUER or ident is None:
+                            break
+                        text = fields["text"]
+                        if pd is not None:  # as decoded: the summary's layout, one entry or none
+                            data = pd.data
+                            layout = data.get("summary") if type(data) is dict and len(data) == 1 else None
+                            if pd.issuer != ISSUER or type(layout) is not list or (
+                                    layout != [len(text)] if text else layout):
+                                break
+                        append({"id": ident, "type": "reasoning", "encrypted_content": signature.value,
+                                "summary": [{"type": "summary_text", "text": text}] if text else []})
+                    else:
+                        break
                 else:
-                    self.event(event, i)
-            elif kind is AssistantMessage:
-                if not fast(event):  # type: ignore[arg-type]
-                    self.event(event, i)
+                    if len(items) > before:
+                        continue
+                del items[before:]  # not all as decoded: the general path takes the whole message
             elif kind is UserMessage:
                 fields = event.__dict__
                 parts = fields["parts"]
                 if fields["provider_data"] is None and len(parts) == 1 and type(parts[0]) is TextPart \
                         and parts[0].__dict__["provider_data"] is None and not parts[0].__dict__["citations"]:
                     append({"role": "user", "content": parts[0].__dict__["text"]})
-                else:
-                    self.event(event, i)
-            else:
-                self.event(event, i)
+                    continue
+            self.event(event, i)
         return self.items
 
     def event(self, event: HistoryEvent, i: int) -> None:
@@ -246,105 +335,6 @@ class Encoder(PartEncoder):
             self.losses.add(path, "assistant_message", "dropped",
                             f"nothing in this {event.status} message can be sent, and the API "
                             "rejects an empty one", event.id)
-
-    def _assistant_fast(self, event: AssistantMessage) -> bool:
-        """Emit an answer whose parts are all as the decoder gives OpenAI's own output items.
-
-        This is the hot path of every stateless request (each earlier answer is echoed whole).
-        It reads fields from ``__dict__`` (where pydantic keeps them) and builds each item in the
-        API's key order directly, appending as it goes. Anything else takes back what it appended
-        and returns ``False``, and the general path, which reports losses, takes the message.
-        """
-        if not self.own_only:
-            return False  # then only OpenAI's own echo state is read: one issuer to compare
-        items: list[Any] = self.items
-        before = len(items)
-        add = items.append
-        wire_ids = self.wire_ids
-        group: dict[str, Any] | None = None
-        for part in event.__dict__["parts"]:
-            kind = type(part)
-            fields = part.__dict__
-            pd = fields["provider_data"]
-            if kind is ToolCallPart:
-                group = None
-                wire_id = fields["provider_ids"].get(ISSUER)
-                if wire_id is None:
-                    return self._undo(before)
-                if pd is None:
-                    add({"type": "function_call", "call_id": wire_id, "name": fields["name"],
-                         "arguments": fields["arguments_json"]})
-                else:
-                    data = pd.data
-                    item = data.get("item") if type(data) is dict and len(data) == 1 else None
-                    # As decoded: the fc_ item's id and status, nothing else.
-                    if pd.issuer != ISSUER or type(item) is not dict or len(item) != 2 or \
-                            "id" not in item or "status" not in item:
-                        return self._undo(before)
-                    add({"id": item["id"], "type": "function_call", "status": item["status"],
-                         "arguments": fields["arguments_json"], "call_id": wire_id,
-                         "name": fields["name"]})
-                # The general path would map it the same way (OpenAI's own id), should it take over.
-                wire_ids[fields["id"]] = wire_id
-            elif kind is TextPart:
-                if pd is None or fields["citations"] or pd.issuer != ISSUER:
-                    return self._undo(before)
-                data = pd.data
-                item = data.get("item") if type(data) is dict else None
-                if type(item) is not dict or "id" not in item:
-                    return self._undo(before)
-                size = len(data)
-                if size == 2:
-                    extras = data.get("extras")
-                    if type(extras) is not dict or len(extras) != 1 or "logprobs" not in extras:
-                        return self._undo(before)
-                    content = {"type": "output_text", "annotations": [],
-                               "logprobs": extras["logprobs"], "text": fields["text"]}
-                elif size == 1:
-                    content = {"type": "output_text", "annotations": [], "text": fields["text"]}
-                else:
-                    return self._undo(before)
-                ident = item["id"]
-                if group is not None and group["id"] == ident:
-                    group["content"].append(content)
-                    continue
-                if len(item) == 2 and "status" in item:  # id and status: the common case
-                    group = {"id": ident, "type": "message", "status": item["status"],
-                             "content": [content], "role": "assistant"}
-                elif item.keys() <= _MESSAGE_ITEM:
-                    group = {"id": ident, "type": "message"}
-                    if "status" in item:
-                        group["status"] = item["status"]
-                    group["content"] = [content]
-                    if "phase" in item:
-                        group["phase"] = item["phase"]
-                    group["role"] = "assistant"
-                else:
-                    return self._undo(before)
-                add(group)
-            elif kind is ThinkingPart:
-                group = None
-                signature = fields["signature"]
-                ident = fields["id"]
-                if signature is None or signature.issuer != ISSUER or ident is None:
-                    return self._undo(before)
-                text = fields["text"]
-                if pd is not None:  # as decoded: the summary's layout, one entry or none
-                    data = pd.data
-                    layout = data.get("summary") if type(data) is dict and len(data) == 1 else None
-                    if pd.issuer != ISSUER or type(layout) is not list or (
-                            layout != [len(text)] if text else layout):
-                        return self._undo(before)
-                add({"id": ident, "type": "reasoning", "encrypted_content": signature.value,
-                     "summary": [{"type": "summary_text", "text": text}] if text else []})
-            else:
-                return self._undo(before)
-        return len(items) > before
-
-    def _undo(self, before: int) -> bool:
-        """Take back what the fast path appended for a message it cannot take; ``False``."""
-        del self.items[before:]
-        return False
 
     def _unstored(self, event: AssistantMessage) -> bool:
         """Whether the response of ``event`` was made with ``store: false`` (ids not resolvable)."""
