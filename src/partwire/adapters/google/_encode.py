@@ -25,11 +25,12 @@ object; ``data``: the output or error was JSON, not text), ``inner`` / ``extra``
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+import json
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, assert_never
 
-from partwire.adapters._common import Losses, first_accepted, parse_json, tool_status_loss
-from partwire.adapters.google._parts import PartEncoder, base64_ok, kind_of
+from partwire.adapters._common import Losses, first_accepted, tool_status_loss
+from partwire.adapters.google._parts import _CHECKED, PartEncoder, base64_ok, kind_of
 from partwire.adapters.google._wire import ISSUER, PLACEHOLDER_SIGNATURE, admits_call_id
 from partwire.history import (
     CompactionEvent,
@@ -64,6 +65,10 @@ from partwire.parts import (
 __all__ = ["Encoder"]
 
 _SIGNED_ONLY = frozenset({"thoughtSignature", "model", "no_id"})
+# The JSON decoder's C scanner: (value, end) of the value at an index. Tool arguments are almost
+# always one compact object, read here without json.loads' two whitespace matches; any other text
+# (whitespace around it, not JSON, not an object) goes to PartEncoder.call, which parses it fully.
+_scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _MISSING: Any = object()
 _NO_MARKS: Mapping[str, Any] = {}
 """A call id the history has no call for."""
@@ -87,9 +92,13 @@ class Encoder(PartEncoder):
         # Canonical call id -> (position in its model turn, turn number), for ordering results.
         self.call_order: dict[str, tuple[int, int]] = {}
         self.turn = 0
-        self.tool_run: list[tuple[str, dict[str, Any]]] | None = None
+        # The open run of tool results: the parts list of its content (results go straight in),
+        # where this run's results start in it, and their call ids in order, to sort them into
+        # call order when the run closes (only when a call of theirs went without an id).
+        self.run_parts: list[dict[str, Any]] | None = None
+        self.run_start = 0
+        self.run_ids: list[str] = []
         self.run_idless = False
-        self._run_content: dict[str, Any] = {}
         self.own_only = self.issuer_order == [own]
 
     def run(self) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
@@ -103,26 +112,31 @@ class Encoder(PartEncoder):
             kind = type(event)
             if kind is ToolMessage:
                 fields = event.__dict__
-                wire_id = wire_ids.get(fields["call_id"], _MISSING)
+                call_id = fields["call_id"]
+                wire_id = wire_ids.get(call_id, _MISSING)
                 status = fields["status"]
                 if wire_id is not _MISSING and fields["provider_data"] is None \
                         and not fields["parts"] and (status == "success" or status == "error"):
-                    text, data = fields["output_text"], fields["data"]
-                    body: dict[str, Any] = {"id": wire_id} if wire_id is not None else {}
-                    body["name"] = fields["tool_name"]
-                    body["response"] = {"output" if status == "success" else "error":
-                                        data if not text and data is not None else text}
-                    run = self.tool_run
-                    if run is None:
-                        self._add_result(fields["call_id"], {"functionResponse": body}, _NO_MARKS)
+                    text = fields["output_text"]
+                    if not text and fields["data"] is not None:
+                        text = fields["data"]
+                    response = {"output": text} if status == "success" else {"error": text}
+                    if wire_id is not None:
+                        body = {"id": wire_id, "name": fields["tool_name"], "response": response}
                     else:
-                        run.append((fields["call_id"], {"functionResponse": body}))
+                        body = {"name": fields["tool_name"], "response": response}
+                    run = self.run_parts
+                    if run is None:
+                        self._add_result(call_id, {"functionResponse": body}, _NO_MARKS)
+                    else:
+                        run.append({"functionResponse": body})
+                        self.run_ids.append(call_id)
                         if wire_id is None:
                             self.run_idless = True
                     self.started = True
                     continue
             elif kind is AssistantMessage:
-                if self.tool_run is not None:
+                if self.run_parts is not None:
                     self._close_run()
                 self._assistant(event, i)  # type: ignore[arg-type]
                 self.started = True
@@ -131,7 +145,7 @@ class Encoder(PartEncoder):
                 fields = event.__dict__
                 parts = self._plain_parts(fields["parts"]) if fields["provider_data"] is None else None
                 if parts is not None:
-                    if self.tool_run is not None:
+                    if self.run_parts is not None:
                         self._close_run()
                     self.contents.append({"role": "user", "parts": parts})
                     self.started = True
@@ -261,6 +275,8 @@ class Encoder(PartEncoder):
         issuers = self.issuers
         same = self._same
         wire_ids = self.wire_ids
+        checked = _CHECKED
+        scan = _scan_once
         first_call = -1
         fields = event.__dict__
         message_id = fields["id"]
@@ -277,11 +293,42 @@ class Encoder(PartEncoder):
                 if wire_id is None:  # only results of calls without ids are put in call order
                     self.call_order[canonical] = (turn, position)
                 position += 1
-                fast = self._call_fast(pf, wire_id)
                 if first_call < 0:
                     first_call = len(parts)
-                append(fast if fast is not None
-                       else self.call(part, wire_id, f"history[{i}].parts[{j}]", message_id))
+                # Inline, the common call: compact JSON object arguments, and no provider data
+                # or only a signature this model may take back. Anything else takes call().
+                text = pf["arguments_json"]
+                call: dict[str, Any] | None
+                if text:
+                    try:
+                        args, end = scan(text, 0)
+                    except (StopIteration, ValueError):
+                        args = end = None
+                    if type(args) is not dict or end != len(text):
+                        call = None
+                    elif wire_id is not None:
+                        call = {"id": wire_id, "name": pf["name"], "args": args}
+                    else:
+                        call = {"name": pf["name"], "args": args}
+                else:
+                    call = {"id": wire_id, "name": pf["name"]} if wire_id is not None \
+                        else {"name": pf["name"]}
+                if call is not None:
+                    pd = pf["provider_data"]
+                    if pd is None:
+                        append({"functionCall": call})
+                        continue
+                    pdf = pd.__dict__
+                    data = pdf["data"]
+                    if type(data) is dict and pdf["issuer"] in issuers \
+                            and _SIGNED_ONLY.issuperset(data):
+                        sig = data.get("thoughtSignature")
+                        issued_by = data.get("model")
+                        if type(sig) is str and (checked.get(sig) or base64_ok(sig)) \
+                                and (same.get(issued_by) or self.same_model(issued_by)):
+                            append({"functionCall": call, "thoughtSignature": sig})
+                            continue
+                append(self.call(part, wire_id, f"history[{i}].parts[{j}]", message_id))
                 continue
             if kind is TextPart and pf["provider_data"] is None:
                 append({"text": pf["text"]})
@@ -314,30 +361,6 @@ class Encoder(PartEncoder):
             self.contents.append({"role": "model", "parts": parts})
         else:
             self._content("model", parts, self._marks(event))
-
-    def _call_fast(self, fields: dict[str, Any], wire_id: str | None) -> dict[str, Any] | None:
-        """The ``functionCall`` part of a call with nothing to report, else ``None``."""
-        call: dict[str, Any] = {"id": wire_id} if wire_id is not None else {}
-        call["name"] = fields["name"]
-        text = fields["arguments_json"]
-        if text:
-            try:
-                args = parse_json(text)
-            except ValueError:
-                return None
-            if type(args) is not dict:
-                return None
-            call["args"] = args
-        pd = fields["provider_data"]
-        if pd is None:
-            return {"functionCall": call}
-        data = self._data(pd)
-        if data is None or not _SIGNED_ONLY.issuperset(data):
-            return None
-        sig = data.get("thoughtSignature")
-        if type(sig) is not str or not base64_ok(sig) or not self.same_model(data.get("model")):
-            return None
-        return {"functionCall": call, "thoughtSignature": sig}
 
     def _placeholder(self, wire: dict[str, Any], event: AssistantMessage, path: str) -> None:
         """Give the first call of a turn Google's placeholder signature, and report it."""
@@ -373,37 +396,43 @@ class Encoder(PartEncoder):
 
     def _add_result(self, call_id: str, response: dict[str, Any],
                     marks: Mapping[str, Any]) -> None:
-        if self.tool_run is None:
+        run = self.run_parts
+        if run is None:
             last = self.contents[-1] if self.contents else None
             if marks.get("join") and last is not None and last.get("role", "user") == "user":
-                self.tool_run = []
-                self._run_content = last
+                content = last
             else:
-                self.tool_run = []
-                self._run_content = {"role": "user", "parts": []}
+                content = {"role": "user", "parts": []}
                 extra = marks.get("content")
                 if isinstance(extra, dict):
                     for key, value in extra.items():
                         if value is None:
-                            self._run_content.pop(key, None)
+                            content.pop(key, None)
                         else:
-                            self._run_content[key] = value
-                self.contents.append(self._run_content)
+                            content[key] = value
+                self.contents.append(content)
+            run = self.run_parts = content["parts"]
+            self.run_start = len(run)
+            self.run_ids = []
             self.run_idless = False
-        self.tool_run.append((call_id, response))
+        run.append(response)
+        self.run_ids.append(call_id)
         if self.wire_ids.get(call_id, "") is None:
             self.run_idless = True
 
     def _close_run(self) -> None:
-        run = self.tool_run
+        run = self.run_parts
         if run is None:
             return
-        self.tool_run = None
+        self.run_parts = None
         # Without ids Gemini pairs results with calls by order and name: put them in call order.
         if self.run_idless:
             far = (1 << 30, 0)
-            run = sorted(run, key=lambda item: self.call_order.get(item[0], far))
-        self._run_content["parts"].extend(wire for _, wire in run)
+            order = self.call_order
+            start = self.run_start
+            pairs = sorted(zip(self.run_ids, run[start:], strict=True),
+                           key=lambda item: order.get(item[0], far))
+            run[start:] = [wire for _, wire in pairs]
 
     def _function_response(self, event: ToolMessage, path: str,
                            marks: Mapping[str, Any]) -> dict[str, Any]:
