@@ -468,6 +468,7 @@ class Encoder(PartEncoder):
                     media.append(wire)
             elif isinstance(part, UnknownPart) and part.issuer in self.issuers \
                     and isinstance(part.raw, dict) and part.raw and "type" not in part.raw:
+                self.unknown_name(part, where, event.id)
                 media.append(dict(part.raw))  # a Gemini part partwire has no type for (video)
             else:
                 self.losses.add(where, part.type, "dropped",

@@ -411,6 +411,21 @@ class PartEncoder:
                             "Gemini takes no document title or file name", message_id)
         return self._beside({key: body}, part.provider_data, path, part.type, message_id)
 
+    def unknown_name(self, part: UnknownPart, path: str, message_id: str | None) -> None:
+        """Report an unknown part's name when the wire cannot carry it (it is echoed as ``raw``).
+
+        Gemini names a part by its data field; :func:`part_from_wire` reads the name back from
+        ``raw`` (the data field, or its first key), so any other ``original_type`` is lost.
+        """
+        raw = part.raw
+        if not isinstance(raw, dict):
+            return
+        said = _kind(raw) or next(iter(raw), None)
+        if part.original_type != said:
+            self.losses.add(f"{path}.original_type", "unknown", "rewritten",
+                            f"a Gemini part is named by its data field; it is read back as "
+                            f"{said!r}, not {part.original_type!r}", message_id)
+
     def _provider_part(self, part: ServerToolCallPart | ServerToolResultPart | UnknownPart,
                        path: str, message_id: str | None) -> dict[str, Any] | None:
         if part.issuer not in self.issuers:
@@ -420,6 +435,7 @@ class PartEncoder:
         if isinstance(part, UnknownPart):
             # Gemini parts are keyed by their data field, never tagged with a "type".
             if isinstance(part.raw, dict) and part.raw and "type" not in part.raw:
+                self.unknown_name(part, path, message_id)
                 return dict(part.raw)
             self.losses.add(path, "unknown", "dropped", "not a Gemini part (a JSON object keyed by "
                             "its data field)", message_id)
