@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import psycopg
@@ -12,7 +13,7 @@ from partwire.store import SCHEMA_VERSION, SchemaVersionError, StoreUnavailableE
 from partwire.store._api import Backend
 from partwire.store._postgres import PostgresBackend
 from partwire.store._schema import create_ddl
-from partwire.store._sqlite import SqliteBackend
+from partwire.store._sqlite import PAGE_SIZE, SqliteBackend
 from tests.store._events import turn_history
 from tests.store.conftest import fresh_schema_url
 
@@ -114,3 +115,23 @@ def test_postgres_connection_lost_mid_way_is_one_clear_error(pg_server: str) -> 
     store.close()
     with open_store(url) as again:
         assert again.export_bytes("s") == dumps(turn_history())
+
+
+def test_new_sqlite_store_has_large_pages_and_an_old_file_keeps_its_own(tmp_path: Path) -> None:
+    """A new SQLite store is created with 16 KB pages in WAL mode; a 4 KB database opens and keeps 4 KB."""
+    with open_store(tmp_path / "new.sqlite") as store:
+        store.append("s", turn_history())
+    conn = sqlite3.connect(tmp_path / "new.sqlite")
+    assert conn.execute("PRAGMA page_size").fetchone() == (PAGE_SIZE,) == (16_384,)
+    assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    conn.close()
+    old = sqlite3.connect(tmp_path / "old.sqlite")
+    old.execute("CREATE TABLE unrelated (x)")
+    old.commit()
+    old.close()
+    with open_store(tmp_path / "old.sqlite") as store:
+        store.append("s", turn_history())
+        assert store.export_bytes("s") == dumps(turn_history())
+    conn = sqlite3.connect(tmp_path / "old.sqlite")
+    assert conn.execute("PRAGMA page_size").fetchone() == (4096,)
+    conn.close()
