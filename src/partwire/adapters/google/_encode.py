@@ -70,7 +70,6 @@ _SIGNED_ONLY = frozenset({"thoughtSignature", "model", "no_id"})
 # (whitespace around it, not JSON, not an object) goes to PartEncoder.call, which parses it fully.
 _scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _MISSING: Any = object()
-_NO_MARKS: Mapping[str, Any] = {}
 """A call id the history has no call for."""
 
 
@@ -108,14 +107,16 @@ class Encoder(PartEncoder):
         # their method, fields are read from __dict__, and the plain result is encoded inline.
         event_of = self.event
         wire_ids = self.wire_ids
+        contents = self.contents
+        missing = _MISSING
         for i, event in enumerate(self.history):
             kind = type(event)
             if kind is ToolMessage:
                 fields = event.__dict__
                 call_id = fields["call_id"]
-                wire_id = wire_ids.get(call_id, _MISSING)
+                wire_id = wire_ids.get(call_id, missing)
                 status = fields["status"]
-                if wire_id is not _MISSING and fields["provider_data"] is None \
+                if wire_id is not missing and fields["provider_data"] is None \
                         and not fields["parts"] and (status == "success" or status == "error"):
                     text = fields["output_text"]
                     if not text and fields["data"] is not None:
@@ -126,8 +127,12 @@ class Encoder(PartEncoder):
                     else:
                         body = {"name": fields["tool_name"], "response": response}
                     run = self.run_parts
-                    if run is None:
-                        self._add_result(call_id, {"functionResponse": body}, _NO_MARKS)
+                    if run is None:  # _add_result with no marks: a new user content
+                        run = self.run_parts = [{"functionResponse": body}]
+                        contents.append({"role": "user", "parts": run})
+                        self.run_start = 0
+                        self.run_ids = [call_id]
+                        self.run_idless = wire_id is None
                     else:
                         run.append({"functionResponse": body})
                         self.run_ids.append(call_id)
@@ -137,7 +142,10 @@ class Encoder(PartEncoder):
                     continue
             elif kind is AssistantMessage:
                 if self.run_parts is not None:
-                    self._close_run()
+                    if self.run_idless:
+                        self._close_run()
+                    else:  # results in the order they came: nothing to sort
+                        self.run_parts = None
                 self._assistant(event, i)  # type: ignore[arg-type]
                 self.started = True
                 continue
@@ -147,7 +155,7 @@ class Encoder(PartEncoder):
                 if parts is not None:
                     if self.run_parts is not None:
                         self._close_run()
-                    self.contents.append({"role": "user", "parts": parts})
+                    contents.append({"role": "user", "parts": parts})
                     self.started = True
                     continue
             event_of(event, i)
