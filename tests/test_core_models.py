@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from typing import Any
 
@@ -225,3 +226,21 @@ def test_build_refuses_unknown_and_missing_fields() -> None:
         build(UserMessage, {"colour": "red"})
     with pytest.raises(TypeError, match=r"needs field.*call_id"):
         build(ToolMessage, {"tool_name": "ls"})
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork exists only on POSIX")
+def test_a_forked_child_draws_its_own_randomness_for_ids() -> None:
+    """The random bytes drawn ahead for ids are dropped in a forked child, so parent and child differ."""
+    from partwire import ids
+
+    ids.new_message_id()  # the parent has bytes drawn ahead now
+    assert ids._ids._entropy  # type: ignore[attr-defined]
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report what it holds, then leave without running pytest's exit
+        os.write(write, str(len(ids._ids._entropy)).encode())  # type: ignore[attr-defined]
+        os._exit(0)
+    os.close(write)
+    held = os.read(read, 100)
+    os.waitpid(pid, 0)
+    assert held == b"0"

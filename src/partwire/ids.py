@@ -13,6 +13,7 @@ import itertools
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -63,6 +64,8 @@ class _MonotonicUlids:
         self._high = -1
         self._prefix = ""
         self._lock = threading.Lock()
+        self._entropy = b""  # random bytes drawn ahead, 10 per new millisecond
+        _sources.add(self)
 
     def __call__(self) -> str:
         clock = self._clock
@@ -75,7 +78,10 @@ class _MonotonicUlids:
                 # them in, and spares a system call for randomness per id on hot paths.
                 value = last + 1
             else:
-                value = (millis << 80) | int.from_bytes(os.urandom(10), "big")
+                if len(self._entropy) < 10:
+                    self._entropy = os.urandom(640)  # one system call per 64 milliseconds used
+                value = (millis << 80) | int.from_bytes(self._entropy[:10], "big")
+                self._entropy = self._entropy[10:]
             self._last = value
             high = value >> 40
             if high != self._high:
@@ -84,6 +90,24 @@ class _MonotonicUlids:
             pairs = _PAIRS
             return (self._prefix + pairs[(value >> 30) & 1023] + pairs[(value >> 20) & 1023]
                     + pairs[(value >> 10) & 1023] + pairs[value & 1023])
+
+
+    def _forget_entropy(self) -> None:
+        self._entropy = b""
+
+
+# A forked child must not reuse the random bytes its parent drew ahead: ids made by both in the
+# same millisecond would collide.
+_sources: weakref.WeakSet[_MonotonicUlids] = weakref.WeakSet()
+
+
+def _after_fork() -> None:
+    for source in _sources:
+        source._forget_entropy()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def _utc_now() -> datetime:

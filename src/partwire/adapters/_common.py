@@ -184,9 +184,16 @@ def parse_json(text: str) -> Any:
     return value
 
 
+_TEXT_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
 def json_text(value: Any) -> str:
-    """The JSON text partwire writes for a parsed value (``json.dumps`` defaults, UTF-8 kept)."""
-    return json.dumps(value, ensure_ascii=False)
+    """The JSON text partwire writes for a parsed value (``json.dumps`` defaults, UTF-8 kept).
+
+    One encoder made once: ``json.dumps`` with any non-default argument builds a new encoder per
+    call, which costs more than encoding a tool call's arguments.
+    """
+    return _TEXT_ENCODER.encode(value)
 
 
 def data_of(pd: ProviderData | None, issuers: Collection[str]) -> Mapping[str, Any] | None:

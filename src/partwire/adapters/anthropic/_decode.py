@@ -140,6 +140,8 @@ def part_from_wire(block: Any) -> Part:
 
 
 def _text_from_wire(block: dict[str, Any]) -> TextPart:
+    if len(block) == 2:  # type and text alone, the common block: nothing else to read
+        return TextPart(text=block["text"])
     used = {"type", "text"}
     citations: tuple[Citation, ...] = ()
     raw = block.get("citations")

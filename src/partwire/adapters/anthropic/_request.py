@@ -29,7 +29,7 @@ from partwire.adapters.anthropic._tools import tool_choice_to_wire, tool_from_wi
 from partwire.adapters.anthropic._wire import DEFAULT_MAX_TOKENS, ISSUER, default_joins
 from partwire.history import History, HistoryEvent
 from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
-from partwire.parts import Part, ToolCallPart
+from partwire.parts import Part, TextPart, ToolCallPart
 
 __all__ = ["build_request", "from_wire_request"]
 
@@ -104,7 +104,7 @@ class _RequestReader:
 
     def system(self, system: Any) -> SystemMessage:
         if isinstance(system, str):
-            return SystemMessage(system)
+            return build(SystemMessage, {"parts": (TextPart(text=system),)})
         if not isinstance(system, list):
             raise WireFormatError(ISSUER, "request", "system is neither a string nor a list")
         parts = tuple(part_from_wire(block) for block in system)

@@ -126,6 +126,12 @@ class _RequestReader:
     def message(self, message: dict[str, Any], i: int) -> HistoryEvent:
         """The history event for ``messages[i]``, marked so that it encodes back to ``message``."""
         role = message.get("role")
+        content = message.get("content")
+        if type(content) is str and len(message) == 2 and role in ("user", "system"):
+            # The common case, which the encoder sends back as it came (_plain_fast): no marks
+            # to settle.
+            fields = {"parts": (TextPart(text=content),)}
+            return build(UserMessage, fields) if role == "user" else build(SystemMessage, fields)
         if role in ("user", "system", "developer"):
             event = self._plain(message, role)
         elif role == "assistant":
