@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from partwire.history import CompactionEvent, HistoryEvent, ModelSwitchEvent, TaskMetadataEvent
+from partwire.history import HistoryEvent, ModelSwitchEvent, TaskMetadataEvent
 from partwire.messages import AssistantMessage, ToolMessage
 from partwire.parts import RefusalPart, TextPart, ThinkingPart, ToolCallPart
 
@@ -21,13 +21,17 @@ Row = tuple[Any, ...]
 
 TOOL_OUTPUT_INDEX = -1
 """The ``parts.idx`` of a tool message's ``output_text`` (searchable like a text part)."""
+_TEXT_PARTS = (TextPart, ThinkingPart, RefusalPart)
 
 
 def timestamp(value: datetime) -> str:
     """A sortable UTC timestamp with microseconds: ``2026-01-01T00:00:00.000000Z``."""
-    if value.tzinfo is not None:
+    if value.utcoffset():  # aware and not UTC (a naive time is taken as UTC, as it is)
         value = value.astimezone(UTC)
-    return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if value.year < 1000:  # strftime's unpadded year, as it always was written
+        return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # The first 26 characters of the ISO form are the same text, without strftime's format parsing.
+    return value.isoformat(timespec="microseconds")[:26] + "Z"
 
 
 def clean(text: str) -> str:
@@ -76,42 +80,51 @@ class Derived:
 def derive(session_id: str, items: list[tuple[HistoryEvent, bytes]], totals: SessionTotals) -> Derived:
     """The rows for ``items`` appended after ``totals.last_seq``; updates ``totals`` in place."""
     out = Derived()
+    events_append = out.events.append
     seq = totals.last_seq
+    created_at, updated_at = totals.created_at, totals.updated_at
+    event_id: str | None = totals.last_event_id
+    messages = 0
     for event, line in items:
         seq += 1
         created = timestamp(event.created_at)
-        event_id = clean(event.id)
+        event_id = event.id
+        if not event_id.isascii() or "\x00" in event_id:
+            event_id = clean(event_id)
         role = getattr(event, "role", None)
-        out.events.append((session_id, seq, event_id, event.type, role, created, line))
-        if totals.created_at is None:
-            totals.created_at = created
-        if totals.updated_at is None or created > totals.updated_at:
-            totals.updated_at = created
-        totals.event_count += 1
-        totals.last_event_id = event_id
+        events_append((session_id, seq, event_id, event.type, role, created, line))
+        if created_at is None:
+            created_at = created
+        if updated_at is None or created > updated_at:
+            updated_at = created
         if role is not None:
-            totals.message_count += 1
-            _message(session_id, seq, event, created, out, totals)
+            messages += 1
+            _message(session_id, seq, event_id, event, created, out, totals)
         elif isinstance(event, TaskMetadataEvent):
             if event.title is not None:
                 totals.title = clean(event.title)
         elif isinstance(event, ModelSwitchEvent):
             totals.model = clean(event.to_model)
-        elif isinstance(event, CompactionEvent):
-            pass  # found through the events (session_id, type, seq) index
+        # A compaction is found through the events (session_id, type, seq) index: nothing to derive.
+    totals.created_at, totals.updated_at = created_at, updated_at
+    totals.event_count += len(items)
+    totals.message_count += messages
+    totals.last_event_id = event_id
     totals.last_seq = seq
     return out
 
 
-def _message(session_id: str, seq: int, event: Any, created: str, out: Derived, totals: SessionTotals) -> None:
+def _message(
+    session_id: str, seq: int, event_id: str, event: Any, created: str, out: Derived, totals: SessionTotals
+) -> None:
     model = status = stop = usage = None
-    event_id = clean(event.id)
+    parts_append = out.parts.append
     if isinstance(event, AssistantMessage):
         model = clean(event.model) if event.model is not None else None
         status, stop, usage = event.status, event.stop_reason, event.usage
         if model is not None:
             totals.model = model
-        interrupted = event.status == "aborted" or event.stop_reason == "aborted"
+        interrupted = status == "aborted" or stop == "aborted"
         for part in event.parts:
             if isinstance(part, ToolCallPart):
                 out.tool_calls[clean(part.id)] = [
@@ -121,35 +134,44 @@ def _message(session_id: str, seq: int, event: Any, created: str, out: Derived, 
     elif isinstance(event, ToolMessage):
         started = timestamp(event.started_at) if event.started_at is not None else None
         finished = timestamp(event.finished_at) if event.finished_at is not None else None
-        pending = out.tool_calls.get(clean(event.call_id))
+        call_id = clean(event.call_id)
+        pending = out.tool_calls.get(call_id)
         if pending is not None:
             pending[3:] = [event.status, seq, event_id, pending[6], started, finished]
         else:
-            out.results.append((event.status, seq, event_id, started, finished, clean(event.call_id)))
+            out.results.append((event.status, seq, event_id, started, finished, call_id))
         if event.output_text:
-            out.parts.append((session_id, seq, TOOL_OUTPUT_INDEX, "tool_output", clean(event.output_text)))
+            parts_append((session_id, seq, TOOL_OUTPUT_INDEX, "tool_output", clean(event.output_text)))
     for index, part in enumerate(event.parts):
-        text = part.text if isinstance(part, TextPart | ThinkingPart | RefusalPart) else None
-        out.parts.append((session_id, seq, index, part.type, clean(text) if text else None))
-    counts: tuple[int | None, ...] = (None,) * 5
-    cost = pricing = None
-    if usage is not None:
-        counts = (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
-                  usage.cache_write_tokens, usage.reasoning_tokens)
-        totals.input_tokens += usage.input_tokens
-        totals.output_tokens += usage.output_tokens
-        totals.cache_read_tokens += usage.cache_read_tokens
-        totals.cache_write_tokens += usage.cache_write_tokens
-        totals.reasoning_tokens += usage.reasoning_tokens
-        if usage.cost is not None:
-            cost = str(usage.cost)
-            totals.cost = usage.cost if totals.cost is None else totals.cost + usage.cost
+        text = part.text if isinstance(part, _TEXT_PARTS) else None
+        if text:
+            if not text.isascii() or "\x00" in text:
+                text = clean(text)
         else:
-            totals.uncosted += 1
-        pricing = usage.pricing_version
+            text = None
+        parts_append((session_id, seq, index, part.type, text))
     parent = getattr(event, "parent_id", None)
-    parent = clean(parent) if parent is not None else None
+    if parent is not None:
+        parent = clean(parent)
+    if usage is None:
+        out.messages.append((
+            session_id, seq, event_id, event.role, created, parent, model, status, stop,
+            None, None, None, None, None, None, None,
+        ))
+        return
+    cost = None
+    totals.input_tokens += usage.input_tokens
+    totals.output_tokens += usage.output_tokens
+    totals.cache_read_tokens += usage.cache_read_tokens
+    totals.cache_write_tokens += usage.cache_write_tokens
+    totals.reasoning_tokens += usage.reasoning_tokens
+    if usage.cost is not None:
+        cost = str(usage.cost)
+        totals.cost = usage.cost if totals.cost is None else totals.cost + usage.cost
+    else:
+        totals.uncosted += 1
     out.messages.append((
         session_id, seq, event_id, event.role, created, parent, model, status, stop,
-        *counts, cost, pricing,
+        usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens,
+        usage.reasoning_tokens, cost, usage.pricing_version,
     ))
