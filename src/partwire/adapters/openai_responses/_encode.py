@@ -24,7 +24,13 @@ from partwire.adapters._common import (
 )
 from partwire.adapters.openai_responses._decode import summary_to_wire
 from partwire.adapters.openai_responses._parts import FileResolver, PartEncoder, citations_to_wire
-from partwire.adapters.openai_responses._wire import ISSUER, WireItem, item_in_order
+from partwire.adapters.openai_responses._wire import (
+    IMAGE_MEDIA_TYPES,
+    ISSUER,
+    WireItem,
+    data_url,
+    item_in_order,
+)
 from partwire.history import (
     CompactionEvent,
     ErrorEvent,
@@ -45,6 +51,7 @@ from partwire.messages import (
 )
 from partwire.parts import (
     AudioPart,
+    Base64Source,
     DocumentPart,
     ImagePart,
     Part,
@@ -279,10 +286,15 @@ class Encoder(PartEncoder):
                  i: int) -> None:
         fields = event.__dict__
         parts = fields["parts"]
-        if fields["provider_data"] is None and len(parts) == 1 and type(parts[0]) is TextPart:
-            only = parts[0].__dict__
-            if only["provider_data"] is None and not only["citations"]:
-                self.items.append({"role": role, "content": only["text"]})
+        if fields["provider_data"] is None:
+            if len(parts) == 1 and type(parts[0]) is TextPart:
+                only = parts[0].__dict__
+                if only["provider_data"] is None and not only["citations"]:
+                    self.items.append({"role": role, "content": only["text"]})
+                    return
+            plain = _plain_content(parts)
+            if plain is not None:
+                self.items.append({"role": role, "content": plain})
                 return
         path = f"history[{i}]"
         marks = self.marks(event.provider_data)
@@ -588,6 +600,35 @@ class Encoder(PartEncoder):
 _MESSAGE_ITEM = frozenset({"id", "status", "phase"})
 _CALL_ITEM = frozenset({"id", "status"})
 _LOGPROBS = frozenset({"logprobs"})
+
+
+def _plain_content(parts: tuple[Part, ...]) -> list[dict[str, Any]] | None:
+    """The content of a message of plain texts and inline images, each without echo state.
+
+    What :meth:`PartEncoder.input_part` gives for them (a user turn with a screenshot), without
+    the paths and checks only the other parts need; ``None`` for anything else (no part, a
+    citation, echo state, another part or source, an image type the API does not take).
+    """
+    out: list[dict[str, Any]] = []
+    for part in parts:
+        kind = type(part)
+        fields = part.__dict__
+        if fields["provider_data"] is not None:
+            return None
+        if kind is TextPart:
+            if fields["citations"]:
+                return None
+            out.append({"type": "input_text", "text": fields["text"]})
+        elif kind is ImagePart:
+            source = fields["source"]
+            media_type = fields["media_type"]
+            if type(source) is not Base64Source or media_type not in IMAGE_MEDIA_TYPES:
+                return None
+            out.append({"type": "input_image", "image_url": data_url(media_type, source.data),
+                        "detail": fields["detail"] or "auto"})
+        else:
+            return None
+    return out or None
 
 
 def _citations(part: TextPart, path: str, message_id: str, losses: Losses) -> list[dict[str, Any]]:
