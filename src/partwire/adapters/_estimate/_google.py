@@ -14,7 +14,15 @@ from partwire.adapters._estimate._media import (
     image_dims,
     pdf_pages_b64,
 )
-from partwire.adapters._estimate._text import Tally, count_text, drop_titles, seq
+from partwire.adapters._estimate._text import (
+    _MEMO,
+    _SHAPES,
+    Tally,
+    count_text,
+    drop_titles,
+    seq,
+    shape_key,
+)
 
 __all__ = [
     "estimate_google_body",
@@ -72,15 +80,34 @@ _STRUCTURED = frozenset({"functionCall", "function_call", "functionResponse", "f
 
 
 def _google_parts(parts: Any, tally: Tally, *, signatures: bool = False) -> None:
-    for part in parts if isinstance(parts, list) else ():
-        if not isinstance(part, dict):
+    # Tally.add_text and Tally.add_json inline for the parts of every request (text, function
+    # calls and responses): a remembered count is a dict lookup, and the frames cost more.
+    if not isinstance(parts, list):
+        return
+    memo = _MEMO
+    shapes = _SHAPES
+    text = 0
+    for part in parts:
+        if type(part) is not dict and not isinstance(part, dict):
             tally.add_text(part)
             continue
         for key, value in part.items():
             if key == "text":
-                tally.add_text(value)
+                if type(value) is str:
+                    known = memo.get(value)
+                    text += known if known is not None else count_text(value)
+                else:
+                    tally.add_text(value)
             elif key in _STRUCTURED:
-                if isinstance(value, dict):
+                if type(value) is dict:
+                    found = shape_key(value)
+                    if found is not None:
+                        known = shapes.get(found[0])
+                        if known is not None:
+                            text += found[1] + known
+                            continue
+                    tally.add_json(value)
+                elif isinstance(value, dict):
                     tally.add_json(value)
             elif key in _SIGNATURE:
                 if signatures and isinstance(value, str):
@@ -89,6 +116,7 @@ def _google_parts(parts: Any, tally: Tally, *, signatures: bool = False) -> None
                 mime = str(value.get("mimeType", value.get("mime_type", "")))
                 data = value.get("data") if key in ("inlineData", "inline_data") else None
                 tally.fixed += _google_media(mime, data)
+    tally.text += text
 
 
 def _google_media(mime: str, data: Any) -> int:

@@ -19,6 +19,7 @@ __all__ = [
     "model_name",
     "obj",
     "seq",
+    "shape_key",
     "tokenizer_name",
 ]
 
@@ -127,7 +128,7 @@ _TRUE = object()
 _FALSE = object()
 
 
-def _shape_key(value: dict[Any, Any]) -> tuple[tuple[Any, ...], int] | None:
+def shape_key(value: dict[Any, Any]) -> tuple[tuple[Any, ...], int] | None:
     """The exact key of ``value``'s skeleton and the tokens of its long strings, or ``None``."""
     key: list[Any] = []
     append = key.append
@@ -189,14 +190,14 @@ class Tally:
         again on every estimate.
         """
         if type(value) is dict:
-            found = _shape_key(value)
+            found = shape_key(value)
             if found is not None:
                 key, long = found
                 known = _SHAPES.get(key)
                 if known is None:
                     if len(_SHAPES) >= _SHAPES_LIMIT:
                         _SHAPES.clear()
-                    # The long strings were counted by _shape_key; a scratch tally takes them
+                    # The long strings were counted by shape_key; a scratch tally takes them
                     # again while the skeleton is made.
                     known = _SHAPES[key] = count_text(json_text(Tally()._skeleton(value)))
                 self.text += long + known
