@@ -151,8 +151,10 @@ class Encoder(PartEncoder):
                 wire_id = wire_ids.get(call_id)
                 text = fields["output_text"]
                 if wire_id is not None and text and fields["provider_data"] is None and not fields[
-                        "parts"] and fields["status"] == "success" and call_id not in custom:
+                        "parts"] and call_id not in custom:
                     append({"type": "function_call_output", "call_id": wire_id, "output": text})
+                    if fields["status"] != "success":
+                        self._status_lost(event, f"history[{i}]")  # type: ignore[arg-type]
                     continue
             elif kind is AssistantMessage and own_only:
                 before = len(items)
@@ -175,12 +177,16 @@ class Encoder(PartEncoder):
                             if pd.issuer != ISSUER or type(data) is not dict or len(data) != 1:
                                 break
                             item = data.get("item")
-                            if type(item) is not dict or len(item) != 2 or "id" not in item or \
-                                    "status" not in item:
+                            if type(item) is not dict or len(item) != 2:
                                 break
-                            append({"id": item["id"], "type": "function_call",
-                                    "status": item["status"], "arguments": fields["arguments_json"],
-                                    "call_id": wire_id, "name": fields["name"]})
+                            try:
+                                call = {"id": item["id"], "type": "function_call",
+                                        "status": item["status"],
+                                        "arguments": fields["arguments_json"],
+                                        "call_id": wire_id, "name": fields["name"]}
+                            except KeyError:  # two keys, but not the id and the status
+                                break
+                            append(call)
                         # The general path maps it the same way (OpenAI's own id), should it take over.
                         wire_ids[fields["id"]] = wire_id
                     elif part_kind is TextPart:
@@ -190,20 +196,24 @@ class Encoder(PartEncoder):
                         if type(data) is not dict:
                             break
                         item = data.get("item")
-                        if type(item) is not dict or "id" not in item:
+                        if type(item) is not dict:
                             break
                         size = len(data)
-                        if size == 2:
-                            extras = data.get("extras")
-                            if type(extras) is not dict or len(extras) != 1 or "logprobs" not in extras:
+                        try:
+                            ident = item["id"]
+                            if size == 2:
+                                extras = data.get("extras")
+                                if type(extras) is not dict or len(extras) != 1:
+                                    break
+                                content = {"type": "output_text", "annotations": [],
+                                           "logprobs": extras["logprobs"], "text": fields["text"]}
+                            elif size == 1:
+                                content = {"type": "output_text", "annotations": [],
+                                           "text": fields["text"]}
+                            else:
                                 break
-                            content = {"type": "output_text", "annotations": [],
-                                       "logprobs": extras["logprobs"], "text": fields["text"]}
-                        elif size == 1:
-                            content = {"type": "output_text", "annotations": [], "text": fields["text"]}
-                        else:
+                        except KeyError:  # an item without its id, extras other than logprobs
                             break
-                        ident = item["id"]
                         if group is not None and group["id"] == ident:
                             group["content"].append(content)
                             continue
@@ -249,6 +259,8 @@ class Encoder(PartEncoder):
                         and parts[0].__dict__["provider_data"] is None and not parts[0].__dict__["citations"]:
                     append({"role": "user", "content": parts[0].__dict__["text"]})
                     continue
+            elif kind in _RECORDS:
+                continue  # records for the application and for replay; never sent
             self.event(event, i)
         return self.items
 
@@ -598,6 +610,8 @@ class Encoder(PartEncoder):
 
 
 _MESSAGE_ITEM = frozenset({"id", "status", "phase"})
+_RECORDS = frozenset({ErrorEvent, TaskMetadataEvent, CompactionEvent, RetryEvent, ModelSwitchEvent,
+                      SubtaskEvent, UnknownEvent})
 _CALL_ITEM = frozenset({"id", "status"})
 _LOGPROBS = frozenset({"logprobs"})
 
