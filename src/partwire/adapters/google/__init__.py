@@ -26,7 +26,7 @@ from partwire.adapters.google._wire import ISSUER, wire_model_name
 if TYPE_CHECKING:
     from partwire.history import History
     from partwire.messages import AssistantMessage
-    from partwire.projection import Projection
+    from partwire.projection import LossAction, Projection
     from partwire.streaming import StreamEvent
 
 __all__ = [
@@ -219,6 +219,16 @@ def astream(chunks: Any, *,
     return arun_stream(partial(GeminiTranslator, opts.candidate), chunks)
 
 
+class _Unread(Losses):
+    """The losses of a body only counted, never sent: nobody reads them, so none is recorded."""
+
+    __slots__ = ()
+
+    def add(self, path: str, part_type: str, action: LossAction, reason: str,
+            message_id: str | None = None) -> None:
+        """Record nothing."""
+
+
 def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
                           options: Options | Mapping[str, Any] | None = None,
                           **switches: Any) -> int:
@@ -230,7 +240,7 @@ def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
     opts = resolve_options(Options, options, switches)
     request = build_request(
         history, model="", tools=tools, tool_choice=None, max_tokens=None, params=None,
-        parallel_tool_calls=None, losses=Losses(NAME), issuers={ISSUER},
+        parallel_tool_calls=None, losses=_Unread(NAME), issuers={ISSUER},
         require_signatures=False, schema_dialect=opts.schema_dialect,
         vertex=opts.backend == "vertex")
     return estimate_request_tokens(request)
