@@ -158,3 +158,51 @@ def test_a_tool_status_an_api_cannot_carry_is_reported_alike_everywhere() -> Non
         assert found[0][:2] == ("history[2].status", "tool_message"), name
         assert found[0][2] in ("downgraded", "dropped"), name
     assert len(seen) >= 2
+
+
+def test_at_path_says_where_a_reader_failed() -> None:
+    """A hostile exception becomes a WireFormatError at the item's path, chained; others keep theirs."""
+    from partwire.adapters._kernel import at_path
+
+    cause = AttributeError("'int' object has no attribute 'get'")
+    error = at_path(cause, "openai_chat", "request", "messages[2]")
+    assert isinstance(error, WireFormatError)
+    assert error.path == "messages[2]"
+    assert error.__cause__ is cause
+    assert str(error) == ("openai_chat: not a valid request at messages[2]: "
+                          "AttributeError: 'int' object has no attribute 'get'")
+    unplaced = WireFormatError("anthropic", "request", "a tool_result has no tool_use_id")
+    assert at_path(unplaced, "anthropic", "request", "messages[4]") is unplaced
+    assert unplaced.path == "messages[4]"
+    assert "at messages[4]:" in str(unplaced)
+    placed = WireFormatError("anthropic", "request", "not an object", "system[0]")
+    assert at_path(placed, "anthropic", "request", "system") is placed
+    assert placed.path == "system[0]"
+    interrupt = KeyboardInterrupt()
+    assert at_path(interrupt, "anthropic", "request", "messages[0]") is interrupt
+
+
+@pytest.mark.parametrize(("adapter", "body", "path"), [
+    (anthropic, {"model": "m", "max_tokens": 5, "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "user", "content": [{"type": "tool_result", "content": "x"}]}]}, "messages[1]"),
+    (anthropic, {"model": "m", "max_tokens": 5, "messages": [{"role": "robot", "content": "x"}]},
+     "messages[0].role"),
+    (openai_chat, {"model": "m", "messages": [{"role": "user", "content": "hi"}, 7]}, "messages[1]"),
+    (openai_chat, {"model": "m", "messages": [{"role": "tool", "content": "x"}]}, "messages[0]"),
+])
+def test_a_refused_request_names_the_message(adapter: Any, body: dict[str, Any], path: str) -> None:
+    """The error for a request the reader cannot take names the message, as a JSON path."""
+    with pytest.raises(WireFormatError) as caught:
+        adapter.from_wire_request(body)
+    assert caught.value.path == path
+    assert f" at {path}: " in str(caught.value)
+
+
+def test_a_content_part_of_a_known_type_and_a_strange_shape_is_kept_whole() -> None:
+    """A Chat file part whose file is not an object is kept as it came and sent back unchanged."""
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "read this"}, {"type": "file", "file": 5}]}]}
+    imported = openai_chat.from_wire_request(body)
+    kwargs = imported.to_wire_kwargs()
+    assert openai_chat.to_wire(imported.history, **kwargs).request == body

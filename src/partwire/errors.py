@@ -147,14 +147,20 @@ class ProviderError(PartwireError):
 class WireFormatError(PartwireError, ValueError):
     """Wire data does not have the shape the adapter's API defines."""
 
-    def __init__(self, provider: str, what: str, reason: str) -> None:
+    def __init__(self, provider: str, what: str, reason: str, path: str | None = None) -> None:
         self.provider = provider
         """The adapter's API."""
         self.what = what
         """What was being read (``response``, ``request``, ``stream event``)."""
         self.reason = reason
         """What is wrong with it."""
-        super().__init__(f"{provider}: not a valid {what}: {reason}")
+        self.path = path
+        """Where in it, as a JSON path from the body (``messages[3]``, ``tools[0]``), when known."""
+        super().__init__(provider, what, reason)
+
+    def __str__(self) -> str:
+        where = f" at {self.path}" if self.path else ""
+        return f"{self.provider}: not a valid {self.what}{where}: {self.reason}"
 
 
 class UnknownAdapterError(PartwireError, LookupError):

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from partwire.adapters import get_adapter
-from partwire.errors import PartwireError
+from partwire.errors import PartwireError, WireFormatError
 from tests.laws.test_corpus_laws import ADAPTERS, CORPUS
 
 HOSTILE = settings(max_examples=int(os.environ.get("PARTWIRE_LAW_EXAMPLES", "60")), deadline=None,
@@ -114,3 +114,33 @@ def test_nesting_past_the_interpreters_limit_raises_a_partwire_error(name: str) 
         deep = [deep]
     _calls(name, {"messages": [{"role": "user", "content": deep}], "contents": deep, "input": deep,
                   "content": deep, "choices": deep, "candidates": deep, "output": deep})
+
+
+# The adapters whose request readers name the item a hostile value sits in.
+PATHED = [name for name in ADAPTERS if name in ("anthropic", "openai_chat")]
+
+
+def _segments(path: str) -> list[str]:
+    return [s for s in path.replace("[", ".[").split(".") if s]
+
+
+@pytest.mark.parametrize("name", PATHED)
+@HOSTILE
+@given(data=st.data(), value=_json)
+def test_a_refused_request_names_where_the_bad_value_is(name: str, data: st.DataObject, value: Any) -> None:
+    """A request refused for a replaced field says where: the path it names lies on that field's branch."""
+    record = data.draw(st.sampled_from([r for r in _PAYLOADS[name] if isinstance(r.get("request"), dict)]))
+    body = record["request"]
+    path = data.draw(st.sampled_from(_paths(body)))
+    refused: WireFormatError | None = None
+    try:
+        get_adapter(name).from_wire_request(_replace(body, path, value))
+    except WireFormatError as exc:
+        refused = exc
+    if refused is not None:
+        assert refused.path is not None, str(refused)
+        replaced = [f"[{s}]" if isinstance(s, int) else s for s in path]
+        named = _segments(refused.path)
+        shorter = min(len(named), len(replaced))
+        assert named[:shorter] == replaced[:shorter], (refused.path, path)
+        assert refused.path in str(refused)

@@ -22,6 +22,7 @@ from partwire.projection import Loss, LossAction
 from partwire.tools import ToolDefinition
 
 __all__ = [
+    "SHAPE_ERRORS",
     "ImportedRequest",
     "Losses",
     "ProviderError",
@@ -183,6 +184,10 @@ def parse_json(text: str) -> Any:
         return _decode(text)
     return value
 
+
+SHAPE_ERRORS = (KeyError, IndexError, TypeError, ValueError, AttributeError)
+"""What reading a known item of an unexpected shape raises (pydantic's ValidationError is a
+ValueError): a reader that catches it keeps the item whole, like an unknown one."""
 
 _TEXT_ENCODER = json.JSONEncoder(ensure_ascii=False)
 

@@ -213,6 +213,7 @@ _HOSTILE = (TypeError, KeyError, IndexError, AttributeError, ValueError, Recursi
             UnicodeError, OverflowError, MemoryError)
 
 
+
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, RecursionError):
         return "nested deeper than this reader follows (Python's recursion limit)"
@@ -222,6 +223,25 @@ def _reason(exc: BaseException) -> str:
         return "too large to read into memory"
     text = str(exc).splitlines()[0] if str(exc) else ""
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def at_path(exc: BaseException, provider: str, what: str, path: str) -> BaseException:
+    """``exc``, raised while reading the item at ``path`` of a body, as the error to raise.
+
+    A reader's loop over a body's items catches everything around each item and raises what
+    this returns: a hostile-input exception becomes a :class:`WireFormatError` at ``path``; a
+    ``WireFormatError`` that does not say where yet gets ``path``; anything else is itself.
+    """
+    if isinstance(exc, WireFormatError):
+        if exc.path is None:
+            exc.path = path
+        return exc
+    if isinstance(exc, PartwireError) or not isinstance(exc, _HOSTILE):
+        return exc
+    error = WireFormatError(provider, what, _reason(exc), path)
+    error.__cause__ = exc  # as ``raise error from exc`` would
+    error.__suppress_context__ = True
+    return error
 
 
 class guard:

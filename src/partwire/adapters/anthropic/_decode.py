@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from partwire._base import ProviderData
 from partwire.adapters._common import (
+    SHAPE_ERRORS,
     ProviderError,
     WireFormatError,
     json_text,
@@ -76,11 +75,11 @@ def from_wire(response: Any) -> AssistantMessage:
         raise error_from_wire(body)
     content = body.get("content")
     if not isinstance(content, list):
-        raise WireFormatError(ISSUER, "response", "it has no content list")
+        raise WireFormatError(ISSUER, "response", "it has no content list", "content")
     raw_stop = body.get("stop_reason")
     usage = body.get("usage")
     if usage is not None and not isinstance(usage, dict):
-        raise WireFormatError(ISSUER, "response", f"usage is a {type(usage).__name__}, not an object")
+        raise WireFormatError(ISSUER, "response", f"a {type(usage).__name__}, not an object", "usage")
     model = body.get("model")
     rest = {k: v for k, v in body.items() if k not in _RESPONSE_FIELDS}
     return AssistantMessage(
@@ -134,7 +133,7 @@ def part_from_wire(block: Any) -> Part:
                 return _server_call_from_wire(block)
             case str() if is_server_result(kind):
                 return _server_result_from_wire(block)
-    except (KeyError, TypeError, ValueError, ValidationError):
+    except SHAPE_ERRORS:
         pass  # a known type with an unexpected shape is kept whole, like an unknown one
     return UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=block, issuer=ISSUER)
 
@@ -149,7 +148,7 @@ def _text_from_wire(block: dict[str, Any]) -> TextPart:
         try:
             citations = tuple(citation_from_wire(c) for c in raw)
             used.add("citations")
-        except (KeyError, TypeError, ValueError, ValidationError):
+        except SHAPE_ERRORS:
             citations = ()  # kept raw in provider_data instead
     return TextPart(text=block["text"], citations=citations, provider_data=_pd(extras_of(block, used)))
 

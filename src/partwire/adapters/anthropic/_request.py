@@ -22,7 +22,7 @@ from partwire.adapters._common import (
     load_json,
     wire_model,
 )
-from partwire.adapters._kernel import merge_params
+from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters.anthropic._decode import extras_of, part_from_wire
 from partwire.adapters.anthropic._encode import Encoder, FileResolver, ForeignThinking
 from partwire.adapters.anthropic._tools import tool_choice_to_wire, tool_from_wire, tool_to_wire
@@ -67,15 +67,21 @@ def from_wire_request(request: Any) -> ImportedRequest:
     body = load_json(request, ISSUER, "request")
     messages = body.get("messages")
     if not isinstance(messages, list):
-        raise WireFormatError(ISSUER, "request", "it has no messages list")
+        raise WireFormatError(ISSUER, "request", "it has no messages list", "messages")
     reader = _RequestReader()
     history: list[HistoryEvent] = []
     if "system" in body:
-        history.append(reader.system(body["system"]))
+        try:
+            history.append(reader.system(body["system"]))
+        except BaseException as exc:
+            raise at_path(exc, ISSUER, "request", "system")  # noqa: B904 (at_path chains it)
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
-            raise WireFormatError(ISSUER, "request", f"messages[{i}] is not an object")
-        history.extend(reader.message(message, i))
+            raise WireFormatError(ISSUER, "request", "not an object", f"messages[{i}]")
+        try:
+            history.extend(reader.message(message, i))
+        except BaseException as exc:
+            raise at_path(exc, ISSUER, "request", f"messages[{i}]")  # noqa: B904 (at_path chains it)
     params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
     tools: tuple[ToolSpec, ...] = ()
     raw_tools = params.get("tools")
@@ -106,7 +112,7 @@ class _RequestReader:
         if isinstance(system, str):
             return build(SystemMessage, {"parts": (TextPart(text=system),)})
         if not isinstance(system, list):
-            raise WireFormatError(ISSUER, "request", "system is neither a string nor a list")
+            raise WireFormatError(ISSUER, "request", "neither a string nor a list", "system")
         parts = tuple(part_from_wire(block) for block in system)
         marks = {"content": "blocks"} if _collapses(system) or not system else {}
         return build(SystemMessage, {"parts": parts, "provider_data": _marks(marks)})
@@ -114,13 +120,13 @@ class _RequestReader:
     def message(self, message: dict[str, Any], i: int) -> list[HistoryEvent]:
         role, content = message.get("role"), message.get("content")
         if role not in ("user", "assistant", "system"):
-            raise WireFormatError(ISSUER, "request", f"messages[{i}] has role {role!r}")
+            raise WireFormatError(ISSUER, "request", f"role {role!r} is none of user, assistant, system", f"messages[{i}].role")
         if isinstance(content, str):
             blocks: list[Any] = [{"type": "text", "text": content}]
         elif isinstance(content, list):
             blocks = content
         else:
-            raise WireFormatError(ISSUER, "request", f"messages[{i}].content is not a string or list")
+            raise WireFormatError(ISSUER, "request", "neither a string nor a list", f"messages[{i}].content")
         list_marks: dict[str, Any] = {}
         if isinstance(content, list) and _collapses(content):
             list_marks["content"] = "blocks"

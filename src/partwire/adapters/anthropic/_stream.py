@@ -12,10 +12,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from partwire._base import ProviderData
-from partwire.adapters._common import WireFormatError, as_json, json_text
+from partwire.adapters._common import SHAPE_ERRORS, WireFormatError, as_json, json_text
 from partwire.adapters._kernel import Translator as _KernelTranslator
 from partwire.adapters._sse import ServerSentEvent
 from partwire.adapters.anthropic._decode import citation_from_wire, part_from_wire
@@ -163,7 +161,7 @@ class Translator(_KernelTranslator):
             self.cited.setdefault(index, []).append(raw)
             try:
                 event = CitationEvent(index, citation_from_wire(raw))
-            except (KeyError, TypeError, ValueError, ValidationError):
+            except SHAPE_ERRORS:
                 self.untyped.add(index)  # the block is rebuilt from its raw citations at its stop
                 return None
         else:

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
-from partwire.adapters._common import ToolChoice, ToolSpec
+from partwire.adapters._common import SHAPE_ERRORS, ToolChoice, ToolSpec
 from partwire.errors import SchemaError
 from partwire.tools import ToolDefinition
 
@@ -58,7 +56,7 @@ def tool_from_wire(tool: Any) -> ToolSpec:
             name=tool["name"], description=tool["description"], input_schema=tool["input_schema"],
             side_effects=IMPORTED_SIDE_EFFECTS, strict=tool.get("strict"),
         )
-    except (KeyError, TypeError, ValueError, ValidationError, SchemaError):
+    except (*SHAPE_ERRORS, SchemaError):
         return tool
     again: dict[str, Any] = {"name": definition.name, "description": definition.description,
                              "input_schema": definition.input_schema}

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from partwire._base import ProviderData
 from partwire.adapters._common import (
+    SHAPE_ERRORS,
     ProviderError,
     WireFormatError,
     load_json,
@@ -94,7 +95,7 @@ def from_wire(response: Any, dialect: Dialect, choice: int = 0) -> AssistantMess
         raise error_from_wire(body, issuer)
     choices = body.get("choices")
     if not isinstance(choices, list):
-        raise WireFormatError(API, "response", "it has no choices list")
+        raise WireFormatError(API, "response", "it has no choices list", "choices")
     # A choice without "index" (some servers leave it out) counts by its position.
     picked = next((c for n, c in enumerate(choices)
                    if isinstance(c, dict) and c.get("index", n) == choice), None)
@@ -102,7 +103,7 @@ def from_wire(response: Any, dialect: Dialect, choice: int = 0) -> AssistantMess
         raise WireFormatError(API, "response", f"it has no choice with index {choice}")
     message = picked.get("message")
     if not isinstance(message, dict):
-        raise WireFormatError(API, "response", f"choices[{choice}] has no message")
+        raise WireFormatError(API, "response", "it has no message", f"choices[{choice}]")
     parts, used = reply_parts(message, dialect)
     raw_finish = picked.get("finish_reason")
     usage = body.get("usage")
@@ -334,7 +335,7 @@ def content_part_from_wire(item: Any, issuer: str) -> Part:
                 return _audio_from_wire(item, issuer)
             case "file":
                 return _file_from_wire(item, issuer)
-    except (KeyError, TypeError, ValueError, ValidationError):
+    except SHAPE_ERRORS:
         pass  # a known type with an unexpected shape is kept whole, like an unknown one
     return UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=item, issuer=issuer)
 

@@ -20,7 +20,7 @@ from partwire.adapters._common import (
     load_json,
     wire_model,
 )
-from partwire.adapters._kernel import merge_params
+from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters.openai_chat._decode import (
     content_from_wire,
     extras_of,
@@ -80,13 +80,16 @@ def from_wire_request(request: Any, dialect: Dialect) -> ImportedRequest:
     body = load_json(request, API, "request")
     messages = body.get("messages")
     if not isinstance(messages, list):
-        raise WireFormatError(API, "request", "it has no messages list")
+        raise WireFormatError(API, "request", "it has no messages list", "messages")
     reader = _RequestReader(dialect)
     history: list[HistoryEvent] = []
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
-            raise WireFormatError(API, "request", f"messages[{i}] is not an object")
-        history.append(reader.message(message, i))
+            raise WireFormatError(API, "request", "not an object", f"messages[{i}]")
+        try:
+            history.append(reader.message(message, i))
+        except BaseException as exc:
+            raise at_path(exc, API, "request", f"messages[{i}]")  # noqa: B904 (at_path chains it)
     params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
     max_tokens = params.get(dialect.max_tokens_field)
     if isinstance(max_tokens, int) and not isinstance(max_tokens, bool):
@@ -139,7 +142,7 @@ class _RequestReader:
         elif role in ("tool", "function"):
             event = self._tool(message, role)
         else:
-            raise WireFormatError(API, "request", f"messages[{i}] has role {role!r}")
+            raise WireFormatError(API, "request", f"role {role!r} is none of system, developer, user, assistant, tool, function", f"messages[{i}].role")
         return self._settle(event, message)
 
     def _content(self, content: Any) -> tuple[Part, ...]:

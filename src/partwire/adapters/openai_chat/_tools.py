@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
-from partwire.adapters._common import Losses, ToolChoice, ToolSpec, strict_schema
+from partwire.adapters._common import SHAPE_ERRORS, Losses, ToolChoice, ToolSpec, strict_schema
 from partwire.errors import SchemaError
 from partwire.tools import ToolDefinition
 
@@ -65,6 +63,6 @@ def tool_from_wire(tool: Any) -> ToolSpec:
             input_schema=function["parameters"], side_effects=IMPORTED_SIDE_EFFECTS,
             strict=function.get("strict"),
         )
-    except (KeyError, TypeError, ValueError, ValidationError, SchemaError):
+    except (*SHAPE_ERRORS, SchemaError):
         return tool
     return definition if tool_to_wire(definition, "tools", None) == tool else tool
