@@ -347,7 +347,7 @@ class Encoder(PartEncoder):
                     sf = sig.__dict__
                     value = sf["value"]
                     if sf["issuer"] in issuers and (same.get(sf["model"]) or self.same_model(sf["model"])) \
-                            and base64_ok(value):
+                            and (checked.get(value) or base64_ok(value)):
                         append({"text": pf["text"], "thought": True, "thoughtSignature": value})
                         continue
                 wire = self._thinking(part, f"history[{i}].parts[{j}]", message_id)
