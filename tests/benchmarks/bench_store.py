@@ -65,6 +65,25 @@ def _import(work: Path, history_file: Path, lines: list[bytes]) -> dict[str, dic
     t_ours = best_time(ours, repeat=3)
     t_bare = best_time(bare, repeat=3)
     t_codec = best_time(codec_only, repeat=3)
+    # The other floor: full-text indexing of the texts the store indexes (its tokenizer, no stored
+    # content, one transaction), alone, with nothing else written.
+    conn = sqlite3.connect(store_db)
+    texts = conn.execute("SELECT rowid, text FROM parts WHERE text IS NOT NULL").fetchall()
+    conn.close()
+    fts_db = work / "fts.sqlite"
+
+    def fts_only() -> None:
+        _remove_db(fts_db)
+        conn = sqlite3.connect(fts_db, isolation_level=None)
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("CREATE VIRTUAL TABLE fts USING fts5(text, content='', tokenize='porter unicode61')")
+        conn.execute("BEGIN")
+        conn.executemany("INSERT INTO fts (rowid, text) VALUES (?, ?)", texts)
+        conn.execute("COMMIT")
+        conn.close()
+
+    t_fts = best_time(fts_only, repeat=3)
     n = len(lines)
     return {
         f"store.import.{n}": {"value": round(t_ours / t_bare, 2), "unit": "x bare executemany",
@@ -73,6 +92,7 @@ def _import(work: Path, history_file: Path, lines: list[bytes]) -> dict[str, dic
         f"store.import.{n}.bare_events_per_s": {"value": round(n / t_bare), "unit": "events/s"},
         # Where the target stands: decoding the lines with the codec alone, against the same floor.
         f"store.import.{n}.codec_read_only": {"value": round(t_codec / t_bare, 2), "unit": "x bare executemany"},
+        f"store.import.{n}.fts_index_only": {"value": round(t_fts / t_bare, 2), "unit": "x bare executemany"},
     }
 
 
