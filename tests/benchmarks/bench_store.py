@@ -25,6 +25,7 @@ from tests.benchmarks.agent_history import agent_history
 TARGETS = {"import": 2.0, "query_ms": 5.0}
 IMPORT_EVENTS = 10_000
 QUERY_SESSIONS = 10  # 10 sessions of 10,000 events: 100,000 events for the queries
+APPENDS = 200  # one-message appends timed together
 RARE_WORD = "zanzibar"
 
 
@@ -84,6 +85,18 @@ def _import(work: Path, history_file: Path, lines: list[bytes]) -> dict[str, dic
         conn.close()
 
     t_fts = best_time(fts_only, repeat=3)
+    # Small writes, an agent's everyday ones: one message per append (one transaction each), into
+    # the store just imported.
+    appends = [[UserMessage(f"step {i}: rerun the parser tests")] for i in range(3 * APPENDS)]
+    with open_store(store_db) as store:
+        batches = iter(range(0, len(appends), APPENDS))
+
+        def append_some() -> None:
+            start = next(batches)
+            for events in appends[start:start + APPENDS]:
+                store.append("s", events)
+
+        t_append = best_time(append_some, repeat=3) / APPENDS
     n = len(lines)
     return {
         f"store.import.{n}": {"value": round(t_ours / t_bare, 2), "unit": "x bare executemany",
@@ -93,6 +106,7 @@ def _import(work: Path, history_file: Path, lines: list[bytes]) -> dict[str, dic
         # Where the target stands: decoding the lines with the codec alone, against the same floor.
         f"store.import.{n}.codec_read_only": {"value": round(t_codec / t_bare, 2), "unit": "x bare executemany"},
         f"store.import.{n}.fts_index_only": {"value": round(t_fts / t_bare, 2), "unit": "x bare executemany"},
+        "store.append_one": {"value": round(t_append * 1000, 3), "unit": "ms"},
     }
 
 
