@@ -48,17 +48,18 @@ def estimate_google_body(body: Mapping[str, Any], model: str | None = None) -> i
     tally = Tally(_G_REQUEST)
     system = body.get("systemInstruction") or body.get("system_instruction")
     if isinstance(system, dict):
-        tally.fixed += _G_TURN
-        _google_parts(system.get("parts"), tally)
+        _google_contents([system], tally, live=-1)
     contents = body.get("contents")
     contents = contents if isinstance(contents, list) else []
-    # Only the model turn being continued replays its thinking through its signatures.
-    live = max((i for i, c in enumerate(contents)
-                if isinstance(c, dict) and c.get("role") == "model"), default=-1)
-    for index, content in enumerate(contents):
-        tally.fixed += _G_TURN
-        if isinstance(content, dict):
-            _google_parts(content.get("parts"), tally, signatures=index == live)
+    # Only the model turn being continued (the last one) replays its thinking through its
+    # signatures.
+    live = -1
+    for index in range(len(contents) - 1, -1, -1):
+        content = contents[index]
+        if isinstance(content, dict) and content.get("role") == "model":
+            live = index
+            break
+    _google_contents(contents, tally, live=live)
     for tool in seq(body.get("tools")):
         if not isinstance(tool, dict):
             continue
@@ -79,43 +80,55 @@ _STRUCTURED = frozenset({"functionCall", "function_call", "functionResponse", "f
                          "code_execution_result"})
 
 
-def _google_parts(parts: Any, tally: Tally, *, signatures: bool = False) -> None:
-    # Tally.add_text and Tally.add_json inline for the parts of every request (text, function
-    # calls and responses): a remembered count is a dict lookup, and the frames cost more.
-    if not isinstance(parts, list):
-        return
+def _google_contents(contents: list[Any], tally: Tally, *, live: int) -> None:
+    """Count each content (a turn) and its parts; signatures only on content number ``live``.
+
+    One walk over every part of the request, with Tally.add_text and Tally.add_json inline for
+    text, function calls and responses (a remembered count is a dict lookup, and the frames
+    cost more). The fixed tokens are added in the same order as one by one on the tally.
+    """
     memo = _MEMO
     shapes = _SHAPES
     text = 0
-    for part in parts:
-        if type(part) is not dict and not isinstance(part, dict):
-            tally.add_text(part)
+    fixed = tally.fixed
+    for index, content in enumerate(contents):
+        fixed += _G_TURN
+        if not isinstance(content, dict):
             continue
-        for key, value in part.items():
-            if key == "text":
-                if type(value) is str:
-                    known = memo.get(value)
-                    text += known if known is not None else count_text(value)
-                else:
-                    tally.add_text(value)
-            elif key in _STRUCTURED:
-                if type(value) is dict:
-                    found = shape_key(value)
-                    if found is not None:
-                        known = shapes.get(found[0])
-                        if known is not None:
-                            text += found[1] + known
-                            continue
-                    tally.add_json(value)
-                elif isinstance(value, dict):
-                    tally.add_json(value)
-            elif key in _SIGNATURE:
-                if signatures and isinstance(value, str):
-                    tally.fixed += max(0, len(value) - _G_SIGNATURE_HEADER) / _G_SIGNATURE_CHARS
-            elif key in _MEDIA and isinstance(value, dict):
-                mime = str(value.get("mimeType", value.get("mime_type", "")))
-                data = value.get("data") if key in ("inlineData", "inline_data") else None
-                tally.fixed += _google_media(mime, data)
+        parts = content.get("parts")
+        if not isinstance(parts, list):
+            continue
+        signatures = index == live
+        for part in parts:
+            if type(part) is not dict and not isinstance(part, dict):
+                tally.add_text(part)
+                continue
+            for key, value in part.items():
+                if key == "text":
+                    if type(value) is str:
+                        known = memo.get(value)
+                        text += known if known is not None else count_text(value)
+                    else:
+                        tally.add_text(value)
+                elif key in _STRUCTURED:
+                    if type(value) is dict:
+                        found = shape_key(value)
+                        if found is not None:
+                            known = shapes.get(found[0])
+                            if known is not None:
+                                text += found[1] + known
+                                continue
+                        tally.add_json(value)
+                    elif isinstance(value, dict):
+                        tally.add_json(value)
+                elif key in _SIGNATURE:
+                    if signatures and isinstance(value, str):
+                        fixed += max(0, len(value) - _G_SIGNATURE_HEADER) / _G_SIGNATURE_CHARS
+                elif key in _MEDIA and isinstance(value, dict):
+                    mime = str(value.get("mimeType", value.get("mime_type", "")))
+                    data = value.get("data") if key in ("inlineData", "inline_data") else None
+                    fixed += _google_media(mime, data)
+    tally.fixed = fixed
     tally.text += text
 
 
