@@ -172,19 +172,20 @@ class Encoder(PartEncoder):
                             append({"type": "function_call", "call_id": wire_id,
                                     "name": fields["name"], "arguments": fields["arguments_json"]})
                         else:
-                            # As decoded: the fc_ item's id and status, nothing else.
+                            # As decoded: the fc_ item's id and status, nothing else. A value of
+                            # another shape raises KeyError or TypeError as it is read.
+                            if pd.issuer != ISSUER:
+                                break
                             data = pd.data
-                            if pd.issuer != ISSUER or type(data) is not dict or len(data) != 1:
-                                break
-                            item = data.get("item")
-                            if type(item) is not dict or len(item) != 2:
-                                break
                             try:
+                                item = data["item"]
+                                if len(data) != 1 or len(item) != 2:
+                                    break
                                 call = {"id": item["id"], "type": "function_call",
                                         "status": item["status"],
                                         "arguments": fields["arguments_json"],
                                         "call_id": wire_id, "name": fields["name"]}
-                            except KeyError:  # two keys, but not the id and the status
+                            except (KeyError, TypeError):
                                 break
                             append(call)
                         # The general path maps it the same way (OpenAI's own id), should it take over.
@@ -193,17 +194,13 @@ class Encoder(PartEncoder):
                         if pd is None or fields["citations"] or pd.issuer != ISSUER:
                             break
                         data = pd.data
-                        if type(data) is not dict:
-                            break
-                        item = data.get("item")
-                        if type(item) is not dict:
-                            break
-                        size = len(data)
-                        try:
+                        try:  # as decoded: the item's id (and status), logprobs as extras
+                            item = data["item"]
                             ident = item["id"]
+                            size = len(data)
                             if size == 2:
-                                extras = data.get("extras")
-                                if type(extras) is not dict or len(extras) != 1:
+                                extras = data["extras"]
+                                if len(extras) != 1:
                                     break
                                 content = {"type": "output_text", "annotations": [],
                                            "logprobs": extras["logprobs"], "text": fields["text"]}
@@ -212,7 +209,7 @@ class Encoder(PartEncoder):
                                            "text": fields["text"]}
                             else:
                                 break
-                        except KeyError:  # an item without its id, extras other than logprobs
+                        except (KeyError, TypeError):  # another shape
                             break
                         if group is not None and group["id"] == ident:
                             group["content"].append(content)
@@ -255,10 +252,11 @@ class Encoder(PartEncoder):
             elif kind is UserMessage:
                 fields = event.__dict__
                 parts = fields["parts"]
-                if fields["provider_data"] is None and len(parts) == 1 and type(parts[0]) is TextPart \
-                        and parts[0].__dict__["provider_data"] is None and not parts[0].__dict__["citations"]:
-                    append({"role": "user", "content": parts[0].__dict__["text"]})
-                    continue
+                if fields["provider_data"] is None and len(parts) == 1 and type(parts[0]) is TextPart:
+                    only = parts[0].__dict__
+                    if only["provider_data"] is None and not only["citations"]:
+                        append({"role": "user", "content": only["text"]})
+                        continue
             elif kind in _RECORDS:
                 continue  # records for the application and for replay; never sent
             self.event(event, i)
