@@ -270,6 +270,23 @@ class Encoder(PartEncoder):
         """
         items = self.items
         before = len(items)
+        kind = type(event)
+        # The common classes by identity first: a class pattern that fails costs a call of
+        # pydantic's __instancecheck__, many times the work of the rest for a plain message.
+        if kind is UserMessage:
+            self._message("user", event, i)  # type: ignore[arg-type]
+        elif kind is ToolMessage:
+            self._tool(event, i)  # type: ignore[arg-type]
+        elif kind is AssistantMessage:
+            self._assistant(event, i)  # type: ignore[arg-type]
+        else:
+            self._other(event, i)
+        for k in range(before, len(items)):
+            if items[k].get("type") == "item_reference":
+                self.references.append(items[k])
+
+    def _other(self, event: HistoryEvent, i: int) -> None:
+        """Any other event (and a subclass of a message class), by its class."""
         match event:
             case ToolMessage():
                 self._tool(event, i)
@@ -286,9 +303,6 @@ class Encoder(PartEncoder):
                 return  # records for the application and for replay; never sent
             case _:
                 assert_never(event)
-        for k in range(before, len(items)):
-            if items[k].get("type") == "item_reference":
-                self.references.append(items[k])
 
     # -- user, developer and system messages -------------------------------------------------
 
