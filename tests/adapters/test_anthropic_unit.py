@@ -1067,3 +1067,29 @@ def test_documents_sent_under_another_media_type_say_so() -> None:
     projection = anthropic.to_wire(history, model="claude-sonnet-4-6")
     assert [(x.path, x.action) for x in projection.losses] == [
         ("history[0].parts[0].media_type", "rewritten"), ("history[0].parts[1].media_type", "rewritten")]
+
+
+@pytest.mark.parametrize("separators", [(",", ":"), (", ", ": "), (",", ": ")])
+def test_echo_keeps_arguments_as_json_values_whatever_their_spacing(separators: tuple[str, str]) -> None:
+    """The wire carries an object, not text: any spelling echoes to the same JSON value."""
+    arguments = {"path": "a b", "n": [1, 2.5, None], "deep": {"x": True}}
+    call = ToolCallPart(id="tu_1", name="f", arguments_json=json.dumps(arguments, separators=separators),
+                        provider_ids={"anthropic": "toolu_1"})
+    content = anthropic.to_wire([AssistantMessage([call])], model="claude-sonnet-4-6").request["messages"][0]["content"]
+    echoed = anthropic.from_wire({"type": "message", "content": content, "model": "claude-sonnet-4-6"})
+    part = echoed.parts[0]
+    assert isinstance(part, ToolCallPart)
+    assert json.loads(part.arguments_json) == arguments
+    assert part.arguments_json == json.dumps(arguments, ensure_ascii=False)
+
+
+def test_a_tool_result_with_data_and_an_attachment_tells_the_model_the_data() -> None:
+    """A result with no text, structured data and an image sends the data as JSON text beside it."""
+    call = ToolCallPart(id="tu_1", name="shot", arguments_json="{}", provider_ids={"anthropic": "toolu_1"})
+    result = ToolMessage(call_id="tu_1", tool_name="shot", data={"w": 2},
+                         parts=(ImagePart(source=UrlSource(url="https://example.com/a.png")),))
+    projection = anthropic.to_wire([UserMessage("q"), AssistantMessage([call]), result], model="claude-sonnet-4-6")
+    block = projection.request["messages"][2]["content"][0]
+    assert block["content"] == [{"type": "text", "text": '{"w": 2}'},
+                                {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}]
+    assert projection.losses == ()

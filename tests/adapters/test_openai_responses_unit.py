@@ -527,3 +527,13 @@ def test_easy_assistant_items_keep_their_phase() -> None:
     imported = openai_responses.from_wire_request(body)
     assert [p.text for p in imported.history[1].parts] == ["a", "b"]  # type: ignore[union-attr]
     assert openai_responses.to_wire(imported.history, **imported.to_wire_kwargs()).request == body
+
+
+def test_tool_calls_of_foreign_histories_get_canonical_ids() -> None:
+    """A foreign call goes out under its canonical id, named as id_mapped, and its result points at it."""
+    call = ToolCallPart.create("read_file", {"path": "a"}, provider_ids={"elsewhere": "x_1"})
+    projection = openai_responses.to_wire(
+        [UserMessage("q"), AssistantMessage([call]), ToolMessage(call_id=call.id, tool_name="read_file",
+                                                                 output_text="ok")], model="gpt-5.5")
+    assert [i.get("call_id") for i in projection.request["input"]] == [None, call.id, call.id]
+    assert [loss.action for loss in projection.losses] == ["id_mapped"]

@@ -19,6 +19,7 @@ from typing import Any
 
 from partwire.ids import deterministic_sources, use_sources
 from tests.harness.cassettes import Exchange, render_cassette
+from tests.harness.laws import WireLaws
 from tests.harness.validity import assert_valid_request
 from tests.scenarios import Origin, Scenario, build_scenarios
 
@@ -89,6 +90,11 @@ class ProviderKit:
     def scenarios(self) -> tuple[Scenario, ...]:
         """Every canonical scenario, with this provider's echo state in earlier turns."""
         return build_scenarios(self.origin)
+
+    def laws(self) -> WireLaws:
+        """The wire-law half of the kit: ``tests/harness/wire/<name>.py``'s ``LAWS``."""
+        laws: WireLaws = importlib.import_module(f"tests.harness.wire.{self.name}").LAWS
+        return laws
 
     def adapter(self) -> ModuleType:
         """The adapter module under test."""

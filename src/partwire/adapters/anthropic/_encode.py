@@ -308,7 +308,7 @@ class Encoder(PartEncoder):
             if wire is not None:
                 attachments.append(wire)
         text = message.output_text
-        if not text and not attachments and message.data is not None:
+        if not text and message.data is not None:
             # Nothing else would tell the model what happened: its structured result as JSON.
             text = json.dumps(message.data, ensure_ascii=False)
         content = _tool_content(text, attachments, marks)

@@ -133,8 +133,9 @@ def from_wire_request(request: Any, *, options: Options | Mapping[str, Any] | No
     """A request body written for this API, as history and tools (and the other fields).
 
     A stored chat log (a JSON list of messages) is read as the ``messages`` of a body.
-    ``to_wire(r.history, **r.to_wire_kwargs(), options=options).request`` gives the body back
-    (reasoning of earlier turns only with ``echo_reasoning="all"``).
+    ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back: the kwargs carry
+    the dialect it was read as and ``echo_reasoning="all"`` (the body's reasoning of earlier
+    turns goes back too).
     """
     opts = resolve_options(Options, options, switches)
     with guard(NAME, "request"):

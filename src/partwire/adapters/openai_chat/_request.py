@@ -107,6 +107,8 @@ def from_wire_request(request: Any, dialect: Dialect) -> ImportedRequest:
     return ImportedRequest(
         history=tuple(history), tools=tools, model=str(body.get("model", "")),
         max_tokens=max_tokens, tool_choice=body.get("tool_choice"), params=params,
+        # Re-exported under the dialect it was read as, with the reasoning of every turn it holds.
+        options={"dialect": dialect.name, "echo_reasoning": "all"},
     )
 
 

@@ -1,67 +1,39 @@
-"""The laws of DESIGN §11 for the Anthropic adapter, as hypothesis properties.
-
-- Echo: an assistant message built from parts Anthropic supports survives
-  ``from_wire(response_shaped(to_wire([m])))`` unchanged (canonical call ids are fresh per
-  ``from_wire`` by design, so they are compared by position).
-- Import: ``to_wire(from_wire_request(r)).request == r`` for requests the API can express.
-- Stream parity: the stream of a response accumulates to what ``from_wire`` gives for it, and
-  to what ``from_wire`` gives for the SDK's own accumulation of that stream.
-- Any history projects without error, and re-importing a projected request projects to the
-  same request (``to_wire`` only makes requests ``from_wire_request`` reads back exactly).
-"""
+"""The Anthropic half of the shared wire laws: its responses, streams and request shapes."""
 
 from __future__ import annotations
 
-import base64
-import itertools
 import json
-import os
 import warnings
 from typing import Any
 
-import pytest
 from anthropic.lib.streaming._messages import accumulate_event
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import partwire.adapters.anthropic as anthropic
 from partwire import (
     AssistantMessage,
-    AudioPart,
-    Base64Source,
     DocumentCitation,
-    DocumentPart,
-    ImagePart,
-    LossError,
     Opaque,
     Part,
     ProviderData,
     RedactedThinkingPart,
-    RefusalPart,
     SearchResultCitation,
     ServerToolCallPart,
     ServerToolResultPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
-    ToolMessage,
     UnknownPart,
     UrlCitation,
-    Usage,
     UserMessage,
 )
-from partwire._base import replace
 from partwire.adapters._common import json_text
 from partwire.adapters.anthropic._wire import STOP_REASONS, usage_from_wire
-from partwire.history import HistoryEvent
-from partwire.streaming import accumulate
-from tests.strategies import histories
+from tests.harness.laws import WireLaws, object_arguments_view, response_extras, split_text
+
+__all__ = ["LAWS"]
 
 MODEL = "claude-sonnet-4-6"
-# PARTWIRE_LAW_EXAMPLES raises the count for a deeper search than the default run affords.
-LAWS = settings(max_examples=int(os.environ.get("PARTWIRE_LAW_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-# -- strategies ------------------------------------------------------------------------------
 
 _text = st.text(min_size=1, max_size=20)
 _ident = st.from_regex(r"[A-Za-z0-9]{6,24}", fullmatch=True)
@@ -112,59 +84,35 @@ supported_parts: st.SearchStrategy[Part] = st.one_of(
 
 
 @st.composite
-def responses_and_messages(draw: st.DrawFn) -> tuple[dict[str, Any], AssistantMessage]:
-    """An assistant message of supported parts, and the response body the API would send for it."""
+def _messages(draw: st.DrawFn) -> AssistantMessage:
+    """An assistant message of parts Anthropic answers with, as the decoder gives it."""
     parts = draw(st.lists(supported_parts, min_size=1, max_size=5))
     raw_stop = draw(st.sampled_from(sorted(STOP_REASONS)))
     raw_usage = {"input_tokens": draw(st.integers(0, 9999)), "output_tokens": draw(st.integers(0, 999)),
                  "cache_read_input_tokens": draw(st.integers(0, 999)),
                  "cache_creation_input_tokens": draw(st.integers(0, 99))}
-    message = AssistantMessage(
+    return AssistantMessage(
         parts=tuple(parts), model=f"anthropic:{MODEL}", provider="anthropic", api="anthropic",
         response_id=f"msg_{draw(_ident)}", stop_reason=STOP_REASONS[raw_stop], stop_reason_raw=raw_stop,
         usage=usage_from_wire(raw_usage),
+        provider_data=ProviderData(issuer="anthropic", data={"response": {"stop_sequence": None, "stop_details": None}}),
     )
-    content = anthropic.to_wire([UserMessage("q"), message], model=MODEL).request["messages"][1]["content"]
+
+
+def _response_for(message: AssistantMessage, variant: str = "") -> dict[str, Any]:
+    """The response body the API sends for ``message``: its content as ``to_wire`` writes it."""
+    projection = anthropic.to_wire([UserMessage("q"), message], model=MODEL)
+    assert projection.losses == (), projection.losses
+    content = projection.request["messages"][1]["content"]
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]  # the API always answers with a list
-    body = {"id": message.response_id, "type": "message", "role": "assistant", "model": MODEL,
-            "content": content, "stop_reason": raw_stop, "stop_sequence": None, "usage": raw_usage}
-    return body, message
+    assert message.usage is not None
+    assert message.usage.provider_data is not None
+    return {"id": message.response_id, "type": "message", "role": "assistant",
+            "model": (message.model or "").removeprefix("anthropic:"), "content": content,
+            "stop_reason": message.stop_reason_raw, **response_extras(message),
+            "usage": message.usage.provider_data.data}
 
-
-def comparable(message: AssistantMessage) -> AssistantMessage:
-    """The message with what is fresh per decoding made neutral: message id and time, call ids."""
-    parts = tuple(replace(p, id=f"call-{i}") if isinstance(p, ToolCallPart) else p
-                  for i, p in enumerate(message.parts))
-    return replace(message, id="m", created_at="2026-01-01T00:00:00Z", parts=parts)
-
-
-# -- echo ------------------------------------------------------------------------------------
-
-
-@LAWS
-@given(responses_and_messages())
-def test_echo(pair: tuple[dict[str, Any], AssistantMessage]) -> None:
-    """A supported assistant message comes back from its own wire form unchanged."""
-    body, message = pair
-    assert comparable(anthropic.from_wire(body)) == comparable(message)
-    assert anthropic.to_wire([UserMessage("q"), message], model=MODEL).losses == ()
-
-
-@LAWS
-@given(_objects, st.sampled_from([(",", ":"), (", ", ": "), (",", ": ")]))
-def test_echo_keeps_arguments_as_json_values_whatever_their_spacing(arguments: dict[str, Any],
-                                                                    separators: tuple[str, str]) -> None:
-    """The wire carries an object, not text: any spelling echoes to the same JSON value."""
-    call = ToolCallPart(id="tu_1", name="f", arguments_json=json.dumps(arguments, separators=separators),
-                        provider_ids={"anthropic": "toolu_1"})
-    content = anthropic.to_wire([AssistantMessage([call])], model=MODEL).request["messages"][0]["content"]
-    echoed = anthropic.from_wire({"type": "message", "content": content, "model": MODEL})
-    assert json.loads(echoed.parts[0].arguments_json) == arguments  # type: ignore[union-attr]
-    assert echoed.parts[0].arguments_json == json_text(arguments)  # type: ignore[union-attr]
-
-
-# -- import ------------------------------------------------------------------------------------
 
 _cache = st.none() | st.just({"type": "ephemeral"}) | st.just({"type": "ephemeral", "ttl": "1h"})
 
@@ -278,29 +226,10 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
     return body
 
 
-@LAWS
-@given(requests())
-def test_import(body: dict[str, Any]) -> None:
-    """A request read back and projected again is the same request, with nothing reported lost."""
-    imported = anthropic.from_wire_request(body)
-    projection = anthropic.to_wire(imported.history, **imported.to_wire_kwargs())
-    assert projection.request == body
-    assert projection.losses == ()
-
-
-# -- stream parity -------------------------------------------------------------------------------
-
-
-def _split(draw: st.DrawFn, text: str) -> list[str]:
-    cuts = sorted(draw(st.sets(st.integers(1, max(1, len(text) - 1)), max_size=4))) if len(text) > 1 else []
-    bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in itertools.pairwise(bounds) if b > a]
-
-
 @st.composite
 def streams(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A response body and the stream of events the API would send for it, fragments drawn at random."""
-    body, _ = draw(responses_and_messages())
+    body = _response_for(draw(_messages()))
     usage = body["usage"]
     events: list[dict[str, Any]] = [{"type": "message_start", "message": {
         **{k: v for k, v in body.items() if k != "content"}, "content": [], "stop_reason": None,
@@ -311,15 +240,15 @@ def streams(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         deltas: list[dict[str, Any]] = []
         if kind == "text":
             start = {"type": "text", "text": ""}
-            deltas = [{"type": "text_delta", "text": t} for t in _split(draw, block["text"])]
+            deltas = [{"type": "text_delta", "text": t} for t in split_text(draw, block["text"])]
             deltas += [{"type": "citations_delta", "citation": c} for c in block.get("citations", [])]
         elif kind == "thinking":
             start = {"type": "thinking", "thinking": "", "signature": ""}
-            deltas = [{"type": "thinking_delta", "thinking": t} for t in _split(draw, block["thinking"])]
+            deltas = [{"type": "thinking_delta", "thinking": t} for t in split_text(draw, block["thinking"])]
             deltas.append({"type": "signature_delta", "signature": block["signature"]})
         elif kind in ("tool_use", "server_tool_use"):
             start = {**block, "input": {}}
-            deltas = [{"type": "input_json_delta", "partial_json": t} for t in _split(draw, json_text(block["input"]))]
+            deltas = [{"type": "input_json_delta", "partial_json": t} for t in split_text(draw, json_text(block["input"]))]
         else:
             start = block
         events.append({"type": "content_block_start", "index": index, "content_block": start})
@@ -344,103 +273,21 @@ def _sdk_final(events: list[dict[str, Any]]) -> Any:
     return snapshot
 
 
-@LAWS
-@given(streams(), st.integers(1, 40))
-def test_stream_parity(pair: tuple[dict[str, Any], list[dict[str, Any]]], chunk: int) -> None:
-    """Events, or their SSE bytes cut anywhere, accumulate to the non-streamed message and the SDK's."""
-    body, events = pair
-    whole = comparable(anthropic.from_wire(body))
-    assert comparable(accumulate(anthropic.stream(events))) == whole
-    raw = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
-    assert comparable(accumulate(anthropic.stream([raw[i:i + chunk] for i in range(0, len(raw), chunk)]))) == whole
-    assert comparable(anthropic.from_wire(_sdk_final(events).to_dict(mode="json", warnings=False))) == whole
 
 
-# -- any history -----------------------------------------------------------------------------------
+def _sse(events: list[dict[str, Any]]) -> bytes:
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
 
 
-@LAWS
-@given(histories())
-def test_any_history_projects_and_reimports_to_the_same_request(history: list[HistoryEvent]) -> None:
-    """Every history projects; the request it gives imports and projects back to itself."""
-    first = anthropic.to_wire(history, model=MODEL)
-    again = anthropic.from_wire_request(first.request)
-    second = anthropic.to_wire(again.history, **again.to_wire_kwargs())
-    assert second.request == first.request
-    assert second.losses == ()
-
-
-def _strings(value: Any) -> set[str]:
-    """Every string value in a JSON value."""
-    if isinstance(value, str):
-        return {value}
-    if isinstance(value, dict):
-        return set().union(*(_strings(v) for v in value.values())) if value else set()
-    if isinstance(value, list):
-        return set().union(*(_strings(v) for v in value)) if value else set()
-    return set()
-
-
-def _marks(part: Any) -> set[str]:
-    """Strings of which at least one is on the wire when ``part`` was sent."""
-    match part:
-        case TextPart() | RefusalPart():
-            return {part.text}
-        case ThinkingPart():
-            return {part.signature.value} if part.signature is not None else {part.text}
-        case RedactedThinkingPart():
-            return {part.data.value}
-        case ToolCallPart():
-            return {part.id, *part.provider_ids.values()}
-        case ServerToolCallPart():
-            return {part.id}
-        case ServerToolResultPart():
-            return {part.name}
-        case UnknownPart():
-            kind = part.raw.get("type") if isinstance(part.raw, dict) else None
-            return {kind} if isinstance(kind, str) else set()
-        case ImagePart() | DocumentPart() | AudioPart():
-            source = part.source
-            found = {v for k, v in source.__dict__.items() if isinstance(v, str) and k != "type"}
-            if isinstance(source, Base64Source):
-                found.add(base64.b64decode(source.data).decode("utf-8", errors="replace"))
-            return found
-    raise AssertionError(f"no marks for {part!r}")
-
-
-@LAWS
-@given(histories())
-def test_every_part_arrives_or_a_loss_names_it(history: list[HistoryEvent]) -> None:
-    """Cross-provider law: whatever is not on the wire is in the loss list (DESIGN §11.5)."""
-    projection = anthropic.to_wire(history, model=MODEL)
-    on_wire = _strings(projection.request)
-    lost = {loss.path for loss in projection.losses}
-    for i, event in enumerate(history):
-        if f"history[{i}]" in lost:
-            continue
-        if isinstance(event, ToolMessage):
-            assert event.output_text in on_wire or not event.output_text, f"history[{i}] output"
-        for j, part in enumerate(getattr(event, "parts", ())):
-            where = f"history[{i}].parts[{j}]"
-            if where in lost or any(p.startswith(where + ".") for p in lost):
-                continue
-            assert _marks(part) & on_wire, f"{where} ({part.type}) did not arrive and no loss says so"
-
-
-@LAWS
-@given(histories())
-def test_strict_refuses_exactly_the_lossy_histories(history: list[HistoryEvent]) -> None:
-    """strict=True raises when, and only when, the lenient projection reports a loss."""
-    lenient = anthropic.to_wire(history, model=MODEL)
-    if lenient.losses:
-        with pytest.raises(LossError) as caught:
-            anthropic.to_wire(history, model=MODEL, strict=True)
-        assert caught.value.losses == lenient.losses
-    else:
-        assert anthropic.to_wire(history, model=MODEL, strict=True).request == lenient.request
-
-
-def test_usage_strategy_is_normalised() -> None:
-    """The responses above carry usage the way from_wire normalises it (a guard on the strategy)."""
-    usage = usage_from_wire({"input_tokens": 1, "output_tokens": 2, "cache_read_input_tokens": 3})
-    assert usage == Usage(input_tokens=4, output_tokens=2, cache_read_tokens=3)
+LAWS = WireLaws(
+    messages=lambda variant: _messages(),
+    response_for=_response_for,
+    streams=lambda variant: streams(),
+    model=MODEL,
+    sse=_sse,
+    sdk_final=lambda events: _sdk_final(events).to_dict(mode="json", warnings=False),
+    requests=requests(),
+    view=object_arguments_view,
+    foreign_issuers=frozenset({"anthropic"}),
+)
+"""The Anthropic wire laws."""
