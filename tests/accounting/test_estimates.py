@@ -82,3 +82,30 @@ def test_without_the_tokenizer_text_is_counted_by_characters(monkeypatch: pytest
         assert _estimate.count_text("日本語のテキスト") == 8
     finally:
         _estimate.forget_counts()
+
+
+@pytest.mark.parametrize("value", [
+    {"name": "t", "response": {"output": "word " * 200}},
+    [{"functionResponse": {"name": "t", "response": {"output": "line of output\n" * 40}}}],
+    {"args": {"path": "a"}, "note": "x" * 300, "more": ["y " * 150]},
+])
+def test_long_strings_inside_json_are_counted(value: Any) -> None:
+    """A tool output inside a function response counts at least its own tokens, warm or cold."""
+    from partwire.adapters._estimate._text import Tally, count_text, forget_counts
+
+    def longs(node: Any) -> list[str]:
+        if isinstance(node, str):
+            return [node] if len(node) >= 256 else []
+        items = node.values() if isinstance(node, dict) else node if isinstance(node, list) else []
+        return [s for item in items for s in longs(item)]
+
+    floor = sum(count_text(s) for s in longs(value))
+    assert floor > 0
+    for _ in range(2):  # the first estimate, then the one that finds its shape remembered
+        tally = Tally()
+        tally.add_json(value)
+        assert tally.text >= floor
+    forget_counts()
+    cold = Tally()
+    cold.add_json(value)
+    assert cold.text >= floor
