@@ -4,6 +4,9 @@
   dict -> dict loop that builds the same request from the same history already dumped to dicts
   (system hoisting, role mapping, tool-result grouping, id mapping, argument parsing): the least
   work any converter must do. Target <= 1.5x.
+- ``anthropic.to_wire.<n>.from_google``: the same history as a Gemini session holds it (thoughts
+  signed by Google, Gemini's call ids) sent to Anthropic, a lossy conversion (every thought is a
+  ``Loss``), against the same loop without the thinking blocks. Target <= 2x.
 - ``anthropic.stream.per_event``: folding 10,000 pre-parsed text and tool-argument deltas (JSON
   dicts, as ``json.loads`` gives them) into the final message through ``stream()``, which runs
   the shared accumulator, divided by the SDK's own ``accumulate_event`` over the same events
@@ -15,6 +18,7 @@ Run with ``python -m tests.benchmarks.bench_anthropic`` or the lead's ``python -
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from partwire.adapters import anthropic
@@ -83,6 +87,33 @@ def _to_wire_ratio(n: int) -> tuple[float, dict[str, Any]]:
     ours, plain = best_pair(lambda: anthropic.to_wire(history, model="claude-sonnet-4-6"),
                              lambda: _plain_to_wire(dumped, "claude-sonnet-4-6"),
                              repeat=max(1, 20_000 // n))
+    return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
+
+
+def _plain_foreign_to_wire(events: list[dict[str, Any]], model: str) -> dict[str, Any]:
+    """The baseline for a history from another provider: :func:`_plain_to_wire` without the
+    thinking blocks (another issuer's reasoning is never sent), ids as the history holds them."""
+    return _plain_to_wire([
+        {**e, "parts": [p for p in e["parts"] if p["type"] != "thinking"]} if e.get("role") == "assistant" else e
+        for e in events], model)
+
+
+def _lossy_ratio(n: int) -> tuple[float, dict[str, Any]]:
+    """``to_wire`` of a Gemini session (every thought a loss) against the plain foreign loop."""
+    from tests.benchmarks.bench_google import google_session
+
+    history = google_session(agent_history(n))
+    dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
+    logger = logging.getLogger("partwire.projection")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)  # losses are recorded as usual; their logging is not timed
+    try:
+        assert anthropic.to_wire(history, model="claude-sonnet-4-6").losses, "the history must be lossy"
+        ours, plain = best_pair(lambda: anthropic.to_wire(history, model="claude-sonnet-4-6"),
+                                 lambda: _plain_foreign_to_wire(dumped, "claude-sonnet-4-6"),
+                                 repeat=max(1, 20_000 // n))
+    finally:
+        logger.setLevel(level)
     return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
 
 
@@ -157,6 +188,9 @@ def run() -> dict[str, dict[str, Any]]:
         ratio, detail = _to_wire_ratio(n)
         results[f"anthropic.to_wire.{n}"] = {"value": round(ratio, 3), "unit": "x", "target": 1.5,
                                              **detail}
+        ratio, detail = _lossy_ratio(n)
+        results[f"anthropic.to_wire.{n}.from_google"] = {"value": round(ratio, 3), "unit": "x",
+                                                         "target": 2.0, **detail}
     ratio, detail = _stream_ratio(10_000)
     results["anthropic.stream.per_event"] = {"value": round(ratio, 3), "unit": "x", "target": 0.5,
                                              **detail}

@@ -6,6 +6,9 @@
   history already dumped to dicts (roles, thought parts with their signatures, ``functionCall``
   with parsed arguments, one ``user`` content per batch of results, ``inlineData`` images): the
   least work any converter must do. Target <= 1.5x.
+- ``google.to_wire.<n>.from_anthropic``: the agent history as it is (thoughts signed by
+  Anthropic, Anthropic's call ids) sent to Gemini, a lossy conversion (every thought is a
+  ``Loss``), against the same loop without thoughts and with canonical ids. Target <= 2x.
 - ``google.stream.<n>``: folding a stream of ``n`` chunks (text deltas, thoughts, whole function
   calls; dicts as ``json.loads`` gives them) into the final message through ``stream()``, per
   chunk, divided by the SDK's own parsing of the same chunks
@@ -34,7 +37,7 @@ from tests.benchmarks.agent_history import agent_history
 
 __all__ = ["run"]
 
-TARGETS = {"to_wire": 1.5, "stream": 0.5}
+TARGETS = {"to_wire": 1.5, "lossy": 2.0, "stream": 0.5}
 MODEL = "gemini-3-flash-preview"
 SIGNATURE = "CtwCAdHtim+7Zc0u3Vq1/lzZ0x7tTq5E3mEo8N2rN3pJm4cWfO0yF/s//g=="
 
@@ -131,6 +134,60 @@ def _to_wire_ratio(n: int) -> tuple[float, dict[str, Any]]:
     return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
 
 
+def _plain_foreign_to_wire(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The baseline for a history from another provider: the same mapping as :func:`_plain_to_wire`
+    without thoughts (another issuer's reasoning is never sent) and with the canonical call ids."""
+    ids: dict[str, str] = {}
+    system: list[dict[str, Any]] = []
+    contents: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] | None = None
+    for event in events:
+        if event["type"] != "message":
+            continue
+        role = event["role"]
+        if role == "tool":
+            if results is None:
+                results = []
+                contents.append({"role": "user", "parts": results})
+            results.append({"functionResponse": {"id": ids.get(event["call_id"], event["call_id"]),
+                                                 "name": event["tool_name"],
+                                                 "response": {"output" if event["status"] == "success"
+                                                              else "error": event["output_text"]}}})
+            continue
+        results = None
+        parts: list[dict[str, Any]] = []
+        for part in event["parts"]:
+            kind = part["type"]
+            if kind == "text":
+                parts.append({"text": part["text"]})
+            elif kind == "tool_call":
+                ids[part["id"]] = part["id"]
+                parts.append({"functionCall": {"id": part["id"], "name": part["name"],
+                                               "args": json.loads(part["arguments_json"])}})
+            elif kind == "image":
+                parts.append({"inlineData": {"mimeType": part["media_type"],
+                                             "data": part["source"]["data"]}})
+        if role == "system":
+            system.extend(parts)
+        elif parts:
+            contents.append({"role": "model" if role == "assistant" else "user", "parts": parts})
+    body: dict[str, Any] = {"contents": contents}
+    if system:
+        body["systemInstruction"] = {"parts": system}
+    return body
+
+
+def _lossy_ratio(n: int) -> tuple[float, dict[str, Any]]:
+    """``to_wire`` of the Anthropic-shaped history (every thought a loss) against the foreign loop."""
+    history = agent_history(n)
+    dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
+    with _quiet_losses():
+        assert google.to_wire(history, model=MODEL).losses, "the history must be lossy"
+        ours, plain = best_pair(lambda: google.to_wire(history, model=MODEL),
+                                 lambda: _plain_foreign_to_wire(dumped), repeat=max(1, 20_000 // n))
+    return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
+
+
 def stream_chunks(n: int) -> list[dict[str, Any]]:
     """``n`` chunks as Gemini streams them: thoughts, then text deltas and whole function calls."""
     words = ["the", "build", "fails", "because", "module", "parser", "imports", "a", "renamed", "symbol"]
@@ -188,6 +245,9 @@ def run() -> dict[str, dict[str, Any]]:
         ratio, detail = _to_wire_ratio(n)
         results[f"google.to_wire.{n}"] = {"value": round(ratio, 3), "unit": "x",
                                           "target": TARGETS["to_wire"], **detail}
+        ratio, detail = _lossy_ratio(n)
+        results[f"google.to_wire.{n}.from_anthropic"] = {"value": round(ratio, 3), "unit": "x",
+                                                         "target": TARGETS["lossy"], **detail}
     for n in (1_000, 10_000):
         ratio, detail = _stream_ratio(n)
         results[f"google.stream.{n}"] = {"value": round(ratio, 3), "unit": "x",

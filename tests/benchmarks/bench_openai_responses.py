@@ -7,6 +7,9 @@
   for images): the least work any converter must do. Target <= 1.5x. The history is
   ``agent_history(n)`` as a stateless Responses session holds it: reasoning with OpenAI's
   ``rs_`` ids and encrypted content, text tied to its ``msg_`` item, call ids issued by OpenAI.
+- ``openai_responses.to_wire.<n>.from_anthropic``: the agent history as it is (thoughts signed by
+  Anthropic) sent to Responses, a lossy conversion (every thought is a ``Loss``), against the
+  same loop without reasoning items and item ids. Target <= 2x.
 - ``openai_responses.stream.<n>``: folding a stream of ``n`` text, reasoning-summary and
   function-argument deltas (event dicts, as ``json.loads`` gives them) into the final message
   through ``stream()``, which runs the shared accumulator, divided by the SDK's own
@@ -34,7 +37,7 @@ from tests.benchmarks.agent_history import agent_history
 
 __all__ = ["run"]
 
-TARGETS = {"to_wire": 1.5, "stream": 0.1}
+TARGETS = {"to_wire": 1.5, "lossy": 2.0, "stream": 0.1}
 
 
 @contextmanager
@@ -148,6 +151,60 @@ def _to_wire_ratio(n: int) -> tuple[float, dict[str, Any]]:
     return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
 
 
+def _plain_foreign_to_wire(events: list[dict[str, Any]], model: str) -> dict[str, Any]:
+    """The baseline for a history from another provider: the same mapping as :func:`_plain_to_wire`
+    without reasoning (another issuer's is never sent) and without item ids (it has none)."""
+    instructions: list[str] = []
+    items: list[dict[str, Any]] = []
+    for event in events:
+        if event["type"] != "message":
+            continue
+        role = event["role"]
+        if role == "system" and not items:
+            instructions.append("".join(p["text"] for p in event["parts"]))
+        elif role == "tool":
+            items.append({"type": "function_call_output", "call_id": event["call_id"],
+                          "output": event["output_text"]})
+        elif role == "assistant":
+            for part in event["parts"]:
+                kind = part["type"]
+                if kind == "text":
+                    items.append({"role": "assistant", "content": part["text"]})
+                elif kind == "tool_call":
+                    items.append({"type": "function_call", "arguments": part["arguments_json"],
+                                  "call_id": part["id"], "name": part["name"]})
+        else:
+            parts = event["parts"]
+            if len(parts) == 1 and parts[0]["type"] == "text":
+                items.append({"role": role, "content": parts[0]["text"]})
+                continue
+            content: list[dict[str, Any]] = []
+            for part in parts:
+                if part["type"] == "text":
+                    content.append({"type": "input_text", "text": part["text"]})
+                elif part["type"] == "image":
+                    content.append({"type": "input_image", "detail": "auto", "image_url":
+                                    f"data:{part['media_type']};base64,{part['source']['data']}"})
+            items.append({"role": role, "content": content})
+    body: dict[str, Any] = {"model": model}
+    if instructions:
+        body["instructions"] = "\n\n".join(instructions)
+    body["input"] = items
+    return body
+
+
+def _lossy_ratio(n: int) -> tuple[float, dict[str, Any]]:
+    """``to_wire`` of the Anthropic-shaped history (every thought a loss) against the foreign loop."""
+    history = agent_history(n)
+    dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
+    with _quiet_losses():
+        assert openai_responses.to_wire(history, model="gpt-5.5").losses, "the history must be lossy"
+        ours, plain = best_pair(lambda: openai_responses.to_wire(history, model="gpt-5.5"),
+                                lambda: _plain_foreign_to_wire(dumped, "gpt-5.5"),
+                                repeat=max(1, 20_000 // n))
+    return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
+
+
 _WORDS = ["the", "build", "fails", "because", "module", "parser", "imports", "a", "renamed", "symbol"]
 
 
@@ -253,6 +310,9 @@ def run() -> dict[str, dict[str, Any]]:
         ratio, detail = _to_wire_ratio(n)
         results[f"openai_responses.to_wire.{n}"] = {"value": round(ratio, 3), "unit": "x",
                                                     "target": TARGETS["to_wire"], **detail}
+        ratio, detail = _lossy_ratio(n)
+        results[f"openai_responses.to_wire.{n}.from_anthropic"] = {
+            "value": round(ratio, 3), "unit": "x", "target": TARGETS["lossy"], **detail}
     for n in (1_000, 10_000):
         ratio, detail = _stream_ratio(n)
         results[f"openai_responses.stream.{n}"] = {"value": round(ratio, 4), "unit": "x",
