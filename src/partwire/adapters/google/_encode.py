@@ -31,7 +31,7 @@ from typing import Any, assert_never
 
 from partwire.adapters._common import Losses, first_accepted, tool_status_loss
 from partwire.adapters.google._parts import _CHECKED, PartEncoder, base64_ok, kind_of
-from partwire.adapters.google._wire import ISSUER, PLACEHOLDER_SIGNATURE, admits_call_id
+from partwire.adapters.google._wire import CALL_ID, ISSUER, PLACEHOLDER_SIGNATURE, admits_call_id
 from partwire.history import (
     CompactionEvent,
     ErrorEvent,
@@ -69,6 +69,10 @@ _SIGNED_ONLY = frozenset({"thoughtSignature", "model", "no_id"})
 # always one compact object, read here without json.loads' two whitespace matches; any other text
 # (whitespace around it, not JSON, not an object) goes to PartEncoder.call, which parses it fully.
 _scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_admits = CALL_ID.fullmatch
+"""Whether Gemini's id rules admit another provider's call id (:func:`admits_call_id`)."""
+_FOREIGN_THOUGHT = "reasoning is verifiable only by the provider that produced it"
+"""The loss of a thought another issuer signed (as :meth:`PartEncoder._thinking` says it)."""
 _MISSING: Any = object()
 """A call id the history has no call for."""
 
@@ -99,6 +103,10 @@ class Encoder(PartEncoder):
         self.run_ids: list[str] = []
         self.run_idless = False
         self.own_only = self.issuer_order == [own]
+        # The loss of a turn's first call sent with Google's placeholder signature.
+        self.placeholder_reason = (f"{model} requires a thought signature on the first function "
+                                   "call of a turn and none valid for it was kept; sent with "
+                                   "Google's placeholder signature")
 
     def run(self) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
         """The wire contents and the system instruction of the whole history."""
@@ -285,7 +293,9 @@ class Encoder(PartEncoder):
         wire_ids = self.wire_ids
         checked = _CHECKED
         scan = _scan_once
+        admits = _admits
         first_call = -1
+        first_j = 0
         fields = event.__dict__
         message_id = fields["id"]
         for j, part in enumerate(fields["parts"]):
@@ -293,9 +303,16 @@ class Encoder(PartEncoder):
             pf = part.__dict__
             if kind is ToolCallPart:
                 ids = pf["provider_ids"]
-                wire_id = ids.get(ISSUER) if own and ids else None
+                wire_id = None
+                if own and ids:
+                    wire_id = ids.get(ISSUER)
+                    if wire_id is None:  # first_accepted inline: another issuer's id Gemini admits
+                        for value in ids.values():
+                            if admits(value) is not None:
+                                wire_id = value
+                                break
                 if wire_id is None:
-                    wire_id = self._wire_id(part, f"history[{i}].parts[{j}]", message_id)
+                    wire_id = self._wire_id(part, i, j, message_id)
                 canonical = pf["id"]
                 wire_ids[canonical] = wire_id
                 if wire_id is None:  # only results of calls without ids are put in call order
@@ -303,6 +320,7 @@ class Encoder(PartEncoder):
                 position += 1
                 if first_call < 0:
                     first_call = len(parts)
+                    first_j = j
                 # Inline, the common call: compact JSON object arguments, and no provider data
                 # or only a signature this model may take back. Anything else takes call().
                 text = pf["arguments_json"]
@@ -343,10 +361,15 @@ class Encoder(PartEncoder):
                 continue
             if kind is ThinkingPart:
                 sig = pf["signature"]
-                if sig is not None and pf["provider_data"] is None:
+                if sig is not None:
                     sf = sig.__dict__
+                    if sf["issuer"] not in issuers:  # as _thinking: another issuer's reasoning
+                        self.losses.add(f"history[{i}].parts[{j}]", "thinking", "dropped",
+                                        _FOREIGN_THOUGHT, message_id)
+                        continue
                     value = sf["value"]
-                    if sf["issuer"] in issuers and (same.get(sf["model"]) or self.same_model(sf["model"])) \
+                    if pf["provider_data"] is None \
+                            and (same.get(sf["model"]) or self.same_model(sf["model"])) \
                             and (checked.get(value) or base64_ok(value)):
                         append({"text": pf["text"], "thought": True, "thoughtSignature": value})
                         continue
@@ -364,28 +387,22 @@ class Encoder(PartEncoder):
                                 "content", event.id)
             return
         if first_call >= 0 and self.require_signatures and "thoughtSignature" not in parts[first_call]:
-            self._placeholder(parts[first_call], event, f"history[{i}]")
+            parts[first_call]["thoughtSignature"] = PLACEHOLDER_SIGNATURE
+            self.losses.add(f"history[{i}].parts[{first_j}]", "tool_call", "rewritten",
+                            self.placeholder_reason, message_id)
         if fields["provider_data"] is None:
             self.contents.append({"role": "model", "parts": parts})
         else:
             self._content("model", parts, self._marks(event))
 
-    def _placeholder(self, wire: dict[str, Any], event: AssistantMessage, path: str) -> None:
-        """Give the first call of a turn Google's placeholder signature, and report it."""
-        wire["thoughtSignature"] = PLACEHOLDER_SIGNATURE
-        index = next(k for k, p in enumerate(event.parts) if isinstance(p, ToolCallPart))
-        self.losses.add(f"{path}.parts[{index}]", "tool_call", "rewritten",
-                        f"{self.model} requires a thought signature on the first function call "
-                        "of a turn and none valid for it was kept; sent with Google's "
-                        "placeholder signature", event.id)
-
-    def _wire_id(self, part: ToolCallPart, path: str, message_id: str) -> str | None:
+    def _wire_id(self, part: ToolCallPart, i: int, j: int, message_id: str) -> str | None:
+        """The id the call at ``history[i].parts[j]`` goes with (``None``: sent without one)."""
         ids = part.provider_ids
         if ids:
             accepted = first_accepted(ids, self.issuer_order, admits_call_id)
             if accepted is not None:
                 return accepted
-            self.losses.add(path, "tool_call", "id_mapped",
+            self.losses.add(f"history[{i}].parts[{j}]", "tool_call", "id_mapped",
                             f"the call id from {', '.join(sorted(ids))} breaks Gemini's id rules; "
                             f"the canonical id {part.id} is sent", message_id)
             return part.id

@@ -16,6 +16,7 @@ from partwire.usage import Usage
 __all__ = [
     "API",
     "BLOCK_REASONS",
+    "CALL_ID",
     "DATA_KEYS",
     "FINISH_REASONS",
     "ISSUER",
@@ -192,12 +193,12 @@ def same_model(issued_by: str | None, target: str | None) -> bool:
 
 # FunctionCall.id is a free string to the API; partwire sends on only ids that look like ids
 # (every provider's call ids do), never text that could be mistaken for something else.
-_CALL_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+CALL_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 
 
 def admits_call_id(value: str) -> bool:
     """Whether another provider's call id may be sent to Gemini as it is."""
-    return _CALL_ID.fullmatch(value) is not None
+    return CALL_ID.fullmatch(value) is not None
 
 
 _SNAKE = re.compile(r"_([a-z0-9])")
