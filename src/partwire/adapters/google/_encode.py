@@ -31,7 +31,12 @@ from typing import Any, assert_never
 
 from partwire.adapters._common import Losses, first_accepted, tool_status_loss
 from partwire.adapters.google._parts import _CHECKED, PartEncoder, base64_ok, kind_of
-from partwire.adapters.google._wire import CALL_ID, ISSUER, PLACEHOLDER_SIGNATURE, admits_call_id
+from partwire.adapters.google._wire import (
+    ADMITTED,
+    ISSUER,
+    PLACEHOLDER_SIGNATURE,
+    admits_call_id,
+)
 from partwire.history import (
     CompactionEvent,
     ErrorEvent,
@@ -69,8 +74,6 @@ _SIGNED_ONLY = frozenset({"thoughtSignature", "model", "no_id"})
 # always one compact object, read here without json.loads' two whitespace matches; any other text
 # (whitespace around it, not JSON, not an object) goes to PartEncoder.call, which parses it fully.
 _scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-_admits = CALL_ID.fullmatch
-"""Whether Gemini's id rules admit another provider's call id (:func:`admits_call_id`)."""
 _FOREIGN_THOUGHT = "reasoning is verifiable only by the provider that produced it"
 """The loss of a thought another issuer signed (as :meth:`PartEncoder._thinking` says it)."""
 _MISSING: Any = object()
@@ -293,7 +296,7 @@ class Encoder(PartEncoder):
         wire_ids = self.wire_ids
         checked = _CHECKED
         scan = _scan_once
-        admits = _admits
+        admitted = ADMITTED
         first_call = -1
         first_j = 0
         fields = event.__dict__
@@ -308,7 +311,7 @@ class Encoder(PartEncoder):
                     wire_id = ids.get(ISSUER)
                     if wire_id is None:  # first_accepted inline: another issuer's id Gemini admits
                         for value in ids.values():
-                            if admits(value) is not None:
+                            if admitted.get(value) or admits_call_id(value):
                                 wire_id = value
                                 break
                 if wire_id is None:

@@ -14,9 +14,9 @@ from partwire.messages import StopReason
 from partwire.usage import Usage
 
 __all__ = [
+    "ADMITTED",
     "API",
     "BLOCK_REASONS",
-    "CALL_ID",
     "DATA_KEYS",
     "FINISH_REASONS",
     "ISSUER",
@@ -193,12 +193,23 @@ def same_model(issued_by: str | None, target: str | None) -> bool:
 
 # FunctionCall.id is a free string to the API; partwire sends on only ids that look like ids
 # (every provider's call ids do), never text that could be mistaken for something else.
-CALL_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+_CALL_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+
+
+# An agent resends its whole history every turn, so each id is checked once, not once per turn.
+# Bounded: it is emptied when it grows past the limit.
+ADMITTED: dict[str, bool] = {}
+_ADMITTED_LIMIT = 65_536
 
 
 def admits_call_id(value: str) -> bool:
     """Whether another provider's call id may be sent to Gemini as it is."""
-    return CALL_ID.fullmatch(value) is not None
+    known = ADMITTED.get(value)
+    if known is None:
+        if len(ADMITTED) >= _ADMITTED_LIMIT:
+            ADMITTED.clear()
+        known = ADMITTED[value] = _CALL_ID.fullmatch(value) is not None
+    return known
 
 
 _SNAKE = re.compile(r"_([a-z0-9])")
