@@ -130,62 +130,59 @@ class _RequestReader:
         list_marks: dict[str, Any] = {}
         if isinstance(content, list) and _collapses(content):
             list_marks["content"] = "blocks"
-        extra_keys = {k: v for k, v in message.items() if k not in ("role", "content")}
-        if extra_keys:
-            list_marks["message"] = extra_keys
+        if len(message) > 2 or "content" not in message:  # keys beside role and content
+            extra_keys = {k: v for k, v in message.items() if k not in ("role", "content")}
+            if extra_keys:
+                list_marks["message"] = extra_keys
         if role == "assistant":
             parts = tuple(part_from_wire(b) for b in blocks)
             for part in parts:
                 if isinstance(part, ToolCallPart):
                     self.calls[part.provider_ids[ISSUER]] = part
-            return [self._place("assistant", "assistant", True, list_marks,
-                                lambda pd: build(AssistantMessage, {"parts": parts, "provider_data": pd}))]
+            return [self._place("assistant", "assistant", True, list_marks, AssistantMessage,
+                                {"parts": parts})]
         if role == "system":
             parts = tuple(part_from_wire(b) for b in blocks)
             if self.turn_role is None:
                 list_marks["turn"] = "new"  # before any turn: still an entry of messages
-            return [self._place("system", "system", True, list_marks,
-                                lambda pd: build(SystemMessage, {"parts": parts, "provider_data": pd}))]
+            return [self._place("system", "system", True, list_marks, SystemMessage, {"parts": parts})]
         return self._user_turn(blocks, list_marks)
 
     def _user_turn(self, blocks: list[Any], list_marks: dict[str, Any]) -> list[HistoryEvent]:
         out: list[HistoryEvent] = []
         pending: list[Part] = []
-
-        def flush_user() -> None:
-            if pending or not out:
-                parts = tuple(pending)
-                out.append(self._place("user", "user", not out, list_marks if len(out) == 0 else {},
-                                       lambda pd: build(UserMessage, {"parts": parts, "provider_data": pd})))
-                pending.clear()
-
         for block in blocks:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 if pending:
-                    flush_user()
+                    out.append(self._place("user", "user", not out, list_marks if not out else {},
+                                           UserMessage, {"parts": tuple(pending)}))
+                    pending.clear()
                 fields, marks = self._tool_result(block)
                 if not out:
                     marks.update(list_marks)
-                out.append(self._place("tool", "user", not out, marks,
-                                       lambda pd, f=fields: build(ToolMessage, {**f, "provider_data": pd})))
+                out.append(self._place("tool", "user", not out, marks, ToolMessage, fields))
             else:
                 pending.append(part_from_wire(block))
         if pending or not out:
-            flush_user()
+            out.append(self._place("user", "user", not out, list_marks if not out else {},
+                                   UserMessage, {"parts": tuple(pending)}))
         return out
 
     def _place(self, kind: str, role: str, starts: bool, marks: dict[str, Any],
-               build: Any) -> HistoryEvent:
+               cls: type[AssistantMessage | SystemMessage | UserMessage | ToolMessage],
+               fields: dict[str, Any]) -> HistoryEvent:
+        """The message of ``cls`` made of ``fields`` (already validated), marked where the turn
+        it opens or joins differs from the default."""
         joins = default_joins(kind, self.turn_role, self.last_kind)
-        marks = dict(marks)
         if starts and joins:
-            marks["turn"] = "new"
+            marks = {**marks, "turn": "new"}
         elif not starts and not joins:
-            marks["turn"] = "join"
+            marks = {**marks, "turn": "join"}
         if starts:
             self.turn_role = role
         self.last_kind = kind
-        event: HistoryEvent = build(_marks(marks))
+        pd = _marks(marks)
+        event: HistoryEvent = build(cls, {**fields, "provider_data": pd} if pd is not None else fields)
         return event
 
     def _tool_result(self, block: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
