@@ -64,6 +64,7 @@ from partwire.parts import (
     ToolCallPart,
     UnknownPart,
 )
+from partwire.projection import Loss
 
 __all__ = ["Encoder", "leading_system"]
 
@@ -142,6 +143,8 @@ class Encoder(PartEncoder):
         append = items.append
         custom = self.custom
         own_only = self.own_only  # then only OpenAI's own echo state is read: one issuer to compare
+        lost = self.losses.items
+        adapter = self.losses.adapter
         for i in range(max(start, self.head()), len(history)):
             event = history[i]
             kind = type(event)
@@ -158,8 +161,59 @@ class Encoder(PartEncoder):
                     continue
             elif kind is AssistantMessage and own_only:
                 before = len(items)
+                fields = event.__dict__
+                parts = fields["parts"]
+                first = parts[0].__dict__ if parts else None
+                if first is not None and first["provider_data"] is None and (
+                        type(parts[0]) is not ThinkingPart or first["signature"] is None
+                        or first["signature"].issuer != ISSUER):
+                    # Another provider's answer, as the general path encodes it: each part
+                    # without provider data, a thought not OpenAI's dropped with its loss, a
+                    # text as one easy-form item, a call with OpenAI's id or else the canonical
+                    # one (the id_mapped loss). Any other part takes back items and losses.
+                    lost_before = len(lost)
+                    message_id = fields["id"]
+                    for j, part in enumerate(parts):
+                        part_kind = type(part)
+                        fields = part.__dict__
+                        if fields["provider_data"] is not None:
+                            break
+                        if part_kind is ThinkingPart:
+                            signature = fields["signature"]
+                            if signature is not None and signature.issuer == ISSUER:
+                                break
+                            lost.append(Loss(f"history[{i}].parts[{j}]", "thinking", "dropped",
+                                             _FOREIGN_REASONING, adapter, message_id))
+                        elif part_kind is TextPart:
+                            if fields["citations"]:
+                                break
+                            text = fields["text"]
+                            if text:  # an empty text says nothing; an empty item is refused
+                                append({"role": "assistant", "content": text})
+                        elif part_kind is ToolCallPart:
+                            ident = fields["id"]
+                            ids = fields["provider_ids"]
+                            wire_id = ids.get(ISSUER)
+                            if wire_id is None:
+                                wire_id = ident
+                                if ids:
+                                    lost.append(Loss(f"history[{i}].parts[{j}]", "tool_call",
+                                                     "id_mapped", self._id_reason(ids), adapter,
+                                                     message_id))
+                            wire_ids[ident] = wire_id
+                            append({"type": "function_call", "call_id": wire_id,
+                                    "name": fields["name"], "arguments": fields["arguments_json"]})
+                        else:
+                            break
+                    else:
+                        if len(items) > before:
+                            continue
+                    del items[before:]
+                    del lost[lost_before:]
+                    self.event(event, i)
+                    continue
                 group: dict[str, Any] | None = None  # the open message item
-                for part in event.__dict__["parts"]:
+                for part in parts:
                     part_kind = type(part)
                     fields = part.__dict__
                     pd = fields["provider_data"]
@@ -480,9 +534,7 @@ class Encoder(PartEncoder):
         marks = data_of(part.provider_data, self.issuers)
         own = (signature.issuer in self.issuers) if signature is not None else marks is not None
         if not own:
-            self.losses.add(path, "thinking", "dropped",
-                            "reasoning is verifiable only by the provider that produced it",
-                            message_id)
+            self.losses.add(path, "thinking", "dropped", _FOREIGN_REASONING, message_id)
             return
         if part.id is None:
             self.losses.add(path, "thinking", "dropped",
@@ -539,13 +591,17 @@ class Encoder(PartEncoder):
         self.items.append(item)  # type: ignore[arg-type]
 
     def _id_mapped(self, part: ToolCallPart, path: str, message_id: str) -> None:
-        ids = part.provider_ids
+        self.losses.add(path, "tool_call", "id_mapped", self._id_reason(part.provider_ids),
+                        message_id)
+
+    def _id_reason(self, ids: Mapping[str, str]) -> str:
+        """Why a call's id is replaced: the issuers of its ids (one reason kept per set)."""
         who = next(iter(ids)) if len(ids) == 1 else ", ".join(sorted(ids))
         reason = self._id_reasons.get(who)
         if reason is None:
             reason = self._id_reasons[who] = (
                 f"the call id from {who} is replaced by the canonical id (tu_...)")
-        self.losses.add(path, "tool_call", "id_mapped", reason, message_id)
+        return reason
 
     # -- tool results -----------------------------------------------------------------------
 
@@ -622,6 +678,7 @@ class Encoder(PartEncoder):
 
 
 _MESSAGE_ITEM = frozenset({"id", "status", "phase"})
+_FOREIGN_REASONING = "reasoning is verifiable only by the provider that produced it"
 _RECORDS = frozenset({ErrorEvent, TaskMetadataEvent, CompactionEvent, RetryEvent, ModelSwitchEvent,
                       SubtaskEvent, UnknownEvent})
 _CALL_ITEM = frozenset({"id", "status"})
