@@ -21,7 +21,19 @@ from partwire import AssistantMessage, Part, ThinkingPart, ToolCallPart, ToolMes
 from partwire._base import replace
 from partwire.history import HistoryEvent
 
-__all__ = ["WireLaws", "default_tool_view", "default_view", "dumps", "neutral_dump", "object_arguments_view", "split_text", "without_parsed"]
+__all__ = ["ARGUMENT_TEXTS", "JSON_VALUES", "NAMES", "WireLaws", "default_tool_view", "default_view", "dumps", "neutral_dump", "object_arguments_view", "split_text", "without_parsed"]
+
+
+NAMES = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_-]{0,15}", fullmatch=True)
+"""Tool names every API takes."""
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=10),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6)
+"""Small JSON values (no floats: their spelling is the encoder's business)."""
+ARGUMENT_TEXTS = st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=4).map(
+    lambda d: json.dumps(d, ensure_ascii=False, separators=(",", ":"))) | st.text(max_size=20)
+"""A call's arguments as a model writes them: compact JSON objects, or any text (truncated ones)."""
 
 
 def split_text(draw: st.DrawFn, text: str, most: int = 4) -> list[str]:
@@ -103,6 +115,9 @@ class WireLaws:
     """What a tool result tells the model, for the same law."""
     foreign_issuers: frozenset[str] = frozenset()
     """Issuers the cross-provider law re-issues as ``elsewhere`` (the target's own)."""
+    first_sent: Callable[[list[HistoryEvent], str], int] = field(default=lambda history, variant: 0)
+    """The first event a request carries (Responses chained: what follows the response it
+    continues, which the server holds); the cross-provider law looks from there."""
     strip: Callable[[dict[str, Any], str], dict[str, Any]] = field(default=lambda request, variant: request)
     """The request without the variant's documented extension fields, for SDK type checks."""
 

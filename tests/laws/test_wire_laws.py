@@ -175,10 +175,13 @@ def _foreign(history: list[HistoryEvent], issuers: frozenset[str]) -> list[Histo
     return [clean(e) for e in history]
 
 
-def _views(laws: WireLaws, history: list[HistoryEvent] | tuple[HistoryEvent, ...]) -> list[tuple[str, str]]:
-    """(path, view) of every part and tool output, as what a model would be told."""
+def _views(laws: WireLaws, history: list[HistoryEvent] | tuple[HistoryEvent, ...],
+           start: int = 0) -> list[tuple[str, str]]:
+    """(path, view) of every part and tool output from ``history[start]``, as a model is told them."""
     out: list[tuple[str, str]] = []
     for i, event in enumerate(history):
+        if i < start:
+            continue
         if isinstance(event, ToolMessage):
             out.append((f"history[{i}]", dumps(["tool_output", laws.tool_view(event)])))
         for j, part in enumerate(getattr(event, "parts", ())):
@@ -204,7 +207,7 @@ def test_every_part_from_elsewhere_comes_back_or_a_loss_names_it(
     back = get_adapter(name).from_wire_request(projection.request, **laws.options(variant)).history
     arrived = [view for _, view in _views(laws, back)]
     lost = {loss.path for loss in projection.losses}
-    for path, view in _views(laws, history):
+    for path, view in _views(laws, history, laws.first_sent(history, variant)):
         if view in arrived:
             arrived.remove(view)
             continue

@@ -29,7 +29,7 @@ from partwire import (
 )
 from partwire.adapters._common import json_text
 from partwire.adapters.anthropic._wire import STOP_REASONS, usage_from_wire
-from tests.harness.laws import WireLaws, object_arguments_view, response_extras, split_text
+from tests.harness.laws import NAMES, WireLaws, object_arguments_view, response_extras, split_text
 
 __all__ = ["LAWS"]
 
@@ -37,7 +37,6 @@ MODEL = "claude-sonnet-4-6"
 
 _text = st.text(min_size=1, max_size=20)
 _ident = st.from_regex(r"[A-Za-z0-9]{6,24}", fullmatch=True)
-_names = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_-]{0,15}", fullmatch=True)
 _json_scalars = st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(
     allow_nan=False, allow_infinity=False, width=32) | st.text(max_size=10)
 _json = st.recursive(_json_scalars, lambda inner: st.lists(inner, max_size=3)
@@ -69,15 +68,15 @@ supported_parts: st.SearchStrategy[Part] = st.one_of(
     st.builds(ThinkingPart, text=st.text(max_size=20),
               signature=_ident.map(lambda s: Opaque(value=s, issuer="anthropic"))),
     st.builds(RedactedThinkingPart, data=_ident.map(lambda s: Opaque(value=s, issuer="anthropic"))),
-    st.builds(ToolCallPart, id=_ident.map(lambda s: f"tu_{s}"), name=_names,
+    st.builds(ToolCallPart, id=_ident.map(lambda s: f"tu_{s}"), name=NAMES,
               arguments_json=_objects.map(json_text),
               provider_ids=_ident.map(lambda s: {"anthropic": f"toolu_{s}"})),
-    st.builds(ServerToolCallPart, id=_ident.map(lambda s: f"srvtoolu_{s}"), name=_names, input=_objects,
+    st.builds(ServerToolCallPart, id=_ident.map(lambda s: f"srvtoolu_{s}"), name=NAMES, input=_objects,
               issuer=st.just("anthropic")),
     st.builds(ServerToolResultPart, call_id=_ident.map(lambda s: f"srvtoolu_{s}"),
               name=st.sampled_from(_SERVER_RESULTS), output=_json.filter(lambda v: v is not None),
               issuer=st.just("anthropic")),
-    _names.map(lambda t: f"x_{t}").flatmap(lambda t: st.builds(
+    NAMES.map(lambda t: f"x_{t}").flatmap(lambda t: st.builds(
         UnknownPart, original_type=st.just(t), raw=_objects.map(lambda o: {**o, "type": t}),
         issuer=st.just("anthropic"))),
 )
@@ -157,7 +156,7 @@ _user_blocks = st.one_of(_text_blocks, _image_blocks, _document_blocks, _other_b
 def _tool_use(draw: st.DrawFn, ids: list[str]) -> dict[str, Any]:
     wire_id = f"toolu_{draw(_ident)}"
     ids.append(wire_id)
-    block: dict[str, Any] = {"type": "tool_use", "id": wire_id, "name": draw(_names), "input": draw(_objects)}
+    block: dict[str, Any] = {"type": "tool_use", "id": wire_id, "name": draw(NAMES), "input": draw(_objects)}
     extra = draw(st.fixed_dictionaries({}, optional={"cache_control": _cache, "caller": st.just({"type": "direct"})}))
     return {**block, **extra}
 

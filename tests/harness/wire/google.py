@@ -22,7 +22,7 @@ from partwire import (
 from partwire.adapters import google
 from partwire.adapters.google._wire import FINISH_REASONS
 from partwire.history import HistoryEvent
-from tests.harness.laws import WireLaws, object_arguments_view
+from tests.harness.laws import JSON_VALUES, WireLaws, object_arguments_view
 
 __all__ = ["LAWS"]
 
@@ -32,10 +32,6 @@ _text = st.text(min_size=1, max_size=20)
 _sig = st.binary(min_size=8, max_size=40).map(lambda b: base64.b64encode(b).decode())
 _ident = st.from_regex(r"[a-z0-9]{8}", fullmatch=True)
 _names = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_]{0,15}", fullmatch=True)
-_json = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=10),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-    max_leaves=6)
 
 
 def _pd(data: dict[str, Any]) -> ProviderData:
@@ -44,7 +40,7 @@ def _pd(data: dict[str, Any]) -> ProviderData:
 
 @st.composite
 def _call(draw: st.DrawFn, signed: bool) -> ToolCallPart:
-    args = draw(st.dictionaries(st.text(max_size=8), _json, max_size=4))
+    args = draw(st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=4))
     wire_id = draw(st.none() | _ident)
     data: dict[str, Any] = {}
     if signed:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from hypothesis import strategies as st
@@ -22,7 +21,13 @@ from partwire import (
 )
 from partwire.adapters import openai_chat
 from partwire.adapters.openai_chat._wire import FINISH_REASONS, stop_reason
-from tests.harness.laws import WireLaws, response_extras, without_parsed
+from tests.harness.laws import (
+    ARGUMENT_TEXTS,
+    NAMES,
+    WireLaws,
+    response_extras,
+    without_parsed,
+)
 from tests.harness.providers.openai_chat import strip_extensions
 
 __all__ = ["LAWS"]
@@ -31,18 +36,11 @@ DIALECTS = tuple(openai_chat.DIALECTS)
 
 _text = st.text(min_size=1, max_size=20)
 _ident = st.from_regex(r"[A-Za-z0-9]{6,24}", fullmatch=True)
-_names = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_-]{0,15}", fullmatch=True)
-_json = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=10),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-    max_leaves=6)
-_arguments = st.dictionaries(st.text(max_size=8), _json, max_size=4).map(
-    lambda d: json.dumps(d, ensure_ascii=False, separators=(",", ":"))) | st.text(max_size=20)
 
 
 def _calls(issuer: str) -> st.SearchStrategy[ToolCallPart]:
-    return st.builds(ToolCallPart, id=_ident.map(lambda s: f"tu_{s}"), name=_names,
-                     arguments_json=_arguments, provider_ids=_ident.map(lambda s: {issuer: f"call_{s}"}))
+    return st.builds(ToolCallPart, id=_ident.map(lambda s: f"tu_{s}"), name=NAMES,
+                     arguments_json=ARGUMENT_TEXTS, provider_ids=_ident.map(lambda s: {issuer: f"call_{s}"}))
 
 
 def _reasoning(dialect: openai_chat.Dialect) -> st.SearchStrategy[list[Part]]:

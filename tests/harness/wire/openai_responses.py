@@ -13,8 +13,15 @@ from openai.types.responses import ResponseStreamEvent
 
 from partwire import AssistantMessage, Part
 from partwire.adapters import openai_responses
+from partwire.adapters.openai_responses._request import chain_start
 from partwire.history import HistoryEvent
-from tests.harness.laws import WireLaws, default_view, without_parsed
+from tests.harness.laws import (
+    ARGUMENT_TEXTS,
+    NAMES,
+    WireLaws,
+    default_view,
+    without_parsed,
+)
 
 __all__ = ["LAWS"]
 
@@ -22,13 +29,6 @@ MODEL = "gpt-5.5"
 
 _text = st.text(max_size=20)
 _ident = st.from_regex(r"[a-f0-9]{8,24}", fullmatch=True)
-_names = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_-]{0,15}", fullmatch=True)
-_json = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=10),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-    max_leaves=6)
-_arguments = st.dictionaries(st.text(max_size=8), _json, max_size=4).map(
-    lambda d: json.dumps(d, ensure_ascii=False, separators=(",", ":"))) | st.text(max_size=20)
 
 
 @st.composite
@@ -67,9 +67,9 @@ def _message(draw: st.DrawFn) -> dict[str, Any]:
 def _call(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.integers(0, 5)) == 0:
         return {"id": f"ctc_{draw(_ident)}", "type": "custom_tool_call", "call_id": f"call_{draw(_ident)}",
-                "input": draw(_text), "name": draw(_names)}
+                "input": draw(_text), "name": draw(NAMES)}
     return {"id": f"fc_{draw(_ident)}", "type": "function_call", "status": "completed",
-            "arguments": draw(_arguments), "call_id": f"call_{draw(_ident)}", "name": draw(_names)}
+            "arguments": draw(ARGUMENT_TEXTS), "call_id": f"call_{draw(_ident)}", "name": draw(NAMES)}
 
 
 def _server_item(ident: str) -> dict[str, Any]:
@@ -200,6 +200,7 @@ LAWS = WireLaws(
     # (chained), or the store off and no reasoning echo (none).
     variants=("stateless", "chained", "none"),
     options=lambda variant: {"continuation": variant},
+    first_sent=lambda history, variant: chain_start(history, {"openai"})[0] if variant == "chained" else 0,
     model=MODEL,
     sdk_final=_sdk_final,
     view=_view,
