@@ -206,3 +206,22 @@ def test_a_content_part_of_a_known_type_and_a_strange_shape_is_kept_whole() -> N
     imported = openai_chat.from_wire_request(body)
     kwargs = imported.to_wire_kwargs()
     assert openai_chat.to_wire(imported.history, **kwargs).request == body
+
+
+def test_a_recorded_loss_is_the_loss_its_constructor_makes() -> None:
+    """Losses.add (which sets the slots itself) gives a Loss equal to Loss(...), frozen alike."""
+    import dataclasses
+
+    from partwire.adapters._common import Losses
+    from partwire.projection import Loss
+
+    losses = Losses("google")
+    losses.add("history[2].parts[0]", "thinking", "dropped", "not verifiable here", "m1")
+    losses.add("history[3]", "tool_message", "downgraded", "no status")
+    made = [Loss("history[2].parts[0]", "thinking", "dropped", "not verifiable here", "google", "m1"),
+            Loss("history[3]", "tool_message", "downgraded", "no status", "google")]
+    assert losses.items == made
+    assert [hash(x) for x in losses.items] == [hash(x) for x in made]
+    assert [repr(x) for x in losses.items] == [repr(x) for x in made]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        losses.items[0].path = "elsewhere"  # type: ignore[misc]
