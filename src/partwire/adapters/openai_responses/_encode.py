@@ -12,7 +12,8 @@ only to its issuer, item ids only to the API that issued them.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import fields
 from typing import Any, assert_never
 
 from partwire.adapters._common import (
@@ -64,7 +65,7 @@ from partwire.parts import (
     ToolCallPart,
     UnknownPart,
 )
-from partwire.projection import Loss
+from partwire.projection import Loss, LossAction
 
 __all__ = ["Encoder", "leading_system"]
 
@@ -145,6 +146,8 @@ class Encoder(PartEncoder):
         own_only = self.own_only  # then only OpenAI's own echo state is read: one issuer to compare
         lost = self.losses.items
         adapter = self.losses.adapter
+        new_loss = _new_loss
+        id_reasons = self._id_reasons
         for i in range(max(start, self.head()), len(history)):
             event = history[i]
             kind = type(event)
@@ -161,57 +164,7 @@ class Encoder(PartEncoder):
                     continue
             elif kind is AssistantMessage and own_only:
                 before = len(items)
-                fields = event.__dict__
-                parts = fields["parts"]
-                first = parts[0].__dict__ if parts else None
-                if first is not None and first["provider_data"] is None and (
-                        type(parts[0]) is not ThinkingPart or first["signature"] is None
-                        or first["signature"].issuer != ISSUER):
-                    # Another provider's answer, as the general path encodes it: each part
-                    # without provider data, a thought not OpenAI's dropped with its loss, a
-                    # text as one easy-form item, a call with OpenAI's id or else the canonical
-                    # one (the id_mapped loss). Any other part takes back items and losses.
-                    lost_before = len(lost)
-                    message_id = fields["id"]
-                    for j, part in enumerate(parts):
-                        part_kind = type(part)
-                        fields = part.__dict__
-                        if fields["provider_data"] is not None:
-                            break
-                        if part_kind is ThinkingPart:
-                            signature = fields["signature"]
-                            if signature is not None and signature.issuer == ISSUER:
-                                break
-                            lost.append(Loss(f"history[{i}].parts[{j}]", "thinking", "dropped",
-                                             _FOREIGN_REASONING, adapter, message_id))
-                        elif part_kind is TextPart:
-                            if fields["citations"]:
-                                break
-                            text = fields["text"]
-                            if text:  # an empty text says nothing; an empty item is refused
-                                append({"role": "assistant", "content": text})
-                        elif part_kind is ToolCallPart:
-                            ident = fields["id"]
-                            ids = fields["provider_ids"]
-                            wire_id = ids.get(ISSUER)
-                            if wire_id is None:
-                                wire_id = ident
-                                if ids:
-                                    lost.append(Loss(f"history[{i}].parts[{j}]", "tool_call",
-                                                     "id_mapped", self._id_reason(ids), adapter,
-                                                     message_id))
-                            wire_ids[ident] = wire_id
-                            append({"type": "function_call", "call_id": wire_id,
-                                    "name": fields["name"], "arguments": fields["arguments_json"]})
-                        else:
-                            break
-                    else:
-                        if len(items) > before:
-                            continue
-                    del items[before:]
-                    del lost[lost_before:]
-                    self.event(event, i)
-                    continue
+                parts = event.__dict__["parts"]
                 group: dict[str, Any] | None = None  # the open message item
                 for part in parts:
                     part_kind = type(part)
@@ -302,7 +255,56 @@ class Encoder(PartEncoder):
                 else:
                     if len(items) > before:
                         continue
-                del items[before:]  # not all as decoded: the general path takes the whole message
+                del items[before:]  # not all as decoded
+                # Then another provider's answer, as the general path encodes it: each part
+                # without provider data, a thought not OpenAI's dropped with its loss, a text
+                # as one easy-form item, a call with OpenAI's id or else the canonical one (the
+                # id_mapped loss). Any other part takes back items and losses: the general path
+                # takes the whole message.
+                lost_before = len(lost)
+                message_id = event.__dict__["id"]
+                for j, part in enumerate(parts):
+                    part_kind = type(part)
+                    fields = part.__dict__
+                    if fields["provider_data"] is not None:
+                        break
+                    if part_kind is ThinkingPart:
+                        signature = fields["signature"]
+                        if signature is not None and signature.issuer == ISSUER:
+                            break
+                        lost.append(new_loss(f"history[{i}].parts[{j}]", "thinking",
+                                             "dropped", _FOREIGN_REASONING, adapter,
+                                             message_id))
+                    elif part_kind is TextPart:
+                        if fields["citations"]:
+                            break
+                        text = fields["text"]
+                        if text:  # an empty text says nothing; an empty item is refused
+                            append({"role": "assistant", "content": text})
+                    elif part_kind is ToolCallPart:
+                        ident = fields["id"]
+                        ids = fields["provider_ids"]
+                        wire_id = ids.get(ISSUER)
+                        if wire_id is None:
+                            wire_id = ident
+                            if ids:
+                                reason = None
+                                if len(ids) == 1:
+                                    (who,) = ids
+                                    reason = id_reasons.get(who)
+                                lost.append(new_loss(f"history[{i}].parts[{j}]", "tool_call",
+                                                     "id_mapped", reason or self._id_reason(ids),
+                                                     adapter, message_id))
+                        wire_ids[ident] = wire_id
+                        append({"type": "function_call", "call_id": wire_id,
+                                "name": fields["name"], "arguments": fields["arguments_json"]})
+                    else:
+                        break
+                else:
+                    if len(items) > before:
+                        continue
+                del items[before:]
+                del lost[lost_before:]
             elif kind is UserMessage:
                 fields = event.__dict__
                 parts = fields["parts"]
@@ -677,6 +679,50 @@ class Encoder(PartEncoder):
         return first_accepted(call.provider_ids, self.issuer_order) or call.id
 
 
+class _BlankLoss:
+    """An object laid out as a :class:`Loss` (the same slots), to be filled and given its class."""
+
+    __slots__ = ("action", "adapter", "message_id", "part_type", "path", "reason")
+    path: str
+    part_type: str
+    action: LossAction
+    reason: str
+    adapter: str
+    message_id: str | None
+
+
+def _slot_loss(path: str, part_type: str, action: LossAction, reason: str, adapter: str,
+               message_id: str | None) -> Loss:
+    """A :class:`Loss` built by plain slot stores, then given its class.
+
+    The frozen dataclass's ``__init__`` stores each field through ``object.__setattr__``, four
+    times the cost; a lossy history (another provider's) records a loss for most parts. The
+    object made is a ``Loss`` like any other: same class, fields, equality and hash.
+    """
+    loss = _BlankLoss()
+    loss.path = path
+    loss.part_type = part_type
+    loss.action = action
+    loss.reason = reason
+    loss.adapter = adapter
+    loss.message_id = message_id
+    loss.__class__ = Loss  # type: ignore[assignment]
+    return loss  # type: ignore[return-value]
+
+
+def _loss_maker() -> Callable[[str, str, LossAction, str, str, str | None], Loss]:
+    """:func:`_slot_loss` while ``Loss`` has exactly its slots (checked once), else ``Loss``."""
+    try:
+        made = _slot_loss("p", "t", "dropped", "r", "a", "m")
+    except TypeError:  # another layout: the class cannot be given
+        return Loss
+    if type(made) is Loss and made == Loss("p", "t", "dropped", "r", "a", "m") and sorted(
+            f.name for f in fields(Loss)) == sorted(_BlankLoss.__slots__):
+        return _slot_loss
+    return Loss
+
+
+_new_loss = _loss_maker()
 _MESSAGE_ITEM = frozenset({"id", "status", "phase"})
 _FOREIGN_REASONING = "reasoning is verifiable only by the provider that produced it"
 _RECORDS = frozenset({ErrorEvent, TaskMetadataEvent, CompactionEvent, RetryEvent, ModelSwitchEvent,
