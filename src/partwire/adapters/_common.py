@@ -36,6 +36,7 @@ __all__ = [
     "foreign_unknown_reason",
     "json_text",
     "load_json",
+    "new_loss",
     "parse_json",
     "sniff_media_type",
     "strict_schema",
@@ -128,17 +129,23 @@ class Losses:
     def add(self, path: str, part_type: str, action: LossAction, reason: str,
             message_id: str | None = None) -> None:
         """Record one loss."""
-        # Loss(...) itself, without the frozen dataclass's __init__ (an object.__setattr__ per
-        # field): a lossy conversion records one per dropped part, and the generated __init__
-        # cost a sixth of such a to_wire.
-        loss = _new(Loss)
-        _set_path(loss, path)
-        _set_part_type(loss, part_type)
-        _set_action(loss, action)
-        _set_reason(loss, reason)
-        _set_adapter(loss, self.adapter)
-        _set_message_id(loss, message_id)
-        self.items.append(loss)
+        self.items.append(new_loss(path, part_type, action, reason, self.adapter, message_id))
+
+
+def new_loss(path: str, part_type: str, action: LossAction, reason: str, adapter: str,
+             message_id: str | None = None) -> Loss:
+    """``Loss(...)`` itself, without the frozen dataclass's ``__init__`` (an ``object.__setattr__``
+    per field): a lossy conversion records one per dropped part, and that ``__init__`` cost a
+    sixth of such a ``to_wire``. The slots are set by their own descriptors, so the object is a
+    ``Loss`` from the start."""
+    loss = _new(Loss)
+    _set_path(loss, path)
+    _set_part_type(loss, part_type)
+    _set_action(loss, action)
+    _set_reason(loss, reason)
+    _set_adapter(loss, adapter)
+    _set_message_id(loss, message_id)
+    return loss
 
 
 _new = object.__new__

@@ -12,8 +12,7 @@ only to its issuer, item ids only to the API that issued them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Mapping
-from dataclasses import fields
+from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
 from partwire.adapters._common import (
@@ -23,6 +22,7 @@ from partwire.adapters._common import (
     tool_calls_by_id,
     tool_status_loss,
 )
+from partwire.adapters._common import new_loss as _new_loss
 from partwire.adapters.openai_responses._decode import summary_to_wire
 from partwire.adapters.openai_responses._parts import FileResolver, PartEncoder, citations_to_wire
 from partwire.adapters.openai_responses._wire import (
@@ -65,7 +65,6 @@ from partwire.parts import (
     ToolCallPart,
     UnknownPart,
 )
-from partwire.projection import Loss, LossAction
 
 __all__ = ["Encoder", "leading_system"]
 
@@ -146,7 +145,7 @@ class Encoder(PartEncoder):
         own_only = self.own_only  # then only OpenAI's own echo state is read: one issuer to compare
         lost = self.losses.items
         adapter = self.losses.adapter
-        new_loss = _new_loss
+        new_loss = _new_loss  # Loss(...) without the frozen dataclass's __init__
         id_reasons = self._id_reasons
         for i in range(max(start, self.head()), len(history)):
             event = history[i]
@@ -679,50 +678,6 @@ class Encoder(PartEncoder):
         return first_accepted(call.provider_ids, self.issuer_order) or call.id
 
 
-class _BlankLoss:
-    """An object laid out as a :class:`Loss` (the same slots), to be filled and given its class."""
-
-    __slots__ = ("action", "adapter", "message_id", "part_type", "path", "reason")
-    path: str
-    part_type: str
-    action: LossAction
-    reason: str
-    adapter: str
-    message_id: str | None
-
-
-def _slot_loss(path: str, part_type: str, action: LossAction, reason: str, adapter: str,
-               message_id: str | None) -> Loss:
-    """A :class:`Loss` built by plain slot stores, then given its class.
-
-    The frozen dataclass's ``__init__`` stores each field through ``object.__setattr__``, four
-    times the cost; a lossy history (another provider's) records a loss for most parts. The
-    object made is a ``Loss`` like any other: same class, fields, equality and hash.
-    """
-    loss = _BlankLoss()
-    loss.path = path
-    loss.part_type = part_type
-    loss.action = action
-    loss.reason = reason
-    loss.adapter = adapter
-    loss.message_id = message_id
-    loss.__class__ = Loss  # type: ignore[assignment]
-    return loss  # type: ignore[return-value]
-
-
-def _loss_maker() -> Callable[[str, str, LossAction, str, str, str | None], Loss]:
-    """:func:`_slot_loss` while ``Loss`` has exactly its slots (checked once), else ``Loss``."""
-    try:
-        made = _slot_loss("p", "t", "dropped", "r", "a", "m")
-    except TypeError:  # another layout: the class cannot be given
-        return Loss
-    if type(made) is Loss and made == Loss("p", "t", "dropped", "r", "a", "m") and sorted(
-            f.name for f in fields(Loss)) == sorted(_BlankLoss.__slots__):
-        return _slot_loss
-    return Loss
-
-
-_new_loss = _loss_maker()
 _MESSAGE_ITEM = frozenset({"id", "status", "phase"})
 _FOREIGN_REASONING = "reasoning is verifiable only by the provider that produced it"
 _RECORDS = frozenset({ErrorEvent, TaskMetadataEvent, CompactionEvent, RetryEvent, ModelSwitchEvent,
