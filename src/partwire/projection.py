@@ -206,7 +206,7 @@ def _context_refusal(history: History, adapter: Any, model: str, caps: Capabilit
         return None
     if window is None:
         return None
-    estimate = adapter.estimate_input_tokens(history, tools, options=options)
+    estimate = adapter.estimate_input_tokens(history, tools, model=full, options=options)
     if estimate <= window:
         return None
     return Loss("history", "history", "dropped",

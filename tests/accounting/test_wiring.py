@@ -42,3 +42,26 @@ def test_estimate_input_tokens_counts_the_body_to_wire_builds(adapter: str) -> N
         imported = module.from_wire_request(sample.request)
         body = module.to_wire(imported.history, model="estimate", tools=imported.tools).request
         assert module.estimate_input_tokens(imported.history, imported.tools) == count(body), sample.name
+
+
+@pytest.mark.parametrize("adapter", sorted(WIRED))
+def test_estimate_input_tokens_takes_what_to_wire_takes(adapter: str) -> None:
+    """With the request's own model, tool choice and parameters, the estimate counts the very
+    body to_wire sends for it, on every held-back request (tool choices and schemas included)."""
+    module = get_adapter(adapter)
+    count = importlib.import_module(f"partwire.adapters.{adapter}._tokens").estimate_request_tokens
+    chosen = samples(WIRED[adapter], held_back=True)[:40]
+    differs = 0
+    for sample in chosen:
+        imported = module.from_wire_request(sample.request)
+        kwargs = imported.to_wire_kwargs()
+        kwargs["model"] = kwargs["model"] or "estimate"
+        body = module.to_wire(imported.history, **kwargs).request
+        estimate = module.estimate_input_tokens(
+            imported.history, imported.tools, model=kwargs["model"], tool_choice=imported.tool_choice,
+            params=imported.params, options=kwargs.get("options"))
+        assert estimate == count(body), sample.name
+        differs += estimate != module.estimate_input_tokens(imported.history, imported.tools,
+                                                            options=kwargs.get("options"))
+    if adapter == "anthropic":  # a forced tool choice has a longer tool prompt: it was counted
+        assert differs > 0

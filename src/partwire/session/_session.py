@@ -352,8 +352,10 @@ class Session:
 
     def estimate_tokens(self) -> int:
         """The adapter's offline estimate of the next request's input tokens."""
-        return self.adapter.estimate_input_tokens(self._context, self.target.tools,
-                                                  options=self.target.options)
+        t = self.target
+        return self.adapter.estimate_input_tokens(self._context, t.tools, model=t.model,
+                                                  tool_choice=t.tool_choice, params=t.params,
+                                                  options=t.options)
 
     def window(self) -> int | None:
         """The model's context window: ``context_window=`` if given, else from the price data."""

@@ -170,17 +170,25 @@ def astream(chunks: Any, *,
 
 
 def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
+                          model: str | None = None, tool_choice: ToolChoice | None = None,
+                          params: Mapping[str, Any] | None = None,
+                          accept_issuers: Collection[str] | None = None,
                           options: Options | Mapping[str, Any] | None = None,
                           **switches: Any) -> int:
     """An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
 
     Counted on the body ``to_wire`` would send. Use the API's ``count_tokens`` endpoint when
     you need the exact figure.
+
+    ``model``, ``tool_choice``, ``params`` and ``accept_issuers`` are ``to_wire``'s: pass the ones
+    the request will be sent with, and the estimate counts the same body (a forced tool choice,
+    body fields in ``params``, another issuer's echo state accepted).
     """
     opts = resolve_options(Options, options, switches)
     request = build_request(
-        history, model=f"{ISSUER}:estimate", tools=tools, tool_choice=None, max_tokens=None,
-        params=None, parallel_tool_calls=None, issuers={ISSUER}, losses=Losses(NAME),
+        history, model=model or f"{ISSUER}:estimate", tools=tools, tool_choice=tool_choice,
+        max_tokens=None, params=params, parallel_tool_calls=None,
+        issuers=accept_issuers if accept_issuers is not None else {ISSUER}, losses=Losses(NAME),
         foreign_thinking=opts.foreign_thinking, system_in_messages=opts.system_in_messages,
         resolve_file=opts.resolve_file)
     return estimate_request_tokens(request)

@@ -230,17 +230,26 @@ class _Unread(Losses):
 
 
 def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
+                          model: str | None = None, tool_choice: ToolChoice | None = None,
+                          params: Mapping[str, Any] | None = None,
+                          accept_issuers: Collection[str] | None = None,
                           options: Options | Mapping[str, Any] | None = None,
                           **switches: Any) -> int:
     """An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
 
     Counted on the body ``to_wire`` would send. Use the API's ``countTokens`` endpoint when
     you need the exact figure.
+
+    ``model``, ``tool_choice``, ``params`` and ``accept_issuers`` are ``to_wire``'s: pass the ones
+    the request will be sent with, and the estimate counts the same body (a forced tool choice,
+    body fields in ``params``, another issuer's echo state accepted).
     """
     opts = resolve_options(Options, options, switches)
+    name = wire_model(model, ISSUER) if model else ""
     request = build_request(
-        history, model="", tools=tools, tool_choice=None, max_tokens=None, params=None,
-        parallel_tool_calls=None, losses=_Unread(NAME), issuers={ISSUER},
-        require_signatures=False, schema_dialect=opts.schema_dialect,
-        vertex=opts.backend == "vertex")
+        history, model=name, tools=tools, tool_choice=tool_choice, max_tokens=None, params=params,
+        parallel_tool_calls=None, losses=_Unread(NAME),
+        issuers=accept_issuers if accept_issuers is not None else {ISSUER},
+        require_signatures=opts.requires_signatures(name) if name else False,
+        schema_dialect=opts.schema_dialect, vertex=opts.backend == "vertex")
     return estimate_request_tokens(request)

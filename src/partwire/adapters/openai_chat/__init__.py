@@ -163,17 +163,25 @@ def astream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,
 
 
 def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
+                          model: str | None = None, tool_choice: ToolChoice | None = None,
+                          params: Mapping[str, Any] | None = None,
+                          accept_issuers: Collection[str] | None = None,
                           options: Options | Mapping[str, Any] | None = None,
                           **switches: Any) -> int:
     """An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
 
     Counted on the body ``to_wire`` would send; providers count exactly, this routes.
+
+    ``model``, ``tool_choice``, ``params`` and ``accept_issuers`` are ``to_wire``'s: pass the ones
+    the request will be sent with, and the estimate counts the same body (a forced tool choice,
+    body fields in ``params``, another issuer's echo state accepted).
     """
     opts = resolve_options(Options, options, switches)
     dialect = get_dialect(opts.dialect)
     request = build_request(
-        history, model=f"{dialect.issuer}:estimate", tools=tools, tool_choice=None,
-        max_tokens=None, params=None, parallel_tool_calls=None, issuers={dialect.issuer},
+        history, model=model or f"{dialect.issuer}:estimate", tools=tools, tool_choice=tool_choice,
+        max_tokens=None, params=params, parallel_tool_calls=None,
+        issuers=accept_issuers if accept_issuers is not None else {dialect.issuer},
         losses=Losses(NAME), dialect=dialect, developer_role=opts.developer_role,
         echo_reasoning=opts.echo_reasoning, resolve_file=opts.resolve_file)
     return estimate_request_tokens(request)
