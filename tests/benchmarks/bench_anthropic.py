@@ -18,13 +18,12 @@ Run with ``python -m tests.benchmarks.bench_anthropic`` or the lead's ``python -
 from __future__ import annotations
 
 import json
-import logging
 from typing import Any
 
 from partwire.adapters import anthropic
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.streaming import MessageCompleteEvent
-from tests.benchmarks._timing import best_pair
+from tests.benchmarks._timing import best_pair, quiet_losses
 from tests.benchmarks.agent_history import agent_history
 
 __all__ = ["run"]
@@ -104,16 +103,11 @@ def _lossy_ratio(n: int) -> tuple[float, dict[str, Any]]:
 
     history = google_session(agent_history(n))
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
-    logger = logging.getLogger("partwire.projection")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)  # losses are recorded as usual; their logging is not timed
-    try:
+    with quiet_losses():
         assert anthropic.to_wire(history, model="claude-sonnet-4-6").losses, "the history must be lossy"
         ours, plain = best_pair(lambda: anthropic.to_wire(history, model="claude-sonnet-4-6"),
                                  lambda: _plain_foreign_to_wire(dumped, "claude-sonnet-4-6"),
                                  repeat=max(1, 20_000 // n))
-    finally:
-        logger.setLevel(level)
     return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
 
 

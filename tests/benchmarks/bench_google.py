@@ -21,9 +21,6 @@ Run with ``python -m tests.benchmarks google`` (or this module).
 from __future__ import annotations
 
 import json
-import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from partwire import AssistantMessage, ProviderData, ThinkingPart, ToolCallPart
@@ -32,7 +29,7 @@ from partwire.adapters import google
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.parts import Opaque
 from partwire.streaming import MessageCompleteEvent
-from tests.benchmarks._timing import best_pair
+from tests.benchmarks._timing import best_pair, quiet_losses
 from tests.benchmarks.agent_history import agent_history
 
 __all__ = ["run"]
@@ -40,17 +37,6 @@ __all__ = ["run"]
 TARGETS = {"to_wire": 1.5, "lossy": 2.0, "stream": 0.5}
 MODEL = "gemini-3-flash-preview"
 SIGNATURE = "CtwCAdHtim+7Zc0u3Vq1/lzZ0x7tTq5E3mEo8N2rN3pJm4cWfO0yF/s//g=="
-
-
-@contextmanager
-def _quiet_losses() -> Iterator[None]:
-    logger = logging.getLogger("partwire.projection")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 def google_session(history: list[HistoryEvent]) -> list[HistoryEvent]:
@@ -128,7 +114,7 @@ def _to_wire_ratio(n: int) -> tuple[float, dict[str, Any]]:
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
     mine = google.to_wire(history, model=MODEL).request
     assert mine["contents"] == _plain_to_wire(dumped)["contents"], "the baseline must build the same body"
-    with _quiet_losses():
+    with quiet_losses():
         ours, plain = best_pair(lambda: google.to_wire(history, model=MODEL),
                                  lambda: _plain_to_wire(dumped), repeat=max(1, 20_000 // n))
     return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
@@ -181,7 +167,7 @@ def _lossy_ratio(n: int) -> tuple[float, dict[str, Any]]:
     """``to_wire`` of the Anthropic-shaped history (every thought a loss) against the foreign loop."""
     history = agent_history(n)
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
-    with _quiet_losses():
+    with quiet_losses():
         assert google.to_wire(history, model=MODEL).losses, "the history must be lossy"
         ours, plain = best_pair(lambda: google.to_wire(history, model=MODEL),
                                  lambda: _plain_foreign_to_wire(dumped), repeat=max(1, 20_000 // n))

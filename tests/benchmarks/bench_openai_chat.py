@@ -22,9 +22,6 @@ Run with ``python -m tests.benchmarks.bench_openai_chat`` or ``python -m tests.b
 from __future__ import annotations
 
 import json
-import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from partwire import AssistantMessage, ThinkingPart, ToolCallPart
@@ -32,23 +29,12 @@ from partwire._base import replace
 from partwire.adapters import openai_chat
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.streaming import MessageCompleteEvent
-from tests.benchmarks._timing import best_pair
+from tests.benchmarks._timing import best_pair, quiet_losses
 from tests.benchmarks.agent_history import agent_history
 
 __all__ = ["run"]
 
 TARGETS = {"to_wire": 1.5, "lossy": 2.0, "stream": 0.02}
-
-
-@contextmanager
-def _quiet_losses() -> Iterator[None]:
-    logger = logging.getLogger("partwire.projection")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 def _plain_to_wire(events: list[dict[str, Any]], model: str) -> dict[str, Any]:
@@ -113,7 +99,7 @@ def _to_wire_ratio(n: int, *, native: bool = True) -> tuple[float, dict[str, Any
     if native:
         history = openai_session(history)
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
-    with _quiet_losses():
+    with quiet_losses():
         ours, plain = best_pair(lambda: openai_chat.to_wire(history, model="gpt-5.5"),
                                  lambda: _plain_to_wire(dumped, "gpt-5.5"),
                                  repeat=max(1, 20_000 // n))

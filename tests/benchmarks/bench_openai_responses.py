@@ -22,9 +22,6 @@ Run with ``python -m tests.benchmarks openai_responses``.
 from __future__ import annotations
 
 import json
-import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from partwire import AssistantMessage, Opaque, ProviderData, TextPart, ThinkingPart, ToolCallPart
@@ -32,23 +29,12 @@ from partwire._base import replace
 from partwire.adapters import openai_responses
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.streaming import MessageCompleteEvent
-from tests.benchmarks._timing import best_pair
+from tests.benchmarks._timing import best_pair, quiet_losses
 from tests.benchmarks.agent_history import agent_history
 
 __all__ = ["run"]
 
 TARGETS = {"to_wire": 1.5, "lossy": 2.0, "stream": 0.1}
-
-
-@contextmanager
-def _quiet_losses() -> Iterator[None]:
-    logger = logging.getLogger("partwire.projection")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 def responses_session(history: list[HistoryEvent]) -> list[HistoryEvent]:
@@ -144,7 +130,7 @@ def _plain_to_wire(events: list[dict[str, Any]], model: str) -> dict[str, Any]:
 def _to_wire_ratio(n: int) -> tuple[float, dict[str, Any]]:
     history = responses_session(agent_history(n))
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
-    with _quiet_losses():
+    with quiet_losses():
         ours, plain = best_pair(lambda: openai_responses.to_wire(history, model="gpt-5.5"),
                                 lambda: _plain_to_wire(dumped, "gpt-5.5"),
                                 repeat=max(1, 20_000 // n))
@@ -197,7 +183,7 @@ def _lossy_ratio(n: int) -> tuple[float, dict[str, Any]]:
     """``to_wire`` of the Anthropic-shaped history (every thought a loss) against the foreign loop."""
     history = agent_history(n)
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
-    with _quiet_losses():
+    with quiet_losses():
         assert openai_responses.to_wire(history, model="gpt-5.5").losses, "the history must be lossy"
         ours, plain = best_pair(lambda: openai_responses.to_wire(history, model="gpt-5.5"),
                                 lambda: _plain_foreign_to_wire(dumped, "gpt-5.5"),

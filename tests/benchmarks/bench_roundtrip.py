@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from partwire.adapters import get_adapter
-from tests.benchmarks._timing import best_pair
+from tests.benchmarks._timing import best_pair, quiet_losses
 
 __all__ = ["run"]
 
@@ -107,12 +107,9 @@ def _exact(trip: Callable[[dict[str, Any]], Any], bodies: list[dict[str, Any]]) 
 def run() -> dict[str, dict[str, Any]]:
     """Every round-trip benchmark: ``{name: {"value", "unit", "target"?}}``."""
     results: dict[str, dict[str, Any]] = {}
-    logger = logging.getLogger("partwire.projection")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
     # The peers log their repairs (orphaned calls) at INFO and WARNING; keep the table readable.
     logging.getLogger("llm_rosetta").setLevel(logging.CRITICAL)
-    try:
+    with quiet_losses():
         for name, (folder, fmt, cls) in _APIS.items():
             bodies = _requests(folder)
             ours = _partwire(name)
@@ -131,8 +128,6 @@ def run() -> dict[str, dict[str, Any]]:
                 results[f"roundtrip.{name}.vs_{peer_name}"] = row
                 results[f"roundtrip.{name}.exact.{peer_name}"] = {
                     "value": _exact(peer, bodies), "unit": f"of {len(bodies)} equal"}
-    finally:
-        logger.setLevel(level)
     return results
 
 
