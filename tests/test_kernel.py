@@ -46,6 +46,18 @@ def test_string_options_are_coerced_by_the_field_type() -> None:
     assert opts == anthropic.Options(system_in_messages=False, foreign_thinking="text")
 
 
+def test_a_resolved_mapping_is_remembered_by_value_and_type() -> None:
+    """The same mapping twice gives the same options; equal values of other types do not."""
+    first = resolve_options(anthropic.Options, {"system_in_messages": 1})
+    assert resolve_options(anthropic.Options, {"system_in_messages": 1}) is first
+    assert resolve_options(anthropic.Options, {"system_in_messages": True}).system_in_messages is True
+    assert resolve_options(anthropic.Options, {"system_in_messages": "false"}).system_in_messages is False
+    with pytest.raises(ValueError, match="expected one of"):  # a refusal is not remembered
+        resolve_options(anthropic.Options, {"foreign_thinking": "keep"})
+    with pytest.raises(ValueError, match="expected one of"):
+        resolve_options(anthropic.Options, {"foreign_thinking": "keep"})
+
+
 def test_an_unknown_option_names_the_fields_there_are() -> None:
     """A typo is refused with the list of valid fields, not ignored."""
     with pytest.raises(ValueError, match="dialect, developer_role"):

@@ -75,17 +75,35 @@ def resolve_options(cls: type[OptionsT], options: Any = None,
             return _defaults(cls)
         if isinstance(options, cls):
             return options
-    fields = _fields(cls)
     given: dict[str, Any] = {}
-    if isinstance(options, cls):
-        given = {name: getattr(options, name) for name in fields}
-    elif isinstance(options, Mapping):
+    if isinstance(options, Mapping):
+        # The common mapping (an imported request's options, the CLI's) resolves once; the
+        # key holds each value's type, since True == 1 and 1 == 1.0.
         given = dict(options)
+        if switches:
+            given.update(switches)
+        try:
+            key: Any = (cls, tuple((k, v.__class__, v) for k, v in given.items()))
+            found = _RESOLVED.get(key)
+        except TypeError:  # an unhashable value: resolved each time
+            key = found = None
+        if found is None:
+            found = _resolve(cls, given)
+            if key is not None and len(_RESOLVED) < 512:
+                _RESOLVED[key] = found
+        return cast(OptionsT, found)
+    if isinstance(options, cls):
+        given = {name: getattr(options, name) for name in _fields(cls)}
     elif options is not None:
         raise TypeError(f"options must be {cls.__qualname__}, a mapping or None, "
                         f"not {type(options).__name__}")
     if switches:
         given.update(switches)
+    return _resolve(cls, given)
+
+
+def _resolve(cls: type[OptionsT], given: dict[str, Any]) -> OptionsT:
+    fields = _fields(cls)
     unknown = sorted(set(given) - set(fields))
     if unknown:
         raise ValueError(f"{cls.__module__.rsplit('.', 1)[0]}.Options has no "
@@ -100,6 +118,7 @@ def resolve_options(cls: type[OptionsT], options: Any = None,
 _DEFAULTS: dict[type[Any], Any] = {}
 _FIELDS: dict[type[Any], dict[str, Any]] = {}
 _HINTS: dict[type[Any], dict[str, Any]] = {}
+_RESOLVED: dict[Any, Any] = {}
 
 
 def _defaults(cls: type[OptionsT]) -> OptionsT:
