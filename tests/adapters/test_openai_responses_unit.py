@@ -37,6 +37,7 @@ from partwire import (
     UserMessage,
 )
 from partwire.adapters import ProviderError, WireFormatError, get_adapter, openai_responses
+from partwire.adapters.openai_responses._wire import admits_call_id
 from partwire.errors import LossError
 from partwire.streaming import accumulate
 from tests.harness.compare import comparable
@@ -287,17 +288,46 @@ def test_system_becomes_instructions_and_developer_stays_native() -> None:
     assert request["input"][1] == {"role": "developer", "content": "$ ls\nfoo"}
 
 
-def test_foreign_call_ids_are_mapped_and_reported() -> None:
-    """An Anthropic tool call goes as a function_call with the canonical id, reported as id_mapped."""
+def test_foreign_call_ids_the_rule_admits_go_as_they_are() -> None:
+    """An Anthropic tool call goes as a function_call with its toolu_ id as call_id (no item id), and no loss."""
     foreign = ToolCallPart.create("get_weather", {"city": "Paris"}, provider_ids={"anthropic": "toolu_1"})
     projection = openai_responses.to_wire(
         [UserMessage("q"), answer(foreign, provider="anthropic", api="anthropic", store=None),
          ToolMessage(call_id=foreign.id, tool_name="get_weather", output_text="sunny")], model="gpt-5.5")
     sent = projection.request["input"]
-    assert sent[1] == {"type": "function_call", "call_id": foreign.id, "name": "get_weather",
+    assert sent[1] == {"type": "function_call", "call_id": "toolu_1", "name": "get_weather",
                        "arguments": foreign.arguments_json}
-    assert sent[2]["call_id"] == foreign.id
-    assert [(loss.action, loss.part_type) for loss in projection.losses] == [("id_mapped", "tool_call")]
+    assert sent[2] == {"type": "function_call_output", "call_id": "toolu_1", "output": "sunny"}
+    assert projection.losses == ()
+
+
+@pytest.mark.parametrize("general", [False, True], ids=["inline", "general"])
+@pytest.mark.parametrize(("size", "admitted"), [(1, True), (64, True), (65, False)])
+def test_call_id_length_boundary(size: int, admitted: bool, general: bool) -> None:
+    """A foreign call id of 1 to 64 characters is sent as it is; 65 is mapped to the canonical id with an id_mapped loss."""
+    foreign_id = ("exec-" + "a1.b2-" * 20)[:size]
+    call = ToolCallPart.create("run", {"cmd": "ls"}, provider_ids={"codex": foreign_id})
+    # A text with another provider's echo state sends the answer through the general path.
+    extra = [TextPart(text="ok", provider_data=ProviderData(issuer="elsewhere", data={"k": 1}))] if general else []
+    history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([*extra, call]),
+               ToolMessage(call_id=call.id, tool_name="run", output_text="a b")]
+    projection = openai_responses.to_wire(history, model="gpt-5.5")
+    expected = foreign_id if admitted else call.id
+    assert [i["call_id"] for i in projection.request["input"] if "call_id" in i] == [expected] * 2
+    mapped = [(loss.action, loss.path) for loss in projection.losses if loss.action == "id_mapped"]
+    assert mapped == ([] if admitted else [("id_mapped", f"history[1].parts[{len(extra)}]")])
+    assert admits_call_id(foreign_id) is admitted
+
+
+def test_empty_foreign_call_id_is_mapped() -> None:
+    """An empty foreign call id is refused by the API (minimum length 1): the canonical id goes instead, as id_mapped."""
+    call = ToolCallPart.create("run", {}, provider_ids={"elsewhere": ""})
+    history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([call]),
+               ToolMessage(call_id=call.id, tool_name="run", output_text="done")]
+    projection = openai_responses.to_wire(history, model="gpt-5.5")
+    assert [i["call_id"] for i in projection.request["input"] if "call_id" in i] == [call.id] * 2
+    assert [loss.action for loss in projection.losses] == ["id_mapped"]
+    assert "1 to 64 characters" in projection.losses[0].reason
 
 
 def test_foreign_refusal_and_text_use_the_easy_form() -> None:
@@ -529,11 +559,11 @@ def test_easy_assistant_items_keep_their_phase() -> None:
     assert openai_responses.to_wire(imported.history, **imported.to_wire_kwargs()).request == body
 
 
-def test_tool_calls_of_foreign_histories_get_canonical_ids() -> None:
-    """A foreign call goes out under its canonical id, named as id_mapped, and its result points at it."""
+def test_a_result_before_its_foreign_call_uses_the_admitted_id() -> None:
+    """A tool result that comes before its (foreign) call points at the id the call goes out with."""
     call = ToolCallPart.create("read_file", {"path": "a"}, provider_ids={"elsewhere": "x_1"})
     projection = openai_responses.to_wire(
-        [UserMessage("q"), AssistantMessage([call]), ToolMessage(call_id=call.id, tool_name="read_file",
-                                                                 output_text="ok")], model="gpt-5.5")
-    assert [i.get("call_id") for i in projection.request["input"]] == [None, call.id, call.id]
-    assert [loss.action for loss in projection.losses] == ["id_mapped"]
+        [UserMessage("q"), ToolMessage(call_id=call.id, tool_name="read_file", output_text="ok"),
+         AssistantMessage([call])], model="gpt-5.5")
+    assert [i.get("call_id") for i in projection.request["input"]] == [None, "x_1", "x_1"]
+    assert projection.losses == ()

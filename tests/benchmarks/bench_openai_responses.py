@@ -9,7 +9,8 @@
   ``rs_`` ids and encrypted content, text tied to its ``msg_`` item, call ids issued by OpenAI.
 - ``openai_responses.to_wire.<n>.from_anthropic``: the agent history as it is (thoughts signed by
   Anthropic) sent to Responses, a lossy conversion (every thought is a ``Loss``), against the
-  same loop without reasoning items and item ids. Target <= 2x.
+  same loop without reasoning items and item ids (it sends Anthropic's call ids, which Responses
+  admits, as ``to_wire`` does). Target <= 2x.
 - ``openai_responses.stream.<n>``: folding a stream of ``n`` text, reasoning-summary and
   function-argument deltas (event dicts, as ``json.loads`` gives them) into the final message
   through ``stream()``, which runs the shared accumulator, divided by the SDK's own
@@ -140,6 +141,7 @@ def _to_wire_ratio(n: int) -> tuple[float, dict[str, Any]]:
 def _plain_foreign_to_wire(events: list[dict[str, Any]], model: str) -> dict[str, Any]:
     """The baseline for a history from another provider: the same mapping as :func:`_plain_to_wire`
     without reasoning (another issuer's is never sent) and without item ids (it has none)."""
+    ids: dict[str, str] = {}  # canonical id -> the provider id sent (Responses admits 1..64 chars)
     instructions: list[str] = []
     items: list[dict[str, Any]] = []
     for event in events:
@@ -149,7 +151,8 @@ def _plain_foreign_to_wire(events: list[dict[str, Any]], model: str) -> dict[str
         if role == "system" and not items:
             instructions.append("".join(p["text"] for p in event["parts"]))
         elif role == "tool":
-            items.append({"type": "function_call_output", "call_id": event["call_id"],
+            call_id = event["call_id"]
+            items.append({"type": "function_call_output", "call_id": ids.get(call_id, call_id),
                           "output": event["output_text"]})
         elif role == "assistant":
             for part in event["parts"]:
@@ -157,8 +160,14 @@ def _plain_foreign_to_wire(events: list[dict[str, Any]], model: str) -> dict[str
                 if kind == "text":
                     items.append({"role": "assistant", "content": part["text"]})
                 elif kind == "tool_call":
+                    wire_id = part["id"]
+                    for value in part["provider_ids"].values():
+                        if 0 < len(value) <= 64:
+                            wire_id = value
+                            break
+                    ids[part["id"]] = wire_id
                     items.append({"type": "function_call", "arguments": part["arguments_json"],
-                                  "call_id": part["id"], "name": part["name"]})
+                                  "call_id": wire_id, "name": part["name"]})
         else:
             parts = event["parts"]
             if len(parts) == 1 and parts[0]["type"] == "text":
@@ -176,6 +185,8 @@ def _plain_foreign_to_wire(events: list[dict[str, Any]], model: str) -> dict[str
     if instructions:
         body["instructions"] = "\n\n".join(instructions)
     body["input"] = items
+    body["store"] = False
+    body["include"] = ["reasoning.encrypted_content"]
     return body
 
 

@@ -26,9 +26,11 @@ from partwire.adapters._common import new_loss as _new_loss
 from partwire.adapters.openai_responses._decode import summary_to_wire
 from partwire.adapters.openai_responses._parts import FileResolver, PartEncoder, citations_to_wire
 from partwire.adapters.openai_responses._wire import (
+    CALL_ID_MAX,
     IMAGE_MEDIA_TYPES,
     ISSUER,
     WireItem,
+    admits_call_id,
     data_url,
     item_in_order,
 )
@@ -285,15 +287,23 @@ class Encoder(PartEncoder):
                         ids = fields["provider_ids"]
                         wire_id = ids.get(ISSUER)
                         if wire_id is None:
-                            wire_id = ident
-                            if ids:
-                                reason = None
-                                if len(ids) == 1:
-                                    (who,) = ids
-                                    reason = id_reasons.get(who)
-                                lost.append(new_loss(f"history[{i}].parts[{j}]", "tool_call",
-                                                     "id_mapped", reason or self._id_reason(ids),
-                                                     adapter, message_id))
+                            # first_accepted inline: another issuer's id the call_id rule admits
+                            # (admits_call_id: 1 to 64 characters) goes as it is.
+                            for value in ids.values():
+                                if 0 < len(value) <= CALL_ID_MAX:
+                                    wire_id = value
+                                    break
+                            else:
+                                wire_id = ident
+                                if ids:
+                                    reason = None
+                                    if len(ids) == 1:
+                                        (who,) = ids
+                                        reason = id_reasons.get(who)
+                                    lost.append(new_loss(f"history[{i}].parts[{j}]", "tool_call",
+                                                         "id_mapped",
+                                                         reason or self._id_reason(ids),
+                                                         adapter, message_id))
                         wire_ids[ident] = wire_id
                         append({"type": "function_call", "call_id": wire_id,
                                 "name": fields["name"], "arguments": fields["arguments_json"]})
@@ -406,7 +416,8 @@ class Encoder(PartEncoder):
     def _register_calls(self, event: AssistantMessage) -> None:
         for part in event.parts:
             if isinstance(part, ToolCallPart):
-                self.wire_ids[part.id] = first_accepted(part.provider_ids, self.issuer_order) or part.id
+                self.wire_ids[part.id] = first_accepted(
+                    part.provider_ids, self.issuer_order, admits_call_id) or part.id
                 if self.marks(part.provider_data).get("kind") == "custom":
                     self.custom.add(part.id)
 
@@ -562,7 +573,7 @@ class Encoder(PartEncoder):
         self.items.append(item_in_order(item))  # type: ignore[arg-type]
 
     def _tool_call(self, part: ToolCallPart, path: str, message_id: str) -> None:
-        wire_id = first_accepted(part.provider_ids, self.issuer_order)
+        wire_id = first_accepted(part.provider_ids, self.issuer_order, admits_call_id)
         if wire_id is None:
             wire_id = part.id
             if part.provider_ids:
@@ -601,7 +612,8 @@ class Encoder(PartEncoder):
         reason = self._id_reasons.get(who)
         if reason is None:
             reason = self._id_reasons[who] = (
-                f"the call id from {who} is replaced by the canonical id (tu_...)")
+                f"the call id from {who} is not a Responses call_id (1 to 64 characters); the "
+                "canonical id (tu_...) is sent instead")
         return reason
 
     # -- tool results -----------------------------------------------------------------------
@@ -675,7 +687,7 @@ class Encoder(PartEncoder):
             return call_id
         if self.marks(call.provider_data).get("kind") == "custom":
             self.custom.add(call_id)
-        return first_accepted(call.provider_ids, self.issuer_order) or call.id
+        return first_accepted(call.provider_ids, self.issuer_order, admits_call_id) or call.id
 
 
 _MESSAGE_ITEM = frozenset({"id", "status", "phase"})

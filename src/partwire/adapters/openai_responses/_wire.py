@@ -15,6 +15,7 @@ from partwire.usage import Usage
 
 __all__ = [
     "API",
+    "CALL_ID_MAX",
     "CALL_ITEMS",
     "DOCUMENT_MEDIA_TYPES",
     "IMAGE_MEDIA_TYPES",
@@ -28,6 +29,7 @@ __all__ = [
     "WireRequest",
     "WireResponse",
     "WireUsage",
+    "admits_call_id",
     "data_url",
     "item_in_order",
     "parse_data_url",
@@ -39,6 +41,25 @@ ISSUER = "openai"
 """The issuer of every id, opaque value and echo state this API hands out."""
 API = "openai_responses"
 """The ``api`` recorded on assistant messages."""
+
+CALL_ID_MAX = 64
+"""The longest ``call_id`` the API takes (``string_above_max_length`` above it)."""
+
+
+def admits_call_id(call_id: str) -> bool:
+    """Whether another provider's call id may be sent as a ``call_id`` as it is: any string of
+    1 to 64 characters.
+
+    The SDK types say only ``str``, and ``../shared/wire/openai.md`` gives no rule for ``call_id``
+    (its id constraints are [memory]). The API's own 400s, quoted in gateways' issue threads,
+    reject a ``call_id`` for its length alone: ``string_above_max_length`` ("maximum length
+    64") and ``empty_string`` ("minimum length 1"), while those gateways forward Anthropic
+    ``toolu_`` ids, Codex ``exec-<uuid>`` ids and ids with dots and hyphens unchanged (see
+    docs/adapters/openai_responses.md). The item ``id`` (``fc_...``) is another field, with a
+    prefix check: a foreign one is never sent.
+    """
+    return 0 < len(call_id) <= CALL_ID_MAX
+
 
 ContinuationMode = Literal["stateless", "chained", "none"]
 """How a conversation continues (see ``Options.continuation`` and ``_request``)."""
