@@ -125,8 +125,7 @@ class _RequestReader:
         self.calls: dict[str, ToolCallPart] = {}
         self.legacy: dict[str, ToolCallPart] = {}
         self.by_id: dict[str, ToolCallPart] = {}  # every call read so far, by canonical id
-        self.encoder = Encoder((), dialect=dialect, issuers={dialect.issuer}, losses=Losses(API),
-                               echo_reasoning="all")
+        self.encoder: Encoder | None = None  # made for the first message that needs settling
 
     def message(self, message: dict[str, Any], i: int) -> HistoryEvent:
         """The history event for ``messages[i]``, marked so that it encodes back to ``message``."""
@@ -137,6 +136,16 @@ class _RequestReader:
             # to settle.
             fields = {"parts": (TextPart(text=content),)}
             return build(UserMessage, fields) if role == "user" else build(SystemMessage, fields)
+        # The common tool result and assistant message, which the encoder sends back as they
+        # came: no marks to settle.
+        if role == "tool" and type(content) is str:
+            tool = self._tool_fast(message, content)
+            if tool is not None:
+                return tool
+        elif role == "assistant" and (content is None or type(content) is str):
+            assistant = self._assistant_fast(message, content)
+            if assistant is not None:
+                return assistant
         if role in ("user", "system", "developer"):
             event = self._plain(message, role)
         elif role == "assistant":
@@ -146,6 +155,46 @@ class _RequestReader:
         else:
             raise WireFormatError(API, "request", f"role {role!r} is none of system, developer, user, assistant, tool, function", f"messages[{i}].role")
         return self._settle(event, message)
+
+    def _tool_fast(self, message: dict[str, Any], content: str) -> ToolMessage | None:
+        """A text result of a call read already, and nothing else; ``None`` for any other."""
+        wire_id = message.get("tool_call_id")
+        call = self.calls.get(wire_id) if type(wire_id) is str else None
+        if call is None or len(message) != 3 or not content:
+            return None
+        return build(ToolMessage, {"call_id": call.id, "tool_name": call.name, "output_text": content})
+
+    def _assistant_fast(self, message: dict[str, Any], content: str | None) -> AssistantMessage | None:
+        """The common assistant message (text, plain function calls, nothing else), which the
+        encoder sends back as it came; ``None`` for any other (read and settled in full)."""
+        calls = message.get("tool_calls")
+        if len(message) != (3 if "tool_calls" in message else 2) or "content" not in message:
+            return None
+        parts: list[Part] = [TextPart(text=content)] if content is not None else []
+        if calls is not None:
+            if type(calls) is not list or not calls:
+                return None
+            issuer = self.issuer
+            for wire in calls:
+                if type(wire) is not dict or len(wire) != 3 or wire.get("type") != "function":
+                    return None
+                wire_id, function = wire.get("id"), wire.get("function")
+                if type(wire_id) is not str or not wire_id or type(function) is not dict \
+                        or len(function) != 2:
+                    return None
+                name, arguments = function.get("name"), function.get("arguments")
+                if type(name) is not str or type(arguments) is not str:
+                    return None
+                parts.append(build(ToolCallPart, {"id": new_tool_call_id(), "name": name,
+                                                  "arguments_json": arguments,
+                                                  "provider_ids": {issuer: wire_id}}))
+        if not parts:
+            return None  # an empty message: the marks that keep it are settled in full
+        for part in parts:
+            if type(part) is ToolCallPart:
+                self.calls[part.provider_ids[self.issuer]] = part
+                self.by_id[part.id] = part
+        return build(AssistantMessage, {"parts": tuple(parts)})
 
     def _content(self, content: Any) -> tuple[Part, ...]:
         if isinstance(content, str):
@@ -281,6 +330,9 @@ class _RequestReader:
 
     def _encode(self, event: HistoryEvent) -> list[Any]:
         encoder = self.encoder
+        if encoder is None:
+            encoder = self.encoder = Encoder((), dialect=self.dialect, issuers={self.issuer},
+                                             losses=Losses(API), echo_reasoning="all")
         encoder.messages = []
         encoder.pending = []
         encoder.losses = Losses(API)
