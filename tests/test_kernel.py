@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 from typing import Any
 
 import pytest
@@ -11,10 +12,12 @@ import partwire.adapters.anthropic as anthropic
 import partwire.adapters.openai_chat as openai_chat
 from partwire import AssistantMessage, UserMessage
 from partwire.adapters import ADAPTER_NAMES, Adapter, get_adapter
+from partwire.adapters._common import strict_parameters, strict_schema
 from partwire.adapters._kernel import merge_params, resolve_options
 from partwire.errors import UnknownAdapterError, WireFormatError
 from partwire.history import HistoryEvent
 from partwire.streaming import Accumulator, MessageStartEvent
+from partwire.tools import ToolDefinition
 
 _ANTHROPIC_SSE = (
     'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message",'
@@ -237,3 +240,43 @@ def test_a_recorded_loss_is_the_loss_its_constructor_makes() -> None:
     assert [repr(x) for x in losses.items] == [repr(x) for x in made]
     with pytest.raises(dataclasses.FrozenInstanceError):
         losses.items[0].path = "elsewhere"  # type: ignore[misc]
+
+
+def test_a_tool_read_before_is_the_same_definition_and_a_kept_dict_is_the_callers() -> None:
+    """Imported tools are remembered by their JSON: the same tool gives the same definition,
+    equal values of other JSON types do not, and a tool kept as a dict is never another's."""
+    def tool(enum: list[Any]) -> dict[str, Any]:
+        return {"type": "function", "function": {
+            "name": "pick", "description": "Pick one.",
+            "parameters": {"type": "object", "properties": {"n": {"enum": enum}}}}}
+
+    first = openai_chat.from_wire_request({"messages": [], "tools": [tool([1])]}).tools[0]
+    again = openai_chat.from_wire_request({"messages": [], "tools": [tool([1])]}).tools[0]
+    assert isinstance(first, ToolDefinition)
+    assert again is first
+    as_bool = openai_chat.from_wire_request({"messages": [], "tools": [tool([True])]}).tools[0]
+    assert isinstance(as_bool, ToolDefinition)
+    assert as_bool.input_schema["properties"] == {"n": {"enum": [True]}}
+    body = {"messages": [], "tools": [tool([1])]}
+    sent = openai_chat.to_wire(openai_chat.from_wire_request(body).history, model="m",
+                               tools=[as_bool]).request["tools"]
+    assert json.dumps(sent) == json.dumps([tool([True])])  # == alone would take True for 1
+    kept = {"type": "function", "function": {"name": "x", "description": "",
+                                             "parameters": {"type": "object", "$ref": "#/a"}}}
+    for _ in range(2):
+        copy = json.loads(json.dumps(kept))
+        assert openai_chat.from_wire_request({"messages": [], "tools": [copy]}).tools[0] is copy
+
+
+def test_a_strict_rewrite_is_worked_out_once_per_definition() -> None:
+    """The strict parameters of one definition are one object; another definition gets its own."""
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    one = ToolDefinition(name="t", description="", input_schema=schema, side_effects="none", strict=True)
+    two = ToolDefinition(name="t", description="", input_schema=schema, side_effects="none", strict=True)
+    params, changes = strict_parameters(one)
+    assert strict_parameters(one)[0] is params
+    assert changes == strict_schema(schema)[1]
+    assert params == {"type": "object", "properties": {"a": {"type": ["string", "null"]}},
+                      "required": ["a"], "additionalProperties": False}
+    assert strict_parameters(two)[0] is not params
+    assert strict_parameters(two)[0] == params

@@ -34,11 +34,13 @@ __all__ = [
     "data_of",
     "decode_base64",
     "foreign_unknown_reason",
+    "import_tool",
     "json_text",
     "load_json",
     "new_loss",
     "parse_json",
     "sniff_media_type",
+    "strict_parameters",
     "strict_schema",
     "tool_calls_by_id",
     "tool_status_loss",
@@ -315,6 +317,60 @@ def first_accepted(ids: Mapping[str, str], issuers: Sequence[str],
                 return value
     return None
 
+
+# -- imported tool definitions ----------------------------------------------------------------
+
+# (api, the wire tool's JSON text) -> the definition read from it, or _KEEP when it stays a dict.
+# A gateway reads the same tools with every request of a session (the recorded corpus sends 107
+# Chat tools of 21 kinds, 209 Anthropic tools of 46): each kind is validated once.
+_IMPORTED: dict[tuple[str, str], ToolDefinition | None] = {}
+_IMPORTED_MAX = 256
+
+
+def import_tool(api: str, tool: Any, read: Callable[[Any], ToolSpec]) -> ToolSpec:
+    """``read(tool)``, remembered by the tool's JSON text, so a tool seen before is not validated
+    again. ``read`` must be a pure function of the tool's JSON (every ``tool_from_wire`` is).
+
+    A definition is immutable and shared; a tool that stays a dict is returned as the caller's
+    own object, never another request's.
+    """
+    if type(tool) is not dict:
+        return read(tool)
+    try:
+        key = (api, _TEXT_ENCODER.encode(tool))
+    except (TypeError, ValueError, RecursionError):  # not JSON: read (and refused) as it is
+        return read(tool)
+    if key in _IMPORTED:
+        found = _IMPORTED[key]
+        return tool if found is None else found
+    spec = read(tool)
+    if len(_IMPORTED) >= _IMPORTED_MAX:
+        del _IMPORTED[next(iter(_IMPORTED))]  # the oldest kind
+    _IMPORTED[key] = spec if isinstance(spec, ToolDefinition) else None
+    return spec
+
+
+# -- OpenAI's strict mode (Chat Completions and Responses alike) ----------------------------
+
+# id(definition) -> (definition, its strict parameters, the rewrites): an agent sends the same
+# definitions with every turn. The entry holds the definition, so its id is not reused.
+_STRICT: dict[int, tuple[ToolDefinition, dict[str, Any], list[str]]] = {}
+
+
+def strict_parameters(tool: ToolDefinition) -> tuple[dict[str, Any], list[str]]:
+    """:func:`strict_schema` of ``tool.input_schema``, worked out once per definition.
+
+    The parameters are shared like ``input_schema`` itself (a definition is immutable): copy
+    them before changing a request body's schema in place.
+    """
+    found = _STRICT.get(id(tool))
+    if found is not None and found[0] is tool:
+        return found[1], found[2]
+    parameters, changes = strict_schema(tool.input_schema)
+    if len(_STRICT) >= _IMPORTED_MAX:
+        del _STRICT[next(iter(_STRICT))]
+    _STRICT[id(tool)] = (tool, parameters, changes)
+    return parameters, changes
 
 # -- OpenAI's strict mode (Chat Completions and Responses alike) ----------------------------
 

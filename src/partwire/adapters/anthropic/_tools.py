@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from partwire.adapters._common import SHAPE_ERRORS, ToolChoice, ToolSpec
+from partwire.adapters._common import SHAPE_ERRORS, ToolChoice, ToolSpec, import_tool
+from partwire.adapters.anthropic._wire import API
 from partwire.errors import SchemaError
 from partwire.tools import ToolDefinition
 
@@ -48,7 +49,14 @@ def tool_choice_to_wire(choice: ToolChoice | None, parallel_tool_calls: bool | N
 
 
 def tool_from_wire(tool: Any) -> ToolSpec:
-    """A ToolDefinition when the wire tool is exactly one (re-encoding gives it back); else the dict."""
+    """A ToolDefinition when the wire tool is exactly one (re-encoding gives it back); else the dict.
+
+    A tool read before (the same JSON) gives the same definition without a second validation.
+    """
+    return import_tool(API, tool, _read_tool)
+
+
+def _read_tool(tool: Any) -> ToolSpec:
     if not isinstance(tool, dict) or not set(tool) <= _TOOL_FIELDS:
         return tool if isinstance(tool, dict) else {"invalid": tool}
     try:

@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from partwire.adapters._common import SHAPE_ERRORS, Losses, ToolChoice, ToolSpec, strict_schema
+from partwire.adapters._common import (
+    SHAPE_ERRORS,
+    Losses,
+    ToolChoice,
+    ToolSpec,
+    import_tool,
+    strict_parameters,
+)
+from partwire.adapters.openai_chat._wire import API
 from partwire.errors import SchemaError
 from partwire.tools import ToolDefinition
 
@@ -26,7 +34,7 @@ def tool_to_wire(tool: ToolSpec, path: str, losses: Losses | None) -> dict[str, 
         return dict(tool)
     parameters: Mapping[str, Any] = tool.input_schema
     if tool.strict:
-        parameters, changes = strict_schema(tool.input_schema)
+        parameters, changes = strict_parameters(tool)
         if losses is not None:
             for change in changes:
                 losses.add(f"{path}.function.parameters", "tool", "rewritten",
@@ -50,7 +58,14 @@ def tool_choice_to_wire(choice: ToolChoice | None) -> str | dict[str, Any] | Non
 
 
 def tool_from_wire(tool: Any) -> ToolSpec:
-    """A ToolDefinition when the wire tool is exactly one (re-encoding gives it back); else the dict."""
+    """A ToolDefinition when the wire tool is exactly one (re-encoding gives it back); else the dict.
+
+    A tool read before (the same JSON) gives the same definition without a second validation.
+    """
+    return import_tool(API, tool, _read_tool)
+
+
+def _read_tool(tool: Any) -> ToolSpec:
     if not isinstance(tool, dict):
         return {"invalid": tool}
     function = tool.get("function")
