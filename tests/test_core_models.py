@@ -183,6 +183,7 @@ def test_ulid_text_matches_python_ulid(value: int) -> None:
 
 @given(st.integers(min_value=1, max_value=2**80 - 1), st.integers(min_value=1, max_value=40))
 @example(low=2**40 - 3, count=8).via("a carry into the cached prefix")
+@example(low=1021, count=6).via("a carry out of the last two characters")
 @example(low=2**80 - 45, count=40).via("the top of the millisecond's range")
 def test_ids_within_one_millisecond_count_up_through_the_cached_prefix(low: int, count: int) -> None:
     """Ids made in one millisecond are the last id plus one, written exactly, across 40-bit carries."""

@@ -63,6 +63,8 @@ class _MonotonicUlids:
         # millisecond share: only the last 8 characters are made per id.
         self._high = -1
         self._prefix = ""
+        self._head = ""  # the first 24 characters of the last id made in full,
+        self._head_of = -1  # and the value they encode (the id's top 118 bits)
         self._lock = threading.Lock()
         self._entropy = b""  # random bytes drawn ahead, 10 per new millisecond
         _sources.add(self)
@@ -77,6 +79,9 @@ class _MonotonicUlids:
                 # monotonic ULID rule, the last id plus one. It keeps the order the process made
                 # them in, and spares a system call for randomness per id on hot paths.
                 value = last + 1
+                if value >> 10 == self._head_of:  # no carry: only the last two characters change
+                    self._last = value
+                    return self._head + _PAIRS[value & 1023]
             else:
                 if len(self._entropy) < 10:
                     self._entropy = os.urandom(640)  # one system call per 64 milliseconds used
@@ -88,9 +93,11 @@ class _MonotonicUlids:
                 self._high = high
                 self._prefix = _ulid_text(value)[:18]
             pairs = _PAIRS
-            return (self._prefix + pairs[(value >> 30) & 1023] + pairs[(value >> 20) & 1023]
-                    + pairs[(value >> 10) & 1023] + pairs[value & 1023])
-
+            # The first 24 characters, which the next ids share until the low 10 bits carry.
+            self._head_of = value >> 10
+            head = self._head = (self._prefix + pairs[(value >> 30) & 1023]
+                                 + pairs[(value >> 20) & 1023] + pairs[(value >> 10) & 1023])
+            return head + pairs[value & 1023]
 
     def _forget_entropy(self) -> None:
         self._entropy = b""

@@ -137,9 +137,10 @@ def make_projection(
 ) -> Projection:
     """The adapters' last step: raise in strict mode if anything was lost, else log and wrap."""
     found = tuple(losses)
-    if found and strict:
-        raise LossError(found, adapter)
-    log_losses(found, session=session)
+    if found:
+        if strict:
+            raise LossError(found, adapter)
+        log_losses(found, session=session)
     return Projection(request=request, losses=found)
 
 

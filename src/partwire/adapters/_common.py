@@ -30,6 +30,7 @@ __all__ = [
     "ToolChoice",
     "ToolSpec",
     "WireFormatError",
+    "accepted_issuers",
     "as_json",
     "data_of",
     "decode_base64",
@@ -302,6 +303,22 @@ def decode_base64(data_b64: str) -> bytes | None:
         return None
 
 
+_ACCEPTED: dict[tuple[str, frozenset[str]], tuple[frozenset[str], tuple[str, ...]]] = {}
+
+
+def accepted_issuers(issuers: Collection[str], own: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The issuers an encoder accepts, and the order it reads provider ids in: ``own`` first
+    (when accepted), then the aliases sorted. Worked out once per set (every ``to_wire`` asks)."""
+    accepted = issuers if type(issuers) is frozenset else frozenset(issuers)
+    found = _ACCEPTED.get((own, accepted))
+    if found is None:
+        order = ((own,) if own in accepted else ()) + tuple(sorted(accepted - {own}))
+        found = (accepted, order)
+        if len(_ACCEPTED) < 256:
+            _ACCEPTED[(own, accepted)] = found
+    return found
+
+
 def first_accepted(ids: Mapping[str, str], issuers: Sequence[str],
                    admits: Callable[[str], bool] | None = None) -> str | None:
     """The id from the first accepted issuer that has one; else, with ``admits`` (the target's
@@ -327,15 +344,15 @@ _IMPORTED: dict[tuple[str, str], ToolDefinition | None] = {}
 _IMPORTED_MAX = 256
 
 
-def import_tool(api: str, tool: Any, read: Callable[[Any], ToolSpec]) -> ToolSpec:
+def import_tool(api: str, tool: dict[str, Any], read: Callable[[dict[str, Any]], ToolSpec]) -> ToolSpec:
     """``read(tool)``, remembered by the tool's JSON text, so a tool seen before is not validated
-    again. ``read`` must be a pure function of the tool's JSON (every ``tool_from_wire`` is).
+    again. ``read`` must be a pure function of the tool's JSON (the readers of ``tool_from_wire``
+    are); call it once the tool has the shape of a definition (encoding it costs more than
+    refusing a shape).
 
     A definition is immutable and shared; a tool that stays a dict is returned as the caller's
     own object, never another request's.
     """
-    if type(tool) is not dict:
-        return read(tool)
     try:
         key = (api, _TEXT_ENCODER.encode(tool))
     except (TypeError, ValueError, RecursionError):  # not JSON: read (and refused) as it is

@@ -76,22 +76,22 @@ def resolve_options(cls: type[OptionsT], options: Any = None,
         if isinstance(options, cls):
             return options
     given: dict[str, Any] = {}
-    if isinstance(options, Mapping):
-        # The common mapping (an imported request's options, the CLI's) resolves once; the
-        # key holds each value's type, since True == 1 and 1 == 1.0.
-        given = dict(options)
-        if switches:
-            given.update(switches)
+    if type(options) is dict or isinstance(options, Mapping):
+        # The common mapping (an imported request's options, the CLI's) resolves once. True ==
+        # 1 == 1.0, so a remembered value counts only for values of the same types.
+        given = {**options, **switches} if switches else dict(options)
         try:
-            key: Any = (cls, tuple((k, v.__class__, v) for k, v in given.items()))
+            key: Any = (cls, tuple(given.items()))
             found = _RESOLVED.get(key)
         except TypeError:  # an unhashable value: resolved each time
             key = found = None
-        if found is None:
-            found = _resolve(cls, given)
-            if key is not None and len(_RESOLVED) < 512:
-                _RESOLVED[key] = found
-        return cast(OptionsT, found)
+        kinds = tuple(map(type, given.values()))
+        if found is not None and found[0] == kinds:
+            return cast(OptionsT, found[1])
+        resolved = _resolve(cls, given)
+        if key is not None and len(_RESOLVED) < 512:
+            _RESOLVED[key] = (kinds, resolved)
+        return resolved
     if isinstance(options, cls):
         given = {name: getattr(options, name) for name in _fields(cls)}
     elif options is not None:

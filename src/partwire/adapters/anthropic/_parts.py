@@ -17,6 +17,7 @@ from typing import Any, Literal, assert_never
 from partwire._base import ProviderData
 from partwire.adapters._common import (
     Losses,
+    accepted_issuers,
     data_of,
     decode_base64,
     first_accepted,
@@ -79,10 +80,9 @@ class PartEncoder:
     def __init__(self, *, issuers: Collection[str], losses: Losses,
                  foreign_thinking: ForeignThinking = "drop",
                  resolve_file: FileResolver | None = None) -> None:
-        self.issuers = frozenset(issuers)
         # Anthropic's own ids first, then the aliases in a stable order.
-        self.issuer_order = ([ISSUER] if ISSUER in self.issuers else []) + sorted(self.issuers - {ISSUER})
-        self.only_own = self.issuer_order == [ISSUER]
+        self.issuers, self.issuer_order = accepted_issuers(issuers, ISSUER)
+        self.only_own = self.issuer_order == (ISSUER,)
         self.losses = losses
         self.foreign_thinking = foreign_thinking
         self.resolve_file = resolve_file

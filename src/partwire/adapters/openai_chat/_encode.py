@@ -15,6 +15,7 @@ from typing import Any, assert_never
 
 from partwire.adapters._common import (
     Losses,
+    accepted_issuers,
     data_of,
     first_accepted,
     tool_calls_by_id,
@@ -91,15 +92,15 @@ class Encoder(PartEncoder):
                  losses: Losses, developer_role: DeveloperRole | None = None,
                  echo_reasoning: EchoReasoning | None = None,
                  resolve_file: FileResolver | None = None) -> None:
-        super().__init__(dialect=dialect, issuers=frozenset(issuers), losses=losses,
+        super().__init__(dialect=dialect, issuers=accepted_issuers(issuers, dialect.issuer)[0], losses=losses,
                          resolve_file=resolve_file)
         self.history = history
         # The dialect's own ids first, then the aliases in a stable order.
         own = dialect.issuer
-        self.issuer_order = ([own] if own in self.issuers else []) + sorted(self.issuers - {own})
+        self.issuer_order = accepted_issuers(self.issuers, own)[1]
         self.developer_role = developer_role or dialect.developer_role
         self.echo_reasoning = echo_reasoning or dialect.echo_reasoning
-        self.own_only = self.issuer_order == [own]
+        self.own_only = self.issuer_order == (own,)
         # Canonical call id -> the id sent for it, filled as assistant messages are encoded (a
         # result follows its call); the full table is built only for a result that comes first.
         self.wire_ids: dict[str, str] = {}
