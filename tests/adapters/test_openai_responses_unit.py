@@ -319,6 +319,25 @@ def test_call_id_length_boundary(size: int, admitted: bool, general: bool) -> No
     assert admits_call_id(foreign_id) is admitted
 
 
+def test_repeated_to_wire_reports_the_same_losses_and_a_changed_part_its_own() -> None:
+    """A resent history gets equal losses; a message copied with the same id but OpenAI's reasoning and another status is judged anew."""
+    thought = ThinkingPart(text="hmm", signature=Opaque(value="sig", issuer="anthropic"))
+    foreign = AssistantMessage([thought, TextPart(text="ok")], provider="anthropic", api="anthropic")
+    result = ToolMessage(call_id="tu_x", tool_name="f", output_text="no", status="denied")
+    history: list[HistoryEvent] = [UserMessage("q"), foreign, result]
+    first = openai_responses.to_wire(history, model="gpt-5.5").losses
+    again = openai_responses.to_wire(history, model="gpt-5.5").losses
+    assert [loss.action for loss in first] == ["dropped", "dropped"]
+    assert first == again
+    own = foreign.model_copy(update={"parts": (reasoning(), TextPart(text="ok")), "api": "openai_responses"})
+    aborted = result.model_copy(update={"status": "aborted"})
+    projection = openai_responses.to_wire([UserMessage("q"), own, aborted], model="gpt-5.5")
+    assert [(loss.path, loss.reason) for loss in projection.losses] == [
+        ("history[2].status", "Responses tool results carry no status; 'aborted' is not sent "
+                              "(the output text is)")]
+    assert projection.request["input"][1]["type"] == "reasoning"
+
+
 def test_empty_foreign_call_id_is_mapped() -> None:
     """An empty foreign call id is refused by the API (minimum length 1): the canonical id goes instead, as id_mapped."""
     call = ToolCallPart.create("run", {}, provider_ids={"elsewhere": ""})

@@ -26,6 +26,7 @@ from partwire.adapters._common import new_loss as _new_loss
 from partwire.adapters.openai_responses._decode import summary_to_wire
 from partwire.adapters.openai_responses._parts import FileResolver, PartEncoder, citations_to_wire
 from partwire.adapters.openai_responses._wire import (
+    API,
     CALL_ID_MAX,
     IMAGE_MEDIA_TYPES,
     ISSUER,
@@ -67,6 +68,7 @@ from partwire.parts import (
     ToolCallPart,
     UnknownPart,
 )
+from partwire.projection import Loss
 
 __all__ = ["Encoder", "leading_system"]
 
@@ -149,6 +151,7 @@ class Encoder(PartEncoder):
         adapter = self.losses.adapter
         new_loss = _new_loss  # Loss(...) without the frozen dataclass's __init__
         id_reasons = self._id_reasons
+        known = _KNOWN_LOSSES
         for i in range(max(start, self.head()), len(history)):
             event = history[i]
             kind = type(event)
@@ -160,129 +163,130 @@ class Encoder(PartEncoder):
                 if wire_id is not None and text and fields["provider_data"] is None and not fields[
                         "parts"] and call_id not in custom:
                     append({"type": "function_call_output", "call_id": wire_id, "output": text})
-                    if fields["status"] != "success":
-                        self._status_lost(event, f"history[{i}]")  # type: ignore[arg-type]
+                    status = fields["status"]
+                    if status != "success":
+                        key = (fields["id"], i, status)
+                        loss = known.get(key)
+                        if loss is None or loss.adapter != adapter:
+                            self._status_lost(event, f"history[{i}]")  # type: ignore[arg-type]
+                            if len(known) >= _KNOWN_LIMIT:
+                                known.clear()
+                            known[key] = lost[-1]
+                        else:
+                            lost.append(loss)
                     continue
             elif kind is AssistantMessage and own_only:
                 before = len(items)
-                parts = event.__dict__["parts"]
-                group: dict[str, Any] | None = None  # the open message item
-                for part in parts:
-                    part_kind = type(part)
-                    fields = part.__dict__
-                    pd = fields["provider_data"]
-                    if part_kind is ToolCallPart:
-                        group = None
-                        wire_id = fields["provider_ids"].get(ISSUER)
-                        if wire_id is None:
-                            break
-                        if pd is None:
-                            append({"type": "function_call", "call_id": wire_id,
-                                    "name": fields["name"], "arguments": fields["arguments_json"]})
-                        else:
-                            # As decoded: the fc_ item's id and status, nothing else. A value of
-                            # another shape raises KeyError or TypeError as it is read.
-                            if pd.issuer != ISSUER:
+                message = event.__dict__
+                parts = message["parts"]
+                api = message["api"]
+                # OpenAI's own answer, as the decoder gives it, first. An answer another API made
+                # (Anthropic's, Chat's, Gemini's) has no such part: straight to the foreign form.
+                if api is None or api == API:
+                    group: dict[str, Any] | None = None  # the open message item
+                    for part in parts:
+                        part_kind = type(part)
+                        fields = part.__dict__
+                        pd = fields["provider_data"]
+                        if part_kind is ToolCallPart:
+                            group = None
+                            wire_id = fields["provider_ids"].get(ISSUER)
+                            if wire_id is None:
+                                break
+                            if pd is None:
+                                append({"type": "function_call", "call_id": wire_id,
+                                        "name": fields["name"], "arguments": fields["arguments_json"]})
+                            else:
+                                # As decoded: the fc_ item's id and status, nothing else. A value of
+                                # another shape raises KeyError or TypeError as it is read.
+                                if pd.issuer != ISSUER:
+                                    break
+                                data = pd.data
+                                try:
+                                    item = data["item"]
+                                    if len(data) != 1 or len(item) != 2:
+                                        break
+                                    call = {"id": item["id"], "type": "function_call",
+                                            "status": item["status"],
+                                            "arguments": fields["arguments_json"],
+                                            "call_id": wire_id, "name": fields["name"]}
+                                except (KeyError, TypeError):
+                                    break
+                                append(call)
+                            # The general path maps it the same way (OpenAI's own id), should it take over.
+                            wire_ids[fields["id"]] = wire_id
+                        elif part_kind is TextPart:
+                            if pd is None or fields["citations"] or pd.issuer != ISSUER:
                                 break
                             data = pd.data
-                            try:
+                            try:  # as decoded: the item's id (and status), logprobs as extras
                                 item = data["item"]
-                                if len(data) != 1 or len(item) != 2:
+                                ident = item["id"]
+                                size = len(data)
+                                if size == 2:
+                                    extras = data["extras"]
+                                    if len(extras) != 1:
+                                        break
+                                    content = {"type": "output_text", "annotations": [],
+                                               "logprobs": extras["logprobs"], "text": fields["text"]}
+                                elif size == 1:
+                                    content = {"type": "output_text", "annotations": [],
+                                               "text": fields["text"]}
+                                else:
                                     break
-                                call = {"id": item["id"], "type": "function_call",
-                                        "status": item["status"],
-                                        "arguments": fields["arguments_json"],
-                                        "call_id": wire_id, "name": fields["name"]}
-                            except (KeyError, TypeError):
+                            except (KeyError, TypeError):  # another shape
                                 break
-                            append(call)
-                        # The general path maps it the same way (OpenAI's own id), should it take over.
-                        wire_ids[fields["id"]] = wire_id
-                    elif part_kind is TextPart:
-                        if pd is None or fields["citations"] or pd.issuer != ISSUER:
-                            break
-                        data = pd.data
-                        try:  # as decoded: the item's id (and status), logprobs as extras
-                            item = data["item"]
-                            ident = item["id"]
-                            size = len(data)
-                            if size == 2:
-                                extras = data["extras"]
-                                if len(extras) != 1:
-                                    break
-                                content = {"type": "output_text", "annotations": [],
-                                           "logprobs": extras["logprobs"], "text": fields["text"]}
-                            elif size == 1:
-                                content = {"type": "output_text", "annotations": [],
-                                           "text": fields["text"]}
+                            if group is not None and group["id"] == ident:
+                                group["content"].append(content)
+                                continue
+                            if len(item) == 2 and "status" in item:  # id and status: the common case
+                                group = {"id": ident, "type": "message", "status": item["status"],
+                                         "content": [content], "role": "assistant"}
+                            elif item.keys() <= _MESSAGE_ITEM:
+                                group = {"id": ident, "type": "message"}
+                                if "status" in item:
+                                    group["status"] = item["status"]
+                                group["content"] = [content]
+                                if "phase" in item:
+                                    group["phase"] = item["phase"]
+                                group["role"] = "assistant"
                             else:
                                 break
-                        except (KeyError, TypeError):  # another shape
-                            break
-                        if group is not None and group["id"] == ident:
-                            group["content"].append(content)
-                            continue
-                        if len(item) == 2 and "status" in item:  # id and status: the common case
-                            group = {"id": ident, "type": "message", "status": item["status"],
-                                     "content": [content], "role": "assistant"}
-                        elif item.keys() <= _MESSAGE_ITEM:
-                            group = {"id": ident, "type": "message"}
-                            if "status" in item:
-                                group["status"] = item["status"]
-                            group["content"] = [content]
-                            if "phase" in item:
-                                group["phase"] = item["phase"]
-                            group["role"] = "assistant"
+                            append(group)
+                        elif part_kind is ThinkingPart:
+                            group = None
+                            signature = fields["signature"]
+                            ident = fields["id"]
+                            if signature is None or signature.issuer != ISSUER or ident is None:
+                                break
+                            text = fields["text"]
+                            if pd is not None:  # as decoded: the summary's layout, one entry or none
+                                data = pd.data
+                                layout = data.get("summary") if type(data) is dict and len(data) == 1 else None
+                                if pd.issuer != ISSUER or type(layout) is not list or (
+                                        layout != [len(text)] if text else layout):
+                                    break
+                            append({"id": ident, "type": "reasoning", "encrypted_content": signature.value,
+                                    "summary": [{"type": "summary_text", "text": text}] if text else []})
                         else:
                             break
-                        append(group)
-                    elif part_kind is ThinkingPart:
-                        group = None
-                        signature = fields["signature"]
-                        ident = fields["id"]
-                        if signature is None or signature.issuer != ISSUER or ident is None:
-                            break
-                        text = fields["text"]
-                        if pd is not None:  # as decoded: the summary's layout, one entry or none
-                            data = pd.data
-                            layout = data.get("summary") if type(data) is dict and len(data) == 1 else None
-                            if pd.issuer != ISSUER or type(layout) is not list or (
-                                    layout != [len(text)] if text else layout):
-                                break
-                        append({"id": ident, "type": "reasoning", "encrypted_content": signature.value,
-                                "summary": [{"type": "summary_text", "text": text}] if text else []})
                     else:
-                        break
-                else:
-                    if len(items) > before:
-                        continue
-                del items[before:]  # not all as decoded
+                        if len(items) > before:
+                            continue
+                    del items[before:]  # not all as decoded
                 # Then another provider's answer, as the general path encodes it: each part
                 # without provider data, a thought not OpenAI's dropped with its loss, a text
                 # as one easy-form item, a call with OpenAI's id or else the canonical one (the
                 # id_mapped loss). Any other part takes back items and losses: the general path
                 # takes the whole message.
                 lost_before = len(lost)
-                message_id = event.__dict__["id"]
+                message_id = message["id"]
                 for j, part in enumerate(parts):
                     part_kind = type(part)
                     fields = part.__dict__
                     if fields["provider_data"] is not None:
                         break
-                    if part_kind is ThinkingPart:
-                        signature = fields["signature"]
-                        if signature is not None and signature.issuer == ISSUER:
-                            break
-                        lost.append(new_loss(f"history[{i}].parts[{j}]", "thinking",
-                                             "dropped", _FOREIGN_REASONING, adapter,
-                                             message_id))
-                    elif part_kind is TextPart:
-                        if fields["citations"]:
-                            break
-                        text = fields["text"]
-                        if text:  # an empty text says nothing; an empty item is refused
-                            append({"role": "assistant", "content": text})
-                    elif part_kind is ToolCallPart:
+                    if part_kind is ToolCallPart:  # the most common part first
                         ident = fields["id"]
                         ids = fields["provider_ids"]
                         wire_id = ids.get(ISSUER)
@@ -307,6 +311,25 @@ class Encoder(PartEncoder):
                         wire_ids[ident] = wire_id
                         append({"type": "function_call", "call_id": wire_id,
                                 "name": fields["name"], "arguments": fields["arguments_json"]})
+                    elif part_kind is ThinkingPart:
+                        signature = fields["signature"]
+                        if signature is not None and signature.issuer == ISSUER:
+                            break
+                        key = (message_id, i, j)
+                        loss = known.get(key)
+                        if loss is None or loss.adapter != adapter:
+                            loss = new_loss(f"history[{i}].parts[{j}]", "thinking", "dropped",
+                                            _FOREIGN_REASONING, adapter, message_id)
+                            if len(known) >= _KNOWN_LIMIT:
+                                known.clear()
+                            known[key] = loss
+                        lost.append(loss)
+                    elif part_kind is TextPart:
+                        if fields["citations"]:
+                            break
+                        text = fields["text"]
+                        if text:  # an empty text says nothing; an empty item is refused
+                            append({"role": "assistant", "content": text})
                     else:
                         break
                 else:
@@ -690,6 +713,12 @@ class Encoder(PartEncoder):
         return first_accepted(call.provider_ids, self.issuer_order, admits_call_id) or call.id
 
 
+# The losses of the inline path that an agent's next turn reports again (another provider's
+# thought, a tool status), by message id, position and part index or status: an agent resends
+# its whole history every turn, and each such loss is the same frozen value every time.
+# Bounded: emptied when it grows past the limit.
+_KNOWN_LOSSES: dict[tuple[str, int, int | str], Loss] = {}
+_KNOWN_LIMIT = 65_536
 _MESSAGE_ITEM = frozenset({"id", "status", "phase"})
 _FOREIGN_REASONING = "reasoning is verifiable only by the provider that produced it"
 _RECORDS = frozenset({ErrorEvent, TaskMetadataEvent, CompactionEvent, RetryEvent, ModelSwitchEvent,
