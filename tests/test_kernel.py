@@ -7,12 +7,13 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 import partwire.adapters.anthropic as anthropic
 import partwire.adapters.openai_chat as openai_chat
 from partwire import AssistantMessage, UserMessage
 from partwire.adapters import ADAPTER_NAMES, Adapter, get_adapter
-from partwire.adapters._common import strict_parameters, strict_schema
+from partwire.adapters._common import shared_provider_data, strict_parameters, strict_schema
 from partwire.adapters._kernel import merge_params, resolve_options
 from partwire.errors import UnknownAdapterError, WireFormatError
 from partwire.history import HistoryEvent
@@ -280,3 +281,24 @@ def test_a_strict_rewrite_is_worked_out_once_per_definition() -> None:
                       "required": ["a"], "additionalProperties": False}
     assert strict_parameters(two)[0] is not params
     assert strict_parameters(two)[0] == params
+
+
+def test_small_provider_data_is_shared_and_anything_else_validated_as_before() -> None:
+    """Equal small marks give one immutable instance; a tuple (not JSON) is refused even after
+    its list twin was remembered; large data is a new instance each time."""
+    marks = {"block": {"cache_control": {"type": "ephemeral"}}}
+    first = shared_provider_data("anthropic", marks)
+    assert shared_provider_data("anthropic", json.loads(json.dumps(marks))) is first
+    assert shared_provider_data("openai", marks) is not first
+    assert shared_provider_data("anthropic", {"layout": [1, 2]}).data == {"layout": [1, 2]}
+    with pytest.raises(ValidationError):
+        shared_provider_data("anthropic", {"layout": (1, 2)})
+    with pytest.raises(ValidationError):
+        shared_provider_data("anthropic", {"when": object()})
+    big = {"block": {"text": "x" * 1000}}
+    assert shared_provider_data("anthropic", big) is not shared_provider_data("anthropic", big)
+    user = anthropic.from_wire_request({"messages": [{"role": "user", "content": [
+        {"type": "text", "text": "a", "cache_control": {"type": "ephemeral"}},
+        {"type": "text", "text": "b", "cache_control": {"type": "ephemeral"}}]}]}).history[0]
+    assert isinstance(user, UserMessage)
+    assert user.parts[0].provider_data is user.parts[1].provider_data

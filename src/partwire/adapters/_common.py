@@ -40,6 +40,7 @@ __all__ = [
     "load_json",
     "new_loss",
     "parse_json",
+    "shared_provider_data",
     "sniff_media_type",
     "strict_parameters",
     "strict_schema",
@@ -333,6 +334,37 @@ def first_accepted(ids: Mapping[str, str], issuers: Sequence[str],
             if admits(value):
                 return value
     return None
+
+
+# -- provider data shared between parts ---------------------------------------------------------
+
+# (issuer, the data's JSON text) -> one ProviderData: readers attach the same few marks to most
+# parts ({"block": {"cache_control": {"type": "ephemeral"}}}, {"turn": "new"}).
+_SHARED_PD: dict[tuple[str, str], ProviderData] = {}
+_SHARED_PD_MAX = 1024
+_SHARED_PD_TEXT = 256  # longer data is rarely repeated: validated each time, not remembered
+
+
+def shared_provider_data(issuer: str, data: dict[str, Any]) -> ProviderData:
+    """``ProviderData(issuer=issuer, data=data)``; the same instance for small data seen before.
+
+    A ProviderData is immutable, so equal ones are shared instead of validated again. A data
+    value that is not JSON is validated (and refused) as it would be without the sharing.
+    """
+    try:
+        text = _TEXT_ENCODER.encode(data)
+    except (TypeError, ValueError, RecursionError):
+        return ProviderData(issuer=issuer, data=data)
+    key = (issuer, text)
+    found = _SHARED_PD.get(key)
+    if found is not None and found.data == data:  # == tells a tuple (not JSON) from a list
+        return found
+    made = ProviderData(issuer=issuer, data=data)
+    if len(text) <= _SHARED_PD_TEXT:
+        if len(_SHARED_PD) >= _SHARED_PD_MAX:
+            del _SHARED_PD[next(iter(_SHARED_PD))]
+        _SHARED_PD[key] = made
+    return made
 
 
 # -- imported tool definitions ----------------------------------------------------------------

@@ -18,6 +18,7 @@ from partwire.adapters._common import (
     WireFormatError,
     json_text,
     load_json,
+    shared_provider_data,
 )
 from partwire.adapters.anthropic._wire import (
     API,
@@ -60,7 +61,7 @@ _RESPONSE_FIELDS = frozenset({"id", "type", "role", "model", "content", "stop_re
 
 
 def _pd(extras: dict[str, Any]) -> ProviderData | None:
-    return ProviderData(issuer=ISSUER, data={"block": extras}) if extras else None
+    return shared_provider_data(ISSUER, {"block": extras}) if extras else None
 
 
 def extras_of(block: Mapping[str, Any], used: set[str]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from partwire.adapters._common import (
     ToolSpec,
     WireFormatError,
     load_json,
+    shared_provider_data,
     wire_model,
 )
 from partwire.adapters._kernel import at_path, merge_params
@@ -119,6 +120,14 @@ class _RequestReader:
 
     def message(self, message: dict[str, Any], i: int) -> list[HistoryEvent]:
         role, content = message.get("role"), message.get("content")
+        if type(content) is str and len(message) == 2:
+            # The commonest message, a lone string: what the general path below makes of it.
+            if role == "user":
+                return [self._place("user", "user", True, {}, UserMessage,
+                                    {"parts": (TextPart(text=content),)})]
+            if role == "assistant":
+                return [self._place("assistant", "assistant", True, {}, AssistantMessage,
+                                    {"parts": (TextPart(text=content),)})]
         if role not in ("user", "assistant", "system"):
             raise WireFormatError(ISSUER, "request", f"role {role!r} is none of user, assistant, system", f"messages[{i}].role")
         if isinstance(content, str):
@@ -250,4 +259,4 @@ def _collapses(content: list[Any]) -> bool:
 
 
 def _marks(marks: dict[str, Any]) -> ProviderData | None:
-    return ProviderData(issuer=ISSUER, data=marks) if marks else None
+    return shared_provider_data(ISSUER, marks) if marks else None

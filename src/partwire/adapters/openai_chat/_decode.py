@@ -21,6 +21,7 @@ from partwire.adapters._common import (
     ProviderError,
     WireFormatError,
     load_json,
+    shared_provider_data,
 )
 from partwire.adapters.openai_chat._dialects import Dialect
 from partwire.adapters.openai_chat._wire import (
@@ -77,7 +78,7 @@ _DETAILS = "reasoning_details"
 
 
 def pd_of(issuer: str, marks: dict[str, Any]) -> ProviderData | None:
-    return ProviderData(issuer=issuer, data=marks) if marks else None
+    return shared_provider_data(issuer, marks) if marks else None
 
 
 def extras_of(obj: Mapping[str, Any], used: set[str] | frozenset[str]) -> dict[str, Any]:
