@@ -302,3 +302,17 @@ def test_small_provider_data_is_shared_and_anything_else_validated_as_before() -
         {"type": "text", "text": "b", "cache_control": {"type": "ephemeral"}}]}]}).history[0]
     assert isinstance(user, UserMessage)
     assert user.parts[0].provider_data is user.parts[1].provider_data
+
+
+def test_a_remembered_tool_changed_in_place_is_not_given_to_later_imports() -> None:
+    """A body that shares an imported schema and is then edited in place does not change what
+    the same tool JSON reads as afterwards."""
+    tool = {"name": "grep", "description": "Search.",
+            "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}}
+    first = anthropic.from_wire_request({"messages": [], "tools": [json.loads(json.dumps(tool))]}).tools[0]
+    assert isinstance(first, ToolDefinition)
+    sent = anthropic.to_wire((UserMessage("hi"),), model="m", tools=[first]).request
+    sent["tools"][0]["input_schema"]["properties"]["q"]["type"] = "integer"  # edited in place
+    again = anthropic.from_wire_request({"messages": [], "tools": [json.loads(json.dumps(tool))]}).tools[0]
+    assert isinstance(again, ToolDefinition)
+    assert again.input_schema == tool["input_schema"]

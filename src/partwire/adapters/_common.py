@@ -376,14 +376,16 @@ _IMPORTED: dict[tuple[str, str], ToolDefinition | None] = {}
 _IMPORTED_MAX = 256
 
 
-def import_tool(api: str, tool: dict[str, Any], read: Callable[[dict[str, Any]], ToolSpec]) -> ToolSpec:
+def import_tool(api: str, tool: dict[str, Any], read: Callable[[dict[str, Any]], ToolSpec],
+                schema: Any) -> ToolSpec:
     """``read(tool)``, remembered by the tool's JSON text, so a tool seen before is not validated
     again. ``read`` must be a pure function of the tool's JSON (the readers of ``tool_from_wire``
     are); call it once the tool has the shape of a definition (encoding it costs more than
-    refusing a shape).
+    refusing a shape). ``schema`` is the tool's own input schema on the wire.
 
-    A definition is immutable and shared; a tool that stays a dict is returned as the caller's
-    own object, never another request's.
+    A remembered definition is given again only while its schema still equals ``schema``: a
+    body that shared it and was changed in place does not change what later imports read. A
+    tool that stays a dict is returned as the caller's own object, never another request's.
     """
     try:
         key = (api, _TEXT_ENCODER.encode(tool))
@@ -391,7 +393,10 @@ def import_tool(api: str, tool: dict[str, Any], read: Callable[[dict[str, Any]],
         return read(tool)
     if key in _IMPORTED:
         found = _IMPORTED[key]
-        return tool if found is None else found
+        if found is None:
+            return tool
+        if found.input_schema == schema:
+            return found
     spec = read(tool)
     if len(_IMPORTED) >= _IMPORTED_MAX:
         del _IMPORTED[next(iter(_IMPORTED))]  # the oldest kind

@@ -53,12 +53,12 @@ def tool_from_wire(tool: Any) -> ToolSpec:
 
     A tool read before (the same JSON) gives the same definition without a second validation.
     """
-    return import_tool(API, tool, _read_tool)
-
-
-def _read_tool(tool: Any) -> ToolSpec:
     if not isinstance(tool, dict) or not set(tool) <= _TOOL_FIELDS:
         return tool if isinstance(tool, dict) else {"invalid": tool}
+    return import_tool(API, tool, _definition, tool.get("input_schema"))
+
+
+def _definition(tool: dict[str, Any]) -> ToolSpec:
     try:
         definition = ToolDefinition(
             name=tool["name"], description=tool["description"], input_schema=tool["input_schema"],

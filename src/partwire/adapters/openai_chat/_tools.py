@@ -62,16 +62,17 @@ def tool_from_wire(tool: Any) -> ToolSpec:
 
     A tool read before (the same JSON) gives the same definition without a second validation.
     """
-    return import_tool(API, tool, _read_tool)
-
-
-def _read_tool(tool: Any) -> ToolSpec:
     if not isinstance(tool, dict):
         return {"invalid": tool}
     function = tool.get("function")
     if tool.get("type") != "function" or set(tool) != {"type", "function"} or not isinstance(
             function, dict) or not set(function) <= {"name", "description", "parameters", "strict"}:
         return tool
+    return import_tool(API, tool, _definition, function.get("parameters"))
+
+
+def _definition(tool: dict[str, Any]) -> ToolSpec:
+    function = tool["function"]
     try:
         definition = ToolDefinition(
             name=function["name"], description=function["description"],
