@@ -569,3 +569,42 @@ def test_registered_and_estimates() -> None:
     assert adapter.NAME == "google"
     small = adapter.estimate_input_tokens([UserMessage("hi")])
     assert adapter.estimate_input_tokens([UserMessage("hi " * 400)]) > small > 0
+
+
+# -- refusals name where; strange shapes are kept ------------------------------------------------
+
+
+_HI = {"role": "user", "parts": [{"text": "hi"}]}
+
+
+@pytest.mark.parametrize(("body", "path"), [
+    ({"contents": [_HI, 5]}, "contents[1]"),
+    ({"contents": [{"role": "user", "parts": "hi"}]}, "contents[0].parts"),
+    ({"contents": [_HI, {"role": "user", "parts": [
+        {"functionResponse": {"name": "f", "response": {"output": "x"}, "parts": 5}}]}]}, "contents[1]"),
+    ({"systemInstruction": 5, "contents": [_HI]}, "systemInstruction"),
+    ({"systemInstruction": {"parts": {"text": "x"}}, "contents": [_HI]}, "systemInstruction.parts"),
+    ({"contents": {"role": "user"}}, "contents"),
+    ({"contents": [_HI], "generationConfig": 5}, "generationConfig"),
+])
+def test_a_refused_request_names_the_content(body: dict[str, Any], path: str) -> None:
+    """A request the reader refuses raises WireFormatError whose path is the content (or field) at fault."""
+    with pytest.raises(WireFormatError) as refused:
+        google.from_wire_request(body)
+    assert refused.value.path == path
+    assert f"at {path}" in str(refused.value)
+
+
+@pytest.mark.parametrize("raw", [
+    {"text": 5, "thought": True},
+    {"inlineData": {"mimeType": "image/png", "data": 5}},
+])
+def test_a_known_part_of_a_strange_shape_is_kept_whole(raw: dict[str, Any]) -> None:
+    """A thought without text or inline data that is not base64 text stays an unknown part, sent back to Gemini as it came."""
+    body = {"contents": [_HI, {"role": "model", "parts": [raw]}]}
+    imported = google.from_wire_request(body)
+    (part,) = imported.history[1].parts  # type: ignore[union-attr]
+    assert isinstance(part, UnknownPart)
+    assert part.raw == raw
+    again = google.to_wire(imported.history, **{**imported.to_wire_kwargs(), "model": "gemini-2.5-flash"})
+    assert again.request["contents"][1]["parts"] == [raw]

@@ -586,3 +586,30 @@ def test_a_result_before_its_foreign_call_uses_the_admitted_id() -> None:
          AssistantMessage([call])], model="gpt-5.5")
     assert [i.get("call_id") for i in projection.request["input"]] == [None, "x_1", "x_1"]
     assert projection.losses == ()
+
+
+# -- refusals name where; strange shapes are kept ------------------------------------------------
+
+
+@pytest.mark.parametrize(("body", "path"), [
+    ({"input": [{"role": "user", "content": "hi"}, 7]}, "input[1]"),
+    ({"input": [{"role": "user", "content": "hi"}, {"role": "user", "content": 5}]}, "input[1].content"),
+    ({"input": [{"type": "function_call_output", "call_id": 5, "output": "x"}]}, "input[0].call_id"),
+    ({"model": "gpt-5.5"}, "input"),
+    ({"input": 5}, "input"),
+])
+def test_a_refused_request_names_the_item(body: dict[str, Any], path: str) -> None:
+    """A request the reader refuses raises WireFormatError whose path is the input item (or field) at fault."""
+    with pytest.raises(WireFormatError) as refused:
+        openai_responses.from_wire_request(body)
+    assert refused.value.path == path
+    assert f"at {path}" in str(refused.value)
+
+
+def test_an_output_item_of_a_strange_shape_is_kept_whole() -> None:
+    """An input item whose type is not a string is kept as an unknown part, not refused."""
+    item = {"type": ["function_call"], "call_id": "call_1"}
+    imported = openai_responses.from_wire_request({"input": [{"role": "user", "content": "hi"}, item]})
+    (part,) = imported.history[1].parts  # type: ignore[union-attr]
+    assert isinstance(part, UnknownPart)
+    assert part.raw == item

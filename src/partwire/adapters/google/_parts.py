@@ -20,7 +20,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
 from partwire._base import ProviderData
-from partwire.adapters._common import Losses, json_text, parse_json, sniff_media_type
+from partwire.adapters._common import SHAPE_ERRORS, Losses, json_text, parse_json, sniff_media_type
 from partwire.adapters.google._wire import DATA_KEYS, ISSUER, same_model
 from partwire.ids import new_tool_call_id
 from partwire.parts import (
@@ -138,46 +138,50 @@ def part_from_wire(raw: Mapping[str, Any], model: str | None) -> Part:
 
     ``model`` is the model that produced it (``modelVersion``), recorded with its signature.
     """
-    kind = _kind(raw)
-    sig = raw.get("thoughtSignature")
-    extra = {k: v for k, v in raw.items() if k != kind and k not in _BESIDE}
-    data: dict[str, Any] = {}
-    if "thought" in raw and not (kind == "text" and raw["thought"] is True):
-        extra["thought"] = raw["thought"]
-    if extra:
-        data["extra"] = extra
-    if kind == "text" and raw.get("thought") is True:
-        text = raw["text"]
-        signature = Opaque(value=sig, issuer=ISSUER, model=model) if isinstance(sig, str) else None
-        if signature is None:
-            # Unsigned thought summaries are still Gemini's: only it takes them back.
+    try:
+        kind = _kind(raw)
+        sig = raw.get("thoughtSignature")
+        extra = {k: v for k, v in raw.items() if k != kind and k not in _BESIDE}
+        data: dict[str, Any] = {}
+        if "thought" in raw and not (kind == "text" and raw["thought"] is True):
+            extra["thought"] = raw["thought"]
+        if extra:
+            data["extra"] = extra
+        if kind == "text" and raw.get("thought") is True:
+            text = raw["text"]
+            signature = Opaque(value=sig, issuer=ISSUER, model=model) if isinstance(sig, str) else None
+            if signature is None:
+                # Unsigned thought summaries are still Gemini's: only it takes them back.
+                data["model"] = model
+            return ThinkingPart(text=text, signature=signature,
+                                provider_data=ProviderData(issuer=ISSUER, data=data)
+                                if data or signature is None else None)
+        if isinstance(sig, str):
+            data["thoughtSignature"] = sig
             data["model"] = model
-        return ThinkingPart(text=text, signature=signature,
-                            provider_data=ProviderData(issuer=ISSUER, data=data)
-                            if data or signature is None else None)
-    if isinstance(sig, str):
-        data["thoughtSignature"] = sig
-        data["model"] = model
-    elif sig is not None:
-        extra["thoughtSignature"] = sig
-        data["extra"] = extra
-    value = raw.get(kind) if kind is not None else None
-    if kind == "text" and isinstance(value, str):
-        return TextPart(text=value, provider_data=_pd(data))
-    if kind == "functionCall" and isinstance(value, dict) and isinstance(value.get("name"), str):
-        return _call_from_wire(value, data)
-    if kind in ("inlineData", "fileData") and isinstance(value, dict):
-        inner = {k: v for k, v in value.items() if k not in ("mimeType", "data", "fileUri")}
-        if inner:
-            data["inner"] = inner
-        media = media_from_wire(kind, value, _pd(data))
-        if media is not None:
-            return media
-    if kind in ("executableCode", "toolCall") and isinstance(value, dict):
-        return _server_call(kind, value, data)
-    if kind in ("codeExecutionResult", "toolResponse") and isinstance(value, dict):
-        return _server_result(kind, value, data)
-    return UnknownPart(original_type=kind or next(iter(raw), None), raw=dict(raw), issuer=ISSUER)
+        elif sig is not None:
+            extra["thoughtSignature"] = sig
+            data["extra"] = extra
+        value = raw.get(kind) if kind is not None else None
+        if kind == "text" and isinstance(value, str):
+            return TextPart(text=value, provider_data=_pd(data))
+        if kind == "functionCall" and isinstance(value, dict) and isinstance(value.get("name"), str):
+            return _call_from_wire(value, data)
+        if kind in ("inlineData", "fileData") and isinstance(value, dict):
+            inner = {k: v for k, v in value.items() if k not in ("mimeType", "data", "fileUri")}
+            if inner:
+                data["inner"] = inner
+            media = media_from_wire(kind, value, _pd(data))
+            if media is not None:
+                return media
+        if kind in ("executableCode", "toolCall") and isinstance(value, dict):
+            return _server_call(kind, value, data)
+        if kind in ("codeExecutionResult", "toolResponse") and isinstance(value, dict):
+            return _server_result(kind, value, data)
+        return UnknownPart(original_type=kind or next(iter(raw), None), raw=dict(raw), issuer=ISSUER)
+    except SHAPE_ERRORS:
+        pass  # a known part of an unexpected shape is kept whole, like an unknown one
+    return UnknownPart(original_type=_kind(raw) or next(iter(raw), None), raw=dict(raw), issuer=ISSUER)
 
 
 def _call_from_wire(call: Mapping[str, Any], data: dict[str, Any]) -> ToolCallPart:

@@ -25,7 +25,7 @@ from partwire.adapters._common import (
     json_text,
     load_json,
 )
-from partwire.adapters._kernel import merge_params
+from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters.google._encode import Encoder
 from partwire.adapters.google._parts import part_from_wire
 from partwire.adapters.google._tools import (
@@ -100,7 +100,7 @@ class _Importer:
 
     def system(self, instruction: Any) -> None:
         if not isinstance(instruction, dict):
-            raise WireFormatError(ISSUER, "request", "systemInstruction is not a Content object")
+            raise WireFormatError(ISSUER, "request", "not a Content object", "systemInstruction")
         parts = tuple(part_from_wire(p, None) for p in _parts(instruction, "systemInstruction"))
         rest = {k: v for k, v in instruction.items() if k != "parts"}
         self.history.append(SystemMessage(parts=parts, provider_data=_marks(
@@ -109,7 +109,7 @@ class _Importer:
     def content(self, content: Any, i: int) -> None:
         where = f"contents[{i}]"
         if not isinstance(content, dict):
-            raise WireFormatError(ISSUER, "request", f"{where} is not a Content object")
+            raise WireFormatError(ISSUER, "request", "not a Content object", where)
         role = content.get("role")
         extra: dict[str, Any] = {k: v for k, v in content.items() if k not in ("role", "parts")}
         if "role" not in content:
@@ -235,7 +235,7 @@ def _sent_id(call: ToolCallPart) -> str | None:
 def _parts(content: Mapping[str, Any], where: str) -> list[dict[str, Any]]:
     parts = content.get("parts", [])
     if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
-        raise WireFormatError(ISSUER, "request", f"{where}.parts is not a list of Part objects")
+        raise WireFormatError(ISSUER, "request", "not a list of Part objects", f"{where}.parts")
     return parts
 
 
@@ -244,12 +244,18 @@ def from_wire_request(request: Any) -> ImportedRequest:
     body = camel_keys(load_json(request, ISSUER, "request"))
     importer = _Importer()
     if "systemInstruction" in body:
-        importer.system(body["systemInstruction"])
+        try:
+            importer.system(body["systemInstruction"])
+        except BaseException as exc:
+            raise at_path(exc, ISSUER, "request", "systemInstruction")  # noqa: B904 (at_path chains it)
     contents = body.get("contents", [])
     if not isinstance(contents, list):
-        raise WireFormatError(ISSUER, "request", "contents is not a list")
+        raise WireFormatError(ISSUER, "request", "not a list", "contents")
     for i, content in enumerate(contents):
-        importer.content(content, i)
+        try:
+            importer.content(content, i)
+        except BaseException as exc:
+            raise at_path(exc, ISSUER, "request", f"contents[{i}]")  # noqa: B904 (at_path chains it)
     params = {k: v for k, v in body.items() if k not in _BODY_FIELDS}
     if "tools" in body and not body["tools"]:
         params["tools"] = body["tools"]
@@ -257,7 +263,7 @@ def from_wire_request(request: Any) -> ImportedRequest:
     if "generationConfig" in body:
         generation = body["generationConfig"]
         if not isinstance(generation, dict):
-            raise WireFormatError(ISSUER, "request", "generationConfig is not an object")
+            raise WireFormatError(ISSUER, "request", "not an object", "generationConfig")
         generation = dict(generation)
         limit = generation.get("maxOutputTokens")
         if isinstance(limit, int) and not isinstance(limit, bool):

@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
-from partwire.adapters._common import Losses, ToolChoice, ToolSpec
+from partwire.adapters._common import SHAPE_ERRORS, Losses, ToolChoice, ToolSpec
 from partwire.errors import SchemaError
 from partwire.tools import ToolDefinition
 
@@ -182,7 +180,7 @@ def _declaration_from_wire(declaration: dict[str, Any]) -> ToolSpec:
         definition = ToolDefinition(
             name=declaration["name"], description=declaration["description"],
             input_schema=declaration["parametersJsonSchema"], side_effects=IMPORTED_SIDE_EFFECTS)
-    except (TypeError, ValueError, ValidationError, SchemaError):
+    except (*SHAPE_ERRORS, SchemaError):
         return declaration
     again = {"name": definition.name, "description": definition.description,
              "parametersJsonSchema": definition.input_schema}

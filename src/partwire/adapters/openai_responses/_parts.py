@@ -13,10 +13,9 @@ import base64
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from pydantic import ValidationError
-
 from partwire._base import ProviderData
 from partwire.adapters._common import (
+    SHAPE_ERRORS,
     Losses,
     data_of,
     decode_base64,
@@ -94,7 +93,7 @@ def annotations_from_wire(annotations: Sequence[Any]) -> tuple[UrlCitation, ...]
         try:
             out.append(UrlCitation(url=a["url"], title=a.get("title"),
                                    start_index=a.get("start_index"), end_index=a.get("end_index")))
-        except ValidationError:
+        except SHAPE_ERRORS:
             return None
     return tuple(out)
 
@@ -144,7 +143,7 @@ def input_part_from_wire(item: Any) -> Part:
             return _file_from_wire(item)
         if kind in ("output_text", "refusal"):
             return output_part_from_wire(item)
-    except (KeyError, TypeError, ValueError, ValidationError):
+    except SHAPE_ERRORS:
         pass  # a known type with an unexpected shape is kept whole, like an unknown one
     return UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=dict(item),
                        issuer=ISSUER)

@@ -18,6 +18,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from partwire.adapters._common import (
+    SHAPE_ERRORS,
     ImportedRequest,
     Losses,
     ToolChoice,
@@ -26,6 +27,7 @@ from partwire.adapters._common import (
     load_json,
     wire_model,
 )
+from partwire.adapters._kernel import at_path
 from partwire.adapters.openai_responses._decode import item_parts
 from partwire.adapters.openai_responses._encode import Encoder
 from partwire.adapters.openai_responses._parts import FileResolver, input_part_from_wire, marks_pd
@@ -48,7 +50,7 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
-from partwire.parts import Part, TextPart, ToolCallPart
+from partwire.parts import Part, TextPart, ToolCallPart, UnknownPart
 
 __all__ = ["build_request", "chain_start", "from_wire_request"]
 
@@ -152,7 +154,7 @@ def from_wire_request(request: Any) -> ImportedRequest:
     """A request body read back: instructions and input items as history, tools, the rest."""
     body = load_json(request, API, "request")
     if "input" not in body:
-        raise WireFormatError(API, "request", "it has no input")
+        raise WireFormatError(API, "request", "it has no input", "input")
     reader = _RequestReader()
     history: list[HistoryEvent] = []
     params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
@@ -167,11 +169,14 @@ def from_wire_request(request: Any) -> ImportedRequest:
     elif isinstance(raw_input, list):
         for i, item in enumerate(raw_input):
             if not isinstance(item, dict):
-                raise WireFormatError(API, "request", f"input[{i}] is not an object")
-            reader.item(item)
+                raise WireFormatError(API, "request", "not an object", f"input[{i}]")
+            try:
+                reader.item(item, i)
+            except BaseException as exc:
+                raise at_path(exc, API, "request", f"input[{i}]")  # noqa: B904 (at_path chains it)
         history.extend(reader.finish())
     else:
-        raise WireFormatError(API, "request", "input is neither a string nor a list of items")
+        raise WireFormatError(API, "request", "neither a string nor a list of items", "input")
     max_tokens = body.get("max_output_tokens")
     if not (isinstance(max_tokens, int) and not isinstance(max_tokens, bool)):
         if "max_output_tokens" in body:
@@ -191,6 +196,17 @@ def from_wire_request(request: Any) -> ImportedRequest:
     return ImportedRequest(history=tuple(history), tools=tools, model=str(body.get("model", "")),
                            max_tokens=max_tokens, tool_choice=choice, params=params,
                            options={"continuation": "none"})
+
+
+def _output_parts(item: dict[str, Any]) -> list[Part]:
+    """The parts of an output item in ``input``; a known item of an unexpected shape is kept
+    whole, as an unknown one (sent back as it came), rather than refusing the body."""
+    try:
+        return item_parts(item)
+    except SHAPE_ERRORS:
+        kind = item.get("type")
+        return [UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=dict(item),
+                            issuer=ISSUER)]
 
 
 def _extras(obj: Mapping[str, Any], used: Collection[str]) -> dict[str, Any]:
@@ -215,20 +231,20 @@ class _RequestReader:
             self.history.append(AssistantMessage(parts=tuple(self.parts)))
             self.parts = []
 
-    def item(self, item: dict[str, Any]) -> None:
-        """Read one input item."""
+    def item(self, item: dict[str, Any], i: int) -> None:
+        """Read one input item, ``input[i]``."""
         kind = item.get("type", "message" if "role" in item else None)
         role = item.get("role")
         if kind == "message" and role in ("user", "system", "developer"):
             self._flush()
-            self.history.append(self._message(item, role))
+            self.history.append(self._message(item, role, i))
         elif kind == "message" and role == "assistant":
             self._assistant_message(item)
         elif kind in ("function_call_output", "custom_tool_call_output"):
             self._flush()
-            self.history.append(self._tool(item, kind))
+            self.history.append(self._tool(item, kind, i))
         else:
-            for part in item_parts(item):
+            for part in _output_parts(item):
                 if isinstance(part, ToolCallPart):
                     self.calls[part.provider_ids[ISSUER]] = part
                 self.parts.append(part)
@@ -242,7 +258,7 @@ class _RequestReader:
             marks["item"] = extra
         return marks
 
-    def _message(self, item: dict[str, Any], role: str) -> HistoryEvent:
+    def _message(self, item: dict[str, Any], role: str, i: int) -> HistoryEvent:
         content = item.get("content")
         marks = self._marks(item)
         if role == "system":
@@ -254,7 +270,8 @@ class _RequestReader:
             parts = tuple(input_part_from_wire(c) for c in content)
             marks["content"] = "list"
         else:
-            raise WireFormatError(API, "request", f"a {role} message has no content")
+            raise WireFormatError(API, "request", f"a {role} message has no content",
+                                 f"input[{i}].content")
         pd = marks_pd(marks)
         if role == "user":
             return UserMessage(parts=parts, provider_data=pd)
@@ -268,13 +285,14 @@ class _RequestReader:
             # The easy form: a string, with its phase (or other keys) kept for the echo.
             self.parts.append(TextPart(text=content, provider_data=marks_pd(self._marks(item))))
             return
-        self.parts.extend(item_parts({**item, "type": "message"}) if "type" not in item
-                          else item_parts(item))
+        self.parts.extend(_output_parts({**item, "type": "message"}) if "type" not in item
+                          else _output_parts(item))
 
-    def _tool(self, item: dict[str, Any], kind: str) -> ToolMessage:
+    def _tool(self, item: dict[str, Any], kind: str, i: int) -> ToolMessage:
         wire_id = item.get("call_id")
         if not isinstance(wire_id, str):
-            raise WireFormatError(API, "request", f"a {kind} item has no call_id")
+            raise WireFormatError(API, "request", f"a {kind} item has no call_id",
+                                 f"input[{i}].call_id")
         call = self.calls.get(wire_id)
         marks: dict[str, Any] = {}
         if kind == "custom_tool_call_output":

@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
-from partwire.adapters._common import Losses, ToolChoice, ToolSpec, strict_schema
+from partwire.adapters._common import SHAPE_ERRORS, Losses, ToolChoice, ToolSpec, strict_schema
 from partwire.errors import SchemaError
 from partwire.tools import ToolDefinition
 
@@ -55,7 +53,7 @@ def tool_from_wire(tool: Any) -> ToolSpec:
             name=tool["name"], description=tool["description"], input_schema=tool["parameters"],
             side_effects=IMPORTED_SIDE_EFFECTS, strict=tool.get("strict"),
         )
-    except (KeyError, TypeError, ValueError, ValidationError, SchemaError):
+    except (*SHAPE_ERRORS, SchemaError):
         return tool
     return definition if tool_to_wire(definition, "tools", None) == tool else tool
 
