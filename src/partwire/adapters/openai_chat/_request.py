@@ -47,6 +47,7 @@ from partwire.parts import AudioPart, Part, ProviderFileSource, RefusalPart, Tex
 __all__ = ["build_request", "from_wire_request"]
 
 _REQUEST_FIELDS = frozenset({"model", "messages", "tools", "tool_choice"})
+_FAST_KEYS = frozenset({"role", "content", "tool_calls"})
 
 
 def build_request(
@@ -126,6 +127,9 @@ class _RequestReader:
         self.legacy: dict[str, ToolCallPart] = {}
         self.by_id: dict[str, ToolCallPart] = {}  # every call read so far, by canonical id
         self.encoder: Encoder | None = None  # made for the first message that needs settling
+        # Assistant keys the full read interprets: a message with one is not read fast.
+        self.special = frozenset({"refusal", "audio", "function_call", "reasoning_details",
+                                  *dialect.reasoning_fields})
 
     def message(self, message: dict[str, Any], i: int) -> HistoryEvent:
         """The history event for ``messages[i]``, marked so that it encodes back to ``message``."""
@@ -165,11 +169,20 @@ class _RequestReader:
         return build(ToolMessage, {"call_id": call.id, "tool_name": call.name, "output_text": content})
 
     def _assistant_fast(self, message: dict[str, Any], content: str | None) -> AssistantMessage | None:
-        """The common assistant message (text, plain function calls, nothing else), which the
-        encoder sends back as it came; ``None`` for any other (read and settled in full)."""
+        """The common assistant message (text, plain function calls, keys partwire has no field
+        for), which the encoder sends back as it came; ``None`` for any other (read and settled
+        in full)."""
         calls = message.get("tool_calls")
-        if len(message) != (3 if "tool_calls" in message else 2) or "content" not in message:
-            return None
+        marks: dict[str, Any] = {}
+        if len(message) != (3 if "tool_calls" in message else 2) - ("content" not in message):
+            # Other keys (annotations, a server's own) ride along as the message's extras; a key
+            # the full read interprets (refusal, audio, reasoning) takes the full read.
+            extra = {k: v for k, v in message.items() if k not in _FAST_KEYS}
+            if not extra.keys().isdisjoint(self.special):
+                return None
+            marks["message"] = extra
+        if "content" not in message:
+            marks["content"] = "absent"
         parts: list[Part] = [TextPart(text=content)] if content is not None else []
         if calls is not None:
             if type(calls) is not list or not calls:
@@ -194,6 +207,9 @@ class _RequestReader:
             if type(part) is ToolCallPart:
                 self.calls[part.provider_ids[self.issuer]] = part
                 self.by_id[part.id] = part
+        if marks:
+            return build(AssistantMessage, {"parts": tuple(parts),
+                                            "provider_data": pd_of(self.issuer, marks)})
         return build(AssistantMessage, {"parts": tuple(parts)})
 
     def _content(self, content: Any) -> tuple[Part, ...]:
