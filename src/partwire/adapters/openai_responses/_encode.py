@@ -151,7 +151,8 @@ class Encoder(PartEncoder):
         adapter = self.losses.adapter
         new_loss = _new_loss  # Loss(...) without the frozen dataclass's __init__
         id_reasons = self._id_reasons
-        known = _KNOWN_LOSSES
+        # Remembered losses are this adapter's (the one Losses every to_wire here makes).
+        known = _KNOWN_LOSSES if adapter == API else {}
         for i in range(max(start, self.head()), len(history)):
             event = history[i]
             kind = type(event)
@@ -167,7 +168,7 @@ class Encoder(PartEncoder):
                     if status != "success":
                         key = (fields["id"], i, status)
                         loss = known.get(key)
-                        if loss is None or loss.adapter != adapter:
+                        if loss is None:
                             self._status_lost(event, f"history[{i}]")  # type: ignore[arg-type]
                             if len(known) >= _KNOWN_LIMIT:
                                 known.clear()
@@ -313,11 +314,11 @@ class Encoder(PartEncoder):
                                 "name": fields["name"], "arguments": fields["arguments_json"]})
                     elif part_kind is ThinkingPart:
                         signature = fields["signature"]
-                        if signature is not None and signature.issuer == ISSUER:
+                        if signature is not None and signature.__dict__["issuer"] == ISSUER:
                             break
                         key = (message_id, i, j)
                         loss = known.get(key)
-                        if loss is None or loss.adapter != adapter:
+                        if loss is None:
                             loss = new_loss(f"history[{i}].parts[{j}]", "thinking", "dropped",
                                             _FOREIGN_REASONING, adapter, message_id)
                             if len(known) >= _KNOWN_LIMIT:
