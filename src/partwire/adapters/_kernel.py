@@ -79,16 +79,16 @@ def resolve_options(cls: type[OptionsT], options: Any = None,
     if type(options) is dict or isinstance(options, Mapping):
         # The common mapping (an imported request's options, the CLI's) resolves once. True ==
         # 1 == 1.0, so a remembered value counts only for values of the same types.
-        given = {**options, **switches} if switches else dict(options)
+        named: Mapping[str, Any] = {**options, **switches} if switches else options
         try:
-            key: Any = (cls, tuple(given.items()))
+            key: Any = (cls, tuple(named.items()))
             found = _RESOLVED.get(key)
         except TypeError:  # an unhashable value: resolved each time
             key = found = None
-        kinds = tuple(map(type, given.values()))
+        kinds = tuple(map(type, named.values()))
         if found is not None and found[0] == kinds:
             return cast(OptionsT, found[1])
-        resolved = _resolve(cls, given)
+        resolved = _resolve(cls, named)
         if key is not None and len(_RESOLVED) < 512:
             _RESOLVED[key] = (kinds, resolved)
         return resolved
@@ -102,7 +102,7 @@ def resolve_options(cls: type[OptionsT], options: Any = None,
     return _resolve(cls, given)
 
 
-def _resolve(cls: type[OptionsT], given: dict[str, Any]) -> OptionsT:
+def _resolve(cls: type[OptionsT], given: Mapping[str, Any]) -> OptionsT:
     fields = _fields(cls)
     unknown = sorted(set(given) - set(fields))
     if unknown:

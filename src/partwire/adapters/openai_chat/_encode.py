@@ -92,12 +92,11 @@ class Encoder(PartEncoder):
                  losses: Losses, developer_role: DeveloperRole | None = None,
                  echo_reasoning: EchoReasoning | None = None,
                  resolve_file: FileResolver | None = None) -> None:
-        super().__init__(dialect=dialect, issuers=accepted_issuers(issuers, dialect.issuer)[0], losses=losses,
-                         resolve_file=resolve_file)
-        self.history = history
-        # The dialect's own ids first, then the aliases in a stable order.
         own = dialect.issuer
-        self.issuer_order = accepted_issuers(self.issuers, own)[1]
+        # The dialect's own ids first, then the aliases in a stable order.
+        accepted, self.issuer_order = accepted_issuers(issuers, own)
+        super().__init__(dialect=dialect, issuers=accepted, losses=losses, resolve_file=resolve_file)
+        self.history = history
         self.developer_role = developer_role or dialect.developer_role
         self.echo_reasoning = echo_reasoning or dialect.echo_reasoning
         self.own_only = self.issuer_order == (own,)
@@ -109,7 +108,6 @@ class Encoder(PartEncoder):
         self.pending: list[WirePart] = []  # attachments of the current run of tool results
         self.turn_start = 0  # index of the last user message: reasoning after it is "current"
         self._id_reasons: dict[str, str] = {}
-        self._no_reasoning = f"the {dialect.name} Chat Completions API takes no reasoning back"
 
     # -- the walk ---------------------------------------------------------------------------
 
@@ -402,7 +400,7 @@ class Encoder(PartEncoder):
                         message: dict[str, Any]) -> None:
         dialect = self.dialect
         if not dialect.reasoning_fields and not dialect.reasoning_details:
-            reason = self._no_reasoning
+            reason = f"the {dialect.name} Chat Completions API takes no reasoning back"
             for j, part in parts:
                 if isinstance(part, RedactedThinkingPart) or part.text or part.signature:  # type: ignore[union-attr]
                     self.losses.add(f"history[{i}].parts[{j}]", part.type, "dropped", reason,
