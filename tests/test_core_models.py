@@ -27,7 +27,7 @@ from partwire import (
     UrlSource,
     UserMessage,
 )
-from partwire._base import build, replace
+from partwire._base import build, one_field, replace
 from partwire.history import EVENT_ADAPTER
 from partwire.ids import deterministic_sources, use_sources
 
@@ -245,3 +245,19 @@ def test_a_forked_child_draws_its_own_randomness_for_ids() -> None:
     held = os.read(read, 100)
     os.waitpid(pid, 0)
     assert held == b"0"
+
+
+def test_one_field_makes_the_instance_validation_makes() -> None:
+    """one_field() (the readers' plain-text maker) gives what TextPart(text=...) gives, and is
+    refused for a class with factories or other required fields."""
+    made = one_field(TextPart, "text")("hello")
+    validated = TextPart(text="hello")
+    assert made == validated
+    assert hash(made) == hash(validated)
+    assert made.model_dump_json() == validated.model_dump_json()
+    assert list(made.__dict__) == list(validated.__dict__)
+    assert made.model_fields_set == validated.model_fields_set
+    with pytest.raises(TypeError, match="only field"):
+        one_field(UserMessage, "parts")
+    with pytest.raises(TypeError, match="only field"):
+        one_field(ToolMessage, "call_id")

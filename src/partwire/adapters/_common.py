@@ -14,12 +14,12 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from partwire._base import ProviderData
+from partwire._base import ProviderData, one_field
 from partwire.errors import ProviderError, WireFormatError
 from partwire.history import History, HistoryEvent
 from partwire.ids import DEFAULT_MODEL_ALIASES
 from partwire.messages import AssistantMessage
-from partwire.parts import ToolCallPart, UnknownPart
+from partwire.parts import TextPart, ToolCallPart, UnknownPart
 from partwire.projection import Loss, LossAction
 from partwire.tools import ToolDefinition
 
@@ -45,6 +45,7 @@ __all__ = [
     "sniff_media_type",
     "strict_parameters",
     "strict_schema",
+    "text_part",
     "tool_calls_by_id",
     "tool_status_loss",
     "wire_model",
@@ -335,6 +336,17 @@ def first_accepted(ids: Mapping[str, str], issuers: Sequence[str],
             if admits(value):
                 return value
     return None
+
+
+# -- parts readers make most ---------------------------------------------------------------
+
+_plain_text = one_field(TextPart, "text")
+
+
+def text_part(text: Any) -> TextPart:
+    """``TextPart(text=text)``: without validation when ``text`` is a ``str`` (the readers' most
+    made part); validated (and refused) as usual otherwise."""
+    return _plain_text(text) if type(text) is str else TextPart(text=text)
 
 
 # -- provider data shared between parts ---------------------------------------------------------

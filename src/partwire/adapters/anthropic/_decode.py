@@ -19,6 +19,7 @@ from partwire.adapters._common import (
     json_text,
     load_json,
     shared_provider_data,
+    text_part,
 )
 from partwire.adapters.anthropic._wire import (
     API,
@@ -141,7 +142,7 @@ def part_from_wire(block: Any) -> Part:
 
 def _text_from_wire(block: dict[str, Any]) -> TextPart:
     if len(block) == 2:  # type and text alone, the common block: nothing else to read
-        return TextPart(text=block["text"])
+        return text_part(block["text"])
     used = {"type", "text"}
     citations: tuple[Citation, ...] = ()
     raw = block.get("citations")

@@ -21,6 +21,7 @@ from partwire.adapters._common import (
     WireFormatError,
     load_json,
     shared_provider_data,
+    text_part,
     wire_model,
 )
 from partwire.adapters._kernel import at_path, merge_params
@@ -30,7 +31,7 @@ from partwire.adapters.anthropic._tools import tool_choice_to_wire, tool_from_wi
 from partwire.adapters.anthropic._wire import DEFAULT_MAX_TOKENS, ISSUER, default_joins
 from partwire.history import History, HistoryEvent
 from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
-from partwire.parts import Part, TextPart, ToolCallPart
+from partwire.parts import Part, ToolCallPart
 
 __all__ = ["build_request", "from_wire_request"]
 
@@ -111,7 +112,7 @@ class _RequestReader:
 
     def system(self, system: Any) -> SystemMessage:
         if isinstance(system, str):
-            return build(SystemMessage, {"parts": (TextPart(text=system),)})
+            return build(SystemMessage, {"parts": (text_part(system),)})
         if not isinstance(system, list):
             raise WireFormatError(ISSUER, "request", "neither a string nor a list", "system")
         parts = tuple(part_from_wire(block) for block in system)
@@ -124,10 +125,10 @@ class _RequestReader:
             # The commonest message, a lone string: what the general path below makes of it.
             if role == "user":
                 return [self._place("user", "user", True, {}, UserMessage,
-                                    {"parts": (TextPart(text=content),)})]
+                                    {"parts": (text_part(content),)})]
             if role == "assistant":
                 return [self._place("assistant", "assistant", True, {}, AssistantMessage,
-                                    {"parts": (TextPart(text=content),)})]
+                                    {"parts": (text_part(content),)})]
         if role not in ("user", "assistant", "system"):
             raise WireFormatError(ISSUER, "request", f"role {role!r} is none of user, assistant, system", f"messages[{i}].role")
         if isinstance(content, str):

@@ -18,6 +18,7 @@ from partwire.adapters._common import (
     ToolSpec,
     WireFormatError,
     load_json,
+    text_part,
     wire_model,
 )
 from partwire.adapters._kernel import at_path, merge_params
@@ -42,7 +43,7 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
-from partwire.parts import AudioPart, Part, ProviderFileSource, RefusalPart, TextPart, ToolCallPart
+from partwire.parts import AudioPart, Part, ProviderFileSource, RefusalPart, ToolCallPart
 
 __all__ = ["build_request", "from_wire_request"]
 
@@ -138,7 +139,7 @@ class _RequestReader:
         if type(content) is str and len(message) == 2 and role in ("user", "system"):
             # The common case, which the encoder sends back as it came (_plain_fast): no marks
             # to settle.
-            fields = {"parts": (TextPart(text=content),)}
+            fields = {"parts": (text_part(content),)}
             return build(UserMessage, fields) if role == "user" else build(SystemMessage, fields)
         # The common tool result and assistant message, which the encoder sends back as they
         # came: no marks to settle.
@@ -183,7 +184,7 @@ class _RequestReader:
             marks["message"] = extra
         if "content" not in message:
             marks["content"] = "absent"
-        parts: list[Part] = [TextPart(text=content)] if content is not None else []
+        parts: list[Part] = [text_part(content)] if content is not None else []
         if calls is not None:
             if type(calls) is not list or not calls:
                 return None
@@ -214,7 +215,7 @@ class _RequestReader:
 
     def _content(self, content: Any) -> tuple[Part, ...]:
         if isinstance(content, str):
-            return (TextPart(text=content),)
+            return (text_part(content),)
         if isinstance(content, list):
             return tuple(content_from_wire(content, self.issuer))
         return ()
