@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
 
@@ -25,6 +26,7 @@ from partwire.adapters.openai_chat._request import _RequestReader
 from partwire.streaming import MessageCompleteEvent, accumulate
 from tests.harness.replay import json_difference
 from tests.harness.validity import request_errors
+from tests.strategies import histories
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "openai-chat"
 FILES = sorted(CORPUS.glob("*.json"))
@@ -171,3 +173,38 @@ def test_stream_ends_with_one_completion(path: Path) -> None:
     completions = [e for e in events if isinstance(e, MessageCompleteEvent)]
     assert len(completions) == 1
     assert events[-1] is completions[0]
+
+
+def _without_fast_assistant(monkeypatch: pytest.MonkeyPatch) -> None:
+    from partwire.adapters.openai_chat import _encode
+
+    monkeypatch.setattr(_encode.Encoder, "_assistant_fast", lambda *args: _encode._NOT_FAST)
+
+
+def _projected(history: Any, **kwargs: Any) -> tuple[str, list[Any]]:
+    projection = openai_chat.to_wire(history, **kwargs)
+    return json.dumps(projection.request), [(loss.path, loss.action, loss.reason)
+                                            for loss in projection.losses]
+
+
+@pytest.mark.parametrize("path", REQUESTS)
+def test_the_fast_encoding_gives_what_the_full_encoding_gives(path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The encoder's shortcut for common assistant messages (imported marks included) sends
+    the very body, and reports the very losses, the full encoding does."""
+    imported = openai_chat.from_wire_request(_load(path)["request"])
+    kwargs = {**imported.to_wire_kwargs(), "model": imported.model or "m"}
+    fast = _projected(imported.history, **kwargs)
+    _without_fast_assistant(monkeypatch)
+    assert _projected(imported.history, **kwargs) == fast
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(history=histories())
+def test_the_fast_encoding_gives_what_the_full_encoding_gives_on_any_history(
+        history: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same on generated histories, foreign echo state and reasoning included."""
+    fast = _projected(history, model="m")
+    with monkeypatch.context() as patch:
+        _without_fast_assistant(patch)
+        assert _projected(history, model="m") == fast

@@ -66,6 +66,8 @@ _ORDER = {"thinking": 0, "redacted_thinking": 0, "text": 1, "refusal": 2, "audio
 
 _NOT_FAST = object()
 """What a fast path returns for a message it leaves to the general path."""
+# The marks _assistant_fast reads itself: an imported message's extra keys and absent content.
+_FAST_MARKS = frozenset({"content", "message"})
 
 
 class _Assistant:
@@ -332,14 +334,20 @@ class Encoder(PartEncoder):
         return self._with_extras(message, marks)
 
     def _assistant_fast(self, event: AssistantMessage, i: int) -> WireMessage | object | None:
-        """:meth:`_assistant` for the common message: no echo state, parts already in wire order.
+        """:meth:`_assistant` for the common message: parts already in wire order, no echo state
+        beyond the marks an imported request leaves on it (keys kept, content left out).
 
         Returns ``_NOT_FAST`` (having changed nothing) for any other message. Fields are read
         from ``__dict__``: pydantic keeps them there, and it halves the cost of every read.
         """
         fields = event.__dict__
-        if fields["provider_data"] is not None:
-            return _NOT_FAST
+        pd = fields["provider_data"]
+        marks: Mapping[str, Any] | None = None
+        if pd is not None:
+            marks = data_of(pd, self.issuers)
+            if not marks or not marks.keys() <= _FAST_MARKS or marks.get("content", "absent") != "absent" \
+                    or not isinstance(marks.get("message", {}), dict):
+                return _NOT_FAST
         texts: list[str] = []
         calls: list[dict[str, Any]] = []
         sent: list[tuple[str, str]] = []  # (canonical id, wire id), recorded once the path is ours
@@ -378,7 +386,9 @@ class Encoder(PartEncoder):
         message: dict[str, Any] = {"role": "assistant"}
         if reasoning:
             self._reasoning_fast(reasoning, event, i, message)
-        if len(texts) == 1:
+        if marks is not None and "content" in marks:
+            pass  # the imported message had no content key
+        elif len(texts) == 1:
             message["content"] = texts[0]
         elif texts:
             message["content"] = [{"type": "text", "text": t} for t in texts]
@@ -389,12 +399,12 @@ class Encoder(PartEncoder):
             for j, part in mapped or ():
                 self._id_mapped(part, f"history[{i}].parts[{j}]", event.id)
             message["tool_calls"] = calls
-        elif not texts and len(message) == 2:
+        elif not texts and len(message) == 2 and marks is None:
             self.losses.add(f"history[{i}]", "assistant_message", "dropped",
                             f"nothing in this {event.status} message can be sent, and the API "
                             "rejects an empty assistant message", event.id)
             return None
-        return message
+        return self._with_extras(message, marks) if marks is not None else message
 
     def _reasoning_fast(self, parts: list[tuple[int, Part]], event: AssistantMessage, i: int,
                         message: dict[str, Any]) -> None:
