@@ -33,7 +33,9 @@ from partwire import AssistantMessage, ToolCallPart, UnknownPart
 from partwire._base import replace
 from partwire.adapters import ProviderError
 from partwire.adapters._common import json_text
+from partwire.adapters.anthropic._request import _RequestReader
 from partwire.streaming import accumulate
+from tests.harness.neutral import neutral_dumps
 
 _ROOT = os.environ.get("PARTWIRE_CORPUS")
 CORPUS = (Path(_ROOT) if _ROOT else Path(__file__).parent.parent / "corpus") / "anthropic"
@@ -157,3 +159,12 @@ def test_every_request_imports_and_reexports_equal(path: Path) -> None:
     projection = anthropic.to_wire(imported.history, **imported.to_wire_kwargs())
     assert projection.request == body
     assert projection.losses == ()
+
+
+@pytest.mark.parametrize("path", REQUESTS)
+def test_the_fast_read_gives_what_the_full_read_gives(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader's shortcut for text-only messages changes nothing in what it reads."""
+    request = _load(path)["request"]
+    fast = anthropic.from_wire_request(request).history
+    monkeypatch.setattr(_RequestReader, "_text_only", lambda *args: None)
+    assert neutral_dumps(anthropic.from_wire_request(request).history) == neutral_dumps(fast)

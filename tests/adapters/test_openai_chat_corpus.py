@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from partwire._base import replace
 from partwire.adapters import ProviderError, openai_chat
 from partwire.adapters.openai_chat._request import _RequestReader
 from partwire.streaming import MessageCompleteEvent, accumulate
+from tests.harness.neutral import neutral_dumps
 from tests.harness.replay import json_difference
 from tests.harness.validity import request_errors
 from tests.strategies import histories
@@ -85,16 +85,6 @@ def test_import_law(path: Path) -> None:
     assert again == request
 
 
-def _neutral(history: Any) -> list[Any]:
-    """The history's dumps with the fresh ids (message and call ULIDs) and times made neutral."""
-    seen: dict[str, str] = {}
-    text = json.dumps([event.model_dump(mode="json") for event in history])
-    text = re.sub(r"\d{4}-\d\d-\d\dT[\d:.]+Z", "T", text)
-    text = re.sub(r"[0-9A-HJKMNP-TV-Z]{26}", lambda m: seen.setdefault(m[0], f"ID{len(seen)}"), text)
-    out: list[Any] = json.loads(text)
-    return out
-
-
 @pytest.mark.parametrize("path", REQUESTS)
 def test_the_fast_reads_give_what_the_full_read_gives(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The reader's shortcuts for common tool results and assistant messages change nothing."""
@@ -102,7 +92,7 @@ def test_the_fast_reads_give_what_the_full_read_gives(path: Path, monkeypatch: p
     fast = openai_chat.from_wire_request(request).history
     monkeypatch.setattr(_RequestReader, "_tool_fast", lambda *args: None)
     monkeypatch.setattr(_RequestReader, "_assistant_fast", lambda *args: None)
-    assert _neutral(openai_chat.from_wire_request(request).history) == _neutral(fast)
+    assert neutral_dumps(openai_chat.from_wire_request(request).history) == neutral_dumps(fast)
 
 
 @pytest.mark.parametrize("path", REQUESTS)

@@ -31,7 +31,7 @@ from partwire.adapters.anthropic._tools import tool_choice_to_wire, tool_from_wi
 from partwire.adapters.anthropic._wire import DEFAULT_MAX_TOKENS, ISSUER, default_joins
 from partwire.history import History, HistoryEvent
 from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
-from partwire.parts import Part, ToolCallPart
+from partwire.parts import Part, TextPart, ToolCallPart
 
 __all__ = ["build_request", "from_wire_request"]
 
@@ -121,14 +121,10 @@ class _RequestReader:
 
     def message(self, message: dict[str, Any], i: int) -> list[HistoryEvent]:
         role, content = message.get("role"), message.get("content")
-        if type(content) is str and len(message) == 2:
-            # The commonest message, a lone string: what the general path below makes of it.
-            if role == "user":
-                return [self._place("user", "user", True, {}, UserMessage,
-                                    {"parts": (text_part(content),)})]
-            if role == "assistant":
-                return [self._place("assistant", "assistant", True, {}, AssistantMessage,
-                                    {"parts": (text_part(content),)})]
+        if len(message) == 2 and (role == "user" or role == "assistant"):
+            fast = self._text_only(role, content)
+            if fast is not None:
+                return [fast]
         if role not in ("user", "assistant", "system"):
             raise WireFormatError(ISSUER, "request", f"role {role!r} is none of user, assistant, system", f"messages[{i}].role")
         if isinstance(content, str):
@@ -157,6 +153,23 @@ class _RequestReader:
                 list_marks["turn"] = "new"  # before any turn: still an entry of messages
             return [self._place("system", "system", True, list_marks, SystemMessage, {"parts": parts})]
         return self._user_turn(blocks, list_marks)
+
+    def _text_only(self, role: str, content: Any) -> HistoryEvent | None:
+        """The commonest messages, a string or plain text blocks alone: what the general path
+        makes of them, without its walk; ``None`` for any other content."""
+        if type(content) is str:
+            parts: tuple[TextPart, ...] | None = (text_part(content),)
+            marks: dict[str, Any] = {}
+        elif type(content) is list:
+            parts = _plain_texts(content)
+            if parts is None:
+                return None
+            marks = {"content": "blocks"} if len(parts) == 1 else {}
+        else:
+            return None
+        if role == "user":
+            return self._place("user", "user", True, marks, UserMessage, {"parts": parts})
+        return self._place("assistant", "assistant", True, marks, AssistantMessage, {"parts": parts})
 
     def _user_turn(self, blocks: list[Any], list_marks: dict[str, Any]) -> list[HistoryEvent]:
         out: list[HistoryEvent] = []
@@ -251,6 +264,20 @@ def _tool_content_from_wire(content: list[Any]) -> tuple[str, tuple[Part, ...], 
             parts.append(part_from_wire(block))
             layout.append(None)
     return "".join(texts), tuple(parts), layout
+
+
+def _plain_texts(content: list[Any]) -> tuple[TextPart, ...] | None:
+    """The parts of a list of plain ``{"type": "text", "text": str}`` blocks; ``None`` when it is
+    empty or holds anything else."""
+    parts: list[TextPart] = []
+    for block in content:
+        if type(block) is not dict or len(block) != 2 or block.get("type") != "text":
+            return None
+        text = block.get("text")
+        if type(text) is not str:
+            return None
+        parts.append(text_part(text))
+    return tuple(parts) if parts else None
 
 
 def _collapses(content: list[Any]) -> bool:
