@@ -17,6 +17,7 @@ from typing import Any
 
 from partwire._base import ProviderData
 from partwire.adapters._common import (
+    SHAPE_ERRORS,
     ImportedRequest,
     Losses,
     ToolChoice,
@@ -39,7 +40,7 @@ from partwire.adapters.google._wire import API, ISSUER, camel_keys
 from partwire.history import HistoryEvent
 from partwire.ids import new_tool_call_id
 from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
-from partwire.parts import Part, ToolCallPart
+from partwire.parts import Part, ToolCallPart, UnknownPart
 
 __all__ = ["build_request", "from_wire_request"]
 
@@ -155,17 +156,27 @@ class _Importer:
             return
         for raw in parts:
             if "functionResponse" in raw and isinstance(raw["functionResponse"], dict):
+                try:
+                    attachments = tuple(part_from_wire(p, None)
+                                        for p in raw["functionResponse"].get("parts") or ()
+                                        if isinstance(p, dict))
+                except SHAPE_ERRORS:
+                    # A response of an unexpected shape is kept whole, like an unknown part.
+                    plain.append(UnknownPart(original_type="functionResponse", raw=dict(raw),
+                                             issuer=ISSUER))
+                    continue
                 flush()
                 marks = marks_for_first()
                 if first and previous_tool:
                     marks["split"] = True
-                self.history.append(self._response(raw, marks))
+                self.history.append(self._response(raw, marks, attachments))
                 first = False
             else:
                 plain.append(part_from_wire(raw, None))
         flush()
 
-    def _response(self, raw: dict[str, Any], marks: dict[str, Any]) -> ToolMessage:
+    def _response(self, raw: dict[str, Any], marks: dict[str, Any],
+                  attachments: tuple[Part, ...]) -> ToolMessage:
         body = raw["functionResponse"]
         wire_id = body.get("id")
         name = body.get("name")
@@ -191,8 +202,6 @@ class _Importer:
             data = value
             text = json_text(value)
             marks.setdefault("shape", "data")
-        attachments = tuple(part_from_wire(p, None) for p in body.get("parts") or ()
-                            if isinstance(p, dict))
         inner = {k: v for k, v in body.items() if k not in ("id", "name", "response", "parts")}
         if inner:
             marks["inner"] = inner
