@@ -110,6 +110,7 @@ class Encoder(PartEncoder):
         self.pending: list[WirePart] = []  # attachments of the current run of tool results
         self.turn_start = 0  # index of the last user message: reasoning after it is "current"
         self._id_reasons: dict[str, str] = {}
+        self._no_reasoning: str | None = None  # made for the first reasoning dropped
 
     # -- the walk ---------------------------------------------------------------------------
 
@@ -410,7 +411,10 @@ class Encoder(PartEncoder):
                         message: dict[str, Any]) -> None:
         dialect = self.dialect
         if not dialect.reasoning_fields and not dialect.reasoning_details:
-            reason = f"the {dialect.name} Chat Completions API takes no reasoning back"
+            reason = self._no_reasoning
+            if reason is None:
+                reason = self._no_reasoning = (
+                    f"the {dialect.name} Chat Completions API takes no reasoning back")
             for j, part in parts:
                 if isinstance(part, RedactedThinkingPart) or part.text or part.signature:  # type: ignore[union-attr]
                     self.losses.add(f"history[{i}].parts[{j}]", part.type, "dropped", reason,
