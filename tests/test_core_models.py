@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from datetime import UTC, datetime
 from typing import Any
 
@@ -187,13 +188,13 @@ def test_ulid_text_matches_python_ulid(value: int) -> None:
 @example(low=2**80 - 45, count=40).via("the top of the millisecond's range")
 def test_ids_within_one_millisecond_count_up_through_the_cached_prefix(low: int, count: int) -> None:
     """Ids made in one millisecond are the last id plus one, written exactly, across 40-bit carries."""
-    from partwire.ids import _MonotonicUlids, _ulid_text
+    from partwire.ids import _sources, _ulid_source, _ulid_text
 
     at = datetime(2026, 5, 8, 12, 0, tzinfo=UTC)
-    source = _MonotonicUlids(lambda: at)
+    source = _ulid_source(lambda: at)
     first = source()
     start = (int(at.timestamp() * 1000) << 80) | (low - 1)
-    source._last = start  # as if the millisecond's random start had been this value
+    _sources[source][1](start)  # as if the millisecond's random start had been this value
     made = [source() for _ in range(count)]
     assert made == [_ulid_text(start + k) for k in range(1, count + 1)]
     assert first[:10] == made[0][:10]  # the same millisecond
@@ -230,21 +231,26 @@ def test_build_refuses_unknown_and_missing_fields() -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork exists only on POSIX")
-def test_a_forked_child_draws_its_own_randomness_for_ids() -> None:
-    """The random bytes drawn ahead for ids are dropped in a forked child, so parent and child differ."""
+def test_a_forked_child_never_makes_its_parents_next_id() -> None:
+    """In one millisecond (a fixed clock), a forked child's next id is not the parent's next id:
+    the child starts a run of its own, with its own randomness."""
     from partwire import ids
 
-    ids.new_message_id()  # the parent has bytes drawn ahead now
-    assert ids._ids._entropy  # type: ignore[attr-defined]
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: report what it holds, then leave without running pytest's exit
-        os.write(write, str(len(ids._ids._entropy)).encode())  # type: ignore[attr-defined]
-        os._exit(0)
-    os.close(write)
-    held = os.read(read, 100)
-    os.waitpid(pid, 0)
-    assert held == b"0"
+    at = datetime(2026, 5, 8, 12, 0, tzinfo=UTC)
+    with ids.use_sources(clock=lambda: at):
+        ids.new_message_id()  # the run of this millisecond has begun, with bytes drawn ahead
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: report its next id, then leave without running pytest's exit
+            os.write(write, ids.new_message_id().encode())
+            os._exit(0)
+        os.close(write)
+        child = os.read(read, 100).decode()
+        os.waitpid(pid, 0)
+        parent = ids.new_message_id()
+    assert len(child) == 26
+    assert child != parent
+    assert child[:10] == parent[:10]  # the same millisecond
 
 
 def test_one_field_makes_the_instance_validation_makes() -> None:
@@ -261,3 +267,30 @@ def test_one_field_makes_the_instance_validation_makes() -> None:
         one_field(UserMessage, "parts")
     with pytest.raises(TypeError, match="only field"):
         one_field(ToolMessage, "call_id")
+
+
+def test_ids_made_by_threads_at_once_are_unique_and_increase_in_each_thread() -> None:
+    """Threads share a millisecond's run without a lock: no id twice, each thread's ids in order."""
+    import threading
+
+    from partwire.ids import new_message_id
+
+    made: list[list[str]] = [[] for _ in range(4)]
+
+    def work(out: list[str]) -> None:
+        for _ in range(5000):
+            out.append(new_message_id())
+
+    threads = [threading.Thread(target=work, args=(out,)) for out in made]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter lets them
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    every = [i for out in made for i in out]
+    assert len(set(every)) == len(every) == 20000
+    assert all(out == sorted(out) for out in made)

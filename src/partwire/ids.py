@@ -49,68 +49,79 @@ def _ulid_text(value: int) -> str:
     return "".join([_PAIRS[(value >> shift) & 1023] for shift in range(120, -1, -10)])
 
 
-class _MonotonicUlids:
+def _ulid_source(clock: Clock | None) -> IdSource:
     """ULIDs that strictly increase within the process, even within one millisecond.
 
     With ``clock=None`` the time comes from :func:`time.time_ns` (the default source, what
-    :func:`_utc_now` reads, without building a datetime per id).
+    :func:`_utc_now` reads, without building a datetime per id). Each millisecond's ids are one
+    run: a random first value, then that value plus a count (the monotonic ULID rule). ``next``
+    on a count is one atomic step, so threads share a run without a lock; the lock is taken once
+    per millisecond, to start its run. The ids of one run share their first 24 characters until
+    the low 10 bits carry: each run keeps those heads, so an id costs a lookup and a join.
     """
+    lock = threading.Lock()
+    run = _NO_RUN
+    entropy = b""  # random bytes drawn ahead, 10 per new millisecond
+    time_ns = time.time_ns
+    pairs = _PAIRS
 
-    def __init__(self, clock: Clock | None) -> None:
-        self._clock = clock
-        self._last = 0
-        # The text of the id's top 88 bits (18 characters), which ids made in the same
-        # millisecond share: only the last 8 characters are made per id.
-        self._high = -1
-        self._prefix = ""
-        self._head = ""  # the first 24 characters of the last id made in full,
-        self._head_of = -1  # and the value they encode (the id's top 118 bits)
-        self._lock = threading.Lock()
-        self._entropy = b""  # random bytes drawn ahead, 10 per new millisecond
-        _sources.add(self)
+    def next_id() -> str:
+        nonlocal run, entropy
+        millis = time_ns() // 1_000_000 if clock is None else int(clock().timestamp() * 1000)
+        current = run
+        if millis <= current[0]:  # the run's millisecond (or a clock that stepped back)
+            value = current[1] + next(current[2])
+        else:
+            with lock:
+                current = run
+                if millis <= current[0]:  # another thread started it meanwhile
+                    value = current[1] + next(current[2])
+                else:
+                    if len(entropy) < 10:
+                        entropy = os.urandom(640)  # one system call per 64 milliseconds used
+                    value = (millis << 80) | int.from_bytes(entropy[:10], "big")
+                    entropy = entropy[10:]
+                    current = run = (millis, value, itertools.count(1),
+                                     _ulid_text(value)[:18], value >> 40, {})
+        key = value >> 10
+        heads = current[5]
+        head = heads.get(key)
+        if head is None:
+            # The top 88 bits (18 characters) are the run's, unless the count carried into them.
+            prefix = current[3] if value >> 40 == current[4] else _ulid_text(value)[:18]
+            head = heads[key] = (prefix + pairs[(value >> 30) & 1023]
+                                 + pairs[(value >> 20) & 1023] + pairs[key & 1023])
+        return head + pairs[value & 1023]
 
-    def __call__(self) -> str:
-        clock = self._clock
-        millis = time.time_ns() // 1_000_000 if clock is None else int(clock().timestamp() * 1000)
-        with self._lock:
-            last = self._last
-            if millis <= last >> 80:
-                # Within the millisecond of the last id (or a clock that stepped back): the
-                # monotonic ULID rule, the last id plus one. It keeps the order the process made
-                # them in, and spares a system call for randomness per id on hot paths.
-                value = last + 1
-                if value >> 10 == self._head_of:  # no carry: only the last two characters change
-                    self._last = value
-                    return self._head + _PAIRS[value & 1023]
-            else:
-                if len(self._entropy) < 10:
-                    self._entropy = os.urandom(640)  # one system call per 64 milliseconds used
-                value = (millis << 80) | int.from_bytes(self._entropy[:10], "big")
-                self._entropy = self._entropy[10:]
-            self._last = value
-            high = value >> 40
-            if high != self._high:
-                self._high = high
-                self._prefix = _ulid_text(value)[:18]
-            pairs = _PAIRS
-            # The first 24 characters, which the next ids share until the low 10 bits carry.
-            self._head_of = value >> 10
-            head = self._head = (self._prefix + pairs[(value >> 30) & 1023]
-                                 + pairs[(value >> 20) & 1023] + pairs[(value >> 10) & 1023])
-            return head + pairs[value & 1023]
+    def forget() -> None:
+        """After a fork: a new run and new randomness, so parent and child never share an id."""
+        nonlocal run, entropy
+        run, entropy = _NO_RUN, b""
 
-    def _forget_entropy(self) -> None:
-        self._entropy = b""
+    def restart(first: int) -> None:
+        """Continue as if this millisecond's run had begun at ``first`` (for tests)."""
+        nonlocal run
+        run = (first >> 80, first, itertools.count(1), _ulid_text(first)[:18], first >> 40, {})
+
+    _sources[next_id] = (forget, restart)
+    return next_id
 
 
-# A forked child must not reuse the random bytes its parent drew ahead: ids made by both in the
-# same millisecond would collide.
-_sources: weakref.WeakSet[_MonotonicUlids] = weakref.WeakSet()
+# A run: (millisecond, first value, count of the ids after it, text of the top 88 bits, those
+# bits, the heads made so far by the value's top 118 bits).
+_Run = tuple[int, int, "itertools.count[int]", str, int, dict[int, str]]
+_NO_RUN: _Run = (-1, 0, itertools.count(1), "", -1, {})
+
+# Every source's (forget, restart): a forked child must not continue its parent's run or reuse
+# the random bytes drawn ahead, or ids made by both in one millisecond would be the same. (The
+# child's first id then starts a run of its own: unique, though not above the parent's last.)
+_sources: weakref.WeakKeyDictionary[IdSource, tuple[Callable[[], None], Callable[[int], None]]] = (
+    weakref.WeakKeyDictionary())
 
 
 def _after_fork() -> None:
-    for source in _sources:
-        source._forget_entropy()
+    for forget, _ in list(_sources.values()):
+        forget()
 
 
 if hasattr(os, "register_at_fork"):
@@ -122,7 +133,7 @@ def _utc_now() -> datetime:
 
 
 _clock: Clock = _utc_now
-_ids: IdSource = _MonotonicUlids(None)
+_ids: IdSource = _ulid_source(None)
 
 
 def now() -> datetime:
@@ -162,7 +173,7 @@ def use_sources(*, ids: IdSource | None = None, clock: Clock | None = None) -> I
     if ids is not None:
         _ids = ids
     elif clock is not None:
-        _ids = _MonotonicUlids(clock)
+        _ids = _ulid_source(clock)
     try:
         yield
     finally:
