@@ -294,3 +294,24 @@ def test_ids_made_by_threads_at_once_are_unique_and_increase_in_each_thread() ->
     every = [i for out in made for i in out]
     assert len(set(every)) == len(every) == 20000
     assert all(out == sorted(out) for out in made)
+
+
+def test_built_instances_share_no_state_a_copy_can_change() -> None:
+    """build() and one_field() share one empty extras dict and one given-fields set between
+    instances; a copy with an extra field or an update changes only the copy."""
+    first = build(UserMessage, {"parts": (TextPart(text="a"),)})
+    second = build(UserMessage, {"parts": (TextPart(text="b"),)})
+    changed = first.model_copy(update={"note": "x", "parent_id": "p"})
+    assert changed.__pydantic_extra__ == {"note": "x"}
+    assert first.__pydantic_extra__ == second.__pydantic_extra__ == {}
+    assert "parent_id" in changed.model_fields_set
+    assert "parent_id" not in first.model_fields_set
+    assert "parent_id" not in second.model_fields_set
+    make = one_field(TextPart, "text")
+    one, two = make("a"), make("b")
+    copied = one.model_copy(update={"citations": ()})
+    assert "citations" in copied.model_fields_set
+    assert one.model_fields_set == two.model_fields_set == {"text"}
+    with pytest.raises(ValidationError):
+        one.note = "x"  # type: ignore[attr-defined]  # frozen: refused before extras are touched
+    assert one.__pydantic_extra__ == {}

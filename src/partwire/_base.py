@@ -73,6 +73,10 @@ def replace(model: M, **changes: Any) -> M:
 
 
 _set = object.__setattr__
+# The extra fields of every instance build() makes: one empty dict, shared. Pydantic writes an
+# instance's extras (and its set of given fields) only on a fresh copy (model_copy) or after the
+# frozen check has refused the write, so nothing ever changes this one.
+_NO_EXTRA: dict[str, Any] = {}
 # Per class: the fields in order with their plain defaults, the fields made by a factory, and
 # the required fields.
 _Template = tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...], frozenset[str]]
@@ -120,7 +124,7 @@ def build(cls: type[M], fields: Mapping[str, Any]) -> M:
     instance = object.__new__(cls)
     _set(instance, "__dict__", data)
     _set(instance, "__pydantic_fields_set__", set(fields))
-    _set(instance, "__pydantic_extra__", {})
+    _set(instance, "__pydantic_extra__", _NO_EXTRA)
     _set(instance, "__pydantic_private__", None)
     return instance
 
@@ -136,14 +140,15 @@ def one_field(cls: type[M], name: str) -> Callable[[Any], M]:
     if factories or not required <= {name} or name not in defaults:
         raise TypeError(f"one_field: {cls.__name__}.{name} is not its only field to set")
     new = object.__new__
+    given = {name}  # shared like _NO_EXTRA: pydantic changes it only on a copy
 
     def make(value: Any) -> M:
         data = defaults.copy()
         data[name] = value
         instance = new(cls)
         _set(instance, "__dict__", data)
-        _set(instance, "__pydantic_fields_set__", {name})
-        _set(instance, "__pydantic_extra__", {})
+        _set(instance, "__pydantic_fields_set__", given)
+        _set(instance, "__pydantic_extra__", _NO_EXTRA)
         _set(instance, "__pydantic_private__", None)
         return instance
 
