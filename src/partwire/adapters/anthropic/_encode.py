@@ -108,6 +108,9 @@ class Encoder(PartEncoder):
             if type(event) is UserMessage:
                 self._user(event, i)
                 continue
+            if type(event) is SystemMessage:
+                self._system(event, i)
+                continue
             match event:
                 case ToolMessage():
                     self._tool(event, i)

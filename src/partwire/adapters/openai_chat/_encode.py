@@ -150,6 +150,11 @@ class Encoder(PartEncoder):
                     append(message)  # type: ignore[arg-type]
             elif kind is UserMessage:
                 self._user(item, i)  # type: ignore[arg-type]
+            elif kind is SystemMessage:
+                if self.pending:
+                    self._flush_attachments()
+                if not self._plain_fast("system", item):  # type: ignore[arg-type]
+                    event(item, i)
             else:
                 event(item, i)
         self._flush_attachments()
