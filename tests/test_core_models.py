@@ -254,8 +254,8 @@ def test_a_forked_child_never_makes_its_parents_next_id() -> None:
 
 
 def test_one_field_makes_the_instance_validation_makes() -> None:
-    """one_field() (the readers' plain-text maker) gives what TextPart(text=...) gives, and is
-    refused for a class with factories or other required fields."""
+    """one_field() (the readers' maker of plain texts and parts-only messages) gives what
+    validation gives, runs the default factories, and is refused where another field is required."""
     made = one_field(TextPart, "text")("hello")
     validated = TextPart(text="hello")
     assert made == validated
@@ -263,10 +263,14 @@ def test_one_field_makes_the_instance_validation_makes() -> None:
     assert made.model_dump_json() == validated.model_dump_json()
     assert list(made.__dict__) == list(validated.__dict__)
     assert made.model_fields_set == validated.model_fields_set
+    message = one_field(UserMessage, "parts")((made,))  # factories run: id, time, metadata
+    same = UserMessage(parts=(validated,), id=message.id, created_at=message.created_at)
+    assert message == same
+    assert message.model_dump_json() == same.model_dump_json()
+    assert message.id != one_field(UserMessage, "parts")((made,)).id
+    assert message.metadata is not one_field(UserMessage, "parts")((made,)).metadata
     with pytest.raises(TypeError, match="only field"):
-        one_field(UserMessage, "parts")
-    with pytest.raises(TypeError, match="only field"):
-        one_field(ToolMessage, "call_id")
+        one_field(ToolMessage, "call_id")  # tool_name is required too
 
 
 def test_ids_made_by_threads_at_once_are_unique_and_increase_in_each_thread() -> None:

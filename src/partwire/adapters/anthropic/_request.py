@@ -9,10 +9,10 @@ re-encoding gives the request back exactly.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from partwire._base import ProviderData, build
+from partwire._base import ProviderData, build, one_field
 from partwire.adapters._common import (
     ImportedRequest,
     Losses,
@@ -38,6 +38,11 @@ __all__ = ["build_request", "from_wire_request"]
 _REQUEST_FIELDS = frozenset({"model", "max_tokens", "messages", "system", "tool_choice"})
 # Body fields to_wire builds itself even when this body leaves them out; params may not set them.
 _BUILT = frozenset({"model", "max_tokens", "messages", "tool_choice"})
+# Messages of parts alone, the commonest the reader makes (build() without its fields dict).
+_system_message = one_field(SystemMessage, "parts")
+_PARTS_ONLY: dict[type[Any], Callable[[Any], HistoryEvent]] = {
+    UserMessage: one_field(UserMessage, "parts"), AssistantMessage: one_field(AssistantMessage, "parts"),
+    SystemMessage: _system_message}
 
 
 def build_request(
@@ -112,7 +117,7 @@ class _RequestReader:
 
     def system(self, system: Any) -> SystemMessage:
         if isinstance(system, str):
-            return build(SystemMessage, {"parts": (text_part(system),)})
+            return _system_message((text_part(system),))
         if not isinstance(system, list):
             raise WireFormatError(ISSUER, "request", "neither a string nor a list", "system")
         parts = tuple(part_from_wire(block) for block in system)
@@ -205,6 +210,8 @@ class _RequestReader:
             self.turn_role = role
         self.last_kind = kind
         pd = _marks(marks)
+        if pd is None and len(fields) == 1 and cls in _PARTS_ONLY:
+            return _PARTS_ONLY[cls](fields["parts"])
         event: HistoryEvent = build(cls, {**fields, "provider_data": pd} if pd is not None else fields)
         return event
 

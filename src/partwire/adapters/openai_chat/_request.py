@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from partwire._base import build
+from partwire._base import build, one_field
 from partwire.adapters._common import (
     ImportedRequest,
     Losses,
@@ -49,6 +49,10 @@ __all__ = ["build_request", "from_wire_request"]
 
 _REQUEST_FIELDS = frozenset({"model", "messages", "tools", "tool_choice"})
 _FAST_KEYS = frozenset({"role", "content", "tool_calls"})
+# Messages of parts alone, the commonest the reader makes (build() without its fields dict).
+_user_message = one_field(UserMessage, "parts")
+_system_message = one_field(SystemMessage, "parts")
+_assistant_message = one_field(AssistantMessage, "parts")
 
 
 def build_request(
@@ -139,8 +143,8 @@ class _RequestReader:
         if type(content) is str and len(message) == 2 and role in ("user", "system"):
             # The common case, which the encoder sends back as it came (_plain_fast): no marks
             # to settle.
-            fields = {"parts": (text_part(content),)}
-            return build(UserMessage, fields) if role == "user" else build(SystemMessage, fields)
+            parts = (text_part(content),)
+            return _user_message(parts) if role == "user" else _system_message(parts)
         # The common tool result and assistant message, which the encoder sends back as they
         # came: no marks to settle.
         if role == "tool" and type(content) is str:
@@ -211,7 +215,7 @@ class _RequestReader:
         if marks:
             return build(AssistantMessage, {"parts": tuple(parts),
                                             "provider_data": pd_of(self.issuer, marks)})
-        return build(AssistantMessage, {"parts": tuple(parts)})
+        return _assistant_message(tuple(parts))
 
     def _content(self, content: Any) -> tuple[Part, ...]:
         if isinstance(content, str):
