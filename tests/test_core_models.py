@@ -28,7 +28,7 @@ from partwire import (
     UrlSource,
     UserMessage,
 )
-from partwire._base import build, one_field, replace
+from partwire._base import build, fields_maker, one_field, replace
 from partwire.history import EVENT_ADAPTER
 from partwire.ids import deterministic_sources, use_sources
 
@@ -271,6 +271,10 @@ def test_one_field_makes_the_instance_validation_makes() -> None:
     assert message.metadata is not one_field(UserMessage, "parts")((made,)).metadata
     with pytest.raises(TypeError, match="only field"):
         one_field(ToolMessage, "call_id")  # tool_name is required too
+    data = ProviderData(issuer="anthropic", data={"block": {"cache_control": {"type": "ephemeral"}}})
+    two = fields_maker(TextPart, "text", "provider_data")("hi", data)
+    assert two.model_dump_json() == TextPart(text="hi", provider_data=data).model_dump_json()
+    assert two.model_fields_set == {"text", "provider_data"}
 
 
 def test_ids_made_by_threads_at_once_are_unique_and_increase_in_each_thread() -> None:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # pydantic.json_schema is slow to import and needed only to m
     from pydantic.json_schema import JsonSchemaValue
     from pydantic_core import CoreSchema
 
-__all__ = ["CanonicalModel", "JsonValue", "NamedUnion", "ProviderData", "build", "one_field", "replace"]
+__all__ = ["CanonicalModel", "JsonValue", "NamedUnion", "ProviderData", "build", "fields_maker", "one_field", "replace"]
 
 
 class CanonicalModel(BaseModel):
@@ -137,38 +137,52 @@ def one_field(cls: type[M], name: str) -> Callable[[Any], M]:
     parts alone), without its checks and its fields dict. The value must already be what
     validation would make of it. ``cls`` may have no other required field.
     """
-    defaults, factories, required = _templates.get(cls) or _template(cls)
-    if not required <= {name} or name not in defaults or any(f == name for f, _ in factories):
-        raise TypeError(f"one_field: {cls.__name__}.{name} is not its only field to set")
-    new = object.__new__
-    given = {name}  # shared like _NO_EXTRA: pydantic changes it only on a copy
+    return fields_maker(cls, name)
 
-    if not factories:
-        def make(value: Any) -> M:
+
+def fields_maker(cls: type[M], *names: str) -> Callable[..., M]:
+    """:func:`one_field` for one or two fields: ``maker(value)`` or ``maker(first, second)``."""
+    defaults, factories, required = _templates.get(cls) or _template(cls)
+    if not required <= set(names) or not set(names) <= defaults.keys() or any(
+            f in names for f, _ in factories):
+        raise TypeError(f"one_field: {cls.__name__}.{', '.join(names)} is not its only field to set")
+    new = object.__new__
+    given = set(names)  # shared like _NO_EXTRA: pydantic changes it only on a copy
+    # One or two fields, the readers' hot paths: each written out, no loop over the names.
+    if len(names) == 1:
+        (name,) = names
+
+        def make_one(value: Any) -> M:
             data = defaults.copy()
             data[name] = value
-            instance = new(cls)
-            _set(instance, "__dict__", data)
-            _set(instance, "__pydantic_fields_set__", given)
-            _set(instance, "__pydantic_extra__", _NO_EXTRA)
-            _set(instance, "__pydantic_private__", None)
-            return instance
+            for field, factory in factories:
+                data[field] = factory()
+            made = new(cls)
+            _set(made, "__dict__", data)
+            _set(made, "__pydantic_fields_set__", given)
+            _set(made, "__pydantic_extra__", _NO_EXTRA)
+            _set(made, "__pydantic_private__", None)
+            return made
 
-        return make
+        return make_one
+    if len(names) == 2:
+        first, second = names
 
-    def make_with_factories(value: Any) -> M:
-        data = defaults.copy()
-        data[name] = value
-        for field, factory in factories:
-            data[field] = factory()
-        instance = new(cls)
-        _set(instance, "__dict__", data)
-        _set(instance, "__pydantic_fields_set__", given)
-        _set(instance, "__pydantic_extra__", _NO_EXTRA)
-        _set(instance, "__pydantic_private__", None)
-        return instance
+        def make_two(one: Any, two: Any) -> M:
+            data = defaults.copy()
+            data[first] = one
+            data[second] = two
+            for field, factory in factories:
+                data[field] = factory()
+            made = new(cls)
+            _set(made, "__dict__", data)
+            _set(made, "__pydantic_fields_set__", given)
+            _set(made, "__pydantic_extra__", _NO_EXTRA)
+            _set(made, "__pydantic_private__", None)
+            return made
 
-    return make_with_factories
+        return make_two
+    raise TypeError("fields_maker: one or two fields")
 
 
 def _hashable(value: Any) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from partwire._base import ProviderData
+from partwire._base import ProviderData, fields_maker
 from partwire.adapters._common import (
     SHAPE_ERRORS,
     ProviderError,
@@ -152,7 +152,13 @@ def _text_from_wire(block: dict[str, Any]) -> TextPart:
             used.add("citations")
         except SHAPE_ERRORS:
             citations = ()  # kept raw in provider_data instead
-    return TextPart(text=block["text"], citations=citations, provider_data=_pd(extras_of(block, used)))
+    text = block["text"]
+    if not citations and type(text) is str:  # a text with extras (cache_control): no validation
+        return _text_with_data(text, _pd(extras_of(block, used)))
+    return TextPart(text=text, citations=citations, provider_data=_pd(extras_of(block, used)))
+
+
+_text_with_data = fields_maker(TextPart, "text", "provider_data")
 
 
 def citation_from_wire(c: dict[str, Any]) -> Citation:

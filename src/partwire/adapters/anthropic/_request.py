@@ -121,8 +121,9 @@ class _RequestReader:
         if not isinstance(system, list):
             raise WireFormatError(ISSUER, "request", "neither a string nor a list", "system")
         parts = tuple(part_from_wire(block) for block in system)
-        marks = {"content": "blocks"} if _collapses(system) or not system else {}
-        return build(SystemMessage, {"parts": parts, "provider_data": _marks(marks)})
+        if _collapses(system) or not system:
+            return build(SystemMessage, {"parts": parts, "provider_data": _marks({"content": "blocks"})})
+        return _system_message(parts)
 
     def message(self, message: dict[str, Any], i: int) -> list[HistoryEvent]:
         role, content = message.get("role"), message.get("content")
