@@ -130,7 +130,10 @@ class Encoder(PartEncoder):
         messages: list[WireMessage] = []
         last = len(self.turns) - 1
         for k, turn in enumerate(self.turns):
-            if turn.plain or turn.empties is not None:
+            if turn.empties is None and turn.plain and len(turn.blocks) == 1 and not turn.force_list:
+                # A lone plain text (the commonest turn): sent as a string, as content() would.
+                turn.message["content"] = turn.blocks[0]["text"]
+            elif turn.plain or turn.empties is not None:
                 turn.message["content"] = turn.content(self.losses)
             if not turn.message["content"] and not (k == last and turn.role == "assistant"):
                 # "all messages must have non-empty content except for the optional final
