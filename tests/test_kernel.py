@@ -316,3 +316,20 @@ def test_a_remembered_tool_changed_in_place_is_not_given_to_later_imports() -> N
     again = anthropic.from_wire_request({"messages": [], "tools": [json.loads(json.dumps(tool))]}).tools[0]
     assert isinstance(again, ToolDefinition)
     assert again.input_schema == tool["input_schema"]
+
+
+def test_imported_request_is_the_dataclass_its_init_makes() -> None:
+    """The readers' fast constructor gives an ImportedRequest equal to the validated one, frozen."""
+    from dataclasses import FrozenInstanceError
+
+    from partwire.adapters._common import ImportedRequest, imported_request
+
+    made = imported_request((UserMessage("hi"),), (), "m", 10, "auto", {"temperature": 0}, {"dialect": "x"})
+    same = ImportedRequest(history=made.history, tools=(), model="m", max_tokens=10, tool_choice="auto",
+                           params={"temperature": 0}, options={"dialect": "x"})
+    assert made == same
+    assert repr(made) == repr(same)
+    history, tools = made  # unpacks as history, tools
+    assert (history, tools) == (made.history, ())
+    with pytest.raises(FrozenInstanceError):
+        made.model = "other"  # type: ignore[misc]

@@ -19,6 +19,7 @@ from partwire.adapters._common import (
     ToolChoice,
     ToolSpec,
     WireFormatError,
+    imported_request,
     load_json,
     shared_provider_data,
     text_part,
@@ -95,11 +96,9 @@ def from_wire_request(request: Any) -> ImportedRequest:
     if isinstance(raw_tools, list) and raw_tools:
         tools = tuple(tool_from_wire(t) for t in params.pop("tools"))
     max_tokens = body.get("max_tokens")
-    return ImportedRequest(
-        history=tuple(history), tools=tools, model=str(body.get("model", "")),
-        max_tokens=max_tokens if isinstance(max_tokens, int) else None,
-        tool_choice=body.get("tool_choice"), params=params,
-    )
+    return imported_request(tuple(history), tools, str(body.get("model", "")),
+                            max_tokens if isinstance(max_tokens, int) else None,
+                            body.get("tool_choice"), params)
 
 
 class _RequestReader:

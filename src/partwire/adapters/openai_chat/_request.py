@@ -17,6 +17,7 @@ from partwire.adapters._common import (
     ToolChoice,
     ToolSpec,
     WireFormatError,
+    imported_request,
     load_json,
     text_part,
     wire_model,
@@ -110,11 +111,11 @@ def from_wire_request(request: Any, dialect: Dialect) -> ImportedRequest:
             params["tools"] = []  # an explicit empty list is kept as it was
     elif "tools" in body:
         params["tools"] = raw_tools
-    return ImportedRequest(
-        history=tuple(history), tools=tools, model=str(body.get("model", "")),
-        max_tokens=max_tokens, tool_choice=body.get("tool_choice"), params=params,
+    return imported_request(
+        tuple(history), tools, str(body.get("model", "")), max_tokens, body.get("tool_choice"),
+        params,
         # Re-exported under the dialect it was read as, with the reasoning of every turn it holds.
-        options={"dialect": dialect.name, "echo_reasoning": "all"},
+        {"dialect": dialect.name, "echo_reasoning": "all"},
     )
 
 
