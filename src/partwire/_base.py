@@ -121,12 +121,17 @@ def build(cls: type[M], fields: Mapping[str, Any]) -> M:
     for name, factory in factories:
         if name not in fields:
             data[name] = factory()
-    instance = object.__new__(cls)
-    _set(instance, "__dict__", data)
-    _set(instance, "__pydantic_fields_set__", set(fields))
-    _set(instance, "__pydantic_extra__", _NO_EXTRA)
-    _set(instance, "__pydantic_private__", None)
-    return instance
+    return _instance(cls, data, set(fields))
+
+
+def _instance(cls: type[M], data: dict[str, Any], given: set[str]) -> M:
+    """The instance of ``cls`` whose fields are ``data`` (complete), ``given`` of them set."""
+    made = object.__new__(cls)
+    _set(made, "__dict__", data)
+    _set(made, "__pydantic_fields_set__", given)
+    _set(made, "__pydantic_extra__", _NO_EXTRA)
+    _set(made, "__pydantic_private__", None)
+    return made
 
 
 def one_field(cls: type[M], name: str) -> Callable[[Any], M]:
@@ -146,13 +151,13 @@ def fields_maker(cls: type[M], *names: str) -> Callable[..., M]:
     if not required <= set(names) or not set(names) <= defaults.keys() or any(
             f in names for f, _ in factories):
         raise TypeError(f"one_field: {cls.__name__}.{', '.join(names)} is not its only field to set")
-    new = object.__new__
     given = set(names)  # shared like _NO_EXTRA: pydantic changes it only on a copy
-    # One or two fields, the readers' hot paths: each written out, no loop over the names.
     if len(names) == 1:
         (name,) = names
+        new = object.__new__
 
         def make_one(value: Any) -> M:
+            # The readers' hottest path (every plain text part): _instance written out here.
             data = defaults.copy()
             data[name] = value
             for field, factory in factories:
@@ -174,12 +179,7 @@ def fields_maker(cls: type[M], *names: str) -> Callable[..., M]:
             data[second] = two
             for field, factory in factories:
                 data[field] = factory()
-            made = new(cls)
-            _set(made, "__dict__", data)
-            _set(made, "__pydantic_fields_set__", given)
-            _set(made, "__pydantic_extra__", _NO_EXTRA)
-            _set(made, "__pydantic_private__", None)
-            return made
+            return _instance(cls, data, given)
 
         return make_two
     raise TypeError("fields_maker: one or two fields")
