@@ -593,13 +593,16 @@ def test_a_refused_request_names_the_content(body: dict[str, Any], path: str) ->
     assert f"at {path}" in str(refused.value)
 
 
-@pytest.mark.parametrize("raw", [
-    {"text": 5, "thought": True},
-    {"inlineData": {"mimeType": "image/png", "data": 5}},
+@pytest.mark.parametrize(("role", "raw"), [
+    ("model", {"text": 5, "thought": True}),
+    ("model", {"inlineData": {"mimeType": "image/png", "data": 5}}),
+    # A functionResponse whose parts are not a list: an unknown part of the user content.
+    ("user", {"functionResponse": {"name": "f", "response": {"output": "x"}, "parts": 5}}),
 ])
-def test_a_known_part_of_a_strange_shape_is_kept_whole(raw: dict[str, Any]) -> None:
-    """A thought without text or inline data that is not base64 text stays an unknown part, sent back to Gemini as it came."""
-    body = {"contents": [_HI, {"role": "model", "parts": [raw]}]}
+def test_a_known_part_of_a_strange_shape_is_kept_whole(role: str, raw: dict[str, Any]) -> None:
+    """A thought without text, inline data that is not base64 text, or a functionResponse with
+    parts not a list stays an unknown part, sent back to Gemini as it came."""
+    body = {"contents": [_HI, {"role": role, "parts": [raw]}]}
     imported = google.from_wire_request(body)
     (part,) = imported.history[1].parts  # type: ignore[union-attr]
     assert isinstance(part, UnknownPart)
@@ -607,14 +610,3 @@ def test_a_known_part_of_a_strange_shape_is_kept_whole(raw: dict[str, Any]) -> N
     again = google.to_wire(imported.history, **{**imported.to_wire_kwargs(), "model": "gemini-2.5-flash"})
     assert again.request["contents"][1]["parts"] == [raw]
 
-
-def test_a_function_response_of_a_strange_shape_is_kept_whole() -> None:
-    """A functionResponse whose parts are not a list is kept as an unknown part of the user content, sent back as it came."""
-    raw = {"functionResponse": {"name": "f", "response": {"output": "x"}, "parts": 5}}
-    body = {"contents": [_HI, {"role": "user", "parts": [raw]}]}
-    imported = google.from_wire_request(body)
-    (part,) = imported.history[1].parts  # type: ignore[union-attr]
-    assert isinstance(part, UnknownPart)
-    assert part.raw == raw
-    again = google.to_wire(imported.history, **{**imported.to_wire_kwargs(), "model": "gemini-2.5-flash"})
-    assert again.request["contents"][1]["parts"] == [raw]
