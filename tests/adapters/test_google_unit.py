@@ -609,4 +609,3 @@ def test_a_known_part_of_a_strange_shape_is_kept_whole(role: str, raw: dict[str,
     assert part.raw == raw
     again = google.to_wire(imported.history, **{**imported.to_wire_kwargs(), "model": "gemini-2.5-flash"})
     assert again.request["contents"][1]["parts"] == [raw]
-
