@@ -50,6 +50,9 @@ __all__ = ["build_request", "from_wire_request"]
 
 _REQUEST_FIELDS = frozenset({"model", "messages", "tools", "tool_choice"})
 _FAST_KEYS = frozenset({"role", "content", "tool_calls"})
+# Assistant keys the full read interprets (with the dialect's reasoning fields): a message with
+# one is not read fast.
+_READ_KEYS = frozenset({"refusal", "audio", "function_call", "reasoning_details"})
 # Messages of parts alone, the commonest the reader makes (build() without its fields dict).
 _user_message = one_field(UserMessage, "parts")
 _system_message = one_field(SystemMessage, "parts")
@@ -133,9 +136,6 @@ class _RequestReader:
         self.legacy: dict[str, ToolCallPart] = {}
         self.by_id: dict[str, ToolCallPart] = {}  # every call read so far, by canonical id
         self.encoder: Encoder | None = None  # made for the first message that needs settling
-        # Assistant keys the full read interprets: a message with one is not read fast.
-        self.special = frozenset({"refusal", "audio", "function_call", "reasoning_details",
-                                  *dialect.reasoning_fields})
 
     def message(self, message: dict[str, Any], i: int) -> HistoryEvent:
         """The history event for ``messages[i]``, marked so that it encodes back to ``message``."""
@@ -184,7 +184,8 @@ class _RequestReader:
             # Other keys (annotations, a server's own) ride along as the message's extras; a key
             # the full read interprets (refusal, audio, reasoning) takes the full read.
             extra = {k: v for k, v in message.items() if k not in _FAST_KEYS}
-            if not extra.keys().isdisjoint(self.special):
+            if not extra.keys().isdisjoint(_READ_KEYS) or not extra.keys().isdisjoint(
+                    self.dialect.reasoning_fields):
                 return None
             marks["message"] = extra
         if "content" not in message:
