@@ -75,7 +75,6 @@ def resolve_options(cls: type[OptionsT], options: Any = None,
             return _defaults(cls)
         if isinstance(options, cls):
             return options
-    given: dict[str, Any] = {}
     if type(options) is dict or isinstance(options, Mapping):
         # The common mapping (an imported request's options, the CLI's) resolves once. True ==
         # 1 == 1.0, so a remembered value counts only for values of the same types.
@@ -92,6 +91,7 @@ def resolve_options(cls: type[OptionsT], options: Any = None,
         if key is not None and len(_RESOLVED) < 512:
             _RESOLVED[key] = (kinds, resolved)
         return resolved
+    given: dict[str, Any] = {}
     if isinstance(options, cls):
         given = {name: getattr(options, name) for name in _fields(cls)}
     elif options is not None:
