@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any, Literal, assert_never, cast
 
 from partwire.errors import LossError, SwitchRefusedError, UnknownAdapterError
@@ -141,7 +141,23 @@ def make_projection(
         if strict:
             raise LossError(found, adapter)
         log_losses(found, session=session)
-    return Projection(request=request, losses=found)
+    return new_projection(request, found)
+
+
+def new_projection(request: dict[str, Any], losses: tuple[Loss, ...]) -> Projection:
+    """``Projection(request=request, losses=losses)``, its two slots set by their descriptors
+    (as :func:`~partwire.adapters._common.new_loss` makes a ``Loss``): every ``to_wire`` ends
+    with one, and the frozen dataclass's ``__init__`` costs twice as much."""
+    made = _new(Projection)
+    _set_request(made, request)
+    _set_losses(made, losses)
+    return made
+
+
+_new = object.__new__
+_set_request, _set_losses = (Projection.__dict__[name].__set__ for name in ("request", "losses"))
+if [f.name for f in fields(Projection)] != ["request", "losses"]:
+    raise ImportError("new_projection sets every field of Projection: update it with Projection")  # pragma: no cover
 
 
 def check_switch(

@@ -36,7 +36,7 @@ from typing import Any, ClassVar, Literal, TypeVar, cast
 from partwire.adapters._common import Losses, WireFormatError
 from partwire.adapters._sse import ServerSentEvent, aiter_wire_items, iter_wire_items
 from partwire.errors import PartwireError
-from partwire.projection import Loss, Projection, make_projection
+from partwire.projection import Loss, Projection, make_projection, new_projection
 from partwire.streaming import Accumulator, MessageCompleteEvent, MessageStartEvent, StreamEvent
 
 __all__ = [
@@ -220,7 +220,7 @@ def project(request: dict[str, Any], losses: Losses | Iterable[Loss], *, adapter
     """The last step of every ``to_wire``: the :class:`Projection`, logged (or raised) once."""
     items = losses.items if isinstance(losses, Losses) else tuple(losses)
     if _DRY_RUN.get():
-        return Projection(request=request, losses=tuple(items))
+        return new_projection(request, tuple(items))
     return make_projection(request, items, adapter=adapter, strict=strict, session=session)
 
 

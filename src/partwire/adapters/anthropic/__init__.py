@@ -77,6 +77,9 @@ CAPABILITIES = Capabilities(
 """What the Messages API takes."""
 
 
+_OWN = frozenset({ISSUER})  # the issuers accepted by default
+
+
 @dataclass(frozen=True, slots=True)
 class Options:
     """The Anthropic adapter's own switches (``options=`` on every function, or as keywords)."""
@@ -119,7 +122,7 @@ def to_wire(
     request = build_request(
         history, model=model, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens,
         params=params, parallel_tool_calls=parallel_tool_calls,
-        issuers=accept_issuers if accept_issuers is not None else {ISSUER}, losses=losses,
+        issuers=accept_issuers if accept_issuers is not None else _OWN, losses=losses,
         foreign_thinking=opts.foreign_thinking, system_in_messages=opts.system_in_messages,
         resolve_file=opts.resolve_file)
     return project(request, losses, adapter=NAME, strict=strict, session=session)
@@ -188,7 +191,7 @@ def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
     request = build_request(
         history, model=model or f"{ISSUER}:estimate", tools=tools, tool_choice=tool_choice,
         max_tokens=None, params=params, parallel_tool_calls=None,
-        issuers=accept_issuers if accept_issuers is not None else {ISSUER}, losses=Losses(NAME),
+        issuers=accept_issuers if accept_issuers is not None else _OWN, losses=Losses(NAME),
         foreign_thinking=opts.foreign_thinking, system_in_messages=opts.system_in_messages,
         resolve_file=opts.resolve_file)
     return estimate_request_tokens(request)

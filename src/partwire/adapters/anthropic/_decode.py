@@ -8,10 +8,10 @@ absent stay distinct.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from typing import Any
 
-from partwire._base import ProviderData, fields_maker
+from partwire._base import ProviderData, build, fields_maker
 from partwire.adapters._common import (
     SHAPE_ERRORS,
     ProviderError,
@@ -65,7 +65,7 @@ def _pd(extras: dict[str, Any]) -> ProviderData | None:
     return shared_provider_data(ISSUER, {"block": extras}) if extras else None
 
 
-def extras_of(block: Mapping[str, Any], used: set[str]) -> dict[str, Any]:
+def extras_of(block: Mapping[str, Any], used: Set[str]) -> dict[str, Any]:
     """The keys of ``block`` no canonical field took: they ride along in provider_data."""
     return {k: v for k, v in block.items() if k not in used}
 
@@ -211,11 +211,14 @@ def _tool_use_from_wire(block: dict[str, Any]) -> ToolCallPart:
     wire_id = block["id"]
     if not isinstance(wire_id, str):
         raise TypeError("tool_use id is not a string")
-    return ToolCallPart(
-        id=new_tool_call_id(), name=block["name"], arguments_json=json_text(block["input"]),
-        provider_ids={ISSUER: wire_id},
-        provider_data=_pd(extras_of(block, {"type", "id", "name", "input"})),
-    )
+    fields = {"id": new_tool_call_id(), "name": block["name"],
+              "arguments_json": json_text(block["input"]), "provider_ids": {ISSUER: wire_id},
+              "provider_data": _pd(extras_of(block, _TOOL_USE_KEYS))}
+    # Every field is what validation would make of it once the name is a string.
+    return build(ToolCallPart, fields) if type(fields["name"]) is str else ToolCallPart(**fields)
+
+
+_TOOL_USE_KEYS = frozenset({"type", "id", "name", "input"})
 
 
 def _server_call_from_wire(block: dict[str, Any]) -> ServerToolCallPart:
