@@ -143,13 +143,13 @@ def part_from_wire(block: Any) -> Part:
 def _text_from_wire(block: dict[str, Any]) -> TextPart:
     if len(block) == 2:  # type and text alone, the common block: nothing else to read
         return text_part(block["text"])
-    used = {"type", "text"}
+    used = _TEXT_KEYS
     citations: tuple[Citation, ...] = ()
     raw = block.get("citations")
     if isinstance(raw, list) and raw:
         try:
             citations = tuple(citation_from_wire(c) for c in raw)
-            used.add("citations")
+            used = _CITED_TEXT_KEYS
         except SHAPE_ERRORS:
             citations = ()  # kept raw in provider_data instead
     text = block["text"]
@@ -159,6 +159,8 @@ def _text_from_wire(block: dict[str, Any]) -> TextPart:
 
 
 _text_with_data = fields_maker(TextPart, "text", "provider_data")
+_TEXT_KEYS = frozenset({"type", "text"})
+_CITED_TEXT_KEYS = _TEXT_KEYS | {"citations"}
 
 
 def citation_from_wire(c: dict[str, Any]) -> Citation:

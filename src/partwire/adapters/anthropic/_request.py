@@ -94,7 +94,7 @@ def from_wire_request(request: Any) -> ImportedRequest:
     tools: tuple[ToolSpec, ...] = ()
     raw_tools = params.get("tools")
     if isinstance(raw_tools, list) and raw_tools:
-        tools = tuple(tool_from_wire(t) for t in params.pop("tools"))
+        tools = tuple(map(tool_from_wire, params.pop("tools")))
     max_tokens = body.get("max_tokens")
     return imported_request(tuple(history), tools, str(body.get("model", "")),
                             max_tokens if isinstance(max_tokens, int) else None,
@@ -119,7 +119,7 @@ class _RequestReader:
             return _system_message((text_part(system),))
         if not isinstance(system, list):
             raise WireFormatError(ISSUER, "request", "neither a string nor a list", "system")
-        parts = tuple(part_from_wire(block) for block in system)
+        parts = tuple(map(part_from_wire, system))
         if _collapses(system) or not system:
             return build(SystemMessage, {"parts": parts, "provider_data": _marks({"content": "blocks"})})
         return _system_message(parts)
@@ -146,14 +146,14 @@ class _RequestReader:
             if extra_keys:
                 list_marks["message"] = extra_keys
         if role == "assistant":
-            parts = tuple(part_from_wire(b) for b in blocks)
+            parts = tuple(map(part_from_wire, blocks))
             for part in parts:
                 if isinstance(part, ToolCallPart):
                     self.calls[part.provider_ids[ISSUER]] = part
             return [self._place("assistant", "assistant", True, list_marks, AssistantMessage,
                                 {"parts": parts})]
         if role == "system":
-            parts = tuple(part_from_wire(b) for b in blocks)
+            parts = tuple(map(part_from_wire, blocks))
             if self.turn_role is None:
                 list_marks["turn"] = "new"  # before any turn: still an entry of messages
             return [self._place("system", "system", True, list_marks, SystemMessage, {"parts": parts})]
@@ -289,8 +289,10 @@ def _plain_texts(content: list[Any]) -> tuple[TextPart, ...] | None:
 
 def _collapses(content: list[Any]) -> bool:
     """Whether the encoder would send this list as a plain string (one plain text block)."""
-    return (len(content) == 1 and isinstance(content[0], dict)
-            and set(content[0]) == {"type", "text"} and content[0]["type"] == "text")
+    if len(content) != 1:
+        return False
+    block = content[0]
+    return isinstance(block, dict) and len(block) == 2 and block.get("type") == "text" and "text" in block
 
 
 def _marks(marks: dict[str, Any]) -> ProviderData | None:
