@@ -344,6 +344,27 @@ def test_turn_n_plus_1_shares_turn_ns_whole_prefix(name: str) -> None:
         previous = request
 
 
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_a_request_kept_by_the_caller_is_never_changed_by_later_turns(name: str) -> None:
+    """A later turn may extend the list of a request nobody holds any more, never one the
+    caller kept: the whole projection, its body, or only its list of wire messages."""
+    events = agent_events(12)
+    session = Session(f"{name}:{MODEL[name]}", history=events[:2], cache="off")
+    kept: list[tuple[Any, str]] = []
+    for k in range(2, len(events)):
+        session.append(events[k])
+        projection = session.request()
+        key = next(x for x in ("messages", "input", "contents") if x in projection.request)
+        held = (projection, projection.request, projection.request[key], None)[k % 4]
+        if held is not None:
+            kept.append((held, json.dumps(projection.request[key])))
+        del projection, held  # the others are let go at once
+    assert len(kept) >= 6
+    for held, dump in kept:
+        body = held.request if hasattr(held, "request") else held
+        assert json.dumps(body if isinstance(body, list) else body[key]) == dump
+
+
 def test_breakpoints_by_hand() -> None:
     """``cache_at`` marks the wire messages named, and only those (plus the system prompt)."""
     session = Session("anthropic:claude-sonnet-4-6", history=agent_events(3), cache="manual")

@@ -8,11 +8,19 @@ again, so a turn costs what its new events cost. Each new cut is checked before 
 events after it must project to the same wire messages with and without what precedes them. When
 a condition does not hold, the whole history is projected (``to_wire`` itself), so the result is
 always ``to_wire(history)``.
+
+The request returned for a turn holds the kept wire messages in a list of its own: a later turn
+never changes a list that anyone else still holds. On CPython, when nothing but the projector
+refers to the last request's list any more (the caller sent the request and let it go), the next
+turn extends that list in place instead of copying it: the copy is the one cost of a turn that
+grows with the history.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+import sysconfig
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -32,6 +40,10 @@ _PATH = re.compile(r"^history\[(\d+)\]")
 # (previous, next) message classes between which every adapter opens a new wire message.
 _CUTS = frozenset({(AssistantMessage, UserMessage), (ToolMessage, AssistantMessage),
                    (UserMessage, AssistantMessage)})
+# Reference counts, where they say who else holds a list: CPython with its GIL (a free-threaded
+# build's counts are split between threads; other interpreters have none).
+_REFCOUNT = (sys.getrefcount if sys.implementation.name == "cpython"
+             and not sysconfig.get_config_var("Py_GIL_DISABLED") else None)
 
 
 def wire_key(request: dict[str, Any]) -> str | None:
@@ -74,13 +86,18 @@ class Projector:
         self.recent: tuple[Loss, ...] = ()
         """The losses of what the last ``project`` projected anew (the rest were reported before)."""
         self._tail: list[Loss] | None = None
+        # A list only this attribute refers to: its reference count, read the same way as that of
+        # the kept list, is the count of a list nobody else holds (whatever the interpreter adds
+        # for the call itself).
+        self._alone: list[Any] = []
         self.reset()
 
     def reset(self) -> None:
         """Forget every kept wire message (after a compaction, or a history that was rewritten)."""
         self.cut = 0
-        # The kept wire messages: the first ``before_len`` items of ``before_src`` (a request's
-        # list, never edited), so keeping them costs no copy.
+        # The kept wire messages: the first ``before_len`` items of ``before_src`` (the last
+        # request's list, edited only once nothing else refers to it), so keeping them costs no
+        # copy.
         self.before_src: list[Any] = []
         self.before_len = 0
         self.before_marks = 0  # cache_control marks already in the kept wire messages
@@ -175,7 +192,7 @@ class Projector:
             return None
         wire = window.request[key]
         request = dict(window.request)
-        kept = self.before_src[:self.before_len]
+        kept = self._reusable() or self.before_src[:self.before_len]
         kept.extend(wire[self.head_count:])
         request[key] = kept
         by = cut - self.head
@@ -190,6 +207,17 @@ class Projector:
         self.recent = (*losses, *tail)
         self._tail = tail
         return Projection(request=request, losses=(*losses, *self.before_losses, *tail))
+
+    def _reusable(self) -> list[Any] | None:
+        """``before_src`` cut back to the kept wire messages, when nothing but the projector
+        refers to it (the request that held it is gone), else None: a list someone holds is never
+        changed."""
+        if _REFCOUNT is None or not self.before_len or _REFCOUNT(self.before_src) != _REFCOUNT(
+                self._alone):
+            return None
+        src = self.before_src
+        del src[self.before_len:]
+        return src
 
     def _advance(self, messages: Sequence[Message], result: Projection) -> None:
         """Move the cut to the latest candidate, after checking it holds."""
