@@ -21,7 +21,7 @@ from partwire.codec._reader import is_complete_line
 from partwire.history import CompactionEvent, HistoryEvent, TaskMetadataEvent
 from partwire.ids import new_message_id
 
-from ._derive import SessionTotals, clean, derive
+from ._derive import Derived, SessionTotals, clean, derive
 from ._errors import (
     ConflictError,
     ExpectLastError,
@@ -29,6 +29,7 @@ from ._errors import (
     SchemaVersionError,
     StoreError,
 )
+from ._import import Batch, BatchReader
 from ._schema import SCHEMA_VERSION, Dialect, create_ddl, migration_ddl
 from ._sqlite import Cursor
 
@@ -296,34 +297,22 @@ class Store:
         Each batch of :data:`IMPORT_BATCH` events commits on its own; a re-run skips what is
         stored, so an interrupted import is finished by running it again. ``progress`` is called
         with the number of bytes of the lines stored (newlines included) after each batch.
+        ``records`` is read in a second thread, a batch ahead of the writes.
         """
         session_id = _session_id(session_id)
         added = skipped = 0
         problems: list[str] = []
-        batch: list[tuple[HistoryEvent, bytes]] = []
-        size = 0
-
-        def flush() -> None:
-            nonlocal added, skipped, size
-            result = self._write(session_id, batch, UNSET)
-            added += result.added
-            skipped += result.skipped
-            batch.clear()
-            if progress is not None:
-                progress(size)
-            size = 0
-
-        for record in records:
-            for problem in record.problems:
-                if problem.kind == "torn_line":
-                    raise StoreError(f"{problem}: not imported (repair the file and import it again)")
-                problems.append(str(problem))
-            batch.append((record.event, record.raw))
-            size += len(record.raw) + 1
-            if len(batch) >= IMPORT_BATCH:
-                flush()
-        if batch:
-            flush()
+        reader = BatchReader(session_id, records, IMPORT_BATCH)
+        try:
+            while (batch := reader.next()) is not None:
+                problems.extend(batch.problems)
+                result = self._write(session_id, batch.items, UNSET, ahead=batch, indexing=reader.resume)
+                added += result.added
+                skipped += result.skipped
+                if progress is not None:
+                    progress(batch.size)
+        finally:
+            reader.close()
         return ImportResult(session_id, added, skipped, tuple(problems))
 
     def import_file(
@@ -361,7 +350,9 @@ class Store:
                 raise ConflictError(new_id, event_id, f"cannot fork into {new_id!r}: that session exists")
             events = _decode_lines(lines)
             totals = self._lock_session(cur, new_id)
-            self._insert(cur, new_id, list(zip(events, lines, strict=True)), totals)
+            after = totals.last_seq
+            rows = derive(new_id, list(zip(events, lines, strict=True)), totals)
+            self._insert(cur, new_id, rows, after, totals)
             cur.execute("UPDATE sessions SET forked_from = ?, forked_at = ? WHERE id = ?",
                         (session_id, clean(event_id), new_id))
         return new_id
@@ -499,20 +490,37 @@ class Store:
     # -- internals: writing -----------------------------------------------------------------
 
     def _write(
-        self, session_id: str, items: list[tuple[HistoryEvent, bytes]], expect_last: str | _Unset | None
+        self,
+        session_id: str,
+        items: list[tuple[HistoryEvent, bytes]],
+        expect_last: str | _Unset | None,
+        *,
+        ahead: Batch | None = None,
+        indexing: Callable[[SessionTotals], None] | None = None,
     ) -> AppendResult:
+        """One transaction. ``ahead`` may hold the rows, derived for the session as it was expected
+        to be; ``indexing`` is told the totals once the rest of the transaction runs in the
+        database (the full-text index and the commit), or when nothing is written."""
         try:
             with self._backend.write() as cur:
                 totals = self._lock_session(cur, session_id)
                 new, skipped = self._new_items(cur, session_id, items, totals.event_count > 0)
                 if not new:
-                    raise _NoChange(totals.last_event_id)
+                    raise _NoChange(totals)
                 if not isinstance(expect_last, _Unset) and expect_last != totals.last_event_id:
                     raise ExpectLastError(session_id, expect_last, totals.last_event_id)
-                self._insert(cur, session_id, new, totals)
+                after = totals.last_seq
+                prepared = ahead.rows_for(totals, new) if ahead is not None else None
+                if prepared is None:
+                    rows = derive(session_id, new, totals)
+                else:
+                    rows, totals = prepared
+                self._insert(cur, session_id, rows, after, totals, indexing)
         except _NoChange as nothing:
-            last = nothing.args[0]
-            return AppendResult(session_id, 0, len(items), last)
+            unchanged: SessionTotals = nothing.args[0]
+            if indexing is not None:
+                indexing(unchanged)
+            return AppendResult(session_id, 0, len(items), unchanged.last_event_id)
         return AppendResult(session_id, len(new), skipped, totals.last_event_id)
 
     def _lock_session(self, cur: Cursor, session_id: str) -> SessionTotals:
@@ -557,10 +565,15 @@ class Store:
         return new, skipped
 
     def _insert(
-        self, cur: Cursor, session_id: str, items: list[tuple[HistoryEvent, bytes]], totals: SessionTotals
+        self,
+        cur: Cursor,
+        session_id: str,
+        rows: Derived,
+        after: int,
+        totals: SessionTotals,
+        indexing: Callable[[SessionTotals], None] | None = None,
     ) -> None:
-        after = totals.last_seq
-        rows = derive(session_id, items, totals)
+        """Insert the rows of events appended after ``after`` and save the session's ``totals``."""
         cur.executemany(
             "INSERT INTO events (session_id, seq, id, type, role, created_at, line) VALUES (?, ?, ?, ?, ?, ?, ?)",
             rows.events,
@@ -589,9 +602,12 @@ class Store:
             "finished_at = ? WHERE session_id = ? AND call_id = ? AND seq < ?",
             [(*r[:5], session_id, r[5], r[1]) for r in rows.results],
         )
+        self._save_totals(cur, session_id, totals)
+        # From here on the transaction runs inside the database (indexing, then the commit).
+        if indexing is not None:
+            indexing(totals)
         if rows.parts:
             self._backend.index_parts(cur, session_id, after)
-        self._save_totals(cur, session_id, totals)
 
     def _save_totals(self, cur: Cursor, session_id: str, t: SessionTotals) -> None:
         cur.execute(
@@ -622,7 +638,7 @@ class Store:
             totals = SessionTotals()
             self._save_totals(cur, sid, totals)
             events = _decode_lines(lines)
-            self._insert(cur, sid, list(zip(events, lines, strict=True)), totals)
+            self._insert(cur, sid, derive(sid, list(zip(events, lines, strict=True)), totals), 0, totals)
 
     # -- internals: reading and schema --------------------------------------------------------
 
