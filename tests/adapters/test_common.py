@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from partwire.adapters._common import parse_json
+from partwire.adapters import _common
+from partwire.adapters._common import known_loss, new_loss, parse_json
 
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -36,3 +37,87 @@ def test_parse_json_is_json_loads(value: Any, around: tuple[str, str], compact: 
 @pytest.mark.parametrize("text", ["", " ", "{", '{"a":1', "nul", "[1,]", "'a'", '{"a":1}}', "1 2", "NaN"])
 def test_parse_json_fails_or_succeeds_as_json_loads(text: str) -> None:
     assert _outcome(parse_json, text) == _outcome(json.loads, text)
+
+
+def test_known_loss_is_new_loss_made_once_per_key() -> None:
+    """The same part's loss is the same frozen object on every resend; any field of its key
+    that differs gives a loss of its own, with its own path and reason."""
+    first = known_loss(3, 1, "thinking", "dropped", "no reasoning here", "test_adapter", "msg_a")
+    assert first == new_loss("history[3].parts[1]", "thinking", "dropped", "no reasoning here",
+                             "test_adapter", "msg_a")
+    assert known_loss(3, 1, "thinking", "dropped", "no reasoning here", "test_adapter", "msg_a") is first
+    others = [
+        known_loss(4, 1, "thinking", "dropped", "no reasoning here", "test_adapter", "msg_a"),
+        known_loss(3, 2, "thinking", "dropped", "no reasoning here", "test_adapter", "msg_a"),
+        known_loss(3, 1, "redacted_thinking", "dropped", "no reasoning here", "test_adapter", "msg_a"),
+        known_loss(3, 1, "thinking", "rewritten", "no reasoning here", "test_adapter", "msg_a"),
+        known_loss(3, 1, "thinking", "dropped", "another reason", "test_adapter", "msg_a"),
+        known_loss(3, 1, "thinking", "dropped", "no reasoning here", "other_adapter", "msg_a"),
+        known_loss(3, 1, "thinking", "dropped", "no reasoning here", "test_adapter", "msg_b"),
+    ]
+    assert [(o.path, o.part_type, o.action, o.reason, o.adapter, o.message_id) for o in others] == [
+        ("history[4].parts[1]", "thinking", "dropped", "no reasoning here", "test_adapter", "msg_a"),
+        ("history[3].parts[2]", "thinking", "dropped", "no reasoning here", "test_adapter", "msg_a"),
+        ("history[3].parts[1]", "redacted_thinking", "dropped", "no reasoning here", "test_adapter", "msg_a"),
+        ("history[3].parts[1]", "thinking", "rewritten", "no reasoning here", "test_adapter", "msg_a"),
+        ("history[3].parts[1]", "thinking", "dropped", "another reason", "test_adapter", "msg_a"),
+        ("history[3].parts[1]", "thinking", "dropped", "no reasoning here", "other_adapter", "msg_a"),
+        ("history[3].parts[1]", "thinking", "dropped", "no reasoning here", "test_adapter", "msg_b"),
+    ]
+
+
+def test_known_loss_forgets_everything_past_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_common, "KNOWN_LIMIT", 4)
+    monkeypatch.setattr(_common, "_KNOWN", {})
+    made = [known_loss(i, 0, "thinking", "dropped", "r", "a", "m") for i in range(4)]
+    assert len(_common._KNOWN) == 4
+    fifth = known_loss(4, 0, "thinking", "dropped", "r", "a", "m")
+    assert list(_common._KNOWN.values()) == [fifth]
+    again = known_loss(0, 0, "thinking", "dropped", "r", "a", "m")
+    assert again == made[0]
+    assert again is not made[0]
+
+
+def test_a_resent_lossy_history_reports_the_same_losses_each_time() -> None:
+    """Chat and Responses remember a dropped thought's loss: a second to_wire of the same history
+    (an agent's next turn) reports what the first did, and a history of other ids its own."""
+    from partwire import AssistantMessage, Opaque, TextPart, ThinkingPart, UserMessage
+    from partwire.adapters import get_adapter
+
+    def history(tag: str) -> list[Any]:
+        thought = ThinkingPart(text=f"think {tag}", signature=Opaque(value="sig", issuer="anthropic"))
+        return [UserMessage(f"question {tag}"),
+                AssistantMessage(parts=(thought, TextPart(text="answer")), model="anthropic:claude-sonnet-4-6",
+                                 provider="anthropic", api="anthropic"),
+                UserMessage("and then?")]
+
+    for name in ("openai_chat", "openai_responses"):
+        adapter = get_adapter(name)
+        one, two = history("one"), history("two")
+        first = adapter.to_wire(one, model="m").losses
+        assert [(x.path, x.part_type, x.action, x.message_id) for x in first] == [
+            ("history[1].parts[0]", "thinking", "dropped", one[1].id)]
+        assert adapter.to_wire(one, model="m").losses == first
+        other = adapter.to_wire(two, model="m").losses
+        assert [(x.path, x.message_id) for x in other] == [("history[1].parts[0]", two[1].id)]
+
+
+@pytest.mark.parametrize("name", ["openai_chat", "openai_responses"])
+def test_a_later_call_with_an_earlier_id_never_changes_an_earlier_result(name: str) -> None:
+    """A result sent before its call takes the wire id of the first call with its id: a call of
+    the same id appended later (another provider's id on it) leaves the earlier request alone.
+    Found by the prefix law's hypothesis run."""
+    from partwire import AssistantMessage, HistoryEvent, ToolCallPart, ToolMessage, UserMessage
+    from partwire.adapters import get_adapter
+
+    adapter = get_adapter(name)
+    result = ToolMessage("out", call_id="tu_1", tool_name="A")
+    history: list[HistoryEvent] = [UserMessage("go"), result,
+               AssistantMessage(parts=(ToolCallPart(id="tu_1", name="A", arguments_json="{}"),))]
+    later = AssistantMessage(parts=(ToolCallPart(id="tu_1", name="A", arguments_json="{}",
+                                                 provider_ids={"anthropic": "toolu_later"}),))
+    key = "messages" if name == "openai_chat" else "input"
+    short = adapter.to_wire(history, model="m").request[key]
+    long = adapter.to_wire([*history, later], model="m").request[key]
+    assert long[:len(short)] == short
+    assert "toolu_later" in json.dumps(long[len(short):])  # the later call keeps its own id

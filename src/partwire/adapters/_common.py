@@ -24,6 +24,7 @@ from partwire.projection import Loss, LossAction
 from partwire.tools import ToolDefinition
 
 __all__ = [
+    "KNOWN_LIMIT",
     "SHAPE_ERRORS",
     "ImportedRequest",
     "Losses",
@@ -39,6 +40,7 @@ __all__ = [
     "import_tool",
     "imported_request",
     "json_text",
+    "known_loss",
     "load_json",
     "new_loss",
     "parse_json",
@@ -180,6 +182,30 @@ def new_loss(path: str, part_type: str, action: LossAction, reason: str, adapter
     return loss
 
 
+def known_loss(i: int, j: int, part_type: str, action: LossAction, reason: str, adapter: str,
+               message_id: str) -> Loss:
+    """The loss of part ``j`` of ``history[i]``, remembered: :func:`new_loss` once per key.
+
+    An agent resends its whole history every turn, and a part another provider cannot take is
+    the same frozen ``Loss`` every time (its path, kind, action, reason, adapter and message are
+    its key), so a lossy ``to_wire`` makes only the losses it has not made before. Bounded: the
+    memo is emptied when it grows past :data:`KNOWN_LIMIT` entries.
+    """
+    key = (message_id, i, j, part_type, action, reason, adapter)
+    loss = _KNOWN.get(key)
+    if loss is None:
+        if len(_KNOWN) >= KNOWN_LIMIT:
+            _KNOWN.clear()
+        loss = _KNOWN[key] = new_loss(f"history[{i}].parts[{j}]", part_type, action, reason, adapter,
+                                      message_id)
+    return loss
+
+
+KNOWN_LIMIT = 65_536
+"""How many losses :func:`known_loss` remembers before it starts again."""
+_KNOWN: dict[tuple[str, int, int, str, str, str, str], Loss] = {}
+
+
 _new = object.__new__
 # The slot setters of Loss, by name (a frozen dataclass refuses plain attribute assignment).
 _set_path, _set_part_type, _set_action, _set_reason, _set_adapter, _set_message_id = (
@@ -267,13 +293,17 @@ def data_of(pd: ProviderData | None, issuers: Collection[str]) -> Mapping[str, A
 
 
 def tool_calls_by_id(history: History) -> dict[str, ToolCallPart]:
-    """Every tool call of the history's assistant messages, by canonical id."""
+    """Every tool call of the history's assistant messages, by canonical id.
+
+    Of two calls with one id, the first: a call appended later never changes what an earlier
+    message was sent with (the prefix law).
+    """
     calls: dict[str, ToolCallPart] = {}
     for event in history:
         if isinstance(event, AssistantMessage):
             for part in event.parts:
                 if isinstance(part, ToolCallPart):
-                    calls[part.id] = part
+                    calls.setdefault(part.id, part)
     return calls
 
 

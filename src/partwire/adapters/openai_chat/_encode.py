@@ -18,6 +18,7 @@ from partwire.adapters._common import (
     accepted_issuers,
     data_of,
     first_accepted,
+    known_loss,
     tool_calls_by_id,
     tool_status_loss,
 )
@@ -420,10 +421,10 @@ class Encoder(PartEncoder):
             if reason is None:
                 reason = self._no_reasoning = (
                     f"the {dialect.name} Chat Completions API takes no reasoning back")
+            lost, adapter, message_id = self.losses.items, self.losses.adapter, event.id
             for j, part in parts:
                 if isinstance(part, RedactedThinkingPart) or part.text or part.signature:  # type: ignore[union-attr]
-                    self.losses.add(f"history[{i}].parts[{j}]", part.type, "dropped", reason,
-                                    event.id)
+                    lost.append(known_loss(i, j, part.type, "dropped", reason, adapter, message_id))
             return
         out = _Assistant()
         current = i > self.turn_start

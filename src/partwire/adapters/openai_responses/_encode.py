@@ -16,9 +16,11 @@ from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
 from partwire.adapters._common import (
+    KNOWN_LIMIT,
     Losses,
     data_of,
     first_accepted,
+    known_loss,
     tool_calls_by_id,
     tool_status_loss,
 )
@@ -316,15 +318,8 @@ class Encoder(PartEncoder):
                         signature = fields["signature"]
                         if signature is not None and signature.__dict__["issuer"] == ISSUER:
                             break
-                        key = (message_id, i, j)
-                        loss = known.get(key)
-                        if loss is None:
-                            loss = new_loss(f"history[{i}].parts[{j}]", "thinking", "dropped",
-                                            _FOREIGN_REASONING, adapter, message_id)
-                            if len(known) >= _KNOWN_LIMIT:
-                                known.clear()
-                            known[key] = loss
-                        lost.append(loss)
+                        lost.append(known_loss(i, j, "thinking", "dropped", _FOREIGN_REASONING, adapter,
+                                               message_id))
                     elif part_kind is TextPart:
                         if fields["citations"]:
                             break
@@ -714,12 +709,12 @@ class Encoder(PartEncoder):
         return first_accepted(call.provider_ids, self.issuer_order, admits_call_id) or call.id
 
 
-# The losses of the inline path that an agent's next turn reports again (another provider's
-# thought, a tool status), by message id, position and part index or status: an agent resends
+# The tool-status losses of the inline path that an agent's next turn reports again, by message
+# id, position and status (a part's loss is remembered by _common.known_loss): an agent resends
 # its whole history every turn, and each such loss is the same frozen value every time.
 # Bounded: emptied when it grows past the limit.
-_KNOWN_LOSSES: dict[tuple[str, int, int | str], Loss] = {}
-_KNOWN_LIMIT = 65_536
+_KNOWN_LOSSES: dict[tuple[str, int, str], Loss] = {}
+_KNOWN_LIMIT = KNOWN_LIMIT
 _MESSAGE_ITEM = frozenset({"id", "status", "phase"})
 _FOREIGN_REASONING = "reasoning is verifiable only by the provider that produced it"
 _RECORDS = frozenset({ErrorEvent, TaskMetadataEvent, CompactionEvent, RetryEvent, ModelSwitchEvent,
