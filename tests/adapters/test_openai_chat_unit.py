@@ -238,6 +238,12 @@ def test_document_title_goes_out_as_the_filename() -> None:
     assert losses([UserMessage([doc])]) == [("rewritten", "document", "history[0].parts[0].title")]
     both = DocumentPart(source=Base64Source(data=PDF), media_type="application/pdf", title="T", filename="f.pdf")
     assert losses([UserMessage([both])]) == [("dropped", "document", "history[0].parts[0].title")]
+    # A title equal to the filename is still a field the wire has not (an import gives none back):
+    # reported as Responses reports it, the empty one (hypothesis found it) too.
+    for name in ("f.pdf", ""):
+        same = DocumentPart(source=Base64Source(data=PDF), media_type="application/pdf", title=name, filename=name)
+        assert wire([UserMessage([same])])["messages"][0]["content"][0]["file"]["filename"] == name
+        assert losses([UserMessage([same])]) == [("rewritten", "document", "history[0].parts[0].title")]
 
 
 def test_refusal_goes_in_the_refusal_field() -> None:

@@ -271,8 +271,8 @@ class PartEncoder:
                             "Chat Completions files cannot be fetched from a URL", message_id)
             return None
         filename = part.filename
-        if part.title is not None and part.title != filename:
-            if filename is None:
+        if part.title is not None:
+            if filename is None or filename == part.title:  # as Responses: the title is the name sent
                 filename = part.title
                 self.losses.add(f"{path}.title", "document", "rewritten",
                                 "Chat Completions files have a filename but no title; the title "
