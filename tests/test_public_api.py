@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import partwire
 
 
@@ -37,3 +39,20 @@ def test_import_pulls_in_no_provider_sdk() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_import_loads_the_format_and_session_on_first_use() -> None:
+    """``import partwire`` loads the format, not the adapters, the codec or the session (PEP 562
+    ``__getattr__``); ``partwire.Session`` and ``from partwire import Session`` still give the class."""
+    code = (
+        "import sys, partwire\n"
+        "print(','.join(sorted(n for n in sys.modules if n.startswith(('partwire.adapters', "
+        "'partwire.codec', 'partwire.session')))))\n"
+        "from partwire import Session\n"
+        "from partwire.session import Session as Real\n"
+        "print(Session is Real is partwire.Session, 'Session' in dir(partwire))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["", "True True"]
+    with pytest.raises(AttributeError, match="no attribute 'Sesion'"):
+        partwire.Sesion  # noqa: B018
