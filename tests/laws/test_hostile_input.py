@@ -144,3 +144,34 @@ def test_a_refused_request_names_where_the_bad_value_is(name: str, data: st.Data
         shorter = min(len(named), len(replaced))
         assert named[:shorter] == replaced[:shorter], (refused.path, path)
         assert refused.path in str(refused)
+
+
+_USAGE = {"anthropic": ("usage", "output_tokens"), "openai_chat": ("usage", "completion_tokens"),
+          "openai_responses": ("usage", "output_tokens"), "google": ("usageMetadata", "candidatesTokenCount")}
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_a_usage_of_the_wrong_shape_is_refused_where_it_is_and_a_bad_count_kept_raw(name: str) -> None:
+    """Every adapter alike, on every real response with usage: a usage that is not an object is
+    refused naming its key (it was dropped in silence by three, and Anthropic's error was a
+    TypeError's text); a count that is not an integer counts 0 and stays in the raw usage."""
+    key, count = _USAGE[name]
+    adapter = get_adapter(name)
+    responses = [p["response"] for p in _PAYLOADS[name]
+                 if isinstance(p.get("response"), dict) and isinstance(p["response"].get(key), dict)
+                 and isinstance(p["response"][key].get(count), int)]
+    assert responses
+    for response in responses:
+        for bad in ("many", 12, [1], True):
+            with pytest.raises(WireFormatError) as caught:
+                adapter.from_wire({**response, key: bad})
+            assert caught.value.path == key
+        odd = {**response, key: {**response[key], count: "lots"}}
+        usage, zero = adapter.from_wire(odd).usage, adapter.from_wire({**odd, key: {**response[key], count: 0}}).usage
+        assert usage is not None
+        assert zero is not None
+        assert usage.output_tokens == zero.output_tokens
+        assert usage.provider_data is not None
+        raw = usage.provider_data.data
+        assert isinstance(raw, dict)
+        assert raw[count] == "lots"

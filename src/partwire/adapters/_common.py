@@ -49,8 +49,10 @@ __all__ = [
     "strict_parameters",
     "strict_schema",
     "text_part",
+    "token_count",
     "tool_calls_by_id",
     "tool_status_loss",
+    "usage_object",
     "wire_model",
 ]
 
@@ -290,6 +292,28 @@ def data_of(pd: ProviderData | None, issuers: Collection[str]) -> Mapping[str, A
     if pd is None or pd.issuer not in issuers or not isinstance(pd.data, dict):
         return None
     return pd.data
+
+
+def usage_object(body: Mapping[str, Any], key: str, provider: str) -> dict[str, Any] | None:
+    """A response's usage object: ``None`` when absent or null, refused (with its path) when it is
+    any other non-object, so a usage the API never sends is not dropped in silence. Its counts
+    are each adapter's to read; one of the wrong type counts 0, and the raw object stays in the
+    usage's provider data."""
+    usage = body.get(key)
+    if usage is None or isinstance(usage, dict):
+        return usage
+    kind = ("a boolean" if isinstance(usage, bool) else "a number" if isinstance(usage, int | float)
+            else "a string" if isinstance(usage, str) else "an array" if isinstance(usage, list)
+            else f"a {type(usage).__name__}")
+    raise WireFormatError(provider, "response", f"{kind}, not an object", key)
+
+
+def token_count(raw: Any, key: str) -> int:
+    """``raw[key]`` when ``raw`` is an object and that is an integer (not a bool), else 0."""
+    if not isinstance(raw, Mapping):
+        return 0
+    value = raw.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def tool_calls_by_id(history: History) -> dict[str, ToolCallPart]:

@@ -20,6 +20,7 @@ from partwire.adapters._common import (
     load_json,
     shared_provider_data,
     text_part,
+    usage_object,
 )
 from partwire.adapters.anthropic._wire import (
     API,
@@ -79,9 +80,7 @@ def from_wire(response: Any) -> AssistantMessage:
     if not isinstance(content, list):
         raise WireFormatError(ISSUER, "response", "it has no content list", "content")
     raw_stop = body.get("stop_reason")
-    usage = body.get("usage")
-    if usage is not None and not isinstance(usage, dict):
-        raise WireFormatError(ISSUER, "response", f"a {type(usage).__name__}, not an object", "usage")
+    usage = usage_object(body, "usage", ISSUER)
     model = body.get("model")
     rest = {k: v for k, v in body.items() if k not in _RESPONSE_FIELDS}
     return AssistantMessage(
@@ -93,7 +92,7 @@ def from_wire(response: Any) -> AssistantMessage:
         provider=ISSUER,
         api=API,
         response_id=body.get("id"),
-        usage=usage_from_wire(usage) if isinstance(usage, dict) else None,
+        usage=usage_from_wire(usage) if usage is not None else None,
         provider_data=ProviderData(issuer=ISSUER, data={"response": rest}) if rest else None,
     )
 

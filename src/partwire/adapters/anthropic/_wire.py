@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, NotRequired, Required, TypedDict
 
 from partwire._base import ProviderData
+from partwire.adapters._common import token_count
 from partwire.messages import StopReason
 from partwire.usage import Usage
 
@@ -129,18 +130,17 @@ def usage_from_wire(raw: Mapping[str, Any]) -> Usage:
     """Normalised usage: Anthropic's ``input_tokens`` excludes the cache; canonical input includes it.
 
     input = input + cache read + cache write; output = output (thinking included);
-    reasoning = ``output_tokens_details.thinking_tokens``. The raw object goes to provider_data.
+    reasoning = ``output_tokens_details.thinking_tokens``. The raw object goes to provider_data;
+    a count of another type counts 0 there, as in every adapter.
     """
-    cache_write = raw.get("cache_creation_input_tokens") or 0
-    cache_read = raw.get("cache_read_input_tokens") or 0
-    details = raw.get("output_tokens_details")
-    reasoning = (details.get("thinking_tokens") or 0) if isinstance(details, dict) else 0
+    cache_write = token_count(raw, "cache_creation_input_tokens")
+    cache_read = token_count(raw, "cache_read_input_tokens")
     return Usage(
-        input_tokens=(raw.get("input_tokens") or 0) + cache_write + cache_read,
-        output_tokens=raw.get("output_tokens") or 0,
+        input_tokens=token_count(raw, "input_tokens") + cache_write + cache_read,
+        output_tokens=token_count(raw, "output_tokens"),
         cache_read_tokens=cache_read,
         cache_write_tokens=cache_write,
-        reasoning_tokens=reasoning,
+        reasoning_tokens=token_count(raw.get("output_tokens_details"), "thinking_tokens"),
         provider_data=ProviderData(issuer=ISSUER, data=dict(raw)),
     )
 

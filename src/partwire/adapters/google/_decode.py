@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from partwire._base import ProviderData
-from partwire.adapters._common import ProviderError, WireFormatError, as_json
+from partwire.adapters._common import ProviderError, WireFormatError, as_json, usage_object
 from partwire.adapters.google._parts import part_from_wire
 from partwire.adapters.google._wire import (
     API,
@@ -191,7 +191,7 @@ def message_from_response(data: Mapping[str, Any], *, candidate: int = 0,
     else:
         calls = any(isinstance(p, ToolCallPart) for p in parts)
         stop, raw_stop = stop_reason(raw_finish, tool_calls=calls), raw_finish
-    usage = data.get("usageMetadata")
+    usage = usage_object(data, "usageMetadata", ISSUER)
     response_id = data.get("responseId")
     return AssistantMessage(
         parts=tuple(parts),
@@ -202,7 +202,7 @@ def message_from_response(data: Mapping[str, Any], *, candidate: int = 0,
         provider=ISSUER,
         api=API,
         response_id=response_id if isinstance(response_id, str) else None,
-        usage=usage_from_wire(usage) if isinstance(usage, dict) else None,
+        usage=usage_from_wire(usage) if usage is not None else None,
         provider_data=ProviderData(issuer=ISSUER, data=meta) if meta else None,
     )
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
 from partwire._base import ProviderData
+from partwire.adapters._common import token_count
 from partwire.messages import StopReason
 from partwire.usage import Usage
 
@@ -148,11 +149,6 @@ def stop_reason(raw: Any, *, tool_calls: bool) -> StopReason | None:
     return mapped
 
 
-def _int(raw: Mapping[str, Any], key: str) -> int:
-    value = raw.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def usage_from_wire(raw: Mapping[str, Any]) -> Usage:
     """Normalised usage. ``promptTokenCount`` already includes cached tokens.
 
@@ -160,11 +156,11 @@ def usage_from_wire(raw: Mapping[str, Any]) -> Usage:
     output = candidatesTokenCount + thoughtsTokenCount (visible output excludes thoughts);
     reasoning = thoughtsTokenCount. The raw object goes to provider_data.
     """
-    thoughts = _int(raw, "thoughtsTokenCount")
+    thoughts = token_count(raw, "thoughtsTokenCount")
     return Usage(
-        input_tokens=_int(raw, "promptTokenCount") + _int(raw, "toolUsePromptTokenCount"),
-        output_tokens=_int(raw, "candidatesTokenCount") + thoughts,
-        cache_read_tokens=_int(raw, "cachedContentTokenCount"),
+        input_tokens=token_count(raw, "promptTokenCount") + token_count(raw, "toolUsePromptTokenCount"),
+        output_tokens=token_count(raw, "candidatesTokenCount") + thoughts,
+        cache_read_tokens=token_count(raw, "cachedContentTokenCount"),
         reasoning_tokens=thoughts,
         provider_data=ProviderData(issuer=ISSUER, data=dict(raw)),
     )

@@ -22,6 +22,7 @@ from partwire.adapters._common import (
     WireFormatError,
     load_json,
     shared_provider_data,
+    usage_object,
 )
 from partwire.adapters.openai_chat._dialects import Dialect
 from partwire.adapters.openai_chat._wire import (
@@ -107,7 +108,7 @@ def from_wire(response: Any, dialect: Dialect, choice: int = 0) -> AssistantMess
         raise WireFormatError(API, "response", "it has no message", f"choices[{choice}]")
     parts, used = reply_parts(message, dialect)
     raw_finish = picked.get("finish_reason")
-    usage = body.get("usage")
+    usage = usage_object(body, "usage", API)
     model = body.get("model")
     marks: dict[str, Any] = {}
     top = {k: v for k, v in body.items() if k not in _RESPONSE_FIELDS and v is not None}
@@ -129,7 +130,7 @@ def from_wire(response: Any, dialect: Dialect, choice: int = 0) -> AssistantMess
         provider=issuer,
         api=API,
         response_id=body.get("id") if isinstance(body.get("id"), str) else None,
-        usage=usage_from_wire(usage, issuer) if isinstance(usage, dict) else None,
+        usage=usage_from_wire(usage, issuer) if usage is not None else None,
         provider_data=pd_of(issuer, marks),
     )
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, Required, TypedDict
 
 from partwire._base import ProviderData
+from partwire.adapters._common import token_count
 from partwire.messages import StopReason
 from partwire.usage import Usage
 
@@ -158,13 +159,6 @@ def stop_reason(raw: Any, *, tool_calls: bool, refusal: bool) -> StopReason | No
     return mapped
 
 
-def _count(details: Any, key: str) -> int:
-    if not isinstance(details, Mapping):
-        return 0
-    value = details.get(key)
-    return value if isinstance(value, int) else 0
-
-
 def usage_from_wire(raw: Mapping[str, Any], issuer: str) -> Usage:
     """Normalised usage: Chat's ``prompt_tokens`` already includes the cached tokens.
 
@@ -173,16 +167,14 @@ def usage_from_wire(raw: Mapping[str, Any], issuer: str) -> Usage:
     output = completion_tokens (reasoning included); reasoning =
     ``completion_tokens_details.reasoning_tokens``. The raw object goes to provider_data.
     """
-    prompt = raw.get("prompt_tokens")
-    completion = raw.get("completion_tokens")
     details = raw.get("prompt_tokens_details")
-    cache_read = _count(details, "cached_tokens") or _count(raw, "prompt_cache_hit_tokens")
+    cache_read = token_count(details, "cached_tokens") or token_count(raw, "prompt_cache_hit_tokens")
     return Usage(
-        input_tokens=prompt if isinstance(prompt, int) else 0,
-        output_tokens=completion if isinstance(completion, int) else 0,
+        input_tokens=token_count(raw, "prompt_tokens"),
+        output_tokens=token_count(raw, "completion_tokens"),
         cache_read_tokens=cache_read,
-        cache_write_tokens=_count(details, "cache_write_tokens"),
-        reasoning_tokens=_count(raw.get("completion_tokens_details"), "reasoning_tokens"),
+        cache_write_tokens=token_count(details, "cache_write_tokens"),
+        reasoning_tokens=token_count(raw.get("completion_tokens_details"), "reasoning_tokens"),
         provider_data=ProviderData(issuer=issuer, data=dict(raw)),
     )
 

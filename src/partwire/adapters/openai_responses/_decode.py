@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from partwire.adapters._common import ProviderError, WireFormatError, load_json
+from partwire.adapters._common import ProviderError, WireFormatError, load_json, usage_object
 from partwire.adapters.openai_responses._parts import marks_pd, output_part_from_wire
 from partwire.adapters.openai_responses._wire import (
     API,
@@ -88,7 +88,7 @@ def message_from_response(body: Mapping[str, Any], parts: list[Part]) -> Assista
     """The assistant message of a response object whose output items are ``parts``."""
     output = [item for item in body.get("output") or () if isinstance(item, dict)]
     reason, raw, status = stop_reason(body, output)
-    usage = body.get("usage")
+    usage = usage_object(body, "usage", API)
     model = body.get("model")
     response_id = body.get("id")
     marks = response_marks(body)
@@ -101,7 +101,7 @@ def message_from_response(body: Mapping[str, Any], parts: list[Part]) -> Assista
         provider=ISSUER,
         api=API,
         response_id=response_id if isinstance(response_id, str) else None,
-        usage=usage_from_wire(usage) if isinstance(usage, dict) else None,
+        usage=usage_from_wire(usage) if usage is not None else None,
         provider_data=marks_pd({"response": marks}) if marks else None,
     )
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal, Required, TypedDict
 
 from partwire._base import ProviderData
+from partwire.adapters._common import token_count
 from partwire.messages import AssistantStatus, StopReason
 from partwire.usage import Usage
 
@@ -193,13 +194,6 @@ def stop_reason(response: Mapping[str, Any], output: Iterable[Mapping[str, Any]]
     return None, status if isinstance(status, str) else None, "partial"
 
 
-def _count(details: Any, key: str) -> int:
-    if not isinstance(details, Mapping):
-        return 0
-    value = details.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def usage_from_wire(raw: Mapping[str, Any]) -> Usage:
     """Normalised usage: Responses' ``input_tokens`` already includes the cached tokens.
 
@@ -211,11 +205,11 @@ def usage_from_wire(raw: Mapping[str, Any]) -> Usage:
     """
     details = raw.get("input_tokens_details")
     return Usage(
-        input_tokens=_count(raw, "input_tokens"),
-        output_tokens=_count(raw, "output_tokens"),
-        cache_read_tokens=_count(details, "cached_tokens"),
-        cache_write_tokens=_count(details, "cache_write_tokens"),
-        reasoning_tokens=_count(raw.get("output_tokens_details"), "reasoning_tokens"),
+        input_tokens=token_count(raw, "input_tokens"),
+        output_tokens=token_count(raw, "output_tokens"),
+        cache_read_tokens=token_count(details, "cached_tokens"),
+        cache_write_tokens=token_count(details, "cache_write_tokens"),
+        reasoning_tokens=token_count(raw.get("output_tokens_details"), "reasoning_tokens"),
         provider_data=ProviderData(issuer=ISSUER, data=dict(raw)),
     )
 
