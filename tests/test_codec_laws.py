@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -14,10 +15,17 @@ from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
-from partwire import AssistantMessage, HistoryEvent, ToolCallPart, ToolMessage, UnknownEvent
-from partwire.codec import dump, dumps, iter_records, load, loads, read, rewrite
-from partwire.history import EVENT_TYPES, MESSAGE_ROLES
-from partwire.parts import PART_TYPES
+from partwire import (
+    AssistantMessage,
+    HistoryEvent,
+    ToolCallPart,
+    ToolMessage,
+    UnknownEvent,
+    UserMessage,
+)
+from partwire.codec import dump, dumps, encode, iter_records, load, loads, read, rewrite
+from partwire.history import EVENT_ADAPTER, EVENT_TYPES, MESSAGE_ROLES
+from partwire.parts import PART_TYPES, TextPart
 
 from .strategies import (
     citations,
@@ -157,3 +165,36 @@ def test_compat_v1_covers_every_type() -> None:
     assert roles == MESSAGE_ROLES
     assert types == EVENT_TYPES
     assert part_types == PART_TYPES
+
+
+@settings(max_examples=200, deadline=None)
+@given(history_events())
+def test_encode_writes_what_the_union_writes(event: HistoryEvent) -> None:
+    """The codec serialises each event through its own class's serializer: the same bytes as
+    the HistoryEvent union's, for every event type, extras and odd floats included."""
+    assert encode(event) == EVENT_ADAPTER.dump_json(event)
+
+
+def test_encode_of_a_subclass_goes_through_the_union() -> None:
+    """Only the exact event classes take the direct path; a subclass is the union's to judge."""
+
+    class Tagged(UserMessage):
+        tag: str = "mine"
+
+    mine = Tagged(parts=(TextPart(text="hi"),))
+    assert encode(mine) == EVENT_ADAPTER.dump_json(mine)
+
+
+def test_non_finite_floats_survive_a_dump_and_a_load() -> None:
+    """An infinity or NaN (in metadata, raw provider data) is written as the model writes it
+    (``Infinity``, ``NaN``) and read back as itself; the union's serializer wrote null, losing it."""
+    odd = UserMessage("x", metadata={"big": float("inf"), "small": float("-inf"), "none": float("nan")})
+    line = encode(odd)
+    assert line == odd.model_dump_json().encode()
+    assert b'"big":Infinity,"small":-Infinity,"none":NaN' in line
+    (back,) = loads(line + b"\n")
+    assert back.metadata["big"] == float("inf")
+    assert back.metadata["small"] == float("-inf")
+    none = back.metadata["none"]
+    assert isinstance(none, float)
+    assert math.isnan(none)
