@@ -155,6 +155,8 @@ class Encoder(PartEncoder):
         id_reasons = self._id_reasons
         # Remembered losses are this adapter's (the one Losses every to_wire here makes).
         known = _KNOWN_LOSSES if adapter == API else {}
+        issuer, call_id_max, remember = ISSUER, CALL_ID_MAX, known_loss
+        tool_call, thinking, text_part = ToolCallPart, ThinkingPart, TextPart
         for i in range(max(start, self.head()), len(history)):
             event = history[i]
             kind = type(event)
@@ -289,15 +291,15 @@ class Encoder(PartEncoder):
                     fields = part.__dict__
                     if fields["provider_data"] is not None:
                         break
-                    if part_kind is ToolCallPart:  # the most common part first
+                    if part_kind is tool_call:  # the most common part first
                         ident = fields["id"]
                         ids = fields["provider_ids"]
-                        wire_id = ids.get(ISSUER)
+                        wire_id = ids.get(issuer)
                         if wire_id is None:
                             # first_accepted inline: another issuer's id the call_id rule admits
                             # (admits_call_id: 1 to 64 characters) goes as it is.
                             for value in ids.values():
-                                if 0 < len(value) <= CALL_ID_MAX:
+                                if 0 < len(value) <= call_id_max:
                                     wire_id = value
                                     break
                             else:
@@ -314,13 +316,13 @@ class Encoder(PartEncoder):
                         wire_ids[ident] = wire_id
                         append({"type": "function_call", "call_id": wire_id,
                                 "name": fields["name"], "arguments": fields["arguments_json"]})
-                    elif part_kind is ThinkingPart:
+                    elif part_kind is thinking:
                         signature = fields["signature"]
-                        if signature is not None and signature.__dict__["issuer"] == ISSUER:
+                        if signature is not None and signature.__dict__["issuer"] == issuer:
                             break
-                        lost.append(known_loss(i, j, "thinking", "dropped", _FOREIGN_REASONING, adapter,
+                        lost.append(remember(i, j, "thinking", "dropped", _FOREIGN_REASONING, adapter,
                                                message_id))
-                    elif part_kind is TextPart:
+                    elif part_kind is text_part:
                         if fields["citations"]:
                             break
                         text = fields["text"]
