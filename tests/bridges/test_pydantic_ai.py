@@ -17,6 +17,7 @@ from pydantic_ai.usage import RequestUsage
 from partwire import (
     AssistantMessage,
     DeveloperMessage,
+    DocumentPart,
     HistoryEvent,
     LossError,
     Opaque,
@@ -28,6 +29,7 @@ from partwire import (
     ToolCallPart,
     ToolMessage,
     UnknownPart,
+    UrlSource,
     UserMessage,
     validate_history,
 )
@@ -258,6 +260,18 @@ def test_what_pydantic_ai_cannot_hold_is_reported() -> None:
         ("history[3]", "dropped"),
     ]
     assert all(loss.adapter == "pydantic_ai" for loss in exported.losses)
+
+
+def test_a_document_title_or_file_name_pydantic_ai_cannot_hold_is_reported() -> None:
+    """pydantic-ai's document content has no title and no file name: each one set is a loss (an
+    empty file name too: hypothesis found it dropped in silence), a document without either none."""
+    url = UrlSource(url="https://example.com/report.pdf")
+    named = DocumentPart(source=url, title="Q3 report", filename="")
+    exported = bridge.to_messages([UserMessage([named]), UserMessage([DocumentPart(source=url)])])
+    assert [(loss.path, loss.action) for loss in exported.losses] == [
+        ("history[0].parts[0].title", "dropped"),
+        ("history[0].parts[0].filename", "dropped"),
+    ]
 
 
 def test_strict_export_refuses_to_lose() -> None:

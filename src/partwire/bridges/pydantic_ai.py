@@ -472,6 +472,11 @@ def _item_to_dict(part: Part, log: LossLog | None, path: str, message_id: str | 
             kind = {"image": "image-url", "audio": "audio-url", "document": "document-url"}[part.type]
             vendor = ({"vendor_metadata": {"detail": part.detail}}
                       if isinstance(part, ImagePart) and part.detail is not None else {})
+            if isinstance(part, DocumentPart) and log is not None:
+                for name in ("title", "filename"):
+                    if getattr(part, name) is not None:
+                        log.add(f"{path}.{name}", "document", "dropped",
+                                f"pydantic-ai content has no document {name}", message_id)
             if isinstance(part.source, UrlSource):
                 out: dict[str, Any] = {"kind": kind, "url": part.source.url, **vendor}
                 if part.media_type:
