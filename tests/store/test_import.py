@@ -65,7 +65,7 @@ def test_a_writer_between_batches_is_neither_overwritten_nor_misnumbered(store_u
             yield record
 
     with open_store(store_url) as store:
-        result = store.import_records("s", records())
+        result = store.import_records("s", records(), read_ahead=True)
         assert (result.added, result.skipped) == (7, 0)
         assert store.export_bytes("s") == dumps(events[:2]) + encode(other) + b"\n" + dumps(events[2:])
         before = _derived(store, "s")
@@ -101,7 +101,7 @@ def test_an_error_while_reading_ahead_keeps_the_batches_before_it(store: Store, 
             yield record
 
     with pytest.raises(OSError, match="the disk went away"):
-        store.import_records("s", records())
+        store.import_records("s", records(), read_ahead=True)
     assert store.export_bytes("s") == dumps(turn_history()[:2])
     assert _readers() == []
 
@@ -112,7 +112,7 @@ def test_a_torn_line_read_ahead_is_refused_with_its_place(store: Store, tmp_path
     path = tmp_path / "s.jsonl"
     path.write_bytes(dumps(turn_history()[:3]) + b'{"v":1,"type":"mess')
     with pytest.raises(StoreError, match=r"s\.jsonl:4: .*not imported"):
-        store.import_records("s", iter_records(path))
+        store.import_records("s", iter_records(path), read_ahead=True)
     assert store.export_bytes("s") == dumps(turn_history()[:2])
     assert _readers() == []
 
@@ -128,4 +128,26 @@ def test_a_conflict_stops_the_reader(store: Store, tmp_path: Path) -> None:
     with pytest.raises(ConflictError, match="E04"):
         store.import_file(path)
     assert store.session("s").event_count == 4
+    assert _readers() == []
+
+
+@pytest.mark.parametrize("read_ahead", [False, True])
+def test_records_are_read_in_the_callers_thread_unless_read_ahead_is_asked(
+        store: Store, tmp_path: Path, read_ahead: bool) -> None:
+    """import_records reads a caller's iterator in the caller's thread (an iterator bound to its
+    thread, such as a sqlite3 cursor, works); with read_ahead, and in import_file, a second thread
+    reads it. Both store the same session."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(dumps(turn_history()))
+    seen: set[int] = set()
+
+    def records() -> Iterator[Record]:
+        for record in iter_records(path):
+            seen.add(threading.get_ident())
+            yield record
+
+    result = store.import_records("s", records(), read_ahead=read_ahead)
+    assert result.added == len(turn_history())
+    assert store.export_bytes("s") == dumps(turn_history())
+    assert (seen == {threading.get_ident()}) is not read_ahead
     assert _readers() == []

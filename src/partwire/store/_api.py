@@ -291,18 +291,22 @@ class Store:
         records: Iterable[Record],
         *,
         progress: Callable[[int], None] | None = None,
+        read_ahead: bool = False,
     ) -> ImportResult:
         """Store decoded lines (from :func:`partwire.codec.iter_records`) verbatim, in batches.
 
         Each batch of :data:`IMPORT_BATCH` events commits on its own; a re-run skips what is
         stored, so an interrupted import is finished by running it again. ``progress`` is called
         with the number of bytes of the lines stored (newlines included) after each batch.
-        ``records`` is read in a second thread, a batch ahead of the writes.
+        With ``read_ahead`` (what :meth:`import_file` does), ``records`` is read, validated and
+        derived in a second thread, a batch ahead of the writes: faster on two cores, for any
+        iterator that may be advanced from another thread. Without it, ``records`` is read in
+        the caller's thread, so an iterator bound to it (a database cursor) works.
         """
         session_id = _session_id(session_id)
         added = skipped = 0
         problems: list[str] = []
-        reader = BatchReader(session_id, records, IMPORT_BATCH)
+        reader = BatchReader(session_id, records, IMPORT_BATCH, ahead=read_ahead)
         try:
             while (batch := reader.next()) is not None:
                 problems.extend(batch.problems)
@@ -332,7 +336,7 @@ class Store:
         _check_tail(name)
         if session_id is None:
             session_id = _session_id_of(name)
-        return self.import_records(session_id, iter_records(name), progress=progress)
+        return self.import_records(session_id, iter_records(name), progress=progress, read_ahead=True)
 
     def fork(self, session_id: str, event_id: str, new_session_id: str | None = None) -> str:
         """Start a new session holding ``session_id``'s events up to and including ``event_id``.

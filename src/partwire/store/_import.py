@@ -64,20 +64,27 @@ class BatchReader:
 
     The writer calls :meth:`next` for a batch, :meth:`resume` once per batch as soon as it no
     longer needs the GIL (or when it is done with the batch), and :meth:`close` at the end.
+    With ``ahead=False`` there is no thread: :meth:`next` reads the batch in the caller's thread
+    (for an iterator that must stay in the thread that made it), and the writer derives its rows.
     """
 
-    def __init__(self, session_id: str, records: Iterable[Record], size: int) -> None:
+    def __init__(self, session_id: str, records: Iterable[Record], size: int, *, ahead: bool = True) -> None:
         self._session_id = session_id
         self._records = records
         self._size = size
         self._ready: queue.SimpleQueue[Batch | BaseException | None] = queue.SimpleQueue()
         self._go: queue.SimpleQueue[SessionTotals | None] = queue.SimpleQueue()
         self._resumed = True
-        self._thread = threading.Thread(target=self._run, name="partwire-store-import", daemon=True)
-        self._thread.start()
+        self._inline = None if ahead else iter(records)
+        self._thread = None
+        if ahead:
+            self._thread = threading.Thread(target=self._run, name="partwire-store-import", daemon=True)
+            self._thread.start()
 
     def next(self) -> Batch | None:
         """The next batch (``None`` after the last); raises what reading or validating raised."""
+        if self._inline is not None:
+            return self._read(self._inline)
         item = self._ready.get()
         if isinstance(item, BaseException):
             raise item
@@ -92,6 +99,8 @@ class BatchReader:
 
     def close(self) -> None:
         """Stop reading (after the batch being read, if any) and wait for the thread."""
+        if self._thread is None:
+            return
         self._resumed = True
         self._go.put(_STOP)  # read after any go already sent; left unread if the thread has ended
         self._thread.join()
