@@ -15,7 +15,8 @@ if TYPE_CHECKING:  # pydantic.json_schema is slow to import and needed only to m
     from pydantic.json_schema import JsonSchemaValue
     from pydantic_core import CoreSchema
 
-__all__ = ["CanonicalModel", "JsonValue", "NamedUnion", "ProviderData", "build", "fields_maker", "one_field", "replace"]
+__all__ = ["CanonicalModel", "JsonValue", "NamedUnion", "ProviderData", "build", "fields_maker", "json_kind", "one_field",
+           "replace"]
 
 
 class CanonicalModel(BaseModel):
@@ -235,3 +236,19 @@ class NamedUnion:
         target.setdefault("title", self.name)
         target.setdefault("description", self.description)
         return json_schema
+
+
+def json_kind(value: Any) -> str:
+    """What kind of JSON value ``value`` is, for error messages: ``null``, ``boolean``, ``number``,
+    ``string``, ``array``, ``object``, or the Python type's name for anything that is not JSON."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    return "object" if isinstance(value, dict) else type(value).__name__

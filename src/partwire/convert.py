@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from partwire._base import json_kind
 from partwire.adapters import get_adapter
 from partwire.adapters._common import PROVIDER_PREFIXES
 from partwire.codec import MAX_DEPTH, dumps, loads
@@ -156,14 +157,14 @@ def read_tools(tools: Any) -> tuple[ToolSpec, ...]:
     if isinstance(tools, Mapping) and "tools" in tools:
         tools = tools["tools"]
     if isinstance(tools, str | bytes | bytearray) or not isinstance(tools, Sequence):
-        raise ConversionError(f"tools must be a list of tool definitions, not {_json_kind(tools)}")
+        raise ConversionError(f"tools must be a list of tool definitions, not {json_kind(tools)}")
     out: list[ToolSpec] = []
     for index, entry in enumerate(tools):
         if isinstance(entry, ToolDefinition):
             out.append(entry)
             continue
         if not isinstance(entry, Mapping):
-            raise ConversionError(f"tools[{index}] is a {_json_kind(entry)}, not a tool definition")
+            raise ConversionError(f"tools[{index}] is a {json_kind(entry)}, not a tool definition")
         kind = _tool_kind(entry)
         if kind is None:
             raise ConversionError(
@@ -327,20 +328,8 @@ def _body(data: Any, api: str) -> Any:
     elif isinstance(data, Mapping):
         data = dict(data)
     if not isinstance(data, dict | list):
-        raise WireFormatError(api, "body", f"a JSON {_json_kind(data)}, not an object (a request or response body)")
+        raise WireFormatError(api, "body", f"a JSON {json_kind(data)}, not an object (a request or response body)")
     return data
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return type(value).__name__ if not isinstance(value, list | dict) else "array"
 
 
 def _read_canonical(data: Any) -> list[HistoryEvent]:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from partwire._base import ProviderData, one_field
+from partwire._base import ProviderData, json_kind, one_field
 from partwire.errors import ProviderError, WireFormatError
 from partwire.history import History, HistoryEvent
 from partwire.ids import DEFAULT_MODEL_ALIASES
@@ -302,10 +302,7 @@ def usage_object(body: Mapping[str, Any], key: str, provider: str) -> dict[str, 
     usage = body.get(key)
     if usage is None or isinstance(usage, dict):
         return usage
-    kind = ("a boolean" if isinstance(usage, bool) else "a number" if isinstance(usage, int | float)
-            else "a string" if isinstance(usage, str) else "an array" if isinstance(usage, list)
-            else f"a {type(usage).__name__}")
-    raise WireFormatError(provider, "response", f"{kind}, not an object", key)
+    raise WireFormatError(provider, "response", f"a JSON {json_kind(usage)}, not an object", key)
 
 
 def token_count(raw: Any, key: str) -> int:

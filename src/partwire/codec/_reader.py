@@ -18,6 +18,7 @@ from typing import IO, Any, Literal, cast
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from partwire._base import json_kind
 from partwire.errors import DecodeError
 from partwire.history import (
     EVENT_ADAPTER,
@@ -260,7 +261,7 @@ class LineDecoder:
             return self._unreadable(raw, line_no, _Issue(kind, _torn(detail, final), cause=exc))
         if not isinstance(obj, dict):
             kind = "torn_line" if final else "invalid_json"
-            issue = _Issue(kind, _torn(f"a JSON {_json_kind(obj)}, not an object", final))
+            issue = _Issue(kind, _torn(f"a JSON {json_kind(obj)}, not an object", final))
             return self._unreadable(raw, line_no, issue)
         try:
             return self._decode_object(obj, raw, line_no)
@@ -346,7 +347,7 @@ class LineDecoder:
     def _part(self, part: Any, index: int, issues: list[_Issue]) -> Any:
         where = f"parts[{index}]"
         if not isinstance(part, dict):
-            issues.append(_Issue("invalid_field", f"part is a JSON {_json_kind(part)}, not an object", where))
+            issues.append(_Issue("invalid_field", f"part is a JSON {json_kind(part)}, not an object", where))
             return UnknownPart(original_type=None, raw=part)
         tag = part.get("type")
         if not isinstance(tag, str) or tag not in PART_TYPES:
@@ -392,16 +393,6 @@ def _short(value: Any, limit: int = 60) -> str:
     """``repr(value)``, cut short: a problem message must stay readable whatever the line holds."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    return "string" if isinstance(value, str) else "array"
 
 
 def _torn(detail: str, final: bool) -> str:

@@ -174,7 +174,7 @@ class Encoder(PartEncoder):
                         loss = known.get(key)
                         if loss is None:
                             self._status_lost(event, f"history[{i}]")  # type: ignore[arg-type]
-                            if len(known) >= _KNOWN_LIMIT:
+                            if len(known) >= KNOWN_LIMIT:
                                 known.clear()
                             known[key] = lost[-1]
                         else:
@@ -716,7 +716,6 @@ class Encoder(PartEncoder):
 # its whole history every turn, and each such loss is the same frozen value every time.
 # Bounded: emptied when it grows past the limit.
 _KNOWN_LOSSES: dict[tuple[str, int, str], Loss] = {}
-_KNOWN_LIMIT = KNOWN_LIMIT
 _MESSAGE_ITEM = frozenset({"id", "status", "phase"})
 _FOREIGN_REASONING = "reasoning is verifiable only by the provider that produced it"
 _RECORDS = frozenset({ErrorEvent, TaskMetadataEvent, CompactionEvent, RetryEvent, ModelSwitchEvent,
