@@ -1,7 +1,7 @@
 """Same-format request round trip against the fastest peers, on every real request of the corpus.
 
 For each API both peers speak (Anthropic Messages, OpenAI Chat Completions), every request body
-of ``../shared/corpus/<api>/`` goes through the round trip each library offers:
+of the corpus (``../shared/corpus/<api>/``, else the repository's copy, ``tests/corpus``) goes through the round trip each library offers:
 
 - partwire: ``from_wire_request`` then ``to_wire`` (losses recorded, logging off);
 - ``martian-linguafranca`` (a Rust core with Python bindings): ``convert_request_json`` from
@@ -20,15 +20,14 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from partwire.adapters import get_adapter
 from tests.benchmarks._timing import best_pair, quiet_losses
+from tests.harness.corpus import CORPUS as _CORPUS
 
 __all__ = ["run"]
 
-_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 _APIS = {"anthropic": ("anthropic", "ANTHROPIC_MESSAGES", "AnthropicConverter"),
          "openai_chat": ("openai-chat", "OPENAI_CHAT_COMPLETIONS", "OpenAIChatConverter")}
 TARGET = 1.0
@@ -112,6 +111,9 @@ def run() -> dict[str, dict[str, Any]]:
     with quiet_losses():
         for name, (folder, fmt, cls) in _APIS.items():
             bodies = _requests(folder)
+            if not bodies:  # timing no requests would give a ratio of two empty loops
+                raise SystemExit(f"bench_roundtrip: no requests under {_CORPUS / folder}; run from a "
+                                 "checkout that has shared/ beside it")
             ours = _partwire(name)
             results[f"roundtrip.{name}.exact.partwire"] = {
                 "value": _exact(ours, bodies), "unit": f"of {len(bodies)} equal"}

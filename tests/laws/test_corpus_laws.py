@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -49,10 +47,8 @@ from partwire.adapters._common import ImportedRequest
 from partwire.errors import SwitchRefusedError, UnknownAdapterError
 from partwire.history import HistoryEvent
 from partwire.projection import Loss, check_switch
+from tests.harness.corpus import CORPUS
 from tests.harness.providers import KIT_NAMES, get_kit
-
-_ROOT = Path(__file__).resolve().parents[2]
-CORPUS = Path(os.environ.get("PARTWIRE_SHARED_CORPUS", _ROOT.parent / "shared" / "corpus"))
 
 
 def _adapters() -> list[str]:

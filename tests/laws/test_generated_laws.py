@@ -25,11 +25,11 @@ from partwire.errors import SwitchRefusedError
 from partwire.history import HistoryEvent
 from partwire.projection import check_switch
 from partwire.streaming import Accumulator, MessageCompleteEvent
+from tests.harness.corpus import CORPUS
 from tests.harness.providers import get_kit
 from tests.harness.validity import request_errors
 from tests.laws.test_corpus_laws import (
     ADAPTERS,
-    CORPUS,
     PAIRS,
     _key,
     _silent_drops,

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from partwire.adapters import get_adapter
 from partwire.errors import PartwireError, WireFormatError
-from tests.laws.test_corpus_laws import ADAPTERS, CORPUS
+from tests.harness.corpus import CORPUS
+from tests.laws.test_corpus_laws import ADAPTERS
 
 HOSTILE = settings(max_examples=int(os.environ.get("PARTWIRE_LAW_EXAMPLES", "60")), deadline=None,
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
