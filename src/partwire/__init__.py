@@ -67,8 +67,9 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
-from partwire.projection import Loss, Projection, check_switch
+from partwire.projection import Loss, Projection
 from partwire.streaming import Accumulator, StreamEvent, aaccumulate, accumulate
+from partwire.switch import check_switch
 from partwire.tools import ArgumentProblem, ToolDefinition, check_arguments, check_schema
 from partwire.toolstate import ToolCallState, tool_call_states
 from partwire.usage import Usage
