@@ -1,0 +1,49 @@
+"""``--format`` and ``-o`` of ``partwire show`` and ``partwire store show``: the renderings of
+:mod:`partwire.render`, written to stdout or a file."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from partwire.cli._io import STDIO, CommandError, stdout_bytes
+from partwire.history import HistoryEvent
+from partwire.render import FORMATS, render
+
+__all__ = ["add_render_options", "write_rendering"]
+
+
+def add_render_options(parser: Any) -> None:
+    """Add ``--format`` and ``-o`` to a command that shows a history."""
+    parser.add_argument("--format", choices=FORMATS, default="text",
+                        help="text (the default), markdown, or html: one self-contained page with what "
+                             "each provider would receive")
+    parser.add_argument("-o", "--output", metavar="OUT", default=STDIO,
+                        help="write to OUT instead of stdout")
+
+
+def write_rendering(events: Sequence[HistoryEvent], args: argparse.Namespace, *, title: str | None) -> None:
+    """Render ``events`` as ``args.format`` to ``args.output``."""
+    text = render(events, args.format, title=title)
+    if args.output != STDIO:
+        _write_file(args.output, text)
+        return
+    if args.format == "text" and isinstance(sys.stdout, io.TextIOWrapper):
+        # A transcript must print whatever the history holds, whatever the terminal's encoding.
+        sys.stdout.reconfigure(errors="backslashreplace")
+        sys.stdout.write(text)
+        return
+    out = stdout_bytes()
+    out.write(text.encode("utf-8"))
+    out.flush()
+
+
+def _write_file(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)  # rendered whole before the file is opened
+    except OSError as exc:
+        raise CommandError(f"cannot write {path}: {exc.strerror or exc}") from exc

@@ -1,0 +1,172 @@
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const pages = Array.from(document.querySelectorAll("#transcript .page"));
+  let current = 0;
+  let showingAll = false;
+
+  // -- views and the focused toggle ---------------------------------------------------------
+  function view(name) {
+    for (const which of ["transcript", "projection"]) {
+      $(which).hidden = which !== name;
+      $("tab-" + which).setAttribute("aria-selected", String(which === name));
+    }
+    if (name === "projection") showProjection();
+  }
+  $("tab-transcript").addEventListener("click", () => view("transcript"));
+  $("tab-projection").addEventListener("click", () => view("projection"));
+  $("focused").addEventListener("change", (e) => document.body.classList.toggle("focused", e.target.checked));
+
+  // -- pages --------------------------------------------------------------------------------
+  function showPage(n) {
+    current = Math.max(0, Math.min(pages.length - 1, n));
+    showingAll = false;
+    pages.forEach((p, i) => { p.hidden = i !== current; });
+    $("page-info").textContent = "page " + (current + 1) + " of " + pages.length;
+    $("show-all").textContent = "show all";
+  }
+  $("prev").addEventListener("click", () => showPage(current - 1));
+  $("next").addEventListener("click", () => showPage(current + 1));
+  $("show-all").addEventListener("click", () => {
+    if (showingAll) { showPage(current); return; }
+    showingAll = true;
+    pages.forEach((p) => { p.hidden = false; });
+    $("page-info").textContent = "all " + pages.length + " pages";
+    $("show-all").textContent = "one page at a time";
+  });
+  if (pages.length > 1) $("pager").hidden = false;
+
+  function goTo(id) {
+    const el = $(id);
+    if (!el) return;
+    const page = el.closest(".page");
+    if (page && page.hidden) showPage(pages.indexOf(page));
+    view("transcript");
+    for (let d = el.closest("details"); d; d = d.parentElement.closest("details")) d.open = true;
+    el.scrollIntoView({ block: "center" });
+    el.classList.remove("flash");
+    void el.offsetWidth;
+    el.classList.add("flash");
+  }
+  document.addEventListener("click", (e) => {
+    const link = e.target.closest("a[data-target]");
+    if (link) { e.preventDefault(); goTo(link.dataset.target); return; }
+    const ask = e.target.closest("button[data-turn]");
+    if (ask) { $("turn").value = ask.dataset.turn; view("projection"); }
+  });
+
+  // -- projections --------------------------------------------------------------------------
+  const source = $("partwire-projections");
+  const data = source ? JSON.parse(source.textContent) : null;
+  let adapter = data && data.adapters.length ? data.adapters[0] : null;
+  const states = {};
+
+  function apply(state, record) {
+    if (record.error !== undefined) return { body: null, losses: [], record: record };
+    const base = state && state.body ? state.body : {};
+    const body = Object.assign({}, base);
+    for (const key of record.drop || []) delete body[key];
+    Object.assign(body, record.set || {});
+    const lists = record.lists || {};
+    for (const key of Object.keys(lists)) {
+      body[key] = (base[key] || []).slice(0, lists[key].keep).concat(lists[key].tail);
+    }
+    const before = state ? state.losses : [];
+    const losses = before.slice(0, record.losses.keep).concat(record.losses.tail);
+    return { body: body, losses: losses, record: record };
+  }
+
+  function stateAt(name, turn) {
+    let s = states[name];
+    if (!s || s.turn > turn) s = { turn: -1, state: null };
+    const records = data.bodies[name];
+    while (s.turn < turn) {
+      s = { turn: s.turn + 1, state: apply(s.state, records[s.turn + 1]) };
+    }
+    states[name] = s;
+    return s.state;
+  }
+
+  function clearMarks() {
+    document.querySelectorAll(".loss-badge").forEach((b) => b.remove());
+    document.querySelectorAll(".lossy").forEach((el) => el.classList.remove("lossy"));
+  }
+
+  function mark(name, losses) {
+    clearMarks();
+    for (const loss of losses) {
+      if (loss[4] === null) continue;
+      const el = (loss[5] !== null && $("e" + loss[4] + "p" + loss[5])) || $("e" + loss[4]);
+      if (!el) continue;
+      el.classList.add("lossy");
+      const badge = document.createElement("span");
+      badge.className = "loss-badge";
+      badge.textContent = name + ": " + loss[2] + " \u2014 " + loss[3];
+      el.prepend(badge);
+    }
+  }
+
+  function showProjection() {
+    if (!data) return;
+    const turn = Number($("turn").value);
+    const buttons = $("adapters");
+    buttons.textContent = "";
+    for (const name of data.adapters) {
+      const s = stateAt(name, turn);
+      const b = document.createElement("button");
+      b.type = "button";
+      b.setAttribute("aria-selected", String(name === adapter));
+      b.textContent = name + (s.body ? " \u00b7 " + s.losses.length + " lost" : " \u00b7 refused");
+      b.addEventListener("click", () => { adapter = name; showProjection(); });
+      buttons.append(b);
+    }
+    const s = stateAt(adapter, turn);
+    const record = s.record;
+    $("model-note").textContent = "model " + record.model +
+      (record.standin ? " (a stand-in: no turn of the history names one of this provider's models)" : "");
+    const list = $("losses");
+    list.textContent = "";
+    if (record.error !== undefined) {
+      const li = document.createElement("li");
+      li.textContent = "cannot project: " + record.error;
+      list.append(li);
+    } else if (!s.losses.length) {
+      const li = document.createElement("li");
+      li.className = "lossless";
+      li.textContent = "lossless: every part is sent as it is";
+      list.append(li);
+    }
+    for (const loss of s.losses) {
+      const li = document.createElement("li");
+      const badge = document.createElement("span");
+      badge.className = "badge";
+      badge.textContent = loss[2];
+      li.append(badge, " ");
+      if (loss[4] !== null) {
+        const a = document.createElement("a");
+        a.href = "#";
+        a.dataset.target = loss[5] !== null ? "e" + loss[4] + "p" + loss[5] : "e" + loss[4];
+        a.textContent = loss[0];
+        li.append(a);
+      } else {
+        li.append(loss[0]);
+      }
+      li.append(" (" + loss[1] + "): " + loss[3]);
+      list.append(li);
+    }
+    $("body").textContent = s.body ? JSON.stringify(s.body, null, 2) : "";
+    mark(adapter, s.losses);
+  }
+  if (data) {
+    const select = $("turn");
+    data.turns.forEach((t, i) => {
+      const o = document.createElement("option");
+      o.value = String(i);
+      o.textContent = t.event === null ? t.label : "before " + t.label;
+      select.append(o);
+    });
+    select.value = String(data.turns.length - 1);
+    select.addEventListener("change", showProjection);
+  }
+  showPage(0);
+})();
