@@ -55,8 +55,45 @@ def projection_data(history: Sequence[HistoryEvent], adapters: Sequence[str] = A
     turns.append({"event": None, "label": "next call (the whole history)"})
     contexts.append((-1, context, len(context), restarted))
     where = _origins(history)
-    bodies = {name: _adapter_turns(name, history, contexts, where) for name in adapters}
-    return {"adapters": list(adapters), "turns": turns, "bodies": bodies}
+    pool = _Pool()
+    bodies = {name: pool.records(_adapter_turns(name, history, contexts, where)) for name in adapters}
+    return {"adapters": list(adapters), "turns": turns, "bodies": bodies, "strings": pool.strings}
+
+
+class _Pool:
+    """Long strings stored once: every adapter's body repeats the history's texts, and a page of a
+    long session would otherwise hold each of them once per adapter. A pooled string is written
+    as NUL and its index in ``strings``; a string that starts with NUL is always pooled, so the
+    mark cannot be mistaken for data."""
+
+    MIN = 48
+
+    def __init__(self) -> None:
+        self.strings: list[str] = []
+        self._index: dict[str, str] = {}
+
+    def records(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for record in records:
+            if "set" in record:
+                record["set"] = self.value(record["set"])
+            for change in record.get("lists", {}).values():
+                change["tail"] = self.value(change["tail"])
+        return records
+
+    def value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            if len(value) < self.MIN and not value.startswith("\0"):
+                return value
+            mark = self._index.get(value)
+            if mark is None:
+                mark = self._index[value] = f"\0{len(self.strings)}"
+                self.strings.append(value)
+            return mark
+        if isinstance(value, dict):
+            return {k: self.value(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.value(v) for v in value]
+        return value
 
 
 def _origins(history: Sequence[HistoryEvent]) -> dict[str, int]:
@@ -80,7 +117,7 @@ def _adapter_turns(name: str, history: Sequence[HistoryEvent],
     projectors: dict[str, Projector] = {}
     out: list[dict[str, Any]] = []
     previous: dict[str, Any] = {}
-    previous_losses: list[list[Any]] = []
+    previous_losses: tuple[Loss, ...] = ()
     last_model: str | None = None
     for index, shared, length, restarted in contexts:
         context = shared[:length]
@@ -94,10 +131,13 @@ def _adapter_turns(name: str, history: Sequence[HistoryEvent],
             projector = projectors[model] = Projector(adapter, {"model": model, "options": options})
         elif restarted:
             projector.reset()
+        if restarted:
+            # Equal losses of another context may concern other messages: none is kept.
+            previous_losses = ()
         if not context:
             record["error"] = "nothing to send: no message before this turn"
             out.append(record)
-            previous, previous_losses = {}, []
+            previous, previous_losses = {}, ()
             continue
         try:
             projection = projector.project(context)
@@ -105,12 +145,14 @@ def _adapter_turns(name: str, history: Sequence[HistoryEvent],
             projector.reset()
             record["error"] = f"{type(exc).__name__}: {exc}"
             out.append(record)
-            previous, previous_losses = {}, []
+            previous, previous_losses = {}, ()
             continue
-        losses = [_loss(loss, context, where) for loss in projection.losses]
         record.update(_difference(previous, projection.request))
+        # A context only grows until it restarts, so a loss kept from the turn before concerns
+        # the same part: only the new ones are looked up (the kept ones are the same objects).
+        losses = projection.losses
         keep = _common_prefix(previous_losses, losses)
-        record["losses"] = {"keep": keep, "tail": losses[keep:]}
+        record["losses"] = {"keep": keep, "tail": [_loss(loss, context, where) for loss in losses[keep:]]}
         out.append(record)
         previous, previous_losses = projection.request, losses
     return out
@@ -170,7 +212,7 @@ def _difference(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]
     return record
 
 
-def _common_prefix(a: list[Any], b: list[Any]) -> int:
+def _common_prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
     """How many leading items ``a`` and ``b`` share (equal items are usually the same objects)."""
     n = min(len(a), len(b))
     if a[:n] == b[:n]:

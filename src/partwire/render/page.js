@@ -59,32 +59,49 @@
   const source = $("partwire-projections");
   const data = source ? JSON.parse(source.textContent) : null;
   let adapter = data && data.adapters.length ? data.adapters[0] : null;
-  const states = {};
 
-  function apply(state, record) {
-    if (record.error !== undefined) return { body: null, losses: [], record: record };
-    const base = state && state.body ? state.body : {};
-    const body = Object.assign({}, base);
-    for (const key of record.drop || []) delete body[key];
-    Object.assign(body, record.set || {});
-    const lists = record.lists || {};
-    for (const key of Object.keys(lists)) {
-      body[key] = (base[key] || []).slice(0, lists[key].keep).concat(lists[key].tail);
+  // A turn's record holds changes to the turn before: keys set or dropped, and for a list (the
+  // wire messages, the losses) how many items it keeps and what follows. A list is rebuilt from
+  // the end, so each turn costs its own length, not the history's length times its turns.
+  function rebuild(records, turn, own, key) {
+    const pieces = [];
+    let need = Infinity;
+    for (let r = turn; r >= 0 && need > 0; r--) {
+      const record = records[r];
+      if (record.error !== undefined) break;
+      const whole = own(record, key);
+      if (whole.base !== undefined) { pieces.push(whole.base.slice(0, need)); break; }
+      if (whole.keep === undefined) continue;
+      if (need > whole.keep) pieces.push(whole.tail.slice(0, need - whole.keep));
+      need = Math.min(need, whole.keep);
     }
-    const before = state ? state.losses : [];
-    const losses = before.slice(0, record.losses.keep).concat(record.losses.tail);
-    return { body: body, losses: losses, record: record };
+    return [].concat(...pieces.reverse());
   }
+  const listOf = (record, key) => {
+    if (record.drop && record.drop.includes(key)) return { base: [] };
+    if (record.set && key in record.set) return { base: record.set[key] };
+    return record.lists && record.lists[key] ? record.lists[key] : {};
+  };
+  const lossesOf = (record) => record.losses;
 
   function stateAt(name, turn) {
-    let s = states[name];
-    if (!s || s.turn > turn) s = { turn: -1, state: null };
     const records = data.bodies[name];
-    while (s.turn < turn) {
-      s = { turn: s.turn + 1, state: apply(s.state, records[s.turn + 1]) };
+    const record = records[turn];
+    if (record.error !== undefined) return { body: null, losses: [], record: record };
+    let body = {};
+    const lists = new Set();
+    for (let r = 0; r <= turn; r++) {
+      const each = records[r];
+      if (each.error !== undefined) { body = {}; lists.clear(); continue; }
+      for (const key of each.drop || []) { delete body[key]; lists.delete(key); }
+      for (const key of Object.keys(each.set || {})) {
+        body[key] = Array.isArray(each.set[key]) ? null : each.set[key];
+        if (Array.isArray(each.set[key])) lists.add(key); else lists.delete(key);
+      }
+      for (const key of Object.keys(each.lists || {})) { if (!(key in body)) body[key] = null; lists.add(key); }
     }
-    states[name] = s;
-    return s.state;
+    for (const key of lists) body[key] = rebuild(records, turn, listOf, key);
+    return { body: body, losses: rebuild(records, turn, lossesOf), record: record };
   }
 
   function clearMarks() {
@@ -154,10 +171,16 @@
       li.append(" (" + loss[1] + "): " + loss[3]);
       list.append(li);
     }
-    $("body").textContent = s.body ? JSON.stringify(s.body, null, 2) : "";
+    // Long strings are stored once, as NUL and their index in data.strings.
+    const unpool = (key, value) =>
+      typeof value === "string" && value.charCodeAt(0) === 0 ? data.strings[Number(value.slice(1))] : value;
+    $("body").textContent = s.body ? JSON.stringify(s.body, unpool, 2) : "";
     mark(adapter, s.losses);
   }
-  if (data) {
+  if (!data) {  // rendered without the projection view
+    $("tab-projection").hidden = true;
+    document.querySelectorAll("button[data-turn]").forEach((b) => { b.hidden = true; });
+  } else {
     const select = $("turn");
     data.turns.forEach((t, i) => {
       const o = document.createElement("option");
