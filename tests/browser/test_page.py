@@ -182,9 +182,14 @@ def test_a_long_session_is_paged(open_page: Open) -> None:
     assert page.locator(".page:visible").count() == count
     assert first_text in page.inner_text("#transcript")
     page.click("#tab-projection")
-    body = json.loads(page.inner_text("#body"))
     context = context_messages(history)
     with dry_run():
-        expected = get_adapter(ADAPTER_NAMES[0]).to_wire(context, model=_model(opened))
-    assert body == expected.request
+        expected = get_adapter(ADAPTER_NAMES[0]).to_wire(context, model=_model(opened)).request
+    wire = expected["messages"]
+    assert len(wire) > 100
+    assert page.inner_text("#body-note") == f"Showing the last 100 of the {len(wire)} items of \u201cmessages\u201d."
+    assert json.loads(page.inner_text("#body")) == {**expected, "messages": wire[-100:]}
+    page.click("#whole-body")
+    assert json.loads(page.inner_text("#body")) == expected
+    assert not page.is_visible("#whole-body")
     opened.assert_quiet()

@@ -146,6 +146,8 @@ def _document(title: str, facts: str, sections: str, data: str) -> str:
         '<div class="choose"><label>Request <select id="turn"></select></label>'
         '<div class="adapters" id="adapters"></div></div>'
         '<p class="note" id="model-note"></p><ul class="losses" id="losses"></ul>'
+        '<p class="note"><span id="body-note"></span> <button type="button" id="whole-body" hidden>'
+        "show the whole body</button></p>"
         '<pre class="json body" id="body"></pre></section></main>\n'
         f"{data}<script>{js}</script></body></html>\n"
     )

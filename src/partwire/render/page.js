@@ -6,12 +6,19 @@
   let showingAll = false;
 
   // -- views and the focused toggle ---------------------------------------------------------
+  // Each view keeps its own scroll position.
+  const scrolled = { transcript: 0, projection: 0 };
+  let shown = "transcript";
   function view(name) {
+    if (name === shown) return;
+    scrolled[shown] = window.scrollY;
+    shown = name;
     for (const which of ["transcript", "projection"]) {
       $(which).hidden = which !== name;
       $("tab-" + which).setAttribute("aria-selected", String(which === name));
     }
     if (name === "projection") showProjection();
+    window.scrollTo(0, scrolled[name]);
   }
   $("tab-transcript").addEventListener("click", () => view("transcript"));
   $("tab-projection").addEventListener("click", () => view("projection"));
@@ -52,13 +59,20 @@
     const link = e.target.closest("a[data-target]");
     if (link) { e.preventDefault(); goTo(link.dataset.target); return; }
     const ask = e.target.closest("button[data-turn]");
-    if (ask) { $("turn").value = ask.dataset.turn; view("projection"); }
+    if (ask) {
+      $("turn").value = ask.dataset.turn;
+      scrolled.projection = 0;
+      if (shown === "projection") showProjection(); else view("projection");
+    }
   });
 
   // -- projections --------------------------------------------------------------------------
   const source = $("partwire-projections");
   const data = source ? JSON.parse(source.textContent) : null;
   let adapter = data && data.adapters.length ? data.adapters[0] : null;
+  const LAST = 100;
+  let wholeBody = false;
+  $("whole-body").addEventListener("click", () => { wholeBody = true; showProjection(); });
 
   // A turn's record holds changes to the turn before: keys set or dropped, and for a list (the
   // wire messages, the losses) how many items it keeps and what follows. A list is rebuilt from
@@ -171,10 +185,23 @@
       li.append(" (" + loss[1] + "): " + loss[3]);
       list.append(li);
     }
+    // A long session's body is shown by its last wire messages until the whole is asked for:
+    // laying out megabytes of JSON takes the browser seconds.
+    let shownBody = s.body;
+    const long = s.body && !wholeBody &&
+      Object.keys(s.body).find((key) => Array.isArray(s.body[key]) && s.body[key].length > LAST);
+    $("whole-body").hidden = !long;
+    $("body-note").textContent = long
+      ? "Showing the last " + LAST + " of the " + s.body[long].length + " items of \u201c" + long + "\u201d."
+      : "";
+    if (long) {
+      shownBody = Object.assign({}, s.body);
+      shownBody[long] = s.body[long].slice(-LAST);
+    }
     // Long strings are stored once, as NUL and their index in data.strings.
     const unpool = (key, value) =>
       typeof value === "string" && value.charCodeAt(0) === 0 ? data.strings[Number(value.slice(1))] : value;
-    $("body").textContent = s.body ? JSON.stringify(s.body, unpool, 2) : "";
+    $("body").textContent = shownBody ? JSON.stringify(shownBody, unpool, 2) : "";
     mark(adapter, s.losses);
   }
   if (!data) {  // rendered without the projection view
