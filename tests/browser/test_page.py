@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,6 +41,22 @@ def _shown(opened: Opened, selector: str = "#transcript") -> str:
 def _thinking(history: list[HistoryEvent]) -> list[str]:
     return [p.text for e in history if isinstance(e, AssistantMessage) for p in e.parts
             if isinstance(p, ThinkingPart) and p.text]
+
+
+def test_the_commands_page_is_the_example_page(open_page: Open, tmp_path: Path) -> None:
+    """``partwire example | partwire show - --format html > h.html``, run as programs, writes the
+    page these tests open; it shows the example and both views."""
+    command = f"{sys.executable} -m partwire example | {sys.executable} -m partwire show - --format html > h.html"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=tmp_path, capture_output=True,
+                          text=True, check=False, timeout=300)
+    assert done.returncode == 0, done.stderr
+    html = (tmp_path / "h.html").read_text(encoding="utf-8")
+    assert html == PAGE
+    opened = open_page(html, name="h.html")
+    assert "Fix the UTC offset bug in parse_date" in _shown(opened)
+    opened.page.click("#tab-projection")
+    assert json.loads(opened.page.inner_text("#body"))["messages"]
+    opened.assert_quiet()
 
 
 def test_every_message_of_the_example_is_on_the_page(open_page: Open) -> None:

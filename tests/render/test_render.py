@@ -174,7 +174,11 @@ def test_show_writes_each_format_to_a_file_or_stdout(tmp_path: Path, capsys: pyt
     path.write_bytes(dumps(EXAMPLE))
     out = tmp_path / "h.md"
     assert main(["show", "--format", "markdown", "-o", str(out), str(path)]) == 0
-    assert out.read_text(encoding="utf-8") == to_markdown(EXAMPLE, title="h.jsonl")
+    assert out.read_text(encoding="utf-8") == to_markdown(EXAMPLE)  # the task's title
+    untitled = tmp_path / "untitled.jsonl"
+    untitled.write_bytes(dumps([UserMessage("hi")]))
+    assert main(["show", "--format", "markdown", str(untitled)]) == 0
+    assert capsys.readouterr().out.startswith("# untitled.jsonl\n")
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(dumps(EXAMPLE))))
     assert main(["show", "--format", "html", "-"]) == 0
     page = capsys.readouterr().out

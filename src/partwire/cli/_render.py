@@ -12,6 +12,7 @@ from typing import Any
 from partwire.cli._io import STDIO, CommandError, stdout_bytes
 from partwire.history import HistoryEvent
 from partwire.render import FORMATS, render
+from partwire.render._common import session_title
 
 __all__ = ["add_render_options", "write_rendering"]
 
@@ -26,8 +27,8 @@ def add_render_options(parser: Any) -> None:
 
 
 def write_rendering(events: Sequence[HistoryEvent], args: argparse.Namespace, *, title: str | None) -> None:
-    """Render ``events`` as ``args.format`` to ``args.output``."""
-    text = render(events, args.format, title=title)
+    """Render ``events`` as ``args.format`` to ``args.output``, titled by the task's title, else ``title``."""
+    text = render(events, args.format, title=session_title(events) or title)
     if args.output != STDIO:
         _write_file(args.output, text)
         return
