@@ -186,3 +186,20 @@ def test_show_writes_each_format_to_a_file_or_stdout(tmp_path: Path, capsys: pyt
     assert "Fix the UTC offset bug" in page
     assert main(["show", "--format", "html", "-o", str(tmp_path), str(path)]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_show_chooses_the_adapters_of_the_projection_view(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """``--adapters`` names the adapters projected (a dialect too), ``none`` leaves the view out,
+    and an unknown adapter or dialect is a one-line error."""
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(dumps(EXAMPLE))
+    out = tmp_path / "h.html"
+    assert main(["show", "--format", "html", "--adapters", "google,openai-chat:deepseek", "-o", str(out), str(path)]) == 0
+    assert out.read_text(encoding="utf-8") == to_html(EXAMPLE, adapters=("google", "openai_chat:deepseek"))
+    assert main(["show", "--format", "html", "--adapters", "none", "-o", str(out), str(path)]) == 0
+    assert 'id="partwire-projections"' not in out.read_text(encoding="utf-8")
+    for bad, said in (("anthropik", "unknown adapter 'anthropik'"), ("openai_chat:nope", "no dialect 'nope'"),
+                      ("google:x", "google has no dialect 'x': it has no dialects")):
+        assert main(["show", "--format", "html", "--adapters", bad, str(path)]) == 2
+        assert said in capsys.readouterr().err

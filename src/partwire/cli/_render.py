@@ -24,11 +24,14 @@ def add_render_options(parser: Any) -> None:
                              "each provider would receive")
     parser.add_argument("-o", "--output", metavar="OUT", default=STDIO,
                         help="write to OUT instead of stdout")
+    parser.add_argument("--adapters", metavar="NAMES", type=_adapters, default=None,
+                        help="html: the adapters of the projection view, comma-separated (a dialect as "
+                             "openai_chat:NAME); 'none' leaves the view out (default: every adapter)")
 
 
 def write_rendering(events: Sequence[HistoryEvent], args: argparse.Namespace, *, title: str | None) -> None:
     """Render ``events`` as ``args.format`` to ``args.output``, titled by the task's title, else ``title``."""
-    text = render(events, args.format, title=session_title(events) or title)
+    text = render(events, args.format, title=session_title(events) or title, adapters=args.adapters)
     if args.output != STDIO:
         _write_file(args.output, text)
         return
@@ -40,6 +43,25 @@ def write_rendering(events: Sequence[HistoryEvent], args: argparse.Namespace, *,
     out = stdout_bytes()
     out.write(text.encode("utf-8"))
     out.flush()
+
+
+def _adapters(text: str) -> tuple[str, ...]:
+    from partwire.adapters import ADAPTER_NAMES, get_adapter
+
+    names = tuple(name.strip().replace("-", "_") for name in text.split(",") if name.strip())
+    if names == ("none",):
+        return ()
+    for name in names:
+        head, _, dialect = name.partition(":")
+        if head not in ADAPTER_NAMES:
+            raise argparse.ArgumentTypeError(f"unknown adapter {head!r}: expected {', '.join(ADAPTER_NAMES)} or none")
+        dialects = getattr(get_adapter(head), "DIALECTS", {})
+        if dialect and dialect not in dialects:
+            known = f"its dialects are {', '.join(sorted(dialects))}" if dialects else "it has no dialects"
+            raise argparse.ArgumentTypeError(f"{head} has no dialect {dialect!r}: {known}")
+    if not names:
+        raise argparse.ArgumentTypeError("name at least one adapter, or none")
+    return names
 
 
 def _write_file(path: str, text: str) -> None:

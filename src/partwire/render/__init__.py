@@ -24,12 +24,14 @@ FORMATS: tuple[Format, ...] = ("text", "markdown", "html")
 """Every rendering, the default first."""
 
 
-def render(history: Sequence[HistoryEvent], format: Format = "text", *, title: str | None = None) -> str:
-    """``history`` rendered as ``format``; ``title`` names the page (default: the task's title)."""
+def render(history: Sequence[HistoryEvent], format: Format = "text", *, title: str | None = None,
+           adapters: Sequence[str] | None = None) -> str:
+    """``history`` rendered as ``format``; ``title`` names the page (default: the task's title);
+    ``adapters`` are the HTML page's projection view (default: every adapter; see :func:`to_html`)."""
     if format == "text":
         return to_text(history)
     if format == "markdown":
         return to_markdown(history, title=title)
     if format == "html":
-        return to_html(history, title=title)
+        return to_html(history, title=title, adapters=adapters)
     raise ValueError(f"unknown format {format!r}: expected one of {', '.join(FORMATS)}")
