@@ -133,11 +133,11 @@ def _document(title: str, facts: str, sections: str, data: str) -> str:
         '<button type="button" id="tab-transcript" aria-selected="true">Transcript</button>'
         '<button type="button" id="tab-projection" aria-selected="false">What each provider would receive</button>'
         '<label><input type="checkbox" id="focused"> Focused: hide tool output</label>'
-        "</nav></header>\n<main>"
-        '<section id="transcript"><div class="pager" id="pager" hidden>'
+        '<span class="pager" id="pager" hidden>'
         '<button type="button" id="prev">&larr; previous</button><span id="page-info"></span>'
         '<button type="button" id="next">next &rarr;</button><button type="button" id="show-all">show all</button>'
-        f"</div>{sections}</section>\n"
+        "</span></nav></header>\n<main>"
+        f'<section id="transcript">{sections}</section>\n'
         '<section id="projection" hidden>'
         '<p class="note">The request body each adapter\'s <code>to_wire</code> gives for the messages '
         "a call would send (compaction applied), and what it could not send as it is. Tool "

@@ -17,6 +17,7 @@
       $(which).hidden = which !== name;
       $("tab-" + which).setAttribute("aria-selected", String(which === name));
     }
+    $("pager").hidden = name !== "transcript" || pages.length < 2;
     if (name === "projection") showProjection();
     window.scrollTo(0, scrolled[name]);
   }
@@ -29,6 +30,7 @@
     current = Math.max(0, Math.min(pages.length - 1, n));
     showingAll = false;
     pages.forEach((p, i) => { p.hidden = i !== current; });
+    window.scrollTo(0, 0);
     $("page-info").textContent = "page " + (current + 1) + " of " + pages.length;
     $("show-all").textContent = "show all";
   }
