@@ -203,3 +203,13 @@ def test_show_chooses_the_adapters_of_the_projection_view(tmp_path: Path,
                       ("google:x", "google has no dialect 'x': it has no dialects")):
         assert main(["show", "--format", "html", "--adapters", bad, str(path)]) == 2
         assert said in capsys.readouterr().err
+
+
+def test_show_writes_a_lone_surrogate_as_its_escape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A history line may hold a lone surrogate (JSON allows ``\\ud800``); every format still writes."""
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(dumps([UserMessage("odd SURROGATE text")]).replace(b"SURROGATE", b"\\ud800"))
+    for fmt in FORMATS:
+        out = tmp_path / f"h.{fmt}"
+        assert main(["show", "--format", fmt, "-o", str(out), str(path)]) == 0, capsys.readouterr().err
+        assert "odd \\ud800 text" in out.read_text(encoding="utf-8")

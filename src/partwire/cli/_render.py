@@ -41,7 +41,7 @@ def write_rendering(events: Sequence[HistoryEvent], args: argparse.Namespace, *,
         sys.stdout.write(text)
         return
     out = stdout_bytes()
-    out.write(text.encode("utf-8"))
+    out.write(text.encode("utf-8", "backslashreplace"))
     out.flush()
 
 
@@ -66,7 +66,8 @@ def _adapters(text: str) -> tuple[str, ...]:
 
 def _write_file(path: str, text: str) -> None:
     try:
-        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        # backslashreplace: a lone surrogate (JSON allows one) is written as its escape.
+        with open(path, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
             handle.write(text)  # rendered whole before the file is opened
     except OSError as exc:
         raise CommandError(f"cannot write {path}: {exc.strerror or exc}") from exc
