@@ -91,7 +91,9 @@
       if (need > whole.keep) pieces.push(whole.tail.slice(0, need - whole.keep));
       need = Math.min(need, whole.keep);
     }
-    return [].concat(...pieces.reverse());
+    const out = [];  // not concat(...pieces): a long session has more pieces than a call takes arguments
+    for (let i = pieces.length - 1; i >= 0; i--) for (const item of pieces[i]) out.push(item);
+    return out;
   }
   const listOf = (record, key) => {
     if (record.drop && record.drop.includes(key)) return { base: [] };
