@@ -137,3 +137,57 @@ def test_header_readers_take_any_bytes(prefix: bytes, tail: bytes) -> None:
     assert pages is None or pages >= 0
     seconds = est.audio_seconds(data)
     assert seconds is None or seconds >= 0
+
+
+def test_an_anthropic_compaction_block_stands_for_what_it_replaced() -> None:
+    """Blocks before the last compaction block are not counted; its summary is (compaction docs)."""
+    history = [{"role": "user", "content": "word " * 5000},
+               {"role": "assistant", "content": "answer " * 3000}]
+    summary = "The user asked about words; the assistant answered at length."
+    compacted = {"role": "assistant", "content": [
+        {"type": "compaction", "content": summary}, {"type": "text", "text": "Go on."}]}
+    ask = {"role": "user", "content": "And now?"}
+    body = {"model": "claude-sonnet-4-5", "messages": [*history, compacted, ask]}
+    alone = {"model": "claude-sonnet-4-5", "messages": [compacted, ask]}
+    assert est.estimate_anthropic_body(body) == est.estimate_anthropic_body(alone) + 3
+    assert est.estimate_anthropic_body(alone) < 60
+    # A failed compaction (null content) is a no-op to the API: the history counts again.
+    failed = {"role": "assistant", "content": [{"type": "compaction", "content": None}]}
+    assert est.estimate_anthropic_body(
+        {"model": "claude-sonnet-4-5", "messages": [*history, failed, ask]}) > 8000
+
+
+def test_a_responses_compaction_item_stands_for_the_items_before_it() -> None:
+    """Items before the latest compaction item are not counted; its ciphertext is, at 13 a token."""
+    before = [{"role": "user", "content": "word " * 5000},
+              {"type": "message", "role": "assistant",
+               "content": [{"type": "output_text", "text": "answer " * 3000}]}]
+    compaction = {"type": "compaction", "id": "cmp_1", "encrypted_content": "g" * 1300}
+    after = [{"role": "user", "content": "And now?"}]
+    whole = est.estimate_openai_responses_body({"model": "gpt-5", "input": [*before, compaction, *after]})
+    alone = est.estimate_openai_responses_body({"model": "gpt-5", "input": [compaction, *after]})
+    assert whole == alone
+    assert 100 < alone < 130  # 1,300 characters / 13 + framing and the question
+
+
+def test_video_and_audio_durations_from_their_containers() -> None:
+    """MP4 (mvhd), WebM (Segment Info Duration), AVI (avih), FLAC and MP3 with a Xing count."""
+    def box(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", 8 + len(body)) + kind + body
+
+    mvhd = struct.pack(">B3xIIII", 0, 0, 0, 600, 600 * 12) + bytes(80)
+    mp4 = box(b"ftyp", b"isom\x00\x00\x02\x00") + box(b"moov", box(b"mvhd", mvhd))
+    assert est.video_seconds(mp4) == 12.0
+    assert est.audio_seconds(mp4) == 12.0  # an M4A is the same container
+    duration = b"\x44\x89\x88" + struct.pack(">d", 7500.0)  # ms, at the default scale
+    info = b"\x15\x49\xa9\x66" + bytes([0x80 | len(duration)]) + duration
+    webm = b"\x1a\x45\xdf\xa3\x80" + b"\x18\x53\x80\x67\x01\x00\x00\x00\x00\x00\x00" \
+        + bytes([len(info)]) + info
+    assert est.video_seconds(webm) == 7.5
+    avih = b"avih" + struct.pack("<IIIIII", 56, 40_000, 0, 0, 0, 250)  # 25 fps, 250 frames
+    avi = b"RIFF\x00\x00\x00\x00AVI LIST\x00\x00\x00\x00hdrl" + avih
+    assert est.video_seconds(avi) == 10.0
+    streaminfo = bytes(10) + (44100 << 44 | 2 << 41 | 15 << 36 | 441_000).to_bytes(8, "big")
+    assert est.audio_seconds(b"fLaC" + bytes(4) + streaminfo) == 10.0
+    frame = b"\xff\xfb\x54\xc0" + bytes(32) + b"Xing" + struct.pack(">II", 1, 125)
+    assert est.audio_seconds(frame + bytes(400)) == 125 * 1152 / 48000
