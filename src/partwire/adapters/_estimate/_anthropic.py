@@ -57,18 +57,23 @@ def estimate_anthropic_body(body: Mapping[str, Any]) -> int:
     # are being sent back (the last two messages) keeps it.
     live_turn = len(messages) - 2 if _ends_in_tool_result(messages) else -1
     # After a compaction block the API ignores everything before it: the summary stands for it.
-    first, first_block = _last_compaction(messages)
+    # Counting goes on in one pass; a compaction block takes the tally back to this point.
+    start = (tally.text, tally.fixed)
     for index, message in enumerate(messages):
-        if index < first:
-            continue
         if not isinstance(message, dict):
             tally.add_text(message)
             continue
         tally.fixed += _A_MESSAGE if index else 0
         content = message.get("content")
-        if index == first and isinstance(content, list):
-            content = content[first_block:]
-        _anthropic_content(content, tally, keep_thinking=index == live_turn)
+        keep = index == live_turn
+        if not isinstance(content, list):
+            _anthropic_content(content, tally, keep_thinking=keep)
+            continue
+        for block in content:
+            if type(block) is dict and block.get("type") == "compaction" \
+                    and block.get("content") is not None:
+                tally.text, tally.fixed = start
+            _anthropic_block(block, tally, keep)
     thinking = body.get("thinking")
     if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
         tally.fixed += _A_THINKING
@@ -109,24 +114,6 @@ def _claude_generation(model: str) -> tuple[int, int]:
     if not match:
         return (4, 5)
     return int(match.group(1)), int(match.group(2) or 0)
-
-
-def _last_compaction(messages: list[Any]) -> tuple[int, int]:
-    """``(message, block)`` index of the last compaction block with a summary, else ``(0, 0)``.
-
-    A compaction block whose content is null (a failed compaction) is a no-op to the API.
-    """
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        content = message.get("content") if isinstance(message, dict) else None
-        if not isinstance(content, list):
-            continue
-        for at in range(len(content) - 1, -1, -1):
-            block = content[at]
-            if isinstance(block, dict) and block.get("type") == "compaction" \
-                    and block.get("content") is not None:
-                return index, at
-    return 0, 0
 
 
 def _ends_in_tool_result(messages: list[Any]) -> bool:

@@ -219,14 +219,16 @@ def estimate_openai_responses_body(body: Mapping[str, Any]) -> int:
     live = max((i for i, item in enumerate(items)
                 if isinstance(item, dict) and item.get("role") == "user"), default=-1)
     # The latest compaction item carries the context of every item before it (OpenAI's
-    # compaction guide): those are not counted, the compaction item is.
-    first = max((i for i, item in enumerate(items)
-                 if isinstance(item, dict) and item.get("type") == "compaction"), default=0)
+    # compaction guide): those are not counted, the compaction item is. One pass; a compaction
+    # item takes the tally back to this point.
+    start = (tally.text, tally.fixed)
     for index, item in enumerate(items):
-        if index < first:
-            continue
-        if index < live and isinstance(item, dict) and item.get("type") == "reasoning":
-            continue
+        if isinstance(item, dict):
+            kind = item.get("type")
+            if kind == "compaction":
+                tally.text, tally.fixed = start
+            elif kind == "reasoning" and index < live:
+                continue
         _responses_item(item, tally, model)
     functions = [t for t in seq(body.get("tools"))
                  if isinstance(t, dict) and t.get("type") == "function"]
