@@ -123,20 +123,28 @@ def test_every_estimator_takes_any_json_body(body: dict[str, object]) -> None:
         assert estimate(body) >= 1
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(prefix=st.sampled_from([b"", b"\x89PNG\r\n\x1a\n", b"GIF89a", b"RIFF\x00\x00\x00\x00WEBPVP8X",
                                b"RIFF\x00\x00\x00\x00WEBPVP8 ", b"RIFF\x00\x00\x00\x00WEBPVP8L",
-                               b"\xff\xd8", b"%PDF-1.4", b"ID3\x04", b"RIFF\x00\x00\x00\x00WAVE"]),
+                               b"\xff\xd8", b"%PDF-1.4", b"ID3\x04", b"RIFF\x00\x00\x00\x00WAVE",
+                               b"\x00\x00\x00\x18ftypisom", b"\x1a\x45\xdf\xa3", b"fLaC",
+                               b"OggS", b"FORM\x00\x00\x00\x00AIFF", b"RIFF\x00\x00\x00\x00AVI ",
+                               b"%PDF-1.4\nstream\nBT (x) Tj ET\nendstream"]),
        tail=st.binary(max_size=64))
 def test_header_readers_take_any_bytes(prefix: bytes, tail: bytes) -> None:
     """Truncated or corrupt headers give None or a number, never an exception."""
+    from partwire.adapters._estimate._media import pdf_text_chars
+
     data = prefix + tail
     size = est.image_size(data)
     assert size is None or len(size) == 2
     pages = est.pdf_pages(data)
     assert pages is None or pages >= 0
-    seconds = est.audio_seconds(data)
-    assert seconds is None or seconds >= 0
+    chars = pdf_text_chars(data)
+    assert chars is None or chars >= 0
+    for reader in (est.audio_seconds, est.video_seconds):
+        seconds = reader(data)
+        assert seconds is None or seconds >= 0
 
 
 def test_an_anthropic_compaction_block_stands_for_what_it_replaced() -> None:
