@@ -199,3 +199,25 @@ def test_video_and_audio_durations_from_their_containers() -> None:
     assert est.audio_seconds(b"fLaC" + bytes(4) + streaminfo) == 10.0
     frame = b"\xff\xfb\x54\xc0" + bytes(32) + b"Xing" + struct.pack(">II", 1, 125)
     assert est.audio_seconds(frame + bytes(400)) == 125 * 1152 / 48000
+
+
+def test_a_compacted_history_is_estimated_by_its_summary_through_the_adapters() -> None:
+    """A history read from a request with a compaction costs its summary, not what it replaced."""
+    from partwire.adapters import get_adapter
+
+    long = "word " * 3000
+    anthropic = {"model": "claude-sonnet-4-5", "max_tokens": 100, "messages": [
+        {"role": "user", "content": long},
+        {"role": "assistant", "content": [
+            {"type": "compaction", "content": "Summary: the user sent many words."},
+            {"type": "text", "text": "ok"}]},
+        {"role": "user", "content": "and?"}]}
+    responses = {"model": "gpt-5", "input": [
+        {"role": "user", "content": long},
+        {"type": "compaction", "id": "cmp_1", "encrypted_content": "g" * 1300},
+        {"role": "user", "content": "and?"}]}
+    for name, body in (("anthropic", anthropic), ("openai_responses", responses)):
+        adapter = get_adapter(name)
+        history = adapter.from_wire_request(body).history
+        estimate = adapter.estimate_input_tokens(history, model=str(body["model"]))
+        assert 0 < estimate < 200, (name, estimate)  # the replaced text alone is 3,000 tokens
