@@ -449,9 +449,23 @@ def pdf_info_b64(payload: str | None) -> tuple[int, int]:
 def audio_seconds_b64(payload: str | None) -> float:
     if not payload:
         return 0.0
-    seconds = audio_seconds(b64_bytes(payload))
-    # Unknown containers: 16 kB a second (128 kbit/s).
-    return seconds if seconds is not None else b64_size(payload) / 16_000
+    known = _SECONDS.get(payload)
+    if known is None:
+        seconds = audio_seconds(b64_bytes(payload))
+        # Unknown containers: 16 kB a second (128 kbit/s).
+        known = _remember(payload, seconds if seconds is not None else b64_size(payload) / 16_000)
+    return known
+
+
+# Durations read from payloads, remembered like _INFO (a clip is decoded whole to be read).
+_SECONDS: dict[str, float] = {}
+
+
+def _remember(payload: str, seconds: float) -> float:
+    if len(_SECONDS) >= _INFO_LIMIT:
+        _SECONDS.clear()
+    _SECONDS[payload] = seconds
+    return seconds
 
 
 # A video whose duration cannot be read (a URL, a file id, an unknown container) is counted as
@@ -464,8 +478,12 @@ _VIDEO_BYTES_PER_SECOND = 250_000
 def video_seconds_b64(payload: str | None) -> float:
     if not payload:
         return UNKNOWN_VIDEO_SECONDS
-    seconds = video_seconds(b64_bytes(payload))
-    return seconds if seconds is not None else max(1.0, b64_size(payload) / _VIDEO_BYTES_PER_SECOND)
+    known = _SECONDS.get(payload)
+    if known is None:
+        seconds = video_seconds(b64_bytes(payload))
+        known = _remember(payload, seconds if seconds is not None
+                          else max(1.0, b64_size(payload) / _VIDEO_BYTES_PER_SECOND))
+    return known
 
 
 # The text layer of a PDF, read as characters, at the o200k rate of English prose.
@@ -480,3 +498,4 @@ def pdf_text_tokens(chars: int) -> int:
 def forget_media() -> None:
     """Drop what was read from payloads (a benchmark's cold start)."""
     _INFO.clear()
+    _SECONDS.clear()
