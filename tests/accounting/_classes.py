@@ -12,7 +12,7 @@ responses included):
 - ``plain``: anything else.
 
 ``render_table`` gives the Markdown table that docs/accounting.md holds;
-``python -m tests.accounting._classes`` prints it.
+``python -m tests.accounting._classes`` prints it, and with ``--write`` puts it in the page.
 """
 
 from __future__ import annotations
@@ -20,12 +20,14 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from partwire.adapters import _estimate
 from tests.accounting._corpus import PROVIDERS, Sample, samples
 
-__all__ = ["CLASSES", "ClassErrors", "class_of", "errors_by_class", "render_table"]
+__all__ = ["BEGIN", "CLASSES", "DOCS", "END", "ClassErrors", "class_of", "errors_by_class",
+           "render_table", "write_table"]
 
 CLASSES = ("compaction", "media", "media by reference", "structured", "tools", "plain")
 
@@ -175,5 +177,23 @@ def render_table(results: Mapping[str, Mapping[str, ClassErrors]]) -> str:
     return "\n".join(lines)
 
 
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "accounting.md"
+BEGIN = "<!-- error table: python -m tests.accounting._classes -->"
+END = "<!-- end of error table -->"
+
+
+def write_table(table: str) -> None:
+    """Replace the table between the markers of docs/accounting.md with ``table``."""
+    text = DOCS.read_text()
+    head, rest = text.split(BEGIN + "\n", 1)
+    _, tail = rest.split(END, 1)
+    DOCS.write_text(f"{head}{BEGIN}\n{table}\n{END}{tail}")
+
+
 if __name__ == "__main__":
-    print(render_table({provider: errors_by_class(provider) for provider in PROVIDERS}))
+    import sys
+
+    measured = render_table({provider: errors_by_class(provider) for provider in PROVIDERS})
+    if "--write" in sys.argv[1:]:
+        write_table(measured)
+    print(measured)

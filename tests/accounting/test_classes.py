@@ -11,11 +11,18 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from pathlib import Path
 
 import pytest
 
-from tests.accounting._classes import CLASSES, ClassErrors, errors_by_class, render_table
+from tests.accounting._classes import (
+    BEGIN,
+    CLASSES,
+    DOCS,
+    END,
+    ClassErrors,
+    errors_by_class,
+    render_table,
+)
 from tests.accounting._corpus import PROVIDERS
 from tests.accounting.conftest import ERROR_REPORT
 
@@ -36,11 +43,6 @@ KNOWN_MISSES: dict[tuple[str, str], str] = {
         "Gemini's tokenizer is unpublished and thought signatures are replayed by a fitted "
         "rate; the errors go both ways (-32% to +49%), so no overhead constant fixes them"),
 }
-
-_DOCS = Path(__file__).resolve().parents[2] / "docs" / "accounting.md"
-_BEGIN = "<!-- error table: python -m tests.accounting._classes -->"
-_END = "<!-- end of error table -->"
-
 
 @cache
 def _results() -> dict[str, dict[str, ClassErrors]]:
@@ -72,11 +74,12 @@ def test_class_error_within_bounds(provider: str, klass: str) -> None:
 
 def test_docs_hold_the_measured_table() -> None:
     """docs/accounting.md shows the table this run measures (regenerate it when it moves)."""
-    text = _DOCS.read_text()
-    found = re.search(re.escape(_BEGIN) + r"\n(.*?)\n" + re.escape(_END), text, re.DOTALL)
-    assert found, f"docs/accounting.md lacks the {_BEGIN} block"
+    text = DOCS.read_text()
+    found = re.search(re.escape(BEGIN) + r"\n(.*?)\n" + re.escape(END), text, re.DOTALL)
+    assert found, f"docs/accounting.md lacks the {BEGIN} block"
     assert found.group(1).strip() == render_table(_results()), (
-        "the error table in docs/accounting.md is stale: python -m tests.accounting._classes")
+        "the error table in docs/accounting.md is stale: python -m tests.accounting._classes "
+        "--write")
 
 
 def test_known_misses_name_real_classes() -> None:
