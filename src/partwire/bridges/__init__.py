@@ -10,8 +10,12 @@ Each bridge module has the same surface (see ``docs/migrate/``):
   :class:`~partwire.projection.Loss` for everything the peer cannot hold.
 - ``read_dump(data) -> list[HistoryEvent]``: the peer's own JSON dump of a message list.
 
+:mod:`partwire.bridges.mcp` is a bridge to a protocol rather than a library: MCP tool results
+(``CallToolResult``) and sampling messages, each way, read from the ``mcp`` package's types or
+their JSON (``docs/migrate/mcp.md``).
+
 Importing :mod:`partwire.bridges` imports no peer; each bridge module imports its peer (an
-optional extra: ``partwire[pydantic-ai]``, ``partwire[langchain]``) when called.
+optional extra: ``partwire[pydantic-ai]``, ``partwire[langchain]``, ``partwire[mcp]``) when called.
 """
 
 from partwire.bridges._common import Export
