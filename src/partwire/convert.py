@@ -44,8 +44,9 @@ __all__ = ["CANONICAL", "convert", "read_tools"]
 
 CANONICAL = "canonical"
 """The name of the canonical format."""
-# Peer libraries' JSON dumps of their message lists (read only): partwire.bridges.<name>.read_dump.
-BRIDGES = ("pydantic-ai", "langchain")
+# Peer libraries' JSON dumps of their message lists, and agent CLI session files (read only):
+# partwire.bridges.<name>.read_dump.
+BRIDGES = ("pydantic-ai", "langchain", "claude-code", "codex")
 
 # Top-level keys that mark a body as a request (Anthropic/Chat "messages", Gemini "contents",
 # Responses "input"); anything else is read as a response.
