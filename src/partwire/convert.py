@@ -44,6 +44,9 @@ __all__ = ["CANONICAL", "convert", "read_tools"]
 
 CANONICAL = "canonical"
 """The name of the canonical format."""
+OTEL = "otel-genai"
+"""The OpenTelemetry GenAI span attributes (partwire.otel): read as a history, written as the
+attributes of one model call (a JSON object)."""
 # Peer libraries' JSON dumps of their message lists, and agent CLI session files (read only):
 # partwire.bridges.<name>.read_dump.
 BRIDGES = ("pydantic-ai", "langchain", "claude-code", "codex")
@@ -85,6 +88,9 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
     of this conversion whose ``Options`` have a field of that name. ``strict=True`` raises
     :class:`~partwire.errors.LossError` on any loss.
     """
+    if OTEL in (source, target):
+        return _convert_otel(data, source=source, target=target, model=model, strict=strict, tools=tools,
+                             options=options)
     source_adapter = None if source in (CANONICAL, *BRIDGES) else get_adapter(source)
     target_adapter = None if target == CANONICAL else get_adapter(target)
     source_opts, target_opts = _split_options(options, source_adapter, target_adapter)
@@ -143,6 +149,26 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
         kwargs["options"] = {**kwargs.get("options", {}), **target_opts}
     projection = adapter.to_wire(history, model=chosen, strict=strict, **kwargs)
     return projection.request, (*losses, *projection.losses)
+
+
+def _convert_otel(data: Any, *, source: str, target: str, model: str | None, strict: bool, tools: Any,
+                  options: Mapping[str, Any] | None) -> tuple[Any, tuple[Loss, ...]]:
+    """To or from the GenAI span attributes, through the canonical form."""
+    from partwire import otel
+
+    if source == OTEL:
+        history = otel.from_attributes(data)
+        if tools is None:
+            tools = list(otel.tools_from_attributes(data)) or None
+        if target == OTEL:
+            source, data = CANONICAL, history
+        else:
+            return convert(history, source=CANONICAL, target=target, model=model, strict=strict,
+                           tools=tools, options=options)
+    jsonl, losses = convert(data, source=source, target=CANONICAL, strict=strict, options=options)
+    result = otel.to_attributes(loads(jsonl, strict=True), tools=read_tools(tools) if tools is not None else (),
+                                strict=strict)
+    return result.attributes, (*losses, *result.losses)
 
 
 def read_tools(tools: Any) -> tuple[ToolSpec, ...]:

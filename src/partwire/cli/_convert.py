@@ -19,13 +19,16 @@ from partwire.codec import load
 from partwire.errors import ConversionError, DecodeError, LossError, PartwireError
 from partwire.projection import Loss
 
-__all__ = ["BRIDGES", "FORMATS", "add_convert_parser"]
+__all__ = ["BRIDGES", "FORMATS", "SESSION_FILES", "add_convert_parser", "read_session_file"]
 
-FORMATS = ("canonical", "anthropic", "openai-chat", "openai-responses", "google")
-"""What ``partwire convert`` reads and writes: the canonical JSONL and the adapters built so far."""
-# Sources only: other libraries' JSON dumps, read through partwire.bridges (convert.BRIDGES; kept
-# here so building the parser imports no converter).
-BRIDGES = ("pydantic-ai", "langchain")
+FORMATS = ("canonical", "anthropic", "openai-chat", "openai-responses", "google", "otel-genai")
+"""What ``partwire convert`` reads and writes: the canonical JSONL, the adapters built so far, and
+the OpenTelemetry GenAI span attributes."""
+# Sources only: other libraries' JSON dumps and agent CLI session files, read through
+# partwire.bridges (convert.BRIDGES; kept here so building the parser imports no converter).
+BRIDGES = ("pydantic-ai", "langchain", "claude-code", "codex")
+SESSION_FILES = ("claude-code", "codex")
+"""Sources that are JSONL session files of agent CLIs, read whole rather than as one JSON body."""
 
 
 def add_convert_parser(commands: Any) -> None:
@@ -36,7 +39,8 @@ def add_convert_parser(commands: Any) -> None:
     )
     convert_cmd.add_argument("--from", dest="source", required=True, choices=(*FORMATS, *BRIDGES),
                              help="the input's format (pydantic-ai and langchain read those "
-                                  "libraries' JSON dumps)")
+                                  "libraries' JSON dumps; claude-code and codex those agents' session "
+                                  "files; otel-genai a span's GenAI attributes)")
     convert_cmd.add_argument("--to", dest="target", required=True, choices=FORMATS, help="the output's format")
     convert_cmd.add_argument(
         "--model", help="model of the request to build, provider:name (default: the input's own, or the "
@@ -50,7 +54,8 @@ def add_convert_parser(commands: Any) -> None:
         help="an adapter option (e.g. dialect=deepseek for openai-chat); repeatable")
     convert_cmd.add_argument(
         "file", metavar="FILE",
-        help="canonical JSONL, or a wire request/response body (JSON); '-' reads stdin",
+        help="canonical JSONL, a wire request/response body (JSON), a span's attributes (JSON), or a "
+             "Claude Code or Codex session file (JSONL); '-' reads stdin",
     )
     convert_cmd.set_defaults(run=_convert)
 
@@ -73,6 +78,8 @@ def _convert(args: argparse.Namespace) -> int:
             # Strict: a conversion of a damaged history would hide the damage; the error names the
             # line, and `partwire validate` / `rewrite` are the tools for repairing it first.
             data = load(stream, strict=True, max_line_bytes=args.max_line_bytes, max_depth=args.max_depth)
+        elif args.source in SESSION_FILES:
+            data = stream.read()
         else:
             data = read_json_body(stream, name, args)
     tools = _read_tools(args.tools, args) if args.tools else None
@@ -99,6 +106,22 @@ def _convert(args: argparse.Namespace) -> int:
     out.write(output if isinstance(output, bytes) else (json.dumps(output, indent=2, ensure_ascii=False) + "\n").encode())
     out.flush()
     return 0
+
+
+def read_session_file(path: str, source: str) -> list[Any]:
+    """The history of an agent CLI session file (``claude-code`` or ``codex``), for the commands
+    that take one (``show``, ``store import``)."""
+    import importlib
+
+    name = display_name(path)
+    with open_input(path) as stream:
+        data = stream.read()
+    bridge = importlib.import_module(f"partwire.bridges.{source.replace('-', '_')}")
+    try:
+        events: list[Any] = bridge.read_dump(data)
+    except PartwireError as exc:
+        raise CommandError(f"{name}: {exc}") from exc
+    return events
 
 
 def _print_loss(loss: Loss) -> None:

@@ -9,6 +9,7 @@ import sys
 import tempfile
 from typing import Any
 
+from partwire.cli._convert import SESSION_FILES, read_session_file
 from partwire.cli._example import example_history
 from partwire.cli._io import (
     STDIO,
@@ -39,6 +40,9 @@ def add_history_parsers(commands: Any) -> None:
         "show", help="print a readable transcript of a history (text, Markdown or an HTML page)",
         parents=[limits])
     show.add_argument("file", metavar="FILE", help="the history (JSONL); '-' reads stdin")
+    show.add_argument("--from", dest="source", choices=("canonical", *SESSION_FILES), default="canonical",
+                      help="the file's format: a canonical history (the default), or a Claude Code or "
+                           "Codex session file, imported first")
     add_render_options(show)
     show.set_defaults(run=_show)
 
@@ -80,15 +84,21 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    records = read_records(args.file, args)
-    name = display_name(args.file)
-    for record in records:
-        for problem in record.problems:
-            print(f"{name}:{problem.line}: {problem.message}", file=sys.stderr)
-    # Unreadable lines are shown as what could be kept of them; the status says they were there.
-    args.exit_status = 1 if any(record.problems for record in records) else 0
+    if args.source != "canonical":
+        # An agent's session file: the lines it cannot map are unknown events, shown as such.
+        events = read_session_file(args.file, args.source)
+        args.exit_status = 0
+    else:
+        records = read_records(args.file, args)
+        name = display_name(args.file)
+        for record in records:
+            for problem in record.problems:
+                print(f"{name}:{problem.line}: {problem.message}", file=sys.stderr)
+        # Unreadable lines are shown as what could be kept of them; the status says they were there.
+        args.exit_status = 1 if any(record.problems for record in records) else 0
+        events = [r.event for r in records]
     title = None if args.file == STDIO else os.path.basename(args.file)
-    write_rendering([r.event for r in records], args, title=title)
+    write_rendering(events, args, title=title)
     return int(args.exit_status)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import os
 import sys
 from collections.abc import Callable
@@ -17,7 +18,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any
 
+from partwire.cli._convert import SESSION_FILES, read_session_file
 from partwire.cli._render import add_render_options, write_rendering
+from partwire.codec import dumps, iter_records
+from partwire.history import TaskMetadataEvent
 from partwire.render._text import printable
 from partwire.store import Store, StoreError, open_store
 
@@ -53,6 +57,9 @@ def add_store_parser(commands: Any) -> None:
 
     imp = verbs.add_parser("import", help="import JSONL files, one session each (re-running is a no-op)")
     imp.add_argument("files", metavar="FILE", nargs="+", help="history files (JSONL)")
+    imp.add_argument("--from", dest="source", choices=("canonical", *SESSION_FILES), default="canonical",
+                     help="the files' format: canonical histories (the default), or Claude Code or Codex "
+                          "session files, imported first (the session id is theirs)")
     imp.add_argument("--session", metavar="ID",
                      help="the session id (one file only; default: the file's task_id, else its name)")
     imp.set_defaults(store_run=_import)
@@ -116,6 +123,13 @@ def _import(store: Store, args: argparse.Namespace) -> int:
             raise StoreError(f"{name} is a directory, not a history file")
         if not os.path.exists(name):
             raise StoreError(f"{name}: no such file")
+        if args.source != "canonical":
+            result = _import_session_file(store, name, args.source, args.session)
+            for problem in result.problems:
+                print(f"{problem} (stored verbatim)", file=sys.stderr)
+            print(f"{name}: session {result.session_id}: {result.added} event(s) added, "
+                  f"{result.skipped} already stored")
+            continue
         bar = make_progress(sys.stderr, os.path.getsize(name), os.path.basename(name))
         try:
             result = store.import_file(name, args.session, progress=bar.update if bar else None)
@@ -127,6 +141,16 @@ def _import(store: Store, args: argparse.Namespace) -> int:
         print(f"{name}: session {result.session_id}: {result.added} event(s) added, "
               f"{result.skipped} already stored")
     return 0
+
+
+def _import_session_file(store: Store, name: str, source: str, session: str | None) -> Any:
+    """Import an agent's session file: its history, as the canonical lines the store keeps."""
+    history = read_session_file(name, source)
+    first = history[0] if history else None
+    if session is None:
+        task = first.task_id if isinstance(first, TaskMetadataEvent) else None
+        session = task or Path(name).stem
+    return store.import_records(session, iter_records(io.BytesIO(dumps(history))))
 
 
 def _ls(store: Store, args: argparse.Namespace) -> int:
