@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp.types import (
     Annotations,
     AudioContent,
@@ -37,6 +41,7 @@ from partwire.adapters import get_adapter
 from partwire.bridges import mcp
 from partwire.errors import LossError
 from tests.harness.validity import assert_valid_request
+from tests.strategies import json_values
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg=="
 WAV = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA="
@@ -196,3 +201,34 @@ def test_a_block_kind_newer_than_the_bridge_is_kept() -> None:
     message = mcp.from_call_tool_result(body, call_id="tu_1", tool_name="t")
     assert message.output_text == "a"
     assert mcp.to_call_tool_result(message, as_dict=True).result == body
+
+
+_TEXT = st.text(max_size=40)
+_B64 = st.sampled_from([PNG, WAV, PDF, ""])
+_ANNOTATIONS = st.none() | st.builds(Annotations, audience=st.none() | st.just(["user"]),
+                                     priority=st.none() | st.floats(min_value=0, max_value=1))
+_BLOCKS = st.one_of(
+    st.builds(TextContent, type=st.just("text"), text=_TEXT, annotations=_ANNOTATIONS),
+    st.builds(ImageContent, type=st.just("image"), data=_B64, mime_type=st.sampled_from(["image/png", "image/gif"])),
+    st.builds(AudioContent, type=st.just("audio"), data=_B64, mime_type=st.just("audio/wav")),
+    st.builds(ResourceLink, type=st.just("resource_link"), uri=st.sampled_from(["file:///a.md", "https://x.org/b"]),
+              name=_TEXT, title=st.none() | _TEXT, description=st.none() | _TEXT,
+              mime_type=st.none() | st.just("text/markdown")),
+    st.builds(EmbeddedResource, type=st.just("resource"), resource=st.one_of(
+        st.builds(TextResourceContents, uri=st.just("file:///n.txt"), text=_TEXT,
+                  mime_type=st.none() | st.just("text/plain")),
+        st.builds(BlobResourceContents, uri=st.just("file:///b"), blob=_B64,
+                  mime_type=st.sampled_from([None, "image/png", "audio/wav", "application/pdf"])))),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(content=st.lists(_BLOCKS, max_size=6), structured=st.none() | json_values(), is_error=st.booleans())
+def test_any_call_tool_result_comes_back_equal(content: list[Any], structured: Any, is_error: bool) -> None:
+    """Law: to_call_tool_result(from_call_tool_result(r)) == r, with no loss, for any result of
+    any content kinds (texts with newlines of their own included)."""
+    result = CallToolResult(content=content, structured_content=structured, is_error=is_error)
+    message = mcp.from_call_tool_result(result, call_id="tu_1", tool_name="t")
+    exported = mcp.to_call_tool_result(message)
+    assert exported.lossless
+    assert exported.result.model_dump(mode="json", by_alias=True) == result.model_dump(mode="json", by_alias=True)

@@ -161,9 +161,11 @@ def _content_from_mcp(content: list[Any], path: str) -> dict[str, Any]:
             entry: dict[str, Any] = {"type": kind}
             if kind == "text":
                 lines.append(_str(block, "text"))
+                # Its length, not a line count: a block's text may hold newlines of its own.
                 entry["line"] = _extras(block, "type", "text")
+                entry["length"] = len(lines[-1])
             elif kind == "resource_link":
-                lines.append(f"{block.get('title') or _str(block, 'name')}: {_str(block, 'uri')}")
+                lines.append(_link_line(block))
                 entry["block"] = dict(block)
             elif kind in ("image", "audio"):
                 parts.append(_media(kind, _str(block, "data"), _str(block, "mimeType")))
@@ -253,29 +255,34 @@ def to_call_tool_result(message: ToolMessage, *, strict: bool = False, as_dict: 
 
 def _kept_content(message: ToolMessage, layout: Any) -> list[dict[str, Any]] | None:
     """The blocks the layout describes, if the message still says exactly what they say."""
-    if not isinstance(layout, list):
-        return None
-    lines = message.output_text.split(_SEP) if any("line" in e or _is_link(e) for e in layout) else []
-    line_count = sum(1 for e in layout if "line" in e or _is_link(e))
-    if len(lines) != line_count and not (line_count == 0 and message.output_text == ""):
+    if not isinstance(layout, list) or not all(isinstance(e, dict) for e in layout):
         return None
     parts = list(message.parts)
     if sum(1 for e in layout if "part" in e) != len(parts):
         return None
+    text = message.output_text
     out: list[dict[str, Any]] = []
-    line_at = part_at = 0
+    at = part_at = 0
+    first_line = True
     for entry in layout:
-        if not isinstance(entry, dict):
-            return None
-        if "line" in entry:
-            out.append({"type": "text", "text": lines[line_at], **entry["line"]})
-            line_at += 1
-        elif _is_link(entry):
-            block = entry["block"]
-            if lines[line_at] != f"{block.get('title') or block.get('name')}: {block.get('uri')}":
-                return None
-            out.append(dict(block))
-            line_at += 1
+        if "line" in entry or _is_link(entry):
+            if not first_line:
+                if text[at:at + len(_SEP)] != _SEP:
+                    return None
+                at += len(_SEP)
+            first_line = False
+            if "line" in entry:
+                length = entry.get("length")
+                if not isinstance(length, int) or at + length > len(text):
+                    return None
+                out.append({"type": "text", "text": text[at:at + length], **entry["line"]})
+                at += length
+            else:
+                line = _link_line(entry["block"])
+                if text[at:at + len(line)] != line:
+                    return None
+                out.append(dict(entry["block"]))
+                at += len(line)
         elif "part" in entry:
             block = _part_block(entry, parts[part_at])
             if block is None:
@@ -286,7 +293,12 @@ def _kept_content(message: ToolMessage, layout: Any) -> list[dict[str, Any]] | N
             out.append(dict(entry["block"]))
         else:
             return None
-    return out
+    return out if at == len(text) else None
+
+
+def _link_line(block: Mapping[str, Any]) -> str:
+    """The line a resource link is to the model: its title or name, and its uri."""
+    return f"{block.get('title') or _str(block, 'name')}: {_str(block, 'uri')}"
 
 
 def _is_link(entry: Any) -> bool:

@@ -72,7 +72,7 @@ def to_attributes(history: Sequence[HistoryEvent], *, tools: Sequence[Any] = (),
                   provider: str | None = None, strict: bool = False) -> GenAIAttributes:
     """``history`` as the GenAI attributes of one model call, and what they cannot hold.
 
-    A history that ends with an assistant message is a call and its answer: that message is
+    A history whose last message is an assistant message is a call and its answer: that message is
     ``gen_ai.output.messages`` (with the response model, id, finish reason and usage as their own
     attributes); everything before it is the input. The first message, when it is a system
     message, is ``gen_ai.system_instructions``. ``tools`` (canonical definitions, or provider dicts

@@ -92,8 +92,9 @@ def encode(history: Sequence[HistoryEvent], tools: Sequence[Any], provider: str 
     enc = _Encoder()
     attrs: dict[str, Any] = {OPERATION: "chat"}
     events = list(history)
-    last = len(events) - 1
-    output_at = last if last >= 0 and isinstance(events[last], AssistantMessage) else None
+    # The call's answer: the last message, when the model gave it (events after it are no input).
+    last = next((i for i in range(len(events) - 1, -1, -1) if _is_message(events[i])), None)
+    output_at = last if last is not None and isinstance(events[last], AssistantMessage) else None
     first_message = next((i for i, e in enumerate(events) if _is_message(e)), None)
     inputs: list[dict[str, Any]] = []
     for i, event in enumerate(events):
