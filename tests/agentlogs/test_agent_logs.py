@@ -166,3 +166,23 @@ def test_bad_files_are_kept_or_refused_plainly() -> None:
     assert "line 2" in history[1].problem
     with pytest.raises(WireFormatError, match="not UTF-8"):
         claude_code.read_dump(b"\xff\xfe")
+
+
+def test_a_line_inside_a_streamed_response_follows_it() -> None:
+    """A hook's system line between two lines of one response leaves the response one message."""
+    def assistant(uuid: str, block: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "assistant", "uuid": uuid, "sessionId": "s", "timestamp": "2026-09-17T08:00:00Z",
+                "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                            "content": [block], "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 1}}}
+    system = {"type": "system", "uuid": "s1", "content": "hook ran", "timestamp": "2026-09-17T08:00:01Z"}
+    history = claude_code.read_dump([
+        {"type": "user", "uuid": "u1", "sessionId": "s", "timestamp": "2026-09-17T08:00:00Z",
+         "message": {"role": "user", "content": "hi"}},
+        assistant("a1", {"type": "text", "text": "Looking."}), system,
+        assistant("a2", {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}}),
+    ])
+    assert [type(e).__name__ for e in history] == ["TaskMetadataEvent", "UserMessage", "AssistantMessage", "UnknownEvent"]
+    answer = history[2]
+    assert isinstance(answer, AssistantMessage)
+    assert [p.type for p in answer.parts] == ["text", "tool_call"]
+    assert history[3].raw == system  # type: ignore[union-attr]

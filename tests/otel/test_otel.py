@@ -261,3 +261,14 @@ def test_record_sets_the_span_and_emits_the_event() -> None:
     assert record.attributes is not None
     assert [_content(e) for e in otel.from_attributes(dict(record.attributes))] == [
         _content(e) for e in otel.from_attributes(result.attributes)]
+
+
+def test_tool_message_parts_before_any_response_are_kept() -> None:
+    """A recorded tool message whose first parts answer no call keeps them as an unknown event."""
+    stray = {"type": "text", "content": "progress..."}
+    response = {"type": "tool_call_response", "id": "call_1", "response": "done"}
+    (kept, tool) = otel.from_attributes({"gen_ai.input.messages": [{"role": "tool", "parts": [stray, response]}]})
+    assert isinstance(kept, UnknownEvent)
+    assert kept.raw == {"role": "tool", "parts": [stray]}
+    assert isinstance(tool, ToolMessage)
+    assert (tool.call_id, tool.output_text) == ("call_1", "done")

@@ -63,6 +63,7 @@ class _Importer:
         self.pending: list[tuple[Line, dict[str, Any]]] = []
         # A line's uuid -> the id of the event it became (lines of one response share one).
         self.ids: dict[str, str] = {}
+        self.deferred: list[HistoryEvent] = []
         self.start = _EPOCH
 
     def run(self, lines: Any) -> list[HistoryEvent]:
@@ -116,14 +117,14 @@ class _Importer:
             self._unknown(line, value, f"a Claude Code {kind!r} line: not a message")
 
     def _unknown(self, line: Line, value: dict[str, Any], problem: str) -> None:
-        self._flush()
         kind = value.get("type")
         event = UnknownEvent(id=derive_id(NAME, str(value.get("uuid") or line.number), at=parse_time(value.get("timestamp"))),
                              created_at=self._time(value), original_type=kind if isinstance(kind, str) else None,
                              raw=value, problem=problem)
         if isinstance(value.get("uuid"), str):
             self.ids[value["uuid"]] = event.id
-        self.history.append(event)
+        # A line between the lines of one streamed response follows the response.
+        (self.deferred if self.pending else self.history).append(event)
 
     def _user(self, line: Line, value: dict[str, Any]) -> None:
         message = value["message"]
@@ -144,10 +145,11 @@ class _Importer:
             summary=summary, metadata={NAME: value}))
 
     def _flush(self) -> None:
-        """The assistant response read so far, as one message."""
+        """The assistant response read so far, as one message; then the lines held back."""
         if not self.pending:
             return
         lines, self.pending = self.pending, []
+        deferred, self.deferred = self.deferred, []
         first, last = lines[0][1], lines[-1][1]
         body = {**last["message"], "content": [b for _, v in lines for b in v["message"]["content"]]}
         try:
@@ -155,6 +157,7 @@ class _Importer:
         except PartwireError as exc:
             for line, value in lines:
                 self._unknown(line, value, f"line {line.number}: not an Anthropic response: {exc}")
+            self.history.extend(deferred)
             return
         placed = self._placed(self.linker.link(message), first, 0)
         for _, value in lines[1:]:
@@ -163,6 +166,7 @@ class _Importer:
             envelopes = [_envelope(v) for _, v in lines]
             placed = replace(placed, metadata={NAME: {**envelopes[0], "lines": envelopes[1:]}})
         self.history.append(placed)
+        self.history.extend(deferred)
 
     def _placed(self, event: HistoryEvent, value: dict[str, Any], k: int) -> HistoryEvent:
         """``event`` with the id, time, parent and envelope of the line it came from."""

@@ -229,6 +229,9 @@ class _Reader:
             head = parts_list[:responses[0]]
             if head and role != "tool":
                 out.append(self._plain(role, head, path))
+            elif head:
+                out.append(UnknownEvent(original_type="tool", raw={"role": role, "parts": head},
+                                        problem="parts of a tool message before its first tool_call_response"))
             for n, k in enumerate(responses):
                 end = responses[n + 1] if n + 1 < len(responses) else len(parts_list)
                 out.append(self._tool(parts_list[k], parts_list[k + 1:end], f"{path}.parts[{k}]"))
