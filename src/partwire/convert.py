@@ -71,7 +71,9 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
             tools: Any = None, options: Mapping[str, Any] | None = None) -> tuple[Any, tuple[Loss, ...]]:
     """Convert ``data`` from ``source`` to ``target``; returns ``(output, losses)``.
 
-    The output is JSONL ``bytes`` for ``canonical``, a request body (``dict``) for an adapter.
+    The output is JSONL ``bytes`` for ``canonical``, a request body (``dict``) for an adapter,
+    the GenAI span attributes (``dict``, :func:`partwire.otel.to_attributes`) for ``otel-genai``.
+    Sources are those, plus peer libraries' dumps and agent session files (:data:`BRIDGES`).
 
     ``model`` names the model of a request body. Without it, a request read from the same adapter
     keeps its own, else the last assistant message's model is used when it belongs to the
