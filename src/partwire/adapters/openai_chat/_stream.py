@@ -174,6 +174,8 @@ class Translator(_KernelTranslator):
         if isinstance(error, dict):
             # The SDK raises on any chunk with an "error", choices or not (OpenRouter sends both).
             return self._error(error)
+        if chunk.get("object") == "error" and "choices" not in chunk:
+            return self._error(chunk)  # Mistral's error frame is the error object itself
         choices = chunk.get("choices")
         events: list[StreamEvent] = []
         usage = chunk.get("usage")
@@ -541,7 +543,9 @@ class Translator(_KernelTranslator):
             str(code) if status is not None else None)
         event = StreamErrorEvent(ErrorEvent(
             code=name, message=str(error.get("message", "")), provider=self.issuer,
-            retryable=error_retryable(name, status), status=status,
+            # Mistral's code is a number in a string ("1300"); its type says what happened.
+            retryable=error_retryable(name, status) or error_retryable(kind if isinstance(kind, str) else None, None),
+            status=status,
         ))
         self.finished = True
         first = self._emit([event])
@@ -564,7 +568,8 @@ def _object_chunk(item: Any) -> Mapping[str, Any] | None:
     # others (content.delta, tool_calls.function.arguments.done, ...) repeat what the chunks
     # say, and folding them too would count everything twice.
     kind = item.get("type") if isinstance(item, dict) else getattr(item, "type", None)
-    if isinstance(kind, str):
+    obj = item.get("object") if isinstance(item, dict) else getattr(item, "object", None)
+    if isinstance(kind, str) and obj != "error":  # Mistral's error frame has a "type" too
         if kind != "chunk":
             return None
         item = item["chunk"] if isinstance(item, dict) else item.chunk
