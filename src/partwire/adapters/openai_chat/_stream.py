@@ -575,6 +575,9 @@ def _object_chunk(item: Any) -> Mapping[str, Any] | None:
         item = item["chunk"] if isinstance(item, dict) else item.chunk
     if isinstance(item, dict):
         return item
+    wrapped = getattr(item, "data", None)
+    if wrapped is not None and getattr(item, "choices", None) is None:
+        item = wrapped  # the mistralai SDK's CompletionEvent holds the chunk in .data
     chunk = as_json(item)
     if not isinstance(chunk, dict):
         raise WireFormatError(API, "stream chunk", f"got {type(chunk).__name__}")
@@ -583,6 +586,16 @@ def _object_chunk(item: Any) -> Mapping[str, Any] | None:
 
 def _error_body(exc: Exception) -> dict[str, Any] | None:
     body = getattr(exc, "body", None)
+    if isinstance(body, str):
+        # The mistralai SDK fails to read Mistral's error frame and raises with the frame's
+        # event as JSON text: {"data": {"object": "error", ...}}.
+        try:
+            body = json.loads(body)
+        except ValueError:
+            return None
+        frame = body.get("data") if isinstance(body, dict) else None
+        if isinstance(frame, dict) and frame.get("object") == "error":
+            return frame
     if not isinstance(body, dict):
         return None
     if isinstance(body.get("error"), dict):
