@@ -23,6 +23,7 @@ from partwire import (
     AssistantMessage,
     Opaque,
     ProviderData,
+    Session,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -30,8 +31,11 @@ from partwire import (
     UnknownPart,
     UserMessage,
 )
-from partwire.adapters import ProviderError, openai_chat
+from partwire.adapters import ProviderError, anthropic, openai_chat
+from partwire.cli import main as cli_main
+from partwire.convert import convert
 from partwire.ids import deterministic_sources, use_sources
+from partwire.pricing import message_cost
 from partwire.projection import check_switch
 from partwire.streaming import StreamErrorEvent, aaccumulate, accumulate
 from tests.harness.compare import stored_form
@@ -434,3 +438,61 @@ def test_mistralai_failures(scenario: Scenario) -> None:
     partial = accumulate(events)
     assert partial.status == "error"
     assert partial.text == scenario.stream_failure.partial_text
+
+
+# -- Session, convert, the CLI, accounting ------------------------------------------------------
+
+
+def test_a_session_on_mistral_speaks_the_dialect() -> None:
+    """``mistral:<model>`` is the Chat adapter under the mistral dialect: its model id, its call
+    ids, and the thinking of Mistral's answers sent back."""
+    session = Session("mistral:magistral-medium-2509", params={"prompt_mode": "reasoning"})
+    assert session.target.model_id == "mistral:magistral-medium-2509"
+    session.append(UserMessage("Umbrella?"))
+    session.receive(_thinking_response())
+    session.append(*_turn(_call("tu_01KDVDNA000000000000000008", openai="call_Qm3xV8bN")))
+    request = session.request().request
+    assert request["model"] == "magistral-medium-2509"
+    assert request["prompt_mode"] == "reasoning"
+    assert request["messages"][1]["content"][0]["type"] == "thinking"
+    assert MISTRAL.admits_call_id(request["messages"][2]["tool_calls"][0]["id"])
+    assert request_errors("openai_chat:mistral", request) == []
+
+
+def test_convert_moves_requests_to_and_from_mistral() -> None:
+    """convert(..., options={"dialect": "mistral"}) reads a Mistral request for another API, and
+    writes another API's tool calls as a request the mistralai SDK's models accept."""
+    recorded = _load(next(p for p in FILES if _load(p)["request"]))["request"]
+    body, _ = convert(recorded, source="openai_chat", target="anthropic",
+                      model="anthropic:claude-sonnet-4-6", options={"dialect": "mistral"})
+    assert body["messages"][0]["role"] == "user"
+    call = _call("tu_01KDVDNA000000000000000009", anthropic="toolu_01Hq7Wn3Kd9Ps2Lm5Xc8Vb4N")
+    history = [UserMessage("a"), *_turn(call)]
+    anthropic_body = anthropic.to_wire(history, model="claude-sonnet-4-6", max_tokens=100).request
+    out, losses = convert(anthropic_body, source="anthropic", target="openai_chat",
+                          model="mistral:mistral-small-latest", options={"dialect": "mistral"})
+    assert out["model"] == "mistral-small-latest"
+    assert MISTRAL.admits_call_id(out["messages"][1]["tool_calls"][0]["id"])
+    assert out["messages"][2]["tool_call_id"] == out["messages"][1]["tool_calls"][0]["id"]
+    assert "id_mapped" in {loss.action for loss in losses}
+    assert request_errors("openai_chat:mistral", out) == []
+
+
+def test_the_cli_converts_with_the_dialect_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``partwire convert --option dialect=mistral`` reads a recorded Mistral request."""
+    path = next(p for p in FILES if _load(p)["request"] and _load(p)["request"].get("tools"))
+    source = tmp_path / "mistral.json"
+    source.write_text(json.dumps(_load(path)["request"]))
+    assert cli_main(["convert", "--from", "openai-chat", "--to", "openai-chat", "--option",
+                     "dialect=mistral", str(source)]) == 0
+    assert json.loads(capsys.readouterr().out) == _load(path)["request"]
+
+
+@pytest.mark.parametrize("path", RESPONSES)
+def test_every_recorded_answer_has_a_price(path: Path) -> None:
+    """Mistral's models are in the price data: each recorded answer costs its usage at those prices."""
+    message = openai_chat.from_wire(_load(path)["response"], dialect="mistral")
+    cost = message_cost(message)
+    assert cost.reason is None
+    assert cost.usd is not None
+    assert cost.usd > 0
