@@ -496,3 +496,19 @@ def test_every_recorded_answer_has_a_price(path: Path) -> None:
     assert cost.reason is None
     assert cost.usd is not None
     assert cost.usd > 0
+
+
+def test_a_native_id_already_taken_by_a_digest_is_mapped_too() -> None:
+    """When a Mistral id equals a digest an earlier call of the request got, the later call gets
+    a digest of its own (reported): no two calls of a request share a wire id."""
+    earlier = _call("tu_01KDVDNA000000000000000010", openai="call_a")
+    taken = MISTRAL.short_call_id(earlier.id)
+    later = _call("tu_01KDVDNA000000000000000011", mistral=taken)
+    projection = openai_chat.to_wire([UserMessage("a"), *_turn(earlier), *_turn(later)], model="m",
+                                     dialect="mistral")
+    messages = projection.request["messages"]
+    sent = [messages[1]["tool_calls"][0]["id"], messages[3]["tool_calls"][0]["id"]]
+    assert sent[0] == taken
+    assert sent[1] != taken
+    assert [messages[2]["tool_call_id"], messages[4]["tool_call_id"]] == sent
+    assert [x.path for x in projection.losses] == ["history[1].parts[0]", "history[3].parts[0]"]
