@@ -498,17 +498,17 @@ def test_every_recorded_answer_has_a_price(path: Path) -> None:
     assert cost.usd > 0
 
 
-def test_a_native_id_already_taken_by_a_digest_is_mapped_too() -> None:
-    """When a Mistral id equals a digest an earlier call of the request got, the later call gets
-    a digest of its own (reported): no two calls of a request share a wire id."""
-    earlier = _call("tu_01KDVDNA000000000000000010", openai="call_a")
-    taken = MISTRAL.short_call_id(earlier.id)
-    later = _call("tu_01KDVDNA000000000000000011", mistral=taken)
-    projection = openai_chat.to_wire([UserMessage("a"), *_turn(earlier), *_turn(later)], model="m",
-                                     dialect="mistral")
-    messages = projection.request["messages"]
+def test_a_digest_never_takes_an_id_an_earlier_call_has() -> None:
+    """A digest equal to the id an earlier call of the request was sent with (forced here with
+    one-character ids) is replaced by another: the two calls keep ids of their own."""
+    tiny = openai_chat.Dialect(name="tiny", issuer="tiny", base_url="http://localhost",
+                               developer_role="system", call_id_length=1)
+    later = _call("tu_01KDVDNA000000000000000011", openai="call_a")
+    earlier = _call("tu_01KDVDNA000000000000000010", tiny=tiny.short_call_id(later.id))
+    messages = openai_chat.to_wire([UserMessage("a"), *_turn(earlier), *_turn(later)], model="m",
+                                   dialect=tiny).request["messages"]
     sent = [messages[1]["tool_calls"][0]["id"], messages[3]["tool_calls"][0]["id"]]
-    assert sent[0] == taken
-    assert sent[1] != taken
+    assert sent[0] == tiny.short_call_id(later.id)
+    assert sent[1] != sent[0]
+    assert tiny.admits_call_id(sent[1])
     assert [messages[2]["tool_call_id"], messages[4]["tool_call_id"]] == sent
-    assert [x.path for x in projection.losses] == ["history[1].parts[0]", "history[3].parts[0]"]

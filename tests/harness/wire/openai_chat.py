@@ -29,6 +29,7 @@ from tests.harness.laws import (
     without_parsed,
 )
 from tests.harness.providers.openai_chat import strip_extensions
+from tests.harness.validity import DIALECT_VALIDATORS
 
 __all__ = ["LAWS"]
 
@@ -187,6 +188,7 @@ LAWS = WireLaws(
     sdk_variants=("openai",),
     foreign_issuers=frozenset(d.issuer for d in openai_chat.DIALECTS.values()),
     strip=lambda request, variant: strip_extensions(request, openai_chat.DIALECTS[variant]),
+    validator=DIALECT_VALIDATORS.get,
     # Servers the corpus holds traffic of (mistral/), each read under its own dialect.
     corpora={name: name for name in DIALECTS if name != "openai"},
 )

@@ -468,13 +468,12 @@ class Encoder(PartEncoder):
         self.losses.add(path, "tool_call", "id_mapped", reason, message_id)
 
     def _fixed_id(self, canonical_id: str, wire_id: str | None) -> str:
-        """The id sent for a call to a server with a fixed id form: ``wire_id`` when it fits and no
-        other call of this request has it, else the digest of the canonical id, another digest
-        when that one is taken."""
+        """The id sent for a call to a server with a fixed id form: ``wire_id`` when it fits (the
+        server's own ids go back as they came), else the digest of the canonical id, or another
+        digest when another call of this request already has that one."""
         dialect = self.dialect
         issued = self.issued
-        if wire_id is None or not dialect.admits_call_id(wire_id) or \
-                issued.get(wire_id, canonical_id) != canonical_id:
+        if wire_id is None or not dialect.admits_call_id(wire_id):
             attempt = 0
             wire_id = dialect.short_call_id(canonical_id)
             while issued.get(wire_id, canonical_id) != canonical_id:
