@@ -21,6 +21,7 @@ from mistralai.client import Mistral, errors
 
 from partwire import (
     AssistantMessage,
+    HistoryEvent,
     Opaque,
     ProviderData,
     Session,
@@ -512,3 +513,27 @@ def test_a_digest_never_takes_an_id_an_earlier_call_has() -> None:
     assert sent[1] != sent[0]
     assert tiny.admits_call_id(sent[1])
     assert [messages[2]["tool_call_id"], messages[4]["tool_call_id"]] == sent
+
+
+def test_a_session_folds_a_mistral_stream_and_sends_it_back() -> None:
+    """Session.stream reads Mistral's recorded reasoning stream; the next request carries its
+    thinking chunk back, in its place before the text."""
+    data = _load(CORPUS / "mistral" / "vercel-ai__mistral-reasoning.chunks.json")
+    session = Session("mistral:magistral-medium-2507")
+    session.append(UserMessage("What is 2+2?"))
+    for _ in session.stream(data["sse"].encode()):
+        pass
+    session.append(UserMessage("And 3+3?"))
+    sent = session.request().request["messages"][1]
+    assert sent == {"role": "assistant", "content": [
+        {"type": "thinking", "thinking": [{"type": "text", "text": "The user is asking for 2+2. "
+                                           "This is basic arithmetic. 2+2=4."}]},
+        {"type": "text", "text": "2 + 2 = 4"}]}
+
+
+def test_the_token_estimate_counts_the_thinking_sent_back() -> None:
+    """estimate_input_tokens counts the body to_wire sends Mistral, thinking chunks included."""
+    message = openai_chat.from_wire(_thinking_response(), dialect="mistral")
+    history: list[HistoryEvent] = [UserMessage("Umbrella?"), message]
+    assert openai_chat.estimate_input_tokens(history, dialect="mistral") > \
+        openai_chat.estimate_input_tokens(history, dialect="mistral", echo_reasoning="none")

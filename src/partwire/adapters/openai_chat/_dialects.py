@@ -19,6 +19,7 @@ from partwire.adapters.openai_chat._wire import (
     DOCUMENT_MEDIA_TYPES,
     IMAGE_MEDIA_TYPES,
     ISSUER,
+    admits_call_id,
 )
 
 __all__ = [
@@ -118,7 +119,7 @@ class Dialect:
         """Whether the server takes ``call_id`` as a tool-call id."""
         size = self.call_id_length
         if size is None:
-            return 0 < len(call_id) <= 40
+            return admits_call_id(call_id)
         return len(call_id) == size and call_id.isascii() and call_id.isalnum()
 
     def short_call_id(self, canonical_id: str, attempt: int = 0) -> str:
