@@ -120,6 +120,14 @@ class WireLaws:
     continues, which the server holds); the cross-provider law looks from there."""
     strip: Callable[[dict[str, Any], str], dict[str, Any]] = field(default=lambda request, variant: request)
     """The request without the variant's documented extension fields, for SDK type checks."""
+    validator: Callable[[str], str | None] = field(default=lambda variant: None)
+    """The :func:`~tests.harness.validity.request_errors` api that checks a variant's requests
+    whole (Chat's mistral: the mistralai SDK's models); ``None``: the adapter's own SDK types,
+    after :attr:`strip`."""
+    corpora: Mapping[str, str] = field(default_factory=dict)
+    """Variants with recorded traffic of their own: variant -> its corpus folder (Chat's
+    ``mistral``). The corpus laws read those requests as the adapter's, under the variant's
+    options, beside the adapter's own folder."""
 
 
 def response_extras(message: AssistantMessage) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -137,14 +137,31 @@ _VCR = vcr.VCR(
 _VCR.register_matcher("json_body", json_body_matcher)
 
 
+def _normalizing_vcr(sdk_defaults: Callable[[Any], Any]) -> vcr.VCR:
+    """The replay setup, its body matcher first taking ``sdk_defaults`` out of the live body."""
+    def matcher(live: Request, recorded: Request) -> None:
+        difference = json_difference(_parsed_body(recorded), sdk_defaults(_parsed_body(live)))
+        if difference is not None:
+            raise AssertionError(f"request body differs from the cassette: {difference}")
+
+    replay = vcr.VCR(record_mode="none", match_on=MATCH_ON, filter_headers=SECRET_HEADERS,
+                     filter_query_parameters=SECRET_QUERY_PARAMETERS,
+                     before_record_request=scrub_request, decode_compressed_response=True)
+    replay.register_matcher("json_body", matcher)
+    return replay
+
+
 def before_record_request() -> Any:
     """The request filter vcrpy applies before recording (and before matching) with this setup."""
     return _VCR.get_merged_config()["before_record_request"]
 
 
 @contextmanager
-def use_cassette(path: Path) -> Iterator[Cassette]:
+def use_cassette(path: Path, *, sdk_defaults: Callable[[Any], Any] | None = None) -> Iterator[Cassette]:
     """Replay ``path`` (never record); fails when the cassette is missing or a request is unmatched.
+
+    ``sdk_defaults`` takes out of the body an SDK sends what it writes in by itself (default
+    values of its request model the body never held), so the rest is matched as strictly.
 
     The SDKs wrap transport failures in their own connection errors, which would bury vcrpy's
     explanation of an unmatched request; it is brought back to the surface as the test failure.
@@ -158,7 +175,8 @@ def use_cassette(path: Path) -> Iterator[Cassette]:
     if not path.is_file():
         raise FileNotFoundError(f"no cassette at {path}; write it with tests/harness/make_cassettes.py")
     # One cassette serves the sync, async and helper-based calls of a scenario.
-    with _VCR.use_cassette(str(path), allow_playback_repeats=True) as cassette:
+    recorder = _VCR if sdk_defaults is None else _normalizing_vcr(sdk_defaults)
+    with recorder.use_cassette(str(path), allow_playback_repeats=True) as cassette:
         try:
             yield cassette
         except Exception as exc:

@@ -24,7 +24,8 @@ from typing import Any
 from pydantic import TypeAdapter
 from pydantic_core import SchemaValidator, ValidationError
 
-__all__ = ["SDK_REQUEST_TYPES", "assert_valid_request", "request_errors", "strict_validator"]
+__all__ = ["DIALECT_VALIDATORS", "SDK_REQUEST_TYPES", "assert_valid_request", "request_errors",
+           "strict_validator"]
 
 SDK_REQUEST_TYPES: dict[str, tuple[str, str, str]] = {
     "anthropic": (
@@ -126,11 +127,63 @@ def _google_errors(body: Mapping[str, Any]) -> list[str]:
     return errors
 
 
+def _mistral_errors(body: Mapping[str, Any], *, stream: bool) -> list[str]:
+    """Every way a Mistral chat body fails the ``mistralai`` SDK's own request model.
+
+    The SDK's models are pydantic models that take unknown keys and unknown content chunks
+    (kept as ``UnknownContentChunk``) without complaint, so unknown keys, at the top, on messages
+    and on chunks, and unknown chunk types are refused here; the model validates the rest.
+    """
+    from mistralai.client import models
+
+    request_type = models.ChatCompletionStreamRequest if stream else models.ChatCompletionRequest
+    errors: list[str] = []
+
+    def fields(model: Any) -> set[str]:
+        return {f.alias or name for name, f in model.model_fields.items()}
+
+    def closed(value: Any, model: Any, where: str) -> None:
+        if isinstance(value, dict):
+            errors.extend(f"{where}.{key}: not a field of {model.__name__}"
+                          for key in sorted(set(value) - fields(model)))
+
+    closed(body, request_type, "body")
+    roles = {"system": models.SystemMessage, "user": models.UserMessage,
+             "assistant": models.AssistantMessage, "tool": models.ToolMessage}
+    chunks = {"text": models.TextChunk, "image_url": models.ImageURLChunk,
+              "document_url": models.DocumentURLChunk, "reference": models.ReferenceChunk,
+              "file": models.FileChunk, "thinking": models.ThinkChunk,
+              "input_audio": models.AudioChunk}
+    for i, message in enumerate(body.get("messages") or ()):
+        if not isinstance(message, dict) or message.get("role") not in roles:
+            continue  # the model says what is wrong with it
+        closed(message, roles[message["role"]], f"messages.{i}")
+        content = message.get("content")
+        for j, chunk in enumerate(content if isinstance(content, list) else ()):
+            kind = chunk.get("type") if isinstance(chunk, dict) else None
+            if kind not in chunks:
+                errors.append(f"messages.{i}.content.{j}: not a chunk type Mistral takes ({kind!r})")
+            else:
+                closed(chunk, chunks[kind], f"messages.{i}.content.{j}")
+    try:
+        request_type.model_validate(body)
+    except ValidationError as exc:
+        errors.extend(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
+                      for e in exc.errors(include_url=False))
+    return errors
+
+
+DIALECT_VALIDATORS: dict[str, str] = {"mistral": "openai_chat:mistral"}
+"""Chat dialects whose own SDK types a request (the ``api`` name :func:`request_errors` takes)."""
+
+
 def request_errors(api: str, request: Mapping[str, Any], *, stream: bool = False) -> list[str]:
     """Every way ``request`` fails ``api``'s SDK request type; empty when it is valid."""
     wire = json.loads(json.dumps(request))
     if api == "google":
         return _google_errors(wire)
+    if api == "openai_chat:mistral":
+        return _mistral_errors(wire, stream=stream)
     try:
         strict_validator(api, stream=stream).validate_python(wire, strict=True)
     except ValidationError as exc:

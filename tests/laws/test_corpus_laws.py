@@ -69,27 +69,41 @@ PAIRS = [(a, b) for a in ADAPTERS for b in ADAPTERS if a != b]
 _LIST_KEYS = ("messages", "input", "contents")
 
 
-def _requests(name: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    folder = CORPUS / name.replace("_", "-")
-    files = sorted(folder.glob("*.json"))
-    assert files, f"no corpus at {folder}: the laws need ../shared/corpus beside the checkout"
-    for path in files:
-        record = json.loads(path.read_text())
-        request = record.get("request")
-        if record.get("status") == 400:
-            continue  # the API refused it: not a request the API can express
-        if isinstance(request, dict) and any(isinstance(request.get(k), list) for k in _LIST_KEYS):
-            yield path.name, request
+def _folders(name: str) -> list[tuple[str, dict[str, Any]]]:
+    """The adapter's corpus folder (no options), then its variants' own (their options)."""
+    folders: list[tuple[str, dict[str, Any]]] = [(name.replace("_", "-"), {})]
+    if name in KIT_NAMES:
+        laws = get_kit(name).laws()
+        folders += [(folder, laws.options(variant)) for variant, folder in laws.corpora.items()
+                    if (CORPUS / folder).is_dir()]
+    return folders
+
+
+def _requests(name: str) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
+    for folder_name, options in _folders(name):
+        folder = CORPUS / folder_name
+        files = sorted(folder.glob("*.json"))
+        assert files, f"no corpus at {folder}: the laws need ../shared/corpus beside the checkout"
+        for path in files:
+            record = json.loads(path.read_text())
+            request = record.get("request")
+            if record.get("status") == 400:
+                continue  # the API refused it: not a request the API can express
+            if isinstance(request, dict) and any(isinstance(request.get(k), list) for k in _LIST_KEYS):
+                yield f"{folder_name}/{path.name}", request, options
 
 
 _IMPORTED: dict[str, list[tuple[str, dict[str, Any], ImportedRequest]]] = {}
 
 
 def _imported(name: str) -> list[tuple[str, dict[str, Any], ImportedRequest]]:
-    """Every corpus request of ``name``'s API with its import (cached: each law reads them all)."""
+    """Every corpus request of ``name``'s API, and of its variants' own servers, with its import
+    (read under the variant's options, which the import's ``to_wire_kwargs`` carry back; cached:
+    each law reads them all)."""
     if name not in _IMPORTED:
         adapter = get_adapter(name)
-        _IMPORTED[name] = [(f, r, adapter.from_wire_request(r)) for f, r in _requests(name)]
+        _IMPORTED[name] = [(f, r, adapter.from_wire_request(r, **options))
+                           for f, r, options in _requests(name)]
     return _IMPORTED[name]
 
 

@@ -203,7 +203,9 @@ def test_every_part_from_elsewhere_comes_back_or_a_loss_names_it(
     history = _foreign(history, laws.foreign_issuers)
     projection = _to_wire(name, variant, history)
     if _wire_list(projection.request):
-        assert request_errors(name, laws.strip(projection.request, variant)) == []
+        own = laws.validator(variant)
+        body = projection.request if own is not None else laws.strip(projection.request, variant)
+        assert request_errors(own or name, body) == []
     back = get_adapter(name).from_wire_request(projection.request, **laws.options(variant)).history
     arrived = [view for _, view in _views(laws, back)]
     lost = {loss.path for loss in projection.losses}

@@ -332,7 +332,8 @@ def tool_calls_by_id(history: History) -> dict[str, ToolCallPart]:
 # the model name itself (OpenAI fine-tunes "ft:gpt-4o:org:x", Ollama tags "qwen3:8b",
 # OpenRouter variants "x/y:free") and goes out as it is.
 PROVIDER_PREFIXES = frozenset(
-    {"anthropic", "google", "bedrock", "openai", "openrouter", "deepseek", "vllm", "ollama"}
+    {"anthropic", "google", "bedrock", "openai", "openrouter", "deepseek", "vllm", "ollama",
+     "mistral"}
 )
 
 

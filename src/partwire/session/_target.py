@@ -18,6 +18,13 @@ _DEFAULT_ADAPTER = {"anthropic": "anthropic", "openai": "openai_chat", "google":
                     "gemini": "google"}
 
 
+def _chat_dialects() -> dict[str, str]:
+    """The Chat dialects other than OpenAI's, by name: their issuers."""
+    from partwire.adapters.openai_chat import DIALECTS
+
+    return {name: d.issuer for name, d in DIALECTS.items() if name != "openai"}
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
     """Where requests go: an adapter, a model, and what else ``to_wire`` takes."""
@@ -39,7 +46,9 @@ class Target:
 
     @classmethod
     def parse(cls, spec: str | Target, **fields: Any) -> Target:
-        """``"<adapter>:<model>"`` or ``"<provider>:<model>"`` (``openai:`` means ``openai_chat``)."""
+        """``"<adapter>:<model>"`` or ``"<provider>:<model>"`` (``openai:`` means ``openai_chat``;
+        a Chat dialect's name, ``mistral:`` or ``deepseek:``, means ``openai_chat`` under that
+        dialect)."""
         fields = {k: v for k, v in fields.items() if v is not None}
         if "tools" in fields:
             fields["tools"] = tuple(fields["tools"])
@@ -50,13 +59,23 @@ class Target:
             raise ValueError(f"target {spec!r}: expected '<adapter>:<model>', such as "
                              "'anthropic:claude-sonnet-4-6' or 'openai_responses:gpt-5'")
         name = _DEFAULT_ADAPTER.get(head, head.replace("-", "_"))
+        if name in _chat_dialects():
+            options = fields.get("options")
+            if options is None or (isinstance(options, Mapping) and "dialect" not in options):
+                fields["options"] = {**(options or {}), "dialect": name}
+            name = "openai_chat"
         get_adapter(name)  # an unknown adapter fails here, naming the known ones
         return cls(adapter=name, model=model, **fields)
 
     @property
     def model_id(self) -> str:
-        """The model as ``provider:model`` (``anthropic:claude-sonnet-4-6``)."""
-        return f"{get_adapter(self.adapter).CAPABILITIES.issuer}:{self.model}"
+        """The model as ``provider:model`` (``anthropic:claude-sonnet-4-6``, ``mistral:...``)."""
+        issuer = get_adapter(self.adapter).CAPABILITIES.issuer
+        dialect = self.options.get("dialect") if isinstance(self.options, Mapping) else getattr(
+            self.options, "dialect", None)
+        if self.adapter == "openai_chat" and dialect is not None:
+            issuer = getattr(dialect, "issuer", None) or _chat_dialects().get(dialect, issuer)
+        return f"{issuer}:{self.model}"
 
     def __str__(self) -> str:
         return f"{self.adapter}:{self.model}"

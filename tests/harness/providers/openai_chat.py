@@ -32,7 +32,7 @@ from partwire.ids import deterministic_sources, use_sources
 from partwire.projection import Projection
 from tests.harness.compare import neutral
 from tests.harness.kit import CASSETTES, GOLDEN, ProviderKit
-from tests.harness.validity import assert_valid_request
+from tests.harness.validity import DIALECT_VALIDATORS, assert_valid_request
 from tests.scenarios import SCENARIO_NAMES, Origin, Scenario, build_scenarios
 
 __all__ = [
@@ -72,6 +72,11 @@ def strip_extensions(request: Mapping[str, Any], dialect: openai_chat.Dialect) -
 def _stream_request(request: Mapping[str, Any]) -> dict[str, Any]:
     # Usage arrives in a stream only when asked for; every partwire stream asks.
     return {**request, "stream": True, "stream_options": {"include_usage": True}}
+
+
+def _plain_stream_request(request: Mapping[str, Any]) -> dict[str, Any]:
+    # Mistral sends usage on its last chunk unasked, and takes no stream_options.
+    return {**request, "stream": True}
 
 
 def _request_id(scenario: Scenario, stream: bool, dialect: str) -> str:
@@ -130,6 +135,11 @@ class ChatKit(ProviderKit):
         types do not declare and the official client sends through untouched.
         """
         projection = self.to_wire(scenario)
+        own = DIALECT_VALIDATORS.get(self.dialect)
+        if own is not None:  # the dialect's own SDK types the whole body
+            assert_valid_request(own, projection.request)
+            assert_valid_request(own, self.stream_request(projection.request), stream=True)
+            return projection
         body = strip_extensions(projection.request, self.spec) if self.dialect != "openai" \
             else projection.request
         assert_valid_request("openai_chat", body)
@@ -154,10 +164,11 @@ class ChatKit(ProviderKit):
 
 
 def _adapt(scenario: Scenario, dialect: openai_chat.Dialect) -> Scenario:
-    """The scenario with reasoning as ``dialect`` gives it: plain text for DeepSeek, vLLM, Ollama."""
-    if not dialect.reasoning_fields or dialect.reasoning_details:
+    """The scenario with reasoning as ``dialect`` gives it: plain text for DeepSeek, vLLM, Ollama,
+    and Mistral's thinking chunks."""
+    if not (dialect.reasoning_fields or dialect.thinking_chunks) or dialect.reasoning_details:
         return scenario
-    field = {"field": dialect.reasoning_fields[0]}
+    field = {"field": dialect.reasoning_fields[0] if dialect.reasoning_fields else "content"}
 
     def part(p: Part) -> Part | None:
         if isinstance(p, ThinkingPart) and p.signature is not None and p.signature.issuer == dialect.issuer:
@@ -187,7 +198,8 @@ def expected_neutral(kit: ChatKit, scenario: Scenario) -> dict[str, Any]:
     spec = kit.spec
     kept = []
     for p in view["parts"]:
-        if p["type"] in ("thinking", "redacted_thinking") and not (spec.reasoning_fields or spec.reasoning_details):
+        if p["type"] in ("thinking", "redacted_thinking") and not (
+                spec.reasoning_fields or spec.reasoning_details or spec.thinking_chunks):
             continue
         if p["type"] == "redacted_thinking" and not spec.reasoning_details:
             continue
@@ -230,6 +242,8 @@ def _options(dialect: str) -> Any:
                 out["params"] = {"reasoning_effort": "medium"}
             elif dialect == "openrouter":
                 out["params"] = {"reasoning": {"max_tokens": scenario.thinking_budget}}
+            elif dialect == "mistral":
+                out["params"] = {"prompt_mode": "reasoning"}
         return out
     return options
 
@@ -252,7 +266,7 @@ def _kit(dialect: openai_chat.DialectName, model: str, origin: Origin, names: tu
         options=_options(dialect),
         sync_client=sync_client,
         async_client=async_client,
-        stream_request=_stream_request,
+        stream_request=_plain_stream_request if dialect == "mistral" else _stream_request,
         response_headers=_headers(dialect),
         request_headers={"accept": "application/json", "content-type": "application/json"},
         error_status={"in_stream_error": error_status},
@@ -301,6 +315,12 @@ DIALECT_KITS: dict[str, ChatKit] = {
         response_ids=("chatcmpl-508",),
         signatures=_SIGNATURES, redacted=_REDACTED,
     ), _DIALECT_SCENARIOS, error_status=500),
+    "mistral": _kit("mistral", "mistral-medium-2508", Origin(
+        issuer="mistral", api="openai_chat", model="mistral:mistral-medium-2508",
+        call_ids=("Hx4tW9pQz", "Rb2nM7kLd"),
+        response_ids=("5d8c2b9a41e34f7c9a0b6e2d1f3c4a5b",),
+        signatures=_SIGNATURES, redacted=_REDACTED,
+    ), _DIALECT_SCENARIOS, error_status=503),
 }
 """One kit per OpenAI-compatible dialect, each on the dialect's usual host."""
 

@@ -29,6 +29,7 @@ from tests.harness.laws import (
     without_parsed,
 )
 from tests.harness.providers.openai_chat import strip_extensions
+from tests.harness.validity import DIALECT_VALIDATORS
 
 __all__ = ["LAWS"]
 
@@ -38,9 +39,13 @@ _text = st.text(min_size=1, max_size=20)
 _ident = st.from_regex(r"[A-Za-z0-9]{6,24}", fullmatch=True)
 
 
-def _calls(issuer: str) -> st.SearchStrategy[ToolCallPart]:
+def _calls(dialect: openai_chat.Dialect) -> st.SearchStrategy[ToolCallPart]:
+    """Tool calls with ids of the form the dialect's server hands out."""
+    issuer, size = dialect.issuer, dialect.call_id_length
+    wire_ids = _ident.map(lambda s: f"call_{s}") if size is None else st.from_regex(
+        f"[A-Za-z0-9]{{{size}}}", fullmatch=True)
     return st.builds(ToolCallPart, id=_ident.map(lambda s: f"tu_{s}"), name=NAMES,
-                     arguments_json=ARGUMENT_TEXTS, provider_ids=_ident.map(lambda s: {issuer: f"call_{s}"}))
+                     arguments_json=ARGUMENT_TEXTS, provider_ids=wire_ids.map(lambda s: {issuer: s}))
 
 
 def _reasoning(dialect: openai_chat.Dialect) -> st.SearchStrategy[list[Part]]:
@@ -59,6 +64,11 @@ def _reasoning(dialect: openai_chat.Dialect) -> st.SearchStrategy[list[Part]]:
     if dialect.reasoning_fields:
         pd = ProviderData(issuer=issuer, data={"field": dialect.reasoning_fields[0]})
         return st.lists(st.builds(ThinkingPart, text=_text, provider_data=st.just(pd)), max_size=1)
+    if dialect.thinking_chunks:
+        pd = ProviderData(issuer=issuer, data={"field": "content"})
+        return st.lists(st.builds(ThinkingPart, text=_text, provider_data=st.just(pd),
+                                  signature=st.none() | _ident.map(lambda s: Opaque(value=s, issuer=issuer))),
+                        max_size=1)
     return st.just([])
 
 
@@ -69,7 +79,7 @@ def echoable(draw: st.DrawFn, dialect: openai_chat.Dialect) -> AssistantMessage:
     parts += draw(st.lists(st.builds(TextPart, text=_text), max_size=2))
     if dialect.capabilities.refusals and draw(st.booleans()):
         parts.append(RefusalPart(text=draw(_text)))
-    parts += draw(st.lists(_calls(dialect.issuer), min_size=0 if parts else 1, max_size=3))
+    parts += draw(st.lists(_calls(dialect), min_size=0 if parts else 1, max_size=3))
     raw = draw(st.sampled_from(sorted(FINISH_REASONS)))
     return AssistantMessage(
         parts=tuple(parts), model=f"{dialect.issuer}:m", provider=dialect.issuer, api="openai_chat",
@@ -93,8 +103,12 @@ def chunked(draw: st.DrawFn, dialect: openai_chat.Dialect) -> tuple[dict[str, An
     message = draw(echoable(dialect))
     wire = openai_chat.to_wire([message], model="m", dialect=dialect.name,
                                echo_reasoning="all").request["messages"][0]
-    if isinstance(wire.get("content"), list):  # a streamed answer has one text
-        wire["content"] = "".join(p["text"] for p in wire["content"] if p["type"] == "text")
+    content = wire.get("content")
+    thinking = [p for p in content if p["type"] == "thinking"] if isinstance(content, list) else []
+    if isinstance(content, list):  # a streamed answer has one text (after its thinking chunk)
+        text = "".join(p["text"] for p in content if p["type"] == "text")
+        wire["content"] = [*thinking, *([{"type": "text", "text": text}] if text else [])] \
+            if thinking else text
     body = response_shaped(wire, message)
     base = {"id": message.response_id, "object": "chat.completion.chunk", "created": body["created"],
             "model": "m"}
@@ -121,6 +135,16 @@ def chunked(draw: st.DrawFn, dialect: openai_chat.Dialect) -> tuple[dict[str, An
         else:
             chunks.append(chunk({"reasoning_details": [{**detail, "index": k}]}))
         detail["index"] = k  # the whole response carries the same index
+    for detail in thinking:  # Mistral: thinking chunks, each piece a chunk of its own
+        text = detail["thinking"][0]["text"]
+        for k, p in enumerate(pieces(text) or [""]):
+            piece = {"type": "thinking", "thinking": [{"type": "text", "text": p}]}
+            if k == 0 and "signature" in detail:
+                piece["signature"] = detail["signature"]
+            chunks.append(chunk({"content": [piece]}))
+    if thinking and wire["content"][-1]["type"] == "text":
+        chunks += [chunk({"content": [{"type": "text", "text": p}]})
+                   for p in pieces(wire["content"][-1]["text"])]
     if isinstance(wire.get("content"), str):
         chunks += [chunk({"content": p}) for p in pieces(wire["content"])]
     if isinstance(wire.get("refusal"), str):
@@ -164,5 +188,8 @@ LAWS = WireLaws(
     sdk_variants=("openai",),
     foreign_issuers=frozenset(d.issuer for d in openai_chat.DIALECTS.values()),
     strip=lambda request, variant: strip_extensions(request, openai_chat.DIALECTS[variant]),
+    validator=DIALECT_VALIDATORS.get,
+    # Servers the corpus holds traffic of (mistral/), each read under its own dialect.
+    corpora={name: name for name in DIALECTS if name != "openai"},
 )
 """The Chat Completions wire laws."""

@@ -1,7 +1,7 @@
 """OpenAI Chat Completions API (``POST /chat/completions``) <-> canonical, with its dialects.
 
 The mapping, every normalisation, every lossy case and what each OpenAI-compatible server
-(OpenRouter, DeepSeek, vLLM, Ollama) does differently: ``docs/adapters/openai_chat.md``.
+(OpenRouter, DeepSeek, vLLM, Ollama, Mistral) does differently: ``docs/adapters/openai_chat.md``.
 Works on plain JSON; accepts the ``openai`` SDK's objects by duck typing and never imports it.
 """
 
@@ -65,8 +65,8 @@ class Options:
     """The Chat Completions adapter's own switches (``options=`` on every function, or keywords)."""
 
     dialect: DialectName | Dialect = "openai"
-    """The server: ``openai``, ``openrouter``, ``deepseek``, ``vllm``, ``ollama``, or a
-    :class:`Dialect` of your own."""
+    """The server: ``openai``, ``openrouter``, ``deepseek``, ``vllm``, ``ollama``, ``mistral``, or
+    a :class:`Dialect` of your own."""
     developer_role: DeveloperRole | None = None
     """Send developer messages as ``developer``, ``system`` or ``user`` (default: the dialect's)."""
     echo_reasoning: EchoReasoning | None = None

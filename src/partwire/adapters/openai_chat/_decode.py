@@ -58,6 +58,7 @@ from partwire.parts import (
 
 __all__ = [
     "annotations_from_wire",
+    "assistant_content_from_wire",
     "content_from_wire",
     "detail_from_wire",
     "error_from_wire",
@@ -66,6 +67,7 @@ __all__ = [
     "pd_of",
     "reasoning_from_wire",
     "reply_parts",
+    "thinking_chunk_from_wire",
     "tool_call_from_wire",
 ]
 
@@ -93,7 +95,7 @@ def from_wire(response: Any, dialect: Dialect, choice: int = 0) -> AssistantMess
     """One response body as an assistant message; an error body raises :class:`ProviderError`."""
     issuer = dialect.issuer
     body = load_json(response, API, "response")
-    if "choices" not in body and isinstance(body.get("error"), dict):
+    if "choices" not in body and (isinstance(body.get("error"), dict) or body.get("object") == "error"):
         raise error_from_wire(body, issuer)
     choices = body.get("choices")
     if not isinstance(choices, list):
@@ -152,8 +154,8 @@ def reply_parts(message: Mapping[str, Any], dialect: Dialect) -> tuple[list[Part
     if isinstance(content, str) and content:
         parts.append(TextPart(text=content, citations=citations))
     elif isinstance(content, list):
-        # Some servers answer with a list of parts; the text parts are what counts.
-        parts.extend(content_from_wire(content, issuer))
+        # Some servers answer with a list of parts (Mistral: thinking chunks, then text).
+        parts.extend(assistant_content_from_wire(content, dialect))
     elif content is not None and content != "":
         used.discard("content")
     refusal = message.get("refusal")
@@ -296,7 +298,8 @@ def tool_call_from_wire(call: Any, issuer: str, *, response: bool = False) -> Pa
 def error_from_wire(body: Mapping[str, Any], issuer: str, status: int | None = None) -> ProviderError:
     """The error an error body (``{"error": {"message", "type", "param", "code"}}``) stands for."""
     error = body.get("error")
-    error = error if isinstance(error, dict) else {}
+    # Mistral's error body is the error itself: {"object": "error", "message", "type", "code"}.
+    error = error if isinstance(error, dict) else body if body.get("object") == "error" else {}
     code = error.get("code")
     kind = error.get("type")
     if isinstance(code, int) and status is None:
@@ -317,6 +320,44 @@ def error_retryable(code: str | None, status: int | None) -> bool:
 
 def content_from_wire(content: list[Any], issuer: str) -> list[Part]:
     return [content_part_from_wire(item, issuer) for item in content]
+
+
+def assistant_content_from_wire(content: list[Any], dialect: Dialect) -> list[Part]:
+    """The parts of an assistant message's content list; thinking chunks for a dialect that has
+    them (Mistral)."""
+    issuer = dialect.issuer
+    if not dialect.thinking_chunks:
+        return content_from_wire(content, issuer)
+    return [thinking_chunk_from_wire(item, issuer)
+            if isinstance(item, dict) and item.get("type") == "thinking"
+            else content_part_from_wire(item, issuer) for item in content]
+
+
+def thinking_chunk_from_wire(item: dict[str, Any], issuer: str) -> Part:
+    """A ``{"type": "thinking", "thinking": [text chunks]}`` chunk as a thinking part.
+
+    The text chunks are joined (their lengths kept as ``layout`` when there are several), a
+    ``signature`` is the part's opaque signature, other keys (``closed``) ride along as
+    ``block``; a chunk holding anything but text chunks is kept whole as an unknown part.
+    """
+    inner = item.get("thinking")
+    signature = item.get("signature")
+    if not isinstance(inner, list) or not all(
+            isinstance(t, dict) and t.get("type") == "text" and isinstance(t.get("text"), str)
+            and len(t) == 2 for t in inner) or not (signature is None or isinstance(signature, str)):
+        return UnknownPart(original_type="thinking", raw=item, issuer=issuer)
+    marks: dict[str, Any] = {"field": "content"}
+    if len(inner) != 1:
+        marks["layout"] = [len(t["text"]) for t in inner]
+    used = {"type", "thinking"}
+    if isinstance(signature, str):
+        used.add("signature")
+    extras = extras_of(item, used)
+    if extras:
+        marks["block"] = extras
+    return ThinkingPart(text="".join(t["text"] for t in inner),
+                        signature=Opaque(value=signature, issuer=issuer) if isinstance(signature, str) else None,
+                        provider_data=pd_of(issuer, marks))
 
 
 def content_part_from_wire(item: Any, issuer: str) -> Part:

@@ -9,6 +9,7 @@ says which); each one sits behind a field here, so a caller can correct it witho
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
@@ -18,6 +19,7 @@ from partwire.adapters.openai_chat._wire import (
     DOCUMENT_MEDIA_TYPES,
     IMAGE_MEDIA_TYPES,
     ISSUER,
+    admits_call_id,
 )
 
 __all__ = [
@@ -30,7 +32,7 @@ __all__ = [
     "get_dialect",
 ]
 
-DialectName = Literal["openai", "openrouter", "deepseek", "vllm", "ollama"]
+DialectName = Literal["openai", "openrouter", "deepseek", "vllm", "ollama", "mistral"]
 """The dialects partwire knows."""
 DeveloperRole = Literal["developer", "system", "user"]
 """How a developer message is sent: natively, as a system message, or as a user message."""
@@ -89,6 +91,19 @@ class Dialect:
     """Which turns' reasoning text is sent back unless ``to_wire(echo_reasoning=...)`` says otherwise."""
     max_tokens_field: str = "max_completion_tokens"
     """The body field ``to_wire(max_tokens=...)`` sets."""
+    thinking_chunks: bool = False
+    """Whether reasoning comes, and goes back, as ``{"type": "thinking"}`` chunks of ``content``
+    (Mistral) rather than in a field of its own."""
+    call_id_length: int | None = None
+    """Call ids the server takes: exactly this many ASCII letters and digits (Mistral: 9). Any
+    other id is sent as a digest of the canonical id of that length (``id_mapped``). ``None``:
+    OpenAI's rule, any id up to 40 characters."""
+    tool_choices: frozenset[str] = frozenset()
+    """``tool_choice`` strings the server takes beyond ``auto``, ``required`` and ``none``; they
+    are sent as they are (Mistral's ``any``) instead of as their OpenAI equivalent."""
+    padding_keys: frozenset[str] = frozenset()
+    """Stream chunk keys that are random padding, different in every chunk (Mistral's ``p``):
+    never kept."""
     capabilities: Capabilities = BASE_CAPABILITIES
     """What the server takes (for ``check_switch``)."""
 
@@ -99,6 +114,30 @@ class Dialect:
         if self.reasoning_details:
             keys.add("reasoning_details")
         return frozenset(keys)
+
+    def admits_call_id(self, call_id: str) -> bool:
+        """Whether the server takes ``call_id`` as a tool-call id."""
+        size = self.call_id_length
+        if size is None:
+            return admits_call_id(call_id)
+        return len(call_id) == size and call_id.isascii() and call_id.isalnum()
+
+    def short_call_id(self, canonical_id: str, attempt: int = 0) -> str:
+        """The wire id for a call whose own id the server refuses: ``call_id_length`` base-62
+        digits of the SHA-256 of the canonical id, so the same call gets the same id in every
+        request, and its results agree with it. ``attempt`` > 0 derives another one (for the
+        collision the encoder guards against: 62**9 ids make one unlikely beyond any history)."""
+        size = self.call_id_length or 9
+        seed = canonical_id if not attempt else f"{canonical_id}#{attempt}"
+        number = int.from_bytes(hashlib.sha256(seed.encode()).digest(), "big")
+        digits = []
+        for _ in range(size):
+            number, digit = divmod(number, 62)
+            digits.append(_BASE62[digit])
+        return "".join(digits)
+
+
+_BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
 def _caps(name: str, issuer: str, **changes: object) -> Capabilities:
@@ -145,6 +184,21 @@ DIALECTS: dict[str, Dialect] = {
         capabilities=_caps("ollama", "ollama", thinking=True, documents=False, audio=False,
                            refusals=False, document_media_types=frozenset(),
                            audio_media_types=frozenset(), media_sources=frozenset({"base64", "text"})),
+    ),
+    # Mistral (api.mistral.ai, SDK mistralai 3.7): tool-call ids are exactly 9 letters and digits
+    # (a 400 otherwise); reasoning models answer with `content` as a list holding
+    # {"type": "thinking", "thinking": [text chunks]} before the text; documents and audio are
+    # chunks of Mistral's own shapes (document_url, file, input_audio as a string), not OpenAI's;
+    # no refusal field; `tool_choice: "any"`; stream chunks carry random padding in `p`.
+    "mistral": Dialect(
+        name="mistral", issuer="mistral", base_url="https://api.mistral.ai/v1",
+        developer_role="system", echo_reasoning="all", max_tokens_field="max_tokens",
+        thinking_chunks=True, call_id_length=9, tool_choices=frozenset({"any"}),
+        padding_keys=frozenset({"p"}),
+        capabilities=_caps("mistral", "mistral", thinking=True, documents=False, audio=False,
+                           refusals=False, document_media_types=frozenset(),
+                           audio_media_types=frozenset(),
+                           media_sources=frozenset({"url", "base64", "text"})),
     ),
 }
 """Every dialect partwire knows, by name."""

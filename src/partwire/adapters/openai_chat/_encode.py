@@ -112,6 +112,13 @@ class Encoder(PartEncoder):
         self.turn_start = 0  # index of the last user message: reasoning after it is "current"
         self._id_reasons: dict[str, str] = {}
         self._no_reasoning: str | None = None  # made for the first reasoning dropped
+        # A server with a fixed call-id form (Mistral) gets every id it refuses as a digest of
+        # the canonical id; ``issued`` (wire id -> canonical id) guards against two calls of one
+        # request sharing a wire id. The default dialect never looks at either.
+        self.fixed_ids = dialect.call_id_length is not None
+        self.admits = dialect.admits_call_id if self.fixed_ids else admits_call_id
+        self.issued: dict[str, str] = {}
+        self.chunks = dialect.thinking_chunks
 
     # -- the walk ---------------------------------------------------------------------------
 
@@ -297,6 +304,8 @@ class Encoder(PartEncoder):
         for j, part in enumerate(event.parts):
             where = f"{path}.parts[{j}]"
             rank = _ORDER.get(part.type)
+            if rank == 0 and self.chunks:
+                rank = 1  # thinking chunks are content: they go where they stand
             if rank is not None:
                 if parts_mode and rank == 2 and marks.get("refusal") != "field":
                     rank = 1
@@ -361,6 +370,8 @@ class Encoder(PartEncoder):
         reasoning: list[tuple[int, Part]] | None = None
         mapped: list[tuple[int, ToolCallPart]] | None = None
         order = self.issuer_order
+        admits = self.admits
+        fixed = self.fixed_ids
         rank = 0
         for j, part in enumerate(fields["parts"]):
             kind = type(part)
@@ -370,8 +381,12 @@ class Encoder(PartEncoder):
                     return _NOT_FAST
                 rank = 2
                 ids = data["provider_ids"]
-                wire_id = first_accepted(ids, order, admits_call_id) if ids else None
-                if wire_id is None:
+                wire_id = first_accepted(ids, order, admits) if ids else None
+                if fixed:
+                    wire_id = self._fixed_id(data["id"], wire_id)
+                    if wire_id not in ids.values():
+                        mapped = [*(mapped or ()), (j, part)]
+                elif wire_id is None:
                     wire_id = data["id"]
                     if ids:
                         mapped = [*(mapped or ()), (j, part)]
@@ -384,7 +399,7 @@ class Encoder(PartEncoder):
                 rank = 1
                 texts.append(data["text"])
             elif kind is ThinkingPart or kind is RedactedThinkingPart:
-                if rank:
+                if rank or self.chunks:
                     return _NOT_FAST
                 reasoning = [*(reasoning or ()), (j, part)]
             else:
@@ -441,10 +456,31 @@ class Encoder(PartEncoder):
         who = next(iter(ids)) if len(ids) == 1 else ", ".join(sorted(ids))
         reason = self._id_reasons.get(who)
         if reason is None:
-            reason = self._id_reasons[who] = (
-                f"the call id from {who} breaks Chat Completions' id rules; the canonical id "
-                "(tu_...) is sent")
+            size = self.dialect.call_id_length
+            if size is not None:
+                whose = f"the call id from {who}" if who else "the canonical call id"
+                reason = (f"{self.dialect.name} takes only call ids of {size} letters and digits; "
+                          f"{whose} is replaced by a {size}-character digest of the canonical id")
+            else:
+                reason = (f"the call id from {who} breaks Chat Completions' id rules; the "
+                          "canonical id (tu_...) is sent")
+            self._id_reasons[who] = reason
         self.losses.add(path, "tool_call", "id_mapped", reason, message_id)
+
+    def _fixed_id(self, canonical_id: str, wire_id: str | None) -> str:
+        """The id sent for a call to a server with a fixed id form: ``wire_id`` when it fits (the
+        server's own ids go back as they came), else the digest of the canonical id, or another
+        digest when another call of this request already has that one."""
+        dialect = self.dialect
+        issued = self.issued
+        if wire_id is None or not dialect.admits_call_id(wire_id):
+            attempt = 0
+            wire_id = dialect.short_call_id(canonical_id)
+            while issued.get(wire_id, canonical_id) != canonical_id:
+                attempt += 1
+                wire_id = dialect.short_call_id(canonical_id, attempt)
+        issued.setdefault(wire_id, canonical_id)
+        return wire_id
 
     def _assistant_part(self, part: Part, path: str, message_id: str, out: _Assistant, *,
                         current: bool, parts_mode: bool, refusal_field: bool) -> None:
@@ -508,6 +544,18 @@ class Encoder(PartEncoder):
         field = marks.get("field") if marks else None
         opaque = part.data if isinstance(part, RedactedThinkingPart) else part.signature
         dialect = self.dialect
+        # Thinking chunks of content (Mistral): this server's own reasoning, signed or not.
+        if self.chunks and isinstance(part, ThinkingPart) and (
+                (opaque is None and marks is not None) or (opaque is not None and opaque.issuer in self.issuers)):
+            policy = self.echo_reasoning
+            if policy == "all" or (policy == "current_turn" and current):
+                out.content.append((_thinking_chunk(part, marks), False))
+            elif part.text or opaque is not None:
+                where = "the turn in progress" if policy == "current_turn" else "no turn"
+                self.losses.add(path, "thinking", "dropped",
+                                f"{dialect.name} is sent reasoning from {where} only "
+                                f"(echo_reasoning={policy!r})", message_id)
+            return
         # Typed reasoning (OpenRouter's reasoning_details): signed or encrypted by an accepted
         # issuer, or a part that came from the details in the first place.
         if dialect.reasoning_details and (
@@ -536,7 +584,7 @@ class Encoder(PartEncoder):
             return
         if isinstance(part, ThinkingPart) and not part.text and opaque is None:
             return  # nothing in it
-        if not dialect.reasoning_fields and not dialect.reasoning_details:
+        if not dialect.reasoning_fields and not dialect.reasoning_details and not self.chunks:
             reason = f"the {dialect.name} Chat Completions API takes no reasoning back"
         elif opaque is not None:
             reason = f"reasoning from {opaque.issuer} cannot be verified by {dialect.name}"
@@ -545,8 +593,12 @@ class Encoder(PartEncoder):
         self.losses.add(path, part.type, "dropped", reason, message_id)
 
     def _tool_call(self, part: ToolCallPart, path: str, message_id: str, out: _Assistant) -> None:
-        wire_id = first_accepted(part.provider_ids, self.issuer_order, admits_call_id)
-        if wire_id is None:
+        wire_id = first_accepted(part.provider_ids, self.issuer_order, self.admits)
+        if self.fixed_ids:
+            wire_id = self._fixed_id(part.id, wire_id)
+            if wire_id not in part.provider_ids.values():
+                self._id_mapped(part, path, message_id)
+        elif wire_id is None:
             wire_id = part.id
             if part.provider_ids:
                 self._id_mapped(part, path, message_id)
@@ -625,6 +677,11 @@ class Encoder(PartEncoder):
         if self.calls is None:
             self.calls = tool_calls_by_id(self.history)
         call = self.calls.get(call_id)
+        if self.fixed_ids:
+            # An orphan result keeps an id the server takes (an imported one); else the digest.
+            found = first_accepted(call.provider_ids, self.issuer_order, self.admits) if call \
+                else call_id
+            return self._fixed_id(call.id if call else call_id, found)
         if call is None:
             return call_id
         return first_accepted(call.provider_ids, self.issuer_order, admits_call_id) or call.id
@@ -654,6 +711,20 @@ def _detail_to_wire(part: ThinkingPart | RedactedThinkingPart,
     if part.id is not None:
         detail["id"] = part.id
     return detail
+
+
+def _thinking_chunk(part: ThinkingPart, marks: Mapping[str, Any] | None) -> WirePart:
+    """A ``{"type": "thinking"}`` content chunk (Mistral) for a thinking part, cut into text
+    chunks as it came (``layout``), with the keys it came with (``block``)."""
+    extras = as_dict(marks.get("block")) if marks else None
+    layout = marks.get("layout") if marks else None
+    inner = _apply_layout(part.text, layout) if layout is not None else [{"type": "text", "text": part.text}]
+    chunk: dict[str, Any] = {"type": "thinking", "thinking": inner}
+    if part.signature is not None:
+        chunk["signature"] = part.signature.value
+    if extras:
+        chunk.update({k: v for k, v in extras.items() if k not in chunk})
+    return chunk
 
 
 def _custom_input(arguments_json: str) -> str | None:

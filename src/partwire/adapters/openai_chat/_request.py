@@ -24,6 +24,7 @@ from partwire.adapters._common import (
 )
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters.openai_chat._decode import (
+    assistant_content_from_wire,
     content_from_wire,
     extras_of,
     pd_of,
@@ -73,7 +74,8 @@ def build_request(
     request: dict[str, Any] = {"model": wire_model(model, dialect.issuer), "messages": encoder.run()}
     if tools:
         request["tools"] = [tool_to_wire(t, f"tools[{i}]", losses) for i, t in enumerate(tools)]
-    choice = tool_choice_to_wire(tool_choice)
+    choice = tool_choice if isinstance(tool_choice, str) and tool_choice in dialect.tool_choices \
+        else tool_choice_to_wire(tool_choice)
     if choice is not None:
         request["tool_choice"] = choice
     if parallel_tool_calls is not None:
@@ -257,7 +259,8 @@ class _RequestReader:
         parts, reasoning_used = reasoning_from_wire(message, self.dialect)
         used |= reasoning_used
         content = message.get("content")
-        parts.extend(self._content(content))
+        parts.extend(assistant_content_from_wire(content, self.dialect) if isinstance(content, list)
+                     else self._content(content))
         marks = self._marks(message, used)
         refusal = message.get("refusal")
         if isinstance(refusal, str):

@@ -23,8 +23,10 @@ from partwire.adapters._sse import (
 )
 from partwire.adapters.openai_chat._decode import (
     annotations_from_wire,
+    content_part_from_wire,
     detail_from_wire,
     error_retryable,
+    thinking_chunk_from_wire,
 )
 from partwire.adapters.openai_chat._dialects import Dialect
 from partwire.adapters.openai_chat._wire import API, stop_reason, usage_from_wire
@@ -88,13 +90,29 @@ class _Detail:
         self.closed = False
 
 
+class _Thinking:
+    """A thinking chunk being streamed (Mistral): its part and the keys it came with."""
+
+    __slots__ = ("extras", "index")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.extras: dict[str, Any] = {}
+
+    def add(self, part: ThinkingPart) -> None:
+        data = part.provider_data.data if part.provider_data is not None else None
+        block = data.get("block") if isinstance(data, dict) else None
+        if isinstance(block, dict):
+            self.extras.update(block)
+
+
 class Translator(_KernelTranslator):
     """Turns wire chunks into stream events, one at a time, and keeps the message they build."""
 
     __slots__ = ("audio", "audio_index", "calls", "choice", "details", "dialect", "done",
                  "finish_reason", "issuer", "last_call", "logprobs", "marks_sent",
                  "next_index", "reasoning_field", "reasoning_index", "refusal", "refusal_index",
-                 "reply", "rest", "text_index", "top")
+                 "reply", "rest", "skip", "text_index", "thinking", "top")
     provider = API
 
     def __init__(self, dialect: Dialect, choice: int = 0) -> None:
@@ -120,6 +138,8 @@ class Translator(_KernelTranslator):
         self.reply: dict[str, Any] = {}
         self.logprobs: dict[str, Any] | None = None
         self.marks_sent: dict[str, Any] | None = None
+        self.skip = _CHUNK_FIELDS | dialect.padding_keys
+        self.thinking: _Thinking | None = None  # the thinking chunk being streamed (Mistral)
 
     # -- chunks -----------------------------------------------------------------------------
 
@@ -154,6 +174,8 @@ class Translator(_KernelTranslator):
         if isinstance(error, dict):
             # The SDK raises on any chunk with an "error", choices or not (OpenRouter sends both).
             return self._error(error)
+        if chunk.get("object") == "error" and "choices" not in chunk:
+            return self._error(chunk)  # Mistral's error frame is the error object itself
         choices = chunk.get("choices")
         events: list[StreamEvent] = []
         usage = chunk.get("usage")
@@ -236,7 +258,7 @@ class Translator(_KernelTranslator):
 
     def _top(self, chunk: Mapping[str, Any]) -> None:
         for key, value in chunk.items():
-            if value is not None and key not in _CHUNK_FIELDS:
+            if value is not None and key not in self.skip:
                 self.top[key] = value
 
     def _choice(self, choice: Mapping[str, Any], events: list[StreamEvent]) -> None:
@@ -247,6 +269,7 @@ class Translator(_KernelTranslator):
                 # The hot path: a bare text delta.
                 if content:
                     if self.text_index is None:
+                        self._end_thinking(events)
                         self.text_index = self._open()
                     events.append(TextDeltaEvent(self.text_index, content))
             else:
@@ -286,8 +309,12 @@ class Translator(_KernelTranslator):
         content = delta.get("content")
         if isinstance(content, str) and content:
             if self.text_index is None:
+                self._end_thinking(events)
                 self.text_index = self._open()
             events.append(TextDeltaEvent(self.text_index, content))
+        elif isinstance(content, list) and dialect.thinking_chunks:
+            for chunk in content:
+                self._content_chunk(chunk, events)
         refusal = delta.get("refusal")
         if isinstance(refusal, str) and refusal:
             if self.refusal_index is None:
@@ -319,6 +346,48 @@ class Translator(_KernelTranslator):
             # Unknown fields accumulate as the SDK's accumulator does: strings concatenate.
             self.reply[key] = before + value if isinstance(before, str) and isinstance(value, str) \
                 else value
+
+    def _content_chunk(self, chunk: Any, events: list[StreamEvent]) -> None:
+        """One chunk of a list ``content`` delta (Mistral): text, or thinking. Pieces of the same
+        kind in a row make one part, as the whole response has one chunk for them."""
+        kind = chunk.get("type") if isinstance(chunk, dict) else None
+        if kind == "text" and isinstance(chunk.get("text"), str):
+            text = chunk["text"]
+            if text:
+                if self.text_index is None:
+                    self._end_thinking(events)
+                    self.text_index = self._open()
+                events.append(TextDeltaEvent(self.text_index, text))
+            return
+        if kind == "thinking":
+            part = thinking_chunk_from_wire(chunk, self.issuer)
+            if isinstance(part, ThinkingPart):
+                state = self.thinking
+                if state is None:
+                    self.text_index = None  # text after this thinking is a part of its own
+                    state = self.thinking = _Thinking(self._open())
+                    events.append(PartEvent(state.index, ThinkingPart(provider_data=ProviderData(
+                        issuer=self.issuer, data={"field": "content"}))))
+                state.add(part)
+                if part.text:
+                    events.append(ThinkingDeltaEvent(state.index, part.text))
+                if part.signature is not None:
+                    events.append(SignatureEvent(state.index, part.signature))
+                return
+        # Anything else arrives whole, in its place.
+        self._end_thinking(events)
+        self.text_index = None
+        events.append(PartEvent(self._open(), content_part_from_wire(chunk, self.issuer)))
+
+    def _end_thinking(self, events: list[StreamEvent]) -> None:
+        """Close the thinking chunk being streamed: its echo state, if it has any beyond the field."""
+        state = self.thinking
+        if state is None:
+            return
+        self.thinking = None
+        if state.extras:
+            events.append(PartDataEvent(state.index, ProviderData(
+                issuer=self.issuer, data={"field": "content", "block": dict(state.extras)})))
 
     def _reasoning(self, delta: Mapping[str, Any], events: list[StreamEvent]) -> None:
         for name in self.dialect.reasoning_fields:
@@ -436,6 +505,7 @@ class Translator(_KernelTranslator):
             if not state.closed:
                 state.closed = True
                 events.append(self._detail_end(state))
+        self._end_thinking(events)
         if self.finish_reason is None and not self.done:
             return
         marks = self._marks()
@@ -473,7 +543,9 @@ class Translator(_KernelTranslator):
             str(code) if status is not None else None)
         event = StreamErrorEvent(ErrorEvent(
             code=name, message=str(error.get("message", "")), provider=self.issuer,
-            retryable=error_retryable(name, status), status=status,
+            # Mistral's code is a number in a string ("1300"); its type says what happened.
+            retryable=error_retryable(name, status) or error_retryable(kind if isinstance(kind, str) else None, None),
+            status=status,
         ))
         self.finished = True
         first = self._emit([event])
@@ -496,12 +568,16 @@ def _object_chunk(item: Any) -> Mapping[str, Any] | None:
     # others (content.delta, tool_calls.function.arguments.done, ...) repeat what the chunks
     # say, and folding them too would count everything twice.
     kind = item.get("type") if isinstance(item, dict) else getattr(item, "type", None)
-    if isinstance(kind, str):
+    obj = item.get("object") if isinstance(item, dict) else getattr(item, "object", None)
+    if isinstance(kind, str) and obj != "error":  # Mistral's error frame has a "type" too
         if kind != "chunk":
             return None
         item = item["chunk"] if isinstance(item, dict) else item.chunk
     if isinstance(item, dict):
         return item
+    wrapped = getattr(item, "data", None)
+    if wrapped is not None and getattr(item, "choices", None) is None:
+        item = wrapped  # the mistralai SDK's CompletionEvent holds the chunk in .data
     chunk = as_json(item)
     if not isinstance(chunk, dict):
         raise WireFormatError(API, "stream chunk", f"got {type(chunk).__name__}")
@@ -510,6 +586,16 @@ def _object_chunk(item: Any) -> Mapping[str, Any] | None:
 
 def _error_body(exc: Exception) -> dict[str, Any] | None:
     body = getattr(exc, "body", None)
+    if isinstance(body, str):
+        # The mistralai SDK fails to read Mistral's error frame and raises with the frame's
+        # event as JSON text: {"data": {"object": "error", ...}}.
+        try:
+            body = json.loads(body)
+        except ValueError:
+            return None
+        frame = body.get("data") if isinstance(body, dict) else None
+        if isinstance(frame, dict) and frame.get("object") == "error":
+            return frame
     if not isinstance(body, dict):
         return None
     if isinstance(body.get("error"), dict):
