@@ -48,6 +48,7 @@ _MODULES: dict[str, str] = {
     "openai_chat": "partwire.adapters.openai_chat",
     "openai_responses": "partwire.adapters.openai_responses",
     "google": "partwire.adapters.google",
+    "bedrock": "partwire.adapters.bedrock",
 }
 
 ADAPTER_NAMES: tuple[str, ...] = tuple(_MODULES)
