@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from partwire.adapters import Capabilities
-from partwire.adapters._common import ImportedRequest, Losses, ToolChoice, ToolSpec
+from partwire.adapters._common import (
+    ImportedRequest,
+    Losses,
+    SettingsArg,
+    ToolChoice,
+    ToolSpec,
+    resolve_settings,
+)
 from partwire.adapters._kernel import arun_stream, guard, project, resolve_options, run_stream
 from partwire.adapters.bedrock._decode import from_wire as _from_wire
 from partwire.adapters.bedrock._parts import FileResolver, ForeignThinking
@@ -106,6 +113,7 @@ def to_wire(
     max_tokens: int | None = None,
     params: Mapping[str, Any] | None = None,
     parallel_tool_calls: bool | None = None,
+    settings: SettingsArg = None,
     strict: bool = False,
     accept_issuers: Collection[str] | None = None,
     session: str | None = None,
@@ -115,17 +123,24 @@ def to_wire(
     """The request for ``history``: ``client.converse(**projection.request)``.
 
     ``model`` is a Bedrock model id, inference profile or ARN, or ``bedrock:<id>``.
-    ``max_tokens`` goes to ``inferenceConfig.maxTokens``; ``params`` adds any other field
-    verbatim (``inferenceConfig`` keys join ``maxTokens``; ``additionalModelRequestFields``,
-    ``guardrailConfig``, ...). ``accept_issuers`` names whose opaque values and provider data
+    ``params`` adds any other field verbatim (``guardrailConfig``, ``requestMetadata``...;
+    ``inferenceConfig`` and ``additionalModelRequestFields`` keys join the settings' own). ``accept_issuers`` names whose opaque values and provider data
     count as Bedrock's (default ``{"bedrock"}``). ``strict=True`` raises
     :class:`~partwire.errors.LossError` instead of degrading.
+
+    ``settings`` (:class:`~partwire.settings.RequestSettings`, or a mapping of its fields) go to
+    ``inferenceConfig``, ``toolConfig.toolChoice``, ``outputConfig`` and, per model family,
+    ``additionalModelRequestFields`` (reasoning, top_k); a setting Converse cannot take is a loss
+    at ``request.settings.<field>``. ``max_tokens``, ``tool_choice`` and
+    ``parallel_tool_calls`` are shortcuts for those settings and win over them; a
+    ``tool_choice`` mapping is Converse's own ``toolChoice``, sent as it is.
     """
     opts = resolve_options(Options, options, switches)
     losses = Losses(NAME)
+    resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
+                                        parallel_tool_calls=parallel_tool_calls)
     request = build_request(
-        history, model=model, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens,
-        params=params, parallel_tool_calls=parallel_tool_calls,
+        history, model=model, tools=tools, settings=resolved, native_choice=native, params=params,
         issuers=accept_issuers if accept_issuers is not None else _OWN, losses=losses,
         foreign_thinking=opts.foreign_thinking, resolve_file=opts.resolve_file, blobs=opts.blobs)
     return project(request, losses, adapter=NAME, strict=strict, session=session)
@@ -188,9 +203,10 @@ def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
     figure for the models that support it.
     """
     opts = resolve_options(Options, options, switches)
+    resolved, native = resolve_settings(None, tool_choice=tool_choice)
     request = build_request(
-        history, model=model or f"{ISSUER}:estimate", tools=tools, tool_choice=tool_choice,
-        max_tokens=None, params=params, parallel_tool_calls=None,
+        history, model=model or f"{ISSUER}:estimate", tools=tools, settings=resolved,
+        native_choice=native, params=params,
         issuers=accept_issuers if accept_issuers is not None else _OWN, losses=Losses(NAME),
         foreign_thinking=opts.foreign_thinking, resolve_file=opts.resolve_file, blobs="base64")
     return estimate_request_tokens(request)

@@ -28,28 +28,25 @@ from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters.bedrock._decode import BlobReader, part_from_wire, parts_from_wire
 from partwire.adapters.bedrock._encode import Encoder, tool_result_content
 from partwire.adapters.bedrock._parts import FileResolver, ForeignThinking
-from partwire.adapters.bedrock._tools import (
-    tool_choice_from_wire,
-    tool_choice_to_wire,
-    tool_from_wire,
-    tool_to_wire,
-)
+from partwire.adapters.bedrock._settings import settings_from_wire, settings_to_wire
+from partwire.adapters.bedrock._tools import tool_choice_from_wire, tool_from_wire, tool_to_wire
 from partwire.adapters.bedrock._wire import ISSUER, Blobs, default_joins
 from partwire.history import History, HistoryEvent
 from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 from partwire.parts import Part, ToolCallPart
+from partwire.settings import RequestSettings
 
 __all__ = ["build_request", "from_wire_request"]
 
-_REQUEST_FIELDS = frozenset({"modelId", "messages", "system", "inferenceConfig", "toolConfig"})
+_REQUEST_FIELDS = frozenset({"modelId", "messages", "system", "toolConfig"})
 # Body fields to_wire builds itself even when this body leaves them out; params may not set them
-# (inferenceConfig may: its other keys join maxTokens).
+# (inferenceConfig and additionalModelRequestFields may: their keys join the settings' own).
 _BUILT = frozenset({"modelId", "messages", "system", "toolConfig"})
 
 
 def build_request(
-    history: History, *, model: str, tools: Sequence[ToolSpec], tool_choice: ToolChoice | None,
-    max_tokens: int | None, params: Mapping[str, Any] | None, parallel_tool_calls: bool | None,
+    history: History, *, model: str, tools: Sequence[ToolSpec], settings: RequestSettings,
+    native_choice: Mapping[str, Any] | None, params: Mapping[str, Any] | None,
     issuers: Collection[str], losses: Losses, foreign_thinking: ForeignThinking,
     resolve_file: FileResolver | None, blobs: Blobs,
 ) -> dict[str, Any]:
@@ -60,21 +57,22 @@ def build_request(
     request: dict[str, Any] = {"modelId": wire_model(model, ISSUER), "messages": messages}
     if system is not None:
         request["system"] = system
+    inference, choice, extra, output = settings_to_wire(settings, request["modelId"], losses)
+    if native_choice is not None:
+        choice = dict(native_choice)
     rest = dict(params or {})
-    inference = rest.pop("inferenceConfig", None)
-    if max_tokens is not None or inference is not None:
-        config: dict[str, Any] = {}
-        if max_tokens is not None:
-            config["maxTokens"] = max_tokens
-        if isinstance(inference, Mapping):
-            if max_tokens is not None and "maxTokens" in inference:
-                raise ValueError("params['inferenceConfig']['maxTokens'] conflicts with max_tokens; "
-                                 "pass it once")
-            config.update(inference)
-        elif inference is not None:
-            raise ValueError("params['inferenceConfig'] must be a mapping")
-        request["inferenceConfig"] = config
-    choice = tool_choice_to_wire(tool_choice, parallel_tool_calls, losses)
+    for key, built in (("inferenceConfig", inference), ("additionalModelRequestFields", extra)):
+        given = rest.pop(key, None)
+        if given is not None and not isinstance(given, Mapping):
+            raise ValueError(f"params[{key!r}] must be a mapping")
+        if given is not None or built:
+            clash = sorted(set(built) & set(given or {}))
+            if clash:
+                raise ValueError(f"params[{key!r}] sets {', '.join(clash)}, which the settings "
+                                 "set too; pass it once")
+            request[key] = {**built, **(given or {})}
+    if output is not None:
+        request["outputConfig"] = output
     if tools:
         tool_config: dict[str, Any] = {"tools": [tool_to_wire(t) for t in tools]}
         if choice is not None:
@@ -110,17 +108,6 @@ def from_wire_request(request: Any) -> ImportedRequest:
         except BaseException as exc:
             raise at_path(exc, ISSUER, "request", f"messages[{i}]")  # noqa: B904 (at_path chains it)
     params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
-    max_tokens: int | None = None
-    inference = body.get("inferenceConfig")
-    if isinstance(inference, dict):
-        value = inference.get("maxTokens")
-        if isinstance(value, int) and not isinstance(value, bool):
-            max_tokens = value
-            inference = {k: v for k, v in inference.items() if k != "maxTokens"}
-        if inference or max_tokens is None:
-            params["inferenceConfig"] = inference
-    elif "inferenceConfig" in body:
-        params["inferenceConfig"] = inference
     tools: tuple[ToolSpec, ...] = ()
     choice: ToolChoice | None = None
     config = body.get("toolConfig")
@@ -133,10 +120,11 @@ def from_wire_request(request: Any) -> ImportedRequest:
             tools = ()
     elif "toolConfig" in body:
         params["toolConfig"] = config
+    settings = settings_from_wire(body, params, choice if isinstance(choice, str) else None)
     model = body.get("modelId")
     options = {"blobs": "base64"} if reader.blobs.as_text and not reader.blobs.as_bytes else None
     return imported_request(tuple(history), tools, model if isinstance(model, str) else "",
-                            max_tokens, choice, params, options)
+                            settings.max_output_tokens, choice, params, options, settings)
 
 
 class _RequestReader:

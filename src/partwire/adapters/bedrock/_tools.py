@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from partwire.adapters._common import SHAPE_ERRORS, Losses, ToolChoice, ToolSpec, import_tool
+from partwire.adapters._common import SHAPE_ERRORS, ToolChoice, ToolSpec, import_tool
 from partwire.adapters.bedrock._wire import API
 from partwire.errors import SchemaError
 from partwire.tools import ToolDefinition
 
-__all__ = ["IMPORTED_SIDE_EFFECTS", "tool_choice_from_wire", "tool_choice_to_wire",
-           "tool_from_wire", "tool_to_wire"]
+__all__ = ["IMPORTED_SIDE_EFFECTS", "tool_choice_from_wire", "tool_from_wire", "tool_to_wire"]
 
 IMPORTED_SIDE_EFFECTS = "execute"
 """Side effects cannot be read off the wire; an imported tool is assumed to do the most a tool may."""
@@ -29,30 +27,6 @@ def tool_to_wire(tool: ToolSpec) -> dict[str, Any]:
             spec["strict"] = tool.strict
         return {"toolSpec": spec}
     return dict(tool)
-
-
-def tool_choice_to_wire(choice: ToolChoice | None, parallel_tool_calls: bool | None,
-                        losses: Losses) -> dict[str, Any] | None:
-    """``toolChoice``: ``auto`` / ``required`` (``any``) / a tool's name, or a native dict.
-
-    Converse has no ``none`` choice and no switch for parallel calls: both are reported.
-    """
-    if parallel_tool_calls is False:
-        losses.add("request.parallel_tool_calls", "request", "dropped",
-                   "Converse has no switch for parallel tool calls")
-    if choice is None:
-        return None
-    if isinstance(choice, Mapping):
-        return dict(choice)
-    if choice == "auto":
-        return {"auto": {}}
-    if choice in ("required", "any"):
-        return {"any": {}}
-    if choice == "none":
-        losses.add("request.tool_choice", "request", "dropped",
-                   "Converse has no 'none' tool choice; the tools stay offered")
-        return None
-    return {"tool": {"name": choice}}
 
 
 def tool_choice_from_wire(choice: Any) -> ToolChoice | None:
