@@ -157,6 +157,11 @@ class Encoder(PartEncoder):
                 self.lose(i, j, part.type, "dropped", "Converse's system list takes text only",
                           message.id)
                 continue
+            if isinstance(part, TextPart) and (part.citations or "citations_content" in pd_marks):
+                self.lose(i, j, "text", "dropped", "Converse's system list takes no citations; the "
+                          "text is sent", message.id, ".citations")
+                pd_marks = {k: v for k, v in pd_marks.items() if k != "citations_content"}
+                part = part.model_copy(update={"citations": ()})
             block = self.part(part, i, j, message.id, pd_marks)
             if block is not None:
                 self.system.append(block)

@@ -33,7 +33,6 @@ from partwire.adapters.bedrock._wire import (
     WireBlock,
     admits_call_id,
     admits_tool_name,
-    blob_out,
     tool_name_for,
 )
 from partwire.parts import (
@@ -133,7 +132,13 @@ class PartEncoder:
                               f"encrypted reasoning from {part.data.issuer} cannot be verified by "
                               "Bedrock", message_id)
                     return None
-                return {"reasoningContent": {"redactedContent": blob_out(part.data.value, self.blobs)}}
+                value = part.data.value
+                raw = decode_base64(value) if self.blobs == "bytes" else value
+                if raw is None:
+                    self.lose(i, j, "redacted_thinking", "dropped", "its data is not valid base64",
+                              message_id)
+                    return None
+                return {"reasoningContent": {"redactedContent": raw}}
             case ImagePart():
                 return self._media(part, "image", _IMAGE_TYPES, i, j, message_id, marks)
             case AudioPart():
@@ -270,7 +275,7 @@ class PartEncoder:
         kind = part.type
         match source:
             case Base64Source():
-                return {"bytes": blob_out(source.data, self.blobs)}
+                return self._bytes(source.data, kind, i, j, message_id)
             case UrlSource():
                 if source.url.startswith("s3://"):
                     return {"s3Location": {"uri": source.url, **marks.get("s3", {})}}
@@ -287,14 +292,24 @@ class PartEncoder:
                     self.lose(i, j, kind, "dropped", f"a workspace file ({source.path}) needs "
                               "resolve_file to be sent inline", message_id)
                     return None
-                data = base64.b64encode(self.resolve_file(source)).decode("ascii")
-                return {"bytes": blob_out(data, self.blobs)}
+                raw = self.resolve_file(source)
+                return {"bytes": raw if self.blobs == "bytes" else base64.b64encode(raw).decode("ascii")}
             case ProviderFileSource():
                 self.lose(i, j, kind, "dropped", f"a file id from {source.issuer} means nothing to "
                           "Bedrock (it reads S3 locations)", message_id)
                 return None
             case _:
                 assert_never(source)
+
+    def _bytes(self, data: str, kind: str, i: int, j: int, message_id: str) -> dict[str, Any] | None:
+        if self.blobs == "base64":
+            return {"bytes": data}
+        raw = decode_base64(data)
+        if raw is None:
+            self.lose(i, j, kind, "dropped", "its data is not valid base64, and Converse takes the "
+                      "bytes it stands for", message_id)
+            return None
+        return {"bytes": raw}
 
     def _format(self, part: ImagePart | DocumentPart | AudioPart, table: Mapping[str, str],
                 i: int, j: int, message_id: str) -> str | None:
