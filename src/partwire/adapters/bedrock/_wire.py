@@ -108,8 +108,10 @@ VIDEO_FORMATS = frozenset({"mkv", "mov", "mp4", "webm", "flv", "mpeg", "mpg", "w
 STREAM_ERRORS = frozenset({"internalServerException", "modelStreamErrorException",
                            "validationException", "throttlingException",
                            "serviceUnavailableException"})
+# A model stream error says "retry your request" (the model failed mid-answer, often overloaded).
 RETRYABLE_ERRORS = frozenset({"internalServerException", "throttlingException",
-                              "serviceUnavailableException", "ThrottlingException",
+                              "serviceUnavailableException", "modelStreamErrorException",
+                              "ThrottlingException",
                               "InternalServerException", "ServiceUnavailableException",
                               "ModelNotReadyException"})
 
