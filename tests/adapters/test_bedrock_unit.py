@@ -32,6 +32,7 @@ from partwire.adapters import anthropic, bedrock
 from partwire.adapters._common import WireFormatError
 from partwire.history import HistoryEvent
 from partwire.parts import DocumentCitation, UrlCitation
+from partwire.pricing import message_cost
 from partwire.streaming import StreamErrorEvent, accumulate
 from partwire.switch import check_switch
 from tests.harness.eventstream import encode_events, encode_message
@@ -382,3 +383,24 @@ def test_a_length_out_of_bounds_is_refused_before_reading_it() -> None:
     frame = prelude + struct.pack(">I", zlib.crc32(prelude))
     with pytest.raises(WireFormatError, match="out of bounds"):
         list(bedrock.stream(frame))
+
+
+# -- accounting ----------------------------------------------------------------------------
+
+
+def test_a_bedrock_message_is_priced_by_the_model_its_request_named() -> None:
+    """Converse responses name no model: model_id records it (from_wire and stream alike), and
+    the price data knows Bedrock's model ids, inference profiles included."""
+    response = {"output": {"message": {"role": "assistant", "content": [{"text": "hi"}]}},
+                "stopReason": "end_turn", "usage": {"inputTokens": 1000, "outputTokens": 100,
+                                                    "totalTokens": 1100}}
+    assert bedrock.from_wire(response).model is None
+    message = bedrock.from_wire(response, model_id=CLAUDE)
+    assert message.model == f"bedrock:{CLAUDE}"
+    streamed = accumulate(bedrock.stream(_events(), model_id="amazon.nova-micro-v1:0"))
+    assert streamed.model == "bedrock:amazon.nova-micro-v1:0"
+    cost = message_cost(message)
+    assert cost.usd is not None
+    assert cost.usd > 0
+    assert cost.version is not None
+    assert cost.version.source == "genai-prices"

@@ -9,6 +9,7 @@ Never imports boto3 or botocore.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -102,6 +103,10 @@ class Options:
     body, which a stored request holds)."""
     resolve_file: FileResolver | None = None
     """Reads workspace file references, so they can be sent inline."""
+    model_id: str | None = None
+    """The model the request named, for the decoders: Converse responses do not say which model
+    answered, so ``from_wire`` and ``stream`` record it as ``bedrock:<model_id>`` (which prices
+    the message). ``to_wire`` takes its model as its own argument."""
 
 
 def to_wire(
@@ -153,9 +158,9 @@ def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = No
     An error body raises :class:`~partwire.adapters.ProviderError`; anything else that is not
     a response raises :class:`~partwire.adapters.WireFormatError`.
     """
-    resolve_options(Options, options, switches)
+    opts = resolve_options(Options, options, switches)
     with guard(NAME, "response"):
-        return _from_wire(response)
+        return _from_wire(response, opts.model_id)
 
 
 def from_wire_request(request: Any, *,
@@ -179,16 +184,16 @@ def stream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,
     ``EventStreamError`` for it) becomes a ``StreamErrorEvent`` and the partial message with
     ``status="error"``; a stream cut short ends with the partial message.
     """
-    resolve_options(Options, options, switches)
-    return run_stream(Translator, chunks)
+    opts = resolve_options(Options, options, switches)
+    return run_stream(functools.partial(Translator, opts.model_id), chunks)
 
 
 def astream(chunks: Any, *,
             options: Options | Mapping[str, Any] | None = None,
             **switches: Any) -> AsyncIterator[StreamEvent]:
     """:func:`stream` over an asynchronous source (aiobotocore's stream, an async byte stream)."""
-    resolve_options(Options, options, switches)
-    return arun_stream(Translator, chunks)
+    opts = resolve_options(Options, options, switches)
+    return arun_stream(functools.partial(Translator, opts.model_id), chunks)
 
 
 def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,

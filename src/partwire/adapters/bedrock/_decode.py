@@ -74,6 +74,7 @@ __all__ = [
     "citation_to_wire",
     "error_from_wire",
     "from_wire",
+    "model_name",
     "parts_from_wire",
 ]
 
@@ -112,7 +113,14 @@ def _pd(data: dict[str, Any]) -> ProviderData | None:
     return shared_provider_data(ISSUER, data) if data else None
 
 
-def from_wire(response: Any) -> AssistantMessage:
+def model_name(model_id: str | None) -> str | None:
+    """A message's ``model`` for the model id a request named (``bedrock:<id>``)."""
+    if not model_id:
+        return None
+    return model_id if model_id.startswith(f"{ISSUER}:") else f"{ISSUER}:{model_id}"
+
+
+def from_wire(response: Any, model_id: str | None = None) -> AssistantMessage:
     """One Converse response (a dict as boto3 returns it, JSON text or bytes) as a message.
 
     An error body (``{"message": ...}`` without ``output``) raises :class:`ProviderError`.
@@ -137,6 +145,7 @@ def from_wire(response: Any) -> AssistantMessage:
         status="complete",
         stop_reason=STOP_REASONS.get(raw_stop) if isinstance(raw_stop, str) else None,
         stop_reason_raw=raw_stop if isinstance(raw_stop, str) else None,
+        model=model_name(model_id),
         provider=ISSUER,
         api=API,
         response_id=request_id if isinstance(request_id, str) else None,

@@ -23,6 +23,7 @@ from partwire.adapters.bedrock._decode import (
     OWN_REASONING,
     BlobReader,
     citation_from_wire,
+    model_name,
     part_from_wire,
 )
 from partwire.adapters.bedrock._eventstream import EventStreamDecoder
@@ -74,12 +75,13 @@ class _Pending:
 class Translator(_KernelTranslator):
     """Turns ConverseStream items into stream events, one at a time."""
 
-    __slots__ = ("pending", "request_id", "stop", "stopped", "tools")
+    __slots__ = ("model", "pending", "request_id", "stop", "stopped", "tools")
     provider = API
     dicts_are_items = True
 
-    def __init__(self) -> None:
+    def __init__(self, model_id: str | None = None) -> None:
         super().__init__()
+        self.model = model_name(model_id)
         self.tools: dict[int, bool] = {}  # index -> whether argument fragments came
         self.pending: dict[int, _Pending] = {}
         self.stop: tuple[Any, str | None] = (None, None)
@@ -207,7 +209,7 @@ class Translator(_KernelTranslator):
 
     def _start(self, body: Mapping[str, Any]) -> StreamEvent:
         rest = {k: v for k, v in body.items() if k not in ("role", _PADDING)}
-        return self.start_event(provider=ISSUER, api=API, response_id=self.request_id,
+        return self.start_event(provider=ISSUER, api=API, response_id=self.request_id, model=self.model,
                                 provider_data=ProviderData(issuer=ISSUER, data={"response": rest})
                                 if rest else None)
 
