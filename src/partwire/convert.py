@@ -51,8 +51,9 @@ BRIDGES = ("pydantic-ai", "langchain")
 # Responses "input"); anything else is read as a response.
 _REQUEST_KEYS = ("messages", "contents", "input")
 _MESSAGE_TYPES = (SystemMessage, DeveloperMessage, UserMessage, AssistantMessage, ToolMessage)
-# Anthropic answers 400 to a request whose messages hold tool_use blocks and no `tools`.
-_NEEDS_TOOL_DEFINITIONS = frozenset({"anthropic"})
+# Anthropic answers 400 to a request whose messages hold tool_use blocks and no `tools`; so does
+# Converse ("toolConfig field must be defined when using toolUse and toolResult content blocks").
+_NEEDS_TOOL_DEFINITIONS = frozenset({"anthropic", "bedrock"})
 # First-party APIs serve only their own models; a bare model name of another family is a mistake
 # there (aggregators such as OpenRouter, vLLM or Ollama serve anything, so they are not checked).
 _FIRST_PARTY = frozenset({"anthropic", "openai", "google"})

@@ -404,3 +404,28 @@ def test_a_bedrock_message_is_priced_by_the_model_its_request_named() -> None:
     assert cost.usd > 0
     assert cost.version is not None
     assert cost.version.source == "genai-prices"
+
+
+# -- bridges -------------------------------------------------------------------------------
+
+
+def test_pydantic_ai_bedrock_reasoning_goes_back_to_bedrock_signed() -> None:
+    """pydantic-ai's Bedrock model tags its thinking ``provider_name="bedrock"``: imported, the
+    signature is Bedrock's, so Converse gets it back and Anthropic's API does not."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, UserPromptPart
+    from pydantic_ai.messages import TextPart as PaiText
+    from pydantic_ai.messages import ThinkingPart as PaiThinking
+
+    from partwire.bridges import pydantic_ai
+
+    history = pydantic_ai.from_messages([
+        ModelRequest(parts=[UserPromptPart(content="q")]),
+        ModelResponse(parts=[PaiThinking(content="Think.", signature="c2ln", provider_name="bedrock"),
+                             PaiText(content="Done.")], provider_name="bedrock",
+                      model_name="us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+        ModelRequest(parts=[UserPromptPart(content="more")])])
+    sent = bedrock.to_wire(history, model=CLAUDE)
+    assert sent.losses == ()
+    assert sent.request["messages"][1]["content"][0] == {
+        "reasoningContent": {"reasoningText": {"text": "Think.", "signature": "c2ln"}}}
+    assert [loss.part_type for loss in anthropic.to_wire(history, model="claude-sonnet-4-6").losses] == ["thinking"]

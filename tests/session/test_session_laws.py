@@ -17,6 +17,7 @@ from partwire.history import CompactionEvent, HistoryEvent
 from partwire.projection import Loss, Projection
 from partwire.session import Session, Target
 from partwire.session._projector import _REFCOUNT
+from tests.harness.laws import json_default
 from tests.laws.test_corpus_laws import ADAPTERS, _imported, _kwargs, _wire_list
 from tests.strategies import histories
 
@@ -25,7 +26,7 @@ LAWS = settings(max_examples=int(os.environ.get("PARTWIRE_SESSION_EXAMPLES", "25
 
 
 def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=json_default)
 
 
 def _losses(losses: tuple[Loss, ...]) -> list[tuple[Any, ...]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 from typing import Any
@@ -21,7 +22,7 @@ from partwire.projection import Loss
 
 __all__ = ["BRIDGES", "FORMATS", "add_convert_parser"]
 
-FORMATS = ("canonical", "anthropic", "openai-chat", "openai-responses", "google")
+FORMATS = ("canonical", "anthropic", "openai-chat", "openai-responses", "google", "bedrock")
 """What ``partwire convert`` reads and writes: the canonical JSONL and the adapters built so far."""
 # Sources only: other libraries' JSON dumps, read through partwire.bridges (convert.BRIDGES; kept
 # here so building the parser imports no converter).
@@ -96,9 +97,18 @@ def _convert(args: argparse.Namespace) -> int:
     for loss in losses:
         _print_loss(loss)
     out = stdout_bytes()
-    out.write(output if isinstance(output, bytes) else (json.dumps(output, indent=2, ensure_ascii=False) + "\n").encode())
+    out.write(output if isinstance(output, bytes) else (
+        json.dumps(output, indent=2, ensure_ascii=False, default=_binary) + "\n").encode())
     out.flush()
     return 0
+
+
+def _binary(value: Any) -> str:
+    """A binary field of a body (Bedrock's boto3 arguments hold ``bytes``) as the base64 text its
+    JSON form carries; ``--from bedrock`` reads it back as such."""
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(value).decode("ascii")
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def _print_loss(loss: Loss) -> None:
