@@ -34,9 +34,11 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
-from partwire.parts import Part, TextPart, UnknownPart
+from partwire.parts import Part, TextPart, ThinkingPart, ToolCallPart, UnknownPart
 
 __all__ = ["Encoder", "tool_result_content"]
+
+_NO_MARKS: Mapping[str, Any] = {}
 
 
 class _Turn:
@@ -65,6 +67,15 @@ class Encoder(PartEncoder):
 
     def run(self) -> tuple[list[WireBlock] | None, list[WireMessage]]:
         for i, event in enumerate(self.history):
+            # The commonest classes by identity first: a missed isinstance on a pydantic class
+            # goes through ABCMeta and costs more than mapping a whole part.
+            kind = type(event)
+            if kind is ToolMessage:
+                self._tool(event, i)  # type: ignore[arg-type]
+                continue
+            if kind is AssistantMessage:
+                self._assistant(event, i)  # type: ignore[arg-type]
+                continue
             match event:
                 case UserMessage():
                     self._parts(self._turn("user", "user", event.provider_data, i), event.parts, i,
@@ -100,6 +111,13 @@ class Encoder(PartEncoder):
               pd: ProviderData | None, i: int) -> _Turn:
         turns = self.turns
         current = turns[-1] if turns else None
+        if pd is None:
+            if kind == "tool" and self.last_kind == "tool":
+                return turns[-1]  # another result of the same batch: the commonest join
+            if kind == "assistant" or current is None or current.role != "user":
+                self.last_kind = kind  # nothing to join (only user turns are joined)
+                turns.append(turn := _Turn(role, i))
+                return turn
         joins = kind != "assistant" and default_joins(
             kind, current.role if current is not None else None, self.last_kind)
         marks = data_of(pd, self.issuers) if pd is not None else None
@@ -119,13 +137,14 @@ class Encoder(PartEncoder):
         return turn
 
     def _assistant(self, message: AssistantMessage, i: int) -> None:
-        if not message.parts and message.status in ("aborted", "error"):
+        fields = message.__dict__
+        if not fields["parts"] and fields["status"] in ("aborted", "error"):
             self.lose(i, -1, "assistant_message", "dropped",
                       f"an {message.status} message with no content; Converse refuses empty "
                       "messages", message.id)
             return
-        self._parts(self._turn("assistant", "assistant", message.provider_data, i), message.parts,
-                    i, message.id)
+        self._parts(self._turn("assistant", "assistant", fields["provider_data"], i), fields["parts"],
+                    i, fields["id"])
 
     def _developer(self, message: DeveloperMessage, i: int) -> None:
         before = len(self.turns)
@@ -171,13 +190,25 @@ class Encoder(PartEncoder):
                system: bool = False) -> None:
         blocks = turn.blocks
         for j, part in enumerate(parts):
-            if type(part) is TextPart and part.provider_data is None and not part.citations:
-                if part.text:
-                    blocks.append({"text": part.text})
-                else:
-                    self.lose(i, j, "text", "dropped", "Converse refuses blank text blocks",
-                              message_id)
-                continue
+            kind = type(part)
+            fields = part.__dict__
+            if fields["provider_data"] is None and not system:
+                # Parts without echo marks, the commonest, skip the marks and the dispatch.
+                if kind is TextPart and not fields["citations"]:
+                    if fields["text"]:
+                        blocks.append({"text": fields["text"]})
+                    else:
+                        self.lose(i, j, "text", "dropped", "Converse refuses blank text blocks",
+                                  message_id)
+                    continue
+                if kind is ToolCallPart:
+                    blocks.append(self.tool_call(part, i, j, message_id, _NO_MARKS))  # type: ignore[arg-type]
+                    continue
+                if kind is ThinkingPart:
+                    block = self.thinking(part, i, j, message_id, _NO_MARKS)  # type: ignore[arg-type]
+                    if block is not None:
+                        blocks.append(block)
+                    continue
             marks = self.marks(part.provider_data, i, j, part.type, message_id)
             if system and not isinstance(part, TextPart | UnknownPart):
                 self.lose(i, j, part.type, "dropped", "Converse's system messages take text only",
@@ -186,7 +217,8 @@ class Encoder(PartEncoder):
             block = self.part(part, i, j, message_id, marks)
             if block is not None:
                 blocks.append(block)
-                self._cache_point(blocks, block, marks, i, j, message_id)
+                if marks:
+                    self._cache_point(blocks, block, marks, i, j, message_id)
 
     def _cache_point(self, blocks: list[WireBlock], block: WireBlock, marks: Mapping[str, Any],
                      i: int, j: int, message_id: str) -> None:
@@ -202,10 +234,17 @@ class Encoder(PartEncoder):
     # -- tool results -----------------------------------------------------------------------
 
     def _tool(self, message: ToolMessage, i: int) -> None:
-        pd = message.provider_data
+        fields = message.__dict__
+        pd = fields["provider_data"]
         turn = self._turn("tool", "user", pd, i)
+        call_id = fields["call_id"]
+        if pd is None and not fields["parts"] and fields["status"] == "success":
+            text = fields["output_text"]
+            content = [{"text": text}] if text else tool_result_content(text, fields["data"], [])
+            turn.blocks.append({"toolResult": {"toolUseId": self.wire_ids.get(call_id, call_id),
+                                               "content": content}})
+            return
         marks = data_of(pd, self.issuers) or {}
-        call_id = message.call_id
         attachments: list[WireBlock] = []
         for j, part in enumerate(message.parts):
             part_marks = self.marks(part.provider_data, i, j, part.type, message.id)

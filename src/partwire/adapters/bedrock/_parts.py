@@ -91,6 +91,7 @@ class PartEncoder:
                  foreign_thinking: ForeignThinking = "drop",
                  resolve_file: FileResolver | None = None, blobs: Blobs = "bytes") -> None:
         self.issuers, self.issuer_order = accepted_issuers(issuers, ISSUER)
+        self.only_own = self.issuer_order == (ISSUER,)
         self.losses = losses
         self.foreign_thinking = foreign_thinking
         self.resolve_file = resolve_file
@@ -98,6 +99,7 @@ class PartEncoder:
         # Canonical call id -> the id sent for it, filled as calls go by (results come after).
         self.wire_ids: dict[str, str] = {}
         self.documents = 0
+        self.names_ok: set[str] = set()  # tool names already checked against Converse's rule
 
     def lose(self, i: int, j: int, part_type: str, action: LossAction, reason: str,
              message_id: str, suffix: str = "") -> None:
@@ -125,7 +127,7 @@ class PartEncoder:
             case ToolCallPart():
                 return self.tool_call(part, i, j, message_id, marks)
             case ThinkingPart():
-                return self._thinking(part, i, j, message_id, marks)
+                return self.thinking(part, i, j, message_id, marks)
             case RedactedThinkingPart():
                 if part.data.issuer not in self.issuers:
                     self.lose(i, j, "redacted_thinking", "dropped",
@@ -192,7 +194,12 @@ class PartEncoder:
         fields = part.__dict__
         ids = fields["provider_ids"]
         canonical = fields["id"]
-        wire_id = first_accepted(ids, self.issuer_order, admits_call_id) if ids else None
+        if not ids:
+            wire_id = None
+        elif self.only_own:
+            wire_id = ids.get(ISSUER) or first_accepted(ids, (), admits_call_id)
+        else:
+            wire_id = first_accepted(ids, self.issuer_order, admits_call_id)
         if wire_id is None:
             wire_id = canonical
             if ids:
@@ -201,12 +208,14 @@ class PartEncoder:
                           f"the canonical id {canonical} is sent", message_id)
         self.wire_ids[canonical] = wire_id
         name = fields["name"]
-        if not admits_tool_name(name):
+        if name not in self.names_ok and not admits_tool_name(name):
             sent = tool_name_for(name)
             self.lose(i, j, "tool_call", "rewritten",
                       f"the tool name {name!r} breaks Converse's name rule [a-zA-Z0-9_-]{{1,64}}; "
                       f"sent as {sent!r}", message_id, ".name")
             name = sent
+        else:
+            self.names_ok.add(name)
         text = fields["arguments_json"]
         try:
             arguments = parse_json(text) if text else {}
@@ -222,7 +231,7 @@ class PartEncoder:
         extras = marks.get("block")
         return {"toolUse": {**block, **extras} if extras else block}
 
-    def _thinking(self, part: ThinkingPart, i: int, j: int, message_id: str,
+    def thinking(self, part: ThinkingPart, i: int, j: int, message_id: str,
                   marks: Mapping[str, Any]) -> WireBlock | None:
         signature = part.signature
         if signature is not None and signature.issuer in self.issuers:
