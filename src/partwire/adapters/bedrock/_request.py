@@ -29,7 +29,7 @@ from partwire.adapters.bedrock._decode import BlobReader, part_from_wire, parts_
 from partwire.adapters.bedrock._encode import Encoder, tool_result_content
 from partwire.adapters.bedrock._parts import FileResolver, ForeignThinking
 from partwire.adapters.bedrock._settings import settings_from_wire, settings_to_wire
-from partwire.adapters.bedrock._tools import tool_choice_from_wire, tool_from_wire, tool_to_wire
+from partwire.adapters.bedrock._tools import tool_choice_from_wire, tools_from_wire, tools_to_wire
 from partwire.adapters.bedrock._wire import ISSUER, Blobs, default_joins
 from partwire.history import History, HistoryEvent
 from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
@@ -73,8 +73,9 @@ def build_request(
             request[key] = {**built, **(given or {})}
     if output is not None:
         request["outputConfig"] = output
-    if tools:
-        tool_config: dict[str, Any] = {"tools": [tool_to_wire(t) for t in tools]}
+    wire_tools = tools_to_wire(tools, losses) if tools else []
+    if wire_tools:
+        tool_config: dict[str, Any] = {"tools": wire_tools}
         if choice is not None:
             tool_config["toolChoice"] = choice
         request["toolConfig"] = tool_config
@@ -113,7 +114,7 @@ def from_wire_request(request: Any) -> ImportedRequest:
     config = body.get("toolConfig")
     if isinstance(config, dict) and set(config) <= {"tools", "toolChoice"} \
             and isinstance(config.get("tools"), list) and config["tools"]:
-        tools = tuple(map(tool_from_wire, config["tools"]))
+        tools = tools_from_wire(config["tools"])
         choice = tool_choice_from_wire(config.get("toolChoice"))
         if "toolChoice" in config and choice is None:
             params["toolConfig"] = config  # not a choice partwire can state: kept whole
