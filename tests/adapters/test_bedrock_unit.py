@@ -429,3 +429,35 @@ def test_pydantic_ai_bedrock_reasoning_goes_back_to_bedrock_signed() -> None:
     assert sent.request["messages"][1]["content"][0] == {
         "reasoningContent": {"reasoningText": {"text": "Think.", "signature": "c2ln"}}}
     assert [loss.part_type for loss in anthropic.to_wire(history, model="claude-sonnet-4-6").losses] == ["thinking"]
+
+
+# -- boto3 form and async bytes ------------------------------------------------------------
+
+
+def test_a_video_in_boto3_form_goes_back_as_bytes() -> None:
+    """Canonical form has no video part: a video block is kept whole (base64 inside) and goes back
+    to boto3 with its bytes, and to another API not at all, with a loss."""
+    video = b"\x00\x00\x00\x18ftypmp42"
+    request = _request([{"text": "what happens?"},
+                        {"video": {"format": "mp4", "source": {"bytes": video}}}])
+    imported = bedrock.from_wire_request(request)
+    assert imported.options is None  # bytes: boto3's form, the default
+    assert bedrock.to_wire(imported.history, **imported.to_wire_kwargs()).request == request
+    elsewhere = anthropic.to_wire(imported.history, model="claude-sonnet-4-6")
+    assert [loss.part_type for loss in elsewhere.losses] == ["unknown"]
+
+
+async def test_astream_reads_event_stream_bytes_from_an_async_source() -> None:
+    """An async byte stream (an aiohttp or httpx body) of event-stream frames, cut anywhere."""
+    raw = encode_events([*_events(), {"metadata": {"usage": {"inputTokens": 3, "outputTokens": 1,
+                                                              "totalTokens": 4}, "metrics": {"latencyMs": 5}}}])
+
+    async def body() -> Any:
+        for i in range(0, len(raw), 11):
+            yield raw[i:i + 11]
+
+    events = [event async for event in bedrock.astream(body())]
+    message = accumulate(events)
+    assert (message.text, message.status, message.stop_reason) == ("hi", "complete", "stop")
+    assert message.usage is not None
+    assert message.usage.input_tokens == 3
