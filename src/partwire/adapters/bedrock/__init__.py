@@ -199,16 +199,17 @@ def astream(chunks: Any, *,
 def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
                           model: str | None = None, tool_choice: ToolChoice | None = None,
                           params: Mapping[str, Any] | None = None,
+                          settings: SettingsArg = None,
                           accept_issuers: Collection[str] | None = None,
                           options: Options | Mapping[str, Any] | None = None,
                           **switches: Any) -> int:
     """An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
 
-    Counted on the body ``to_wire`` would send; Bedrock's ``CountTokens`` gives the exact
-    figure for the models that support it.
+    Counted on the body ``to_wire`` would send (``settings`` and the rest are ``to_wire``'s);
+    Bedrock's ``CountTokens`` gives the exact figure for the models that support it.
     """
     opts = resolve_options(Options, options, switches)
-    resolved, native = resolve_settings(None, tool_choice=tool_choice)
+    resolved, native = resolve_settings(settings, tool_choice=tool_choice)
     request = build_request(
         history, model=model or f"{ISSUER}:estimate", tools=tools, settings=resolved,
         native_choice=native, params=params,
