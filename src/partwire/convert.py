@@ -55,8 +55,9 @@ BRIDGES = ("pydantic-ai", "langchain", "claude-code", "codex")
 # Responses "input"); anything else is read as a response.
 _REQUEST_KEYS = ("messages", "contents", "input")
 _MESSAGE_TYPES = (SystemMessage, DeveloperMessage, UserMessage, AssistantMessage, ToolMessage)
-# Anthropic answers 400 to a request whose messages hold tool_use blocks and no `tools`.
-_NEEDS_TOOL_DEFINITIONS = frozenset({"anthropic"})
+# Anthropic answers 400 to a request whose messages hold tool_use blocks and no `tools`; so does
+# Converse ("toolConfig field must be defined when using toolUse and toolResult content blocks").
+_NEEDS_TOOL_DEFINITIONS = frozenset({"anthropic", "bedrock"})
 # First-party APIs serve only their own models; a bare model name of another family is a mistake
 # there (aggregators such as OpenRouter, vLLM or Ollama serve anything, so they are not checked).
 _FIRST_PARTY = frozenset({"anthropic", "openai", "google"})
@@ -102,7 +103,8 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
     definitions = read_tools(tools) if tools is not None else None
     losses: list[Loss] = []
     if target_adapter is None:
-        if imported is not None and (imported.tools or imported.params or imported.tool_choice):
+        if imported is not None and (imported.tools or imported.params or imported.tool_choice
+                                     or not imported.settings.is_empty()):
             losses.append(Loss("request", "request", "dropped",
                                "a canonical history holds no tool definitions or request "
                                "parameters", _name(source)))
@@ -125,11 +127,12 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
                                    f"request fields {sorted(kwargs['params'])} are specific to "
                                    f"{source}", adapter.NAME))
             kwargs["params"] = {}
-            if isinstance(kwargs["tool_choice"], dict):
+            # The settings cross (each adapter writes them into its own fields, or reports them);
+            # a native tool choice the canonical settings could not hold does not.
+            if isinstance(kwargs.pop("tool_choice", None), Mapping):
                 losses.append(Loss("request.tool_choice", "request", "dropped",
                                    f"a {source} tool_choice does not apply to {target}",
                                    adapter.NAME))
-                kwargs["tool_choice"] = None
     if definitions is not None:
         kwargs["tools"] = definitions
     if not any(isinstance(e, _MESSAGE_TYPES) for e in history):
@@ -231,7 +234,7 @@ def _missing_tool_definitions(history: Sequence[HistoryEvent], tools: Sequence[T
     """A loss when the target needs a definition for every tool called and some have none."""
     if adapter not in _NEEDS_TOOL_DEFINITIONS:
         return []
-    defined = {t.name if isinstance(t, ToolDefinition) else t.get("name") for t in tools}
+    defined = {t.get("name") if isinstance(t, Mapping) else t.name for t in tools}
     called = [p.name for e in history if isinstance(e, AssistantMessage)
               for p in e.parts if isinstance(p, ToolCallPart)]
     missing = sorted({name for name in called if name not in defined})

@@ -34,8 +34,9 @@ class Exchange:
     """The JSON request body."""
     status: int
     """HTTP status of the response."""
-    response_body: str
-    """The response body exactly as the provider sends it (JSON text, or SSE text)."""
+    response_body: str | bytes
+    """The response body exactly as the provider sends it (JSON text, SSE text, or the bytes of
+    a binary stream such as AWS event stream)."""
     response_headers: Mapping[str, str]
     """Response headers (``content-type``, request id, ...)."""
     request_headers: Mapping[str, str] = field(default_factory=dict)

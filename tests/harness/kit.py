@@ -19,7 +19,7 @@ from typing import Any
 
 from partwire.ids import deterministic_sources, use_sources
 from tests.harness.cassettes import Exchange, render_cassette
-from tests.harness.laws import WireLaws
+from tests.harness.laws import WireLaws, json_default
 from tests.harness.validity import assert_valid_request
 from tests.scenarios import Origin, Scenario, build_scenarios
 
@@ -65,6 +65,14 @@ class ProviderKit:
     canonical_request: Callable[[Any], Any] = field(default=lambda body: body)
     """A stored request as the adapter writes it back (Gemini: every key in camelCase); the
     import law compares the re-export with this."""
+    http_body: Callable[[Mapping[str, Any]], dict[str, Any]] = field(default=lambda body: dict(body))
+    """The HTTP body the SDK sends for a request (Bedrock: without ``modelId``, which is in the
+    URL, and binary fields as base64 text)."""
+    stream_file: str = "sse"
+    """The suffix of a scenario's hand-written stream (``sse``; Bedrock: ``events.json``)."""
+    stream_body: Callable[[str], str | bytes] = field(default=lambda text: text)
+    """The streamed response body as the provider sends it, from the stream file's text
+    (Bedrock: its events as AWS event stream bytes)."""
 
     # -- derived locations ------------------------------------------------------------------
 
@@ -78,7 +86,7 @@ class ProviderKit:
 
     def response_text(self, scenario: Scenario, *, stream: bool) -> str:
         """The hand-written response body of a scenario: JSON text, or SSE text when streamed."""
-        path = RESPONSES / self.name / f"{scenario.name}.{'sse' if stream else 'json'}"
+        path = RESPONSES / self.name / f"{scenario.name}.{self.stream_file if stream else 'json'}"
         return path.read_text(encoding="utf-8")
 
     def response_json(self, scenario: Scenario) -> Any:
@@ -111,7 +119,8 @@ class ProviderKit:
 
     def request(self, scenario: Scenario) -> dict[str, Any]:
         """The JSON request body ``to_wire`` makes for the scenario (JSON round-tripped)."""
-        body: dict[str, Any] = json.loads(json.dumps(self.project(scenario).request))
+        body: dict[str, Any] = json.loads(json.dumps(self.project(scenario).request,
+                                                     default=json_default))
         return body
 
     def decode(self, response: Any) -> Any:
@@ -127,7 +136,7 @@ class ProviderKit:
         return [
             Exchange(
                 uri=self.endpoint,
-                request_body=request,
+                request_body=self.http_body(request),
                 request_headers=self.request_headers,
                 status=self.error_status.get(scenario.name, 200),
                 response_headers=self.response_headers(scenario, False),
@@ -135,11 +144,11 @@ class ProviderKit:
             ),
             Exchange(
                 uri=self.stream_endpoint or self.endpoint,
-                request_body=self.stream_request(request),
+                request_body=self.http_body(self.stream_request(request)),
                 request_headers=self.request_headers,
                 status=200,
                 response_headers=self.response_headers(scenario, True),
-                response_body=self.response_text(scenario, stream=True),
+                response_body=self.stream_body(self.response_text(scenario, stream=True)),
             ),
         ]
 

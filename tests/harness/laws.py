@@ -8,6 +8,7 @@ is shaped around a message). The laws themselves are written once, for every ada
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import itertools
 import json
@@ -21,7 +22,7 @@ from partwire import AssistantMessage, Part, ThinkingPart, ToolCallPart, ToolMes
 from partwire._base import replace
 from partwire.history import HistoryEvent
 
-__all__ = ["ARGUMENT_TEXTS", "JSON_VALUES", "NAMES", "WireLaws", "default_tool_view", "default_view", "dumps", "neutral_dump", "object_arguments_view", "split_text", "without_parsed"]
+__all__ = ["ARGUMENT_TEXTS", "JSON_VALUES", "NAMES", "WireLaws", "default_tool_view", "default_view", "dumps", "json_default", "neutral_dump", "object_arguments_view", "split_text", "without_parsed"]
 
 
 NAMES = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_-]{0,15}", fullmatch=True)
@@ -147,6 +148,14 @@ def without_parsed(value: Any) -> Any:
     return value
 
 
+def json_default(value: Any) -> Any:
+    """What a request body holds besides JSON, as JSON: binary fields (boto3 takes ``bytes``) as
+    the base64 text the HTTP body carries; anything else as its text."""
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(value).decode("ascii")
+    return str(value)
+
+
 def dumps(value: Any) -> str:
     """Canonical JSON text of a value, for comparisons that must see every key."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=json_default)

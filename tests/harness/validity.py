@@ -47,6 +47,9 @@ SDK_REQUEST_TYPES: dict[str, tuple[str, str, str]] = {
     # Content model and every other field against GenerateContentConfig (the stream's body is
     # the same; the stream flag is in the URL).
     "google": ("google.genai.types", "GenerateContentConfig", "GenerateContentConfig"),
+    # boto3 has no request types: botocore's validator over the service model's ConverseRequest
+    # and ConverseStreamRequest shapes (request_errors dispatches to it).
+    "bedrock": ("botocore.validate", "ParamValidator", "ParamValidator"),
 }
 """Per adapter: the SDK module, its non-streaming request type and its streaming request type."""
 
@@ -179,6 +182,12 @@ DIALECT_VALIDATORS: dict[str, str] = {"mistral": "openai_chat:mistral"}
 
 def request_errors(api: str, request: Mapping[str, Any], *, stream: bool = False) -> list[str]:
     """Every way ``request`` fails ``api``'s SDK request type; empty when it is valid."""
+    if api == "bedrock":
+        # boto3 has no typed request: botocore's own parameter validator checks the keyword
+        # arguments (bytes and all), plus the rules it leaves out (tests/harness/bedrock.py).
+        from tests.harness.bedrock import converse_errors
+
+        return converse_errors(request, stream=stream)
     wire = json.loads(json.dumps(request))
     if api == "google":
         return _google_errors(wire)

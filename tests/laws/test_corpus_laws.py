@@ -49,6 +49,7 @@ from partwire.history import HistoryEvent
 from partwire.projection import Loss
 from partwire.switch import check_switch
 from tests.harness.corpus import CORPUS
+from tests.harness.laws import json_default
 from tests.harness.providers import KIT_NAMES, get_kit
 
 
@@ -114,7 +115,7 @@ def _kwargs(imported: ImportedRequest) -> dict[str, Any]:
 
 
 def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=json_default)
 
 
 def _wire_list(request: dict[str, Any]) -> list[Any]:
@@ -217,7 +218,7 @@ def _escaped(text: str) -> str:
 
 def _silent_drops(history: tuple[HistoryEvent, ...], request: dict[str, Any],
                   losses: tuple[Loss, ...]) -> list[str]:
-    body = json.dumps(request, ensure_ascii=False)
+    body = json.dumps(request, ensure_ascii=False, default=json_default)
     named = {loss.path for loss in losses}
     missing = []
     for i, event in enumerate(history):

@@ -118,7 +118,8 @@ def test_nesting_past_the_interpreters_limit_raises_a_partwire_error(name: str) 
 
 
 # The adapters whose request readers name the item a hostile value sits in.
-PATHED = [name for name in ADAPTERS if name in ("anthropic", "openai_chat", "openai_responses", "google")]
+PATHED = [name for name in ADAPTERS if name in ("anthropic", "openai_chat", "openai_responses", "google",
+                                                "bedrock")]
 
 
 def _segments(path: str) -> list[str]:
@@ -148,7 +149,8 @@ def test_a_refused_request_names_where_the_bad_value_is(name: str, data: st.Data
 
 
 _USAGE = {"anthropic": ("usage", "output_tokens"), "openai_chat": ("usage", "completion_tokens"),
-          "openai_responses": ("usage", "output_tokens"), "google": ("usageMetadata", "candidatesTokenCount")}
+          "openai_responses": ("usage", "output_tokens"), "google": ("usageMetadata", "candidatesTokenCount"),
+          "bedrock": ("usage", "outputTokens")}
 
 
 @pytest.mark.parametrize("name", ADAPTERS)

@@ -14,6 +14,7 @@ from partwire.cli._example import example_history
 from partwire.codec import context_messages
 from partwire.render._projections import projection_data
 from tests.benchmarks.agent_history import agent_history
+from tests.harness.laws import json_default
 from tests.render.decode import decode
 
 
@@ -57,7 +58,9 @@ def test_every_turn_decodes_to_the_adapters_own_to_wire(which: str) -> None:
         assert len(decoded) == len(turns)
         for turn, record, (body, losses) in zip(turns, data["bodies"][name], decoded, strict=True):
             context, projection = _expected(history, turn["event"], name, record["model"])
-            assert json.dumps(body, sort_keys=True) == json.dumps(projection.request, sort_keys=True), (name, turn)
+            assert json.dumps(body, sort_keys=True, default=json_default) == json.dumps(
+                projection.request, sort_keys=True,
+                                                                  default=json_default), (name, turn)
             assert [loss[1:4] for loss in losses] == [[x.part_type, x.action, x.reason] for x in projection.losses]
             for loss, original in zip(losses, projection.losses, strict=True):
                 if loss[4] is None:
@@ -74,7 +77,7 @@ def test_long_strings_are_stored_once_for_every_adapter() -> None:
     adapter and turn."""
     history = agent_history(80)
     output = next(e.output_text for e in history if isinstance(e, ToolMessage) and len(e.output_text) > 500)
-    payload = json.dumps(projection_data(history), ensure_ascii=False)
+    payload = json.dumps(projection_data(history), ensure_ascii=False, default=json_default)
     assert payload.count(json.dumps(output, ensure_ascii=False)[1:-1]) == 1
 
 
@@ -104,5 +107,7 @@ def test_a_dialect_is_projected_with_its_own_options() -> None:
     records = data["bodies"]["openai_chat:deepseek"]
     _context, projection = _expected(example_history(), None, "openai_chat:deepseek", records[-1]["model"])
     body, _ = decode(records, data["strings"])[-1]
-    assert json.dumps(body, sort_keys=True) == json.dumps(projection.request, sort_keys=True)
+    assert json.dumps(body, sort_keys=True, default=json_default) == json.dumps(
+        projection.request, sort_keys=True,
+                                                          default=json_default)
     assert records[-1]["model"].startswith("deepseek:")

@@ -32,12 +32,13 @@ from partwire.codec import load
 from partwire.parts import Opaque
 from partwire.session import DERIVED_KEY, Target
 from partwire.streaming import MessageCompleteEvent, MessageStartEvent
+from tests.harness.laws import json_default
 from tests.harness.validity import request_errors
 from tests.laws.test_corpus_laws import ADAPTERS
 from tests.session.agent_loop import agent_events
 
 MODEL = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-4.1", "openai_responses": "gpt-5",
-         "google": "gemini-2.5-pro"}
+         "google": "gemini-2.5-pro", "bedrock": "us.anthropic.claude-sonnet-4-5-20250929-v1:0"}
 
 
 def _sse(text: str = "Hello", *, tool: bool = True) -> list[dict[str, Any]]:
@@ -182,6 +183,23 @@ def test_switch_appends_the_event_and_logs_each_loss_once(caplog: pytest.LogCapt
     assert [r.getMessage() for r in caplog.records] == [str(losses[0])]
 
 
+def test_settings_are_set_once_overridden_per_request_and_carried_by_a_switch() -> None:
+    """A session's settings go into every request; a request's own settings override them for
+    that request only; a switch writes them into the new API's own fields."""
+    session = Session("anthropic:claude-sonnet-4-6", settings={"max_output_tokens": 300,
+                                                               "tool_choice": "required"},
+                      history=[UserMessage("List the files.")])
+    first = session.request().request
+    assert (first["max_tokens"], first["tool_choice"]) == (300, {"type": "any"})
+    once = session.request(settings={"max_output_tokens": 50}).request
+    assert (once["max_tokens"], once["tool_choice"]) == (50, {"type": "any"})
+    assert session.request().request["max_tokens"] == 300
+    session.switch("google:gemini-2.5-pro")
+    body = session.request().request
+    assert body["generationConfig"]["maxOutputTokens"] == 300
+    assert body["toolConfig"] == {"functionCallingConfig": {"mode": "ANY"}}
+
+
 def test_a_refused_switch_raises_and_changes_nothing() -> None:
     """A file another provider issued cannot go to OpenAI: the switch raises, the target stays."""
     image = ImagePart(source=ProviderFileSource(file_id="file_1", issuer="anthropic"),
@@ -275,7 +293,7 @@ def test_a_resumed_session_gives_a_valid_request_to_every_provider(tmp_path: Pat
     """After the resume, the request validates against each provider SDK's own types."""
     path, _ = _crashed(tmp_path)
     session = Session.open(path, f"{name}:{MODEL[name]}")
-    assert request_errors(name, json.loads(json.dumps(session.request().request))) == []
+    assert request_errors(name, session.request().request) == []
 
 
 def test_resume_from_a_store(tmp_path: Path) -> None:
@@ -333,9 +351,9 @@ def test_turn_n_plus_1_shares_turn_ns_whole_prefix(name: str) -> None:
         key = next(x for x in ("messages", "input", "contents") if x in request)
         if previous is not None:
             old, new = _plain(previous), _plain(request)
-            assert json.dumps(new[key][:len(old[key])]) == json.dumps(old[key])
-            assert json.dumps({x: v for x, v in new.items() if x != key}) == \
-                json.dumps({x: v for x, v in old.items() if x != key})
+            assert json.dumps(new[key][:len(old[key])], default=json_default) == json.dumps(old[key], default=json_default)
+            assert json.dumps({x: v for x, v in new.items() if x != key}, default=json_default) == \
+                json.dumps({x: v for x, v in old.items() if x != key}, default=json_default)
         if name == "anthropic":
             assert 2 <= _count(request) <= 4
             assert "cache_control" in json.dumps(request["messages"][-1])
@@ -357,12 +375,12 @@ def test_a_request_kept_by_the_caller_is_never_changed_by_later_turns(name: str)
         key = next(x for x in ("messages", "input", "contents") if x in projection.request)
         held = (projection, projection.request, projection.request[key], None)[k % 4]
         if held is not None:
-            kept.append((held, json.dumps(projection.request[key])))
+            kept.append((held, json.dumps(projection.request[key], default=json_default)))
         del projection, held  # the others are let go at once
     assert len(kept) >= 6
     for held, dump in kept:
         body = held.request if hasattr(held, "request") else held
-        assert json.dumps(body if isinstance(body, list) else body[key]) == dump
+        assert json.dumps(body if isinstance(body, list) else body[key], default=json_default) == dump
 
 
 def test_breakpoints_by_hand() -> None:

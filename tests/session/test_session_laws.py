@@ -17,6 +17,7 @@ from partwire.history import CompactionEvent, HistoryEvent
 from partwire.projection import Loss, Projection
 from partwire.session import Session, Target
 from partwire.session._projector import _REFCOUNT
+from tests.harness.laws import json_default
 from tests.laws.test_corpus_laws import ADAPTERS, _imported, _kwargs, _wire_list
 from tests.strategies import histories
 
@@ -25,7 +26,7 @@ LAWS = settings(max_examples=int(os.environ.get("PARTWIRE_SESSION_EXAMPLES", "25
 
 
 def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=json_default)
 
 
 def _losses(losses: tuple[Loss, ...]) -> list[tuple[Any, ...]]:
@@ -105,9 +106,11 @@ def test_session_request_is_to_wire_at_every_turn_of_real_requests(name: str) ->
     for _file, _raw, imported in _imported(name)[:15]:
         kwargs = _kwargs(imported)
         target = Target(adapter=name, model=kwargs["model"], tools=tuple(kwargs["tools"]),
-                        tool_choice=kwargs["tool_choice"], max_tokens=kwargs["max_tokens"],
-                        params=kwargs["params"], options=kwargs.get("options"))
-        assert set(kwargs) <= {"model", "tools", "tool_choice", "max_tokens", "params", "options"}
+                        tool_choice=kwargs.get("tool_choice"), max_tokens=kwargs.get("max_tokens"),
+                        params=kwargs["params"], settings=kwargs["settings"],
+                        options=kwargs.get("options"))
+        assert set(kwargs) <= {"model", "tools", "tool_choice", "max_tokens", "params", "settings",
+                               "options"}
         _check_every_turn(name, list(imported.history), target, kwargs)
         checked += 1
     assert checked

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 from typing import Any
@@ -21,7 +22,7 @@ from partwire.projection import Loss
 
 __all__ = ["BRIDGES", "FORMATS", "SESSION_FILES", "add_convert_parser", "read_session_file"]
 
-FORMATS = ("canonical", "anthropic", "openai-chat", "openai-responses", "google", "otel-genai")
+FORMATS = ("canonical", "anthropic", "openai-chat", "openai-responses", "google", "bedrock", "otel-genai")
 """What ``partwire convert`` reads and writes: the canonical JSONL, the adapters built so far, and
 the OpenTelemetry GenAI span attributes."""
 # Sources only: other libraries' JSON dumps and agent CLI session files, read through
@@ -103,7 +104,8 @@ def _convert(args: argparse.Namespace) -> int:
     for loss in losses:
         _print_loss(loss)
     out = stdout_bytes()
-    out.write(output if isinstance(output, bytes) else (json.dumps(output, indent=2, ensure_ascii=False) + "\n").encode())
+    out.write(output if isinstance(output, bytes) else (
+        json.dumps(output, indent=2, ensure_ascii=False, default=_binary) + "\n").encode())
     out.flush()
     return 0
 
@@ -122,6 +124,14 @@ def read_session_file(path: str, source: str) -> list[Any]:
     except PartwireError as exc:
         raise CommandError(f"{name}: {exc}") from exc
     return events
+
+
+def _binary(value: Any) -> str:
+    """A binary field of a body (Bedrock's boto3 arguments hold ``bytes``) as the base64 text its
+    JSON form carries; ``--from bedrock`` reads it back as such."""
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(value).decode("ascii")
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def _print_loss(loss: Loss) -> None:

@@ -99,12 +99,20 @@ def to_html(history: Sequence[HistoryEvent], *, title: str | None = None,
     if adapters:
         from partwire.render._projections import projection_data
         payload = json.dumps(projection_data(events, adapters), ensure_ascii=False, separators=(",", ":"),
-                             default=str)
+                             default=_json_value)
         # Inside a script element only "</" could end it early; < as \u003c keeps the JSON valid.
         payload = payload.replace("<", _ESCAPED_LT)
         data = f'<script type="application/json" id="partwire-projections">{payload}</script>'
     heading = title or page.title or "partwire transcript"
     return _document(heading, _facts(events, total), sections, data)
+
+
+def _json_value(value: Any) -> Any:
+    """What JSON cannot hold, as the page shows it: binary fields (Bedrock's boto3 arguments hold
+    ``bytes``) as the base64 text of their JSON form, anything else as its text."""
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(value).decode("ascii")
+    return str(value)
 
 
 def _asset(name: str) -> str:
@@ -440,7 +448,7 @@ def _size(source: Base64Source) -> str:
 
 
 def _pre_json(value: Any) -> str:
-    return f'<pre class="json">{escape(json.dumps(value, indent=2, ensure_ascii=False, default=str))}</pre>'
+    return f'<pre class="json">{escape(json.dumps(value, indent=2, ensure_ascii=False, default=_json_value))}</pre>'
 
 
 def _json_details(label: str, value: Any) -> str:

@@ -1,0 +1,312 @@
+"""Canonical history -> Converse ``system`` and ``messages``.
+
+Roles: system messages before the first turn are the ``system`` list; a later one is moved
+there (``rewritten``) unless an import recorded it as a ``system`` entry of ``messages``.
+Consecutive tool results share one user turn (one ``toolResult`` block each); developer
+messages join the user turn before them. A cache point recorded on a part becomes a
+``cachePoint`` block after it, except where Converse refuses one: right after a reasoning block,
+and inside a tool result (whose content union has no such member).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, Literal, assert_never, cast
+
+from partwire._base import ProviderData
+from partwire.adapters._common import Losses, data_of, tool_status_loss
+from partwire.adapters.bedrock._parts import FileResolver, ForeignThinking, PartEncoder
+from partwire.adapters.bedrock._wire import Blobs, WireBlock, WireMessage, default_joins
+from partwire.history import (
+    CompactionEvent,
+    ErrorEvent,
+    History,
+    ModelSwitchEvent,
+    RetryEvent,
+    SubtaskEvent,
+    TaskMetadataEvent,
+    UnknownEvent,
+)
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.parts import Part, TextPart, ThinkingPart, ToolCallPart, UnknownPart
+
+__all__ = ["Encoder", "tool_result_content"]
+
+_NO_MARKS: Mapping[str, Any] = {}
+
+
+class _Turn:
+    __slots__ = ("blocks", "message", "origin", "role")
+
+    def __init__(self, role: Literal["user", "assistant", "system"], origin: int) -> None:
+        self.role = role
+        self.origin = origin
+        self.blocks: list[WireBlock] = []
+        self.message: dict[str, Any] = {"role": role, "content": self.blocks}
+
+
+class Encoder(PartEncoder):
+    """Projects one history; ``run`` gives ``system`` (or ``None``) and ``messages``."""
+
+    def __init__(self, history: History, *, issuers: Collection[str], losses: Losses,
+                 foreign_thinking: ForeignThinking = "drop", resolve_file: FileResolver | None = None,
+                 blobs: Blobs = "bytes") -> None:
+        super().__init__(issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
+                         resolve_file=resolve_file, blobs=blobs)
+        self.history = history
+        self.system: list[WireBlock] = []
+        self.system_seen = False
+        self.turns: list[_Turn] = []
+        self.last_kind: str | None = None
+
+    def run(self) -> tuple[list[WireBlock] | None, list[WireMessage]]:
+        for i, event in enumerate(self.history):
+            # The commonest classes by identity first: a missed isinstance on a pydantic class
+            # goes through ABCMeta and costs more than mapping a whole part.
+            kind = type(event)
+            if kind is ToolMessage:
+                self._tool(event, i)  # type: ignore[arg-type]
+                continue
+            if kind is AssistantMessage:
+                self._assistant(event, i)  # type: ignore[arg-type]
+                continue
+            match event:
+                case UserMessage():
+                    self._parts(self._turn("user", "user", event.provider_data, i), event.parts, i,
+                                event.id)
+                case AssistantMessage():
+                    self._assistant(event, i)
+                case ToolMessage():
+                    self._tool(event, i)
+                case SystemMessage():
+                    self._system(event, i)
+                case DeveloperMessage():
+                    self._developer(event, i)
+                case (ErrorEvent() | TaskMetadataEvent() | CompactionEvent() | RetryEvent()
+                      | ModelSwitchEvent() | SubtaskEvent() | UnknownEvent()):
+                    continue  # records for the application and for replay; never sent
+                case _:
+                    assert_never(event)
+        messages: list[WireMessage] = []
+        for turn in self.turns:
+            if not turn.blocks:
+                # Converse refuses a message without content: it goes, and says so.
+                i = turn.origin
+                self.losses.add(f"history[{i}]", f"{turn.role}_message", "dropped",
+                                "nothing of it can be sent, and Converse refuses an empty message",
+                                self.history[i].id)
+                continue
+            messages.append(cast(WireMessage, turn.message))
+        return (self.system if self.system_seen and self.system else None), messages
+
+    # -- turns ------------------------------------------------------------------------------
+
+    def _turn(self, kind: str, role: Literal["user", "assistant", "system"],
+              pd: ProviderData | None, i: int) -> _Turn:
+        turns = self.turns
+        current = turns[-1] if turns else None
+        if pd is None:
+            if kind == "tool" and self.last_kind == "tool":
+                return turns[-1]  # another result of the same batch: the commonest join
+            if kind == "assistant" or current is None or current.role != "user":
+                self.last_kind = kind  # nothing to join (only user turns are joined)
+                turns.append(turn := _Turn(role, i))
+                return turn
+        joins = kind != "assistant" and default_joins(
+            kind, current.role if current is not None else None, self.last_kind)
+        marks = data_of(pd, self.issuers) if pd is not None else None
+        if marks:
+            placed = marks.get("turn")
+            if placed == "new":
+                joins = False
+            elif placed == "join":
+                joins = True
+        self.last_kind = kind
+        if joins and current is not None and current.role == role:
+            return current
+        turn = _Turn(role, i)
+        if marks and isinstance(marks.get("message"), dict):
+            turn.message = {**marks["message"], **turn.message}
+        turns.append(turn)
+        return turn
+
+    def _assistant(self, message: AssistantMessage, i: int) -> None:
+        fields = message.__dict__
+        if not fields["parts"] and fields["status"] in ("aborted", "error"):
+            self.lose(i, -1, "assistant_message", "dropped",
+                      f"an {message.status} message with no content; Converse refuses empty "
+                      "messages", message.id)
+            return
+        self._parts(self._turn("assistant", "assistant", fields["provider_data"], i), fields["parts"],
+                    i, fields["id"])
+
+    def _developer(self, message: DeveloperMessage, i: int) -> None:
+        before = len(self.turns)
+        turn = self._turn("developer", "user", message.provider_data, i)
+        if len(self.turns) == before:
+            self.lose(i, -1, "developer_message", "attached",
+                      "Converse has no developer role; its parts join the user or tool turn "
+                      "before it", message.id)
+        else:
+            self.lose(i, -1, "developer_message", "downgraded",
+                      "Converse has no developer role; sent as a user turn", message.id)
+        self._parts(turn, message.parts, i, message.id)
+
+    def _system(self, message: SystemMessage, i: int) -> None:
+        marks = data_of(message.provider_data, self.issuers)
+        if marks and marks.get("turn") == "new":
+            # A role "system" entry of messages, as an imported request had it.
+            self._parts(self._turn("system", "system", message.provider_data, i), message.parts,
+                        i, message.id, system=True)
+            return
+        if self.turns:
+            self.lose(i, -1, "system_message", "rewritten",
+                      "Converse takes system text in its system list; a system message "
+                      "mid-conversation is moved there", message.id)
+        self.system_seen = True
+        for j, part in enumerate(message.parts):
+            pd_marks = self.marks(part.provider_data, i, j, part.type, message.id)
+            if not isinstance(part, TextPart | UnknownPart):
+                self.lose(i, j, part.type, "dropped", "Converse's system list takes text only",
+                          message.id)
+                continue
+            if isinstance(part, TextPart) and (part.citations or "citations_content" in pd_marks):
+                self.lose(i, j, "text", "dropped", "Converse's system list takes no citations; the "
+                          "text is sent", message.id, ".citations")
+                pd_marks = {k: v for k, v in pd_marks.items() if k != "citations_content"}
+                part = part.model_copy(update={"citations": ()})
+            block = self.part(part, i, j, message.id, pd_marks)
+            if block is not None:
+                self.system.append(block)
+                self._cache_point(self.system, block, pd_marks, i, j, message.id)
+
+    def _parts(self, turn: _Turn, parts: Sequence[Part], i: int, message_id: str,
+               system: bool = False) -> None:
+        blocks = turn.blocks
+        for j, part in enumerate(parts):
+            kind = type(part)
+            fields = part.__dict__
+            if fields["provider_data"] is None and not system:
+                # Parts without echo marks, the commonest, skip the marks and the dispatch.
+                if kind is TextPart and not fields["citations"]:
+                    if fields["text"]:
+                        blocks.append({"text": fields["text"]})
+                    else:
+                        self.lose(i, j, "text", "dropped", "Converse refuses blank text blocks",
+                                  message_id)
+                    continue
+                if kind is ToolCallPart:
+                    blocks.append(self.tool_call(part, i, j, message_id, _NO_MARKS))  # type: ignore[arg-type]
+                    continue
+                if kind is ThinkingPart:
+                    block = self.thinking(part, i, j, message_id, _NO_MARKS)  # type: ignore[arg-type]
+                    if block is not None:
+                        blocks.append(block)
+                    continue
+            marks = self.marks(part.provider_data, i, j, part.type, message_id)
+            if system and not isinstance(part, TextPart | UnknownPart):
+                self.lose(i, j, part.type, "dropped", "Converse's system messages take text only",
+                          message_id)
+                continue
+            block = self.part(part, i, j, message_id, marks)
+            if block is not None:
+                blocks.append(block)
+                if marks:
+                    self._cache_point(blocks, block, marks, i, j, message_id)
+
+    def _cache_point(self, blocks: list[WireBlock], block: WireBlock, marks: Mapping[str, Any],
+                     i: int, j: int, message_id: str) -> None:
+        point = marks.get("cache_point")
+        if not isinstance(point, dict):
+            return
+        if "reasoningContent" in block:
+            self.lose(i, j, "thinking", "dropped", "Converse refuses a cache point right after a "
+                      "reasoning block; the cache point is not sent", message_id, ".cache_point")
+            return
+        blocks.append({"cachePoint": point})
+
+    # -- tool results -----------------------------------------------------------------------
+
+    def _tool(self, message: ToolMessage, i: int) -> None:
+        fields = message.__dict__
+        pd = fields["provider_data"]
+        turn = self._turn("tool", "user", pd, i)
+        call_id = fields["call_id"]
+        if pd is None and not fields["parts"] and fields["status"] == "success":
+            text = fields["output_text"]
+            content = [{"text": text}] if text else tool_result_content(text, fields["data"], [])
+            turn.blocks.append({"toolResult": {"toolUseId": self.wire_ids.get(call_id, call_id),
+                                               "content": content}})
+            return
+        marks = data_of(pd, self.issuers) or {}
+        attachments: list[WireBlock] = []
+        for j, part in enumerate(message.parts):
+            part_marks = self.marks(part.provider_data, i, j, part.type, message.id)
+            block = self.part(part, i, j, message.id, part_marks)
+            if block is None:
+                continue
+            if "cache_point" in part_marks:
+                self.lose(i, j, part.type, "dropped", "Converse refuses a cache point inside a "
+                          "tool result; the cache point is not sent", message.id, ".cache_point")
+            attachments.append(block)
+        member: dict[str, Any] = {"toolUseId": self.wire_ids.get(call_id, call_id),
+                                  "content": tool_result_content(message.output_text, message.data,
+                                                                 attachments, marks.get("layout"))}
+        status = message.status
+        if status != "success":
+            member["status"] = "error"
+            tool_status_loss(self.losses, f"history[{i}]", status, message.id, api="Converse",
+                             as_error=True)
+        extras = marks.get("block")
+        if isinstance(extras, dict) and extras:
+            member = {**extras, **member}
+        turn.blocks.append({"toolResult": member})
+        point = marks.get("cache_point")
+        if isinstance(point, dict):
+            turn.blocks.append({"cachePoint": point})
+
+
+def tool_result_content(text: str, data: Any, attachments: list[WireBlock],
+                        layout: Any = None) -> list[WireBlock]:
+    """A tool result's content: its text (else its structured data as a ``json`` block), then its
+    attachments; or the order an imported request recorded (``layout``: ``n`` for a text block of
+    ``n`` characters, ``"json"``, ``None`` for the next attachment)."""
+    if isinstance(layout, list):
+        rebuilt = _apply_layout(text, data, attachments, layout)
+        if rebuilt is not None:
+            return rebuilt
+    out: list[WireBlock] = []
+    if text:
+        out.append({"text": text})
+    elif data is not None:
+        out.append({"json": data})
+    return out + attachments
+
+
+def _apply_layout(text: str, data: Any, attachments: list[WireBlock],
+                  layout: list[Any]) -> list[WireBlock] | None:
+    """Blocks in the recorded order, or ``None`` when the message changed since it was recorded."""
+    lengths = [e for e in layout if isinstance(e, int) and not isinstance(e, bool)]
+    if sum(lengths) != len(text) or layout.count(None) != len(attachments) or (
+            ("json" in layout) != (data is not None)):
+        return None
+    out: list[WireBlock] = []
+    pos = 0
+    rest = iter(attachments)
+    for entry in layout:
+        if entry is None:
+            out.append(next(rest))
+        elif entry == "json":
+            out.append({"json": data})
+        elif isinstance(entry, int):
+            out.append({"text": text[pos:pos + entry]})
+            pos += entry
+        else:
+            return None
+    return out

@@ -1,0 +1,463 @@
+"""The Converse format's own content, one behaviour per test: reasoning provenance and the switch
+rule, cache points and where Converse refuses them, tool results of every content kind, media
+as bytes and S3 locations, guard content, citations, id and name rules, settings per model
+family, and the event stream's framing checks."""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+import zlib
+from typing import Any
+
+import pytest
+
+from partwire import (
+    AssistantMessage,
+    Base64Source,
+    DocumentPart,
+    ImagePart,
+    Opaque,
+    RedactedThinkingPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolMessage,
+    UnknownPart,
+    UrlSource,
+    UserMessage,
+)
+from partwire.adapters import anthropic, bedrock
+from partwire.adapters._common import WireFormatError
+from partwire.history import HistoryEvent
+from partwire.parts import DocumentCitation, UrlCitation
+from partwire.pricing import message_cost
+from partwire.streaming import StreamErrorEvent, accumulate
+from partwire.switch import check_switch
+from tests.harness.eventstream import encode_events, encode_message
+
+CLAUDE = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+NOVA = "amazon.nova-2-lite-v1:0"
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 24).decode()
+
+
+def _signed(issuer: str) -> AssistantMessage:
+    return AssistantMessage([ThinkingPart(text="Think.", signature=Opaque(value="c2ln", issuer=issuer)),
+                             TextPart(text="Done.")])
+
+
+def _request(content: list[Any], role: str = "user") -> dict[str, Any]:
+    return {"modelId": CLAUDE, "messages": [{"role": role, "content": content}]}
+
+
+def _round_trip(request: dict[str, Any]) -> Any:
+    imported = bedrock.from_wire_request(request)
+    return bedrock.to_wire(imported.history, **imported.to_wire_kwargs())
+
+
+# -- reasoning provenance --------------------------------------------------------------------
+
+
+def test_a_bedrock_signature_is_bedrocks_and_anthropic_drops_it_by_default() -> None:
+    """Claude's signature read from Converse has issuer bedrock; Anthropic's API gets no such
+    reasoning (a loss), unless bedrock is an accepted issuer there."""
+    history: list[HistoryEvent] = [UserMessage("q"), _signed("bedrock"), UserMessage("more")]
+    plain = anthropic.to_wire(history, model="claude-sonnet-4-6")
+    assert [(loss.part_type, loss.action) for loss in plain.losses] == [("thinking", "dropped")]
+    both = anthropic.to_wire(history, model="claude-sonnet-4-6", accept_issuers={"anthropic", "bedrock"})
+    assert both.losses == ()
+    assert both.request["messages"][1]["content"][0] == {"type": "thinking", "thinking": "Think.",
+                                                         "signature": "c2ln"}
+
+
+def test_anthropics_signature_is_not_sent_to_bedrock_unless_accepted() -> None:
+    """The other way round: Anthropic's signed reasoning is dropped for Bedrock (or sent as text
+    with foreign_thinking="text"), and sent as it is when anthropic is accepted."""
+    history: list[HistoryEvent] = [UserMessage("q"), _signed("anthropic"), UserMessage("more")]
+    dropped = bedrock.to_wire(history, model=CLAUDE)
+    assert dropped.request["messages"][1]["content"] == [{"text": "Done."}]
+    assert "cannot be verified by Bedrock" in dropped.losses[0].reason
+    as_text = bedrock.to_wire(history, model=CLAUDE, foreign_thinking="text")
+    assert as_text.request["messages"][1]["content"][0] == {"text": "Think."}
+    accepted = bedrock.to_wire(history, model=CLAUDE, accept_issuers={"bedrock", "anthropic"})
+    assert accepted.request["messages"][1]["content"][0] == {
+        "reasoningContent": {"reasoningText": {"text": "Think.", "signature": "c2ln"}}}
+
+
+def test_check_switch_names_the_reasoning_a_move_to_anthropic_loses() -> None:
+    """Moving a Bedrock session to Anthropic's API predicts the dropped signature before the switch."""
+    history: list[HistoryEvent] = [UserMessage("q"), _signed("bedrock"), UserMessage("more")]
+    losses = check_switch(history, "anthropic", model="anthropic:claude-sonnet-4-6")
+    assert [loss.path for loss in losses] == ["history[1].parts[0]"]
+
+
+def test_unsigned_reasoning_goes_back_only_when_bedrock_sent_it() -> None:
+    """Nova's unsigned reasoning is echoed to Bedrock; unsigned reasoning from elsewhere is not."""
+    content = [{"reasoningContent": {"reasoningText": {"text": "hmm"}}}, {"text": "ok"}]
+    message = bedrock.from_wire({"output": {"message": {"role": "assistant", "content": content}},
+                                 "stopReason": "end_turn"})
+    again = bedrock.to_wire([UserMessage("q"), message], model=NOVA)
+    assert again.request["messages"][1]["content"] == content
+    foreign = bedrock.to_wire([UserMessage("q"), AssistantMessage([ThinkingPart(text="hmm"), "ok"])],
+                              model=NOVA)
+    assert foreign.request["messages"][1]["content"] == [{"text": "ok"}]
+
+
+def test_redacted_reasoning_goes_out_as_bytes_and_comes_back_as_base64_text() -> None:
+    """redactedContent is bytes for boto3, base64 text in canonical form, whichever way it came."""
+    blob = b"\x01\x02secret"
+    message = bedrock.from_wire({"output": {"message": {"role": "assistant", "content": [
+        {"reasoningContent": {"redactedContent": blob}}, {"text": "x"}]}}, "stopReason": "end_turn"})
+    part = message.parts[0]
+    assert isinstance(part, RedactedThinkingPart)
+    assert part.data == Opaque(value=base64.b64encode(blob).decode(), issuer="bedrock")
+    sent = bedrock.to_wire([UserMessage("q"), message], model=CLAUDE).request
+    assert sent["messages"][1]["content"][0] == {"reasoningContent": {"redactedContent": blob}}
+
+
+# -- cache points --------------------------------------------------------------------------
+
+
+def test_cache_points_ride_on_the_part_before_them_and_go_back_in_place() -> None:
+    """A cachePoint after system text, a user text and a tool result re-exports exactly."""
+    request = {"modelId": CLAUDE,
+               "system": [{"text": "sys"}, {"cachePoint": {"type": "default"}}],
+               "messages": [
+                   {"role": "user", "content": [{"text": "q"}, {"cachePoint": {"type": "default", "ttl": "1h"}}]},
+                   {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}]},
+                   {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "r"}]}},
+                                                {"cachePoint": {"type": "default"}}]}]}
+    imported = bedrock.from_wire_request(request)
+    assert all(not isinstance(p, UnknownPart) for e in imported.history for p in getattr(e, "parts", ()))
+    projection = bedrock.to_wire(imported.history, **imported.to_wire_kwargs())
+    assert projection.request == request
+    assert projection.losses == ()
+
+
+def test_a_cache_point_after_reasoning_is_refused_with_a_loss() -> None:
+    """Converse refuses a cache point right after a reasoning block: it is not sent, and said so."""
+    thought = ThinkingPart(text="t", signature=Opaque(value="s", issuer="bedrock"),
+                           provider_data={"issuer": "bedrock", "data": {"cache_point": {"type": "default"}}})
+    projection = bedrock.to_wire([UserMessage("q"), AssistantMessage([thought, "a"])], model=CLAUDE)
+    assert {"cachePoint": {"type": "default"}} not in projection.request["messages"][1]["content"]
+    assert [loss.path for loss in projection.losses] == ["history[1].parts[0].cache_point"]
+
+
+def test_a_cache_point_inside_a_tool_result_is_refused_with_a_loss() -> None:
+    """A tool result's content has no cachePoint member: an attachment's cache point is reported."""
+    image = ImagePart(source=Base64Source(data=PNG), media_type="image/png",
+                      provider_data={"issuer": "bedrock", "data": {"cache_point": {"type": "default"}}})
+    call = ToolCallPart.create("shot", {}, provider_ids={"bedrock": "t1"})
+    history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([call]),
+               ToolMessage(call_id=call.id, tool_name="shot", output_text="here", parts=(image,))]
+    projection = bedrock.to_wire(history, model=CLAUDE)
+    result = projection.request["messages"][2]["content"][0]["toolResult"]
+    assert [list(block) for block in result["content"]] == [["text"], ["image"]]
+    assert [loss.path for loss in projection.losses] == ["history[2].parts[0].cache_point"]
+
+
+def test_anthropic_cache_control_is_reported_not_dropped_in_silence() -> None:
+    """An Anthropic cache_control mark is Anthropic's provider data: Bedrock reports it."""
+    request = {"model": "claude-sonnet-4-6", "max_tokens": 10, "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "q", "cache_control": {"type": "ephemeral"}}]}]}
+    history = anthropic.from_wire_request(request).history
+    projection = bedrock.to_wire(history, model=CLAUDE)
+    assert projection.request["messages"] == [{"role": "user", "content": [{"text": "q"}]}]
+    assert [loss.reason for loss in projection.losses] == [
+        "provider data from anthropic is not sent to Bedrock"]
+
+
+# -- tool results, media, guard content, citations -----------------------------------------
+
+
+def test_tool_results_of_every_content_kind_import_and_re_export_exactly() -> None:
+    """Status error, text, JSON, image, document, a video and their order survive a round trip."""
+    request = {"modelId": CLAUDE, "messages": [
+        {"role": "user", "content": [{"text": "go"}]},
+        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "a", "name": "f", "input": {"x": 1}}},
+                                          {"toolUse": {"toolUseId": "b", "name": "g", "input": {}}}]},
+        {"role": "user", "content": [
+            {"toolResult": {"toolUseId": "a", "status": "error", "content": [{"text": "boom"}]}},
+            {"toolResult": {"toolUseId": "b", "content": [
+                {"json": {"rows": 3}}, {"text": "see"}, {"image": {"format": "png", "source": {"bytes": PNG}}},
+                {"document": {"format": "txt", "name": "notes", "source": {"text": "hello"}}},
+                {"video": {"format": "mp4", "source": {"s3Location": {"uri": "s3://bucket/v.mp4"}}}}]}}]}]}
+    imported = bedrock.from_wire_request(request)
+    assert imported.options == {"blobs": "base64"}
+    error, rich = imported.history[2], imported.history[3]
+    assert isinstance(error, ToolMessage)
+    assert error.status == "error"
+    assert error.output_text == "boom"
+    assert isinstance(rich, ToolMessage)
+    assert rich.data == {"rows": 3}
+    assert rich.output_text == "see"
+    assert [p.type for p in rich.parts] == ["image", "document", "unknown"]
+    projection = bedrock.to_wire(imported.history, **imported.to_wire_kwargs())
+    assert projection.request == request
+    assert projection.losses == ()
+
+
+def test_denied_tool_status_goes_as_an_error_with_a_loss() -> None:
+    """Converse's statuses are success and error: denied is sent as error and reported."""
+    call = ToolCallPart.create("rm", {}, provider_ids={"bedrock": "t1"})
+    history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([call]),
+               ToolMessage(call_id=call.id, tool_name="rm", status="denied", output_text="no")]
+    projection = bedrock.to_wire(history, model=CLAUDE)
+    assert projection.request["messages"][2]["content"][0]["toolResult"]["status"] == "error"
+    assert [(loss.path, loss.action) for loss in projection.losses] == [("history[2].status", "downgraded")]
+
+
+def test_media_goes_as_bytes_for_boto3_or_base64_for_the_json_body_and_s3_as_a_location() -> None:
+    """Inline media are bytes by default, base64 text with blobs="base64"; an s3:// URL is an S3
+    location; an http URL cannot be sent (a loss)."""
+    history = [UserMessage(["look", ImagePart(source=Base64Source(data=PNG), media_type="image/png"),
+                            ImagePart(source=UrlSource(url="s3://my-bucket/cat.jpeg"), media_type="image/jpeg"),
+                            ImagePart(source=UrlSource(url="https://example.com/a.png"), media_type="image/png"),
+                            DocumentPart(source=Base64Source(data=PNG), media_type="application/pdf",
+                                         title="report.v2")])]
+    projection = bedrock.to_wire(history, model=CLAUDE)
+    content = projection.request["messages"][0]["content"]
+    assert content[1] == {"image": {"format": "png", "source": {"bytes": base64.b64decode(PNG)}}}
+    assert content[2] == {"image": {"format": "jpeg", "source": {"s3Location": {"uri": "s3://my-bucket/cat.jpeg"}}}}
+    assert content[3]["document"]["name"] == "report-v2"
+    assert [(loss.path, loss.action) for loss in projection.losses] == [
+        ("history[0].parts[3]", "dropped"), ("history[0].parts[4].title", "rewritten")]
+    as_json = bedrock.to_wire(history, model=CLAUDE, blobs="base64").request
+    assert as_json["messages"][0]["content"][1]["image"]["source"] == {"bytes": PNG}
+    json.dumps(as_json)  # the JSON form is JSON
+
+
+def test_guard_content_and_the_guardrail_trace_are_kept() -> None:
+    """guardContent text (with qualifiers) reads as text and goes back as guardContent; a
+    response's guardrail trace stays with the message."""
+    request = _request([{"guardContent": {"text": {"text": "check me", "qualifiers": ["guard_content"]}}},
+                        {"text": "plain"}])
+    imported = bedrock.from_wire_request(request)
+    user = imported.history[0]
+    assert isinstance(user, UserMessage)
+    assert user.text == "check meplain"
+    assert bedrock.to_wire(imported.history, model=CLAUDE).request == request
+    trace = {"guardrail": {"actionReason": "No action."}}
+    message = bedrock.from_wire({"output": {"message": {"role": "assistant", "content": [{"text": "x"}]}},
+                                 "stopReason": "guardrail_intervened", "trace": trace})
+    assert message.stop_reason == "content_filter"
+    assert message.provider_data is not None
+    assert message.provider_data.data == {"response": {"trace": trace}}
+
+
+def test_citations_are_typed_and_go_back_exactly() -> None:
+    """citationsContent reads as text with typed citations (web, document spans) and re-encodes
+    to the same block."""
+    block = {"citationsContent": {"content": [{"text": "Paris is the capital."}], "citations": [
+        {"title": "Atlas", "sourceContent": [{"text": "Paris, capital"}],
+         "location": {"documentPage": {"documentIndex": 0, "start": 3, "end": 4}}},
+        {"location": {"web": {"url": "https://example.com/paris"}}}]}}
+    message = bedrock.from_wire({"output": {"message": {"role": "assistant", "content": [block]}},
+                                 "stopReason": "end_turn"})
+    text = message.parts[0]
+    assert isinstance(text, TextPart)
+    assert text.text == "Paris is the capital."
+    assert text.citations == (
+        DocumentCitation(document_index=0, document_title="Atlas", unit="page", start=3, end=4,
+                         cited_text="Paris, capital"),
+        UrlCitation(url="https://example.com/paris"))
+    assert bedrock.to_wire([UserMessage("q"), message], model=CLAUDE).request["messages"][1]["content"] == [block]
+
+
+# -- ids and names -------------------------------------------------------------------------
+
+
+def test_ids_converse_refuses_are_mapped_and_the_others_kept() -> None:
+    """A 65-character id is sent as the canonical id (id_mapped); an OpenAI id is kept as is; a
+    tool name with a dot is rewritten the same way for every call."""
+    long_call = ToolCallPart.create("lookup", {}, provider_ids={"anthropic": "toolu_" + "a" * 59})
+    openai_call = ToolCallPart.create("gemini.tool", {}, provider_ids={"openai": "call_abc123"})
+    history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([long_call, openai_call]),
+               ToolMessage(call_id=long_call.id, tool_name="lookup", output_text="1"),
+               ToolMessage(call_id=openai_call.id, tool_name="gemini.tool", output_text="2")]
+    projection = bedrock.to_wire(history, model=CLAUDE)
+    uses = [b["toolUse"] for b in projection.request["messages"][1]["content"]]
+    results = [b["toolResult"]["toolUseId"] for b in projection.request["messages"][2]["content"]]
+    assert [u["toolUseId"] for u in uses] == [long_call.id, "call_abc123"] == results
+    assert uses[1]["name"] == "gemini_tool"
+    assert [(loss.action, loss.path) for loss in projection.losses] == [
+        ("id_mapped", "history[1].parts[0]"), ("rewritten", "history[1].parts[1].name")]
+
+
+# -- settings ------------------------------------------------------------------------------
+
+
+def test_settings_go_to_inference_config_and_the_model_familys_fields() -> None:
+    """Sampling in inferenceConfig; top_k and reasoning where Claude and Nova take them."""
+    settings = {"max_output_tokens": 500, "temperature": 1.5, "top_p": 0.9, "stop_sequences": ["END"],
+                "top_k": 40, "reasoning": "high"}
+    claude = bedrock.to_wire([UserMessage("q")], model=CLAUDE, settings=settings)
+    assert claude.request["inferenceConfig"] == {"maxTokens": 500, "temperature": 1, "topP": 0.9,
+                                                 "stopSequences": ["END"]}
+    assert claude.request["additionalModelRequestFields"] == {
+        "top_k": 40, "thinking": {"type": "enabled", "budget_tokens": 16384}}
+    assert [(loss.path, loss.action) for loss in claude.losses] == [
+        ("request.settings.temperature", "rewritten"), ("request.settings.reasoning", "rewritten")]
+    nova = bedrock.to_wire([UserMessage("q")], model=NOVA, settings={"top_k": 40, "reasoning": "high"})
+    assert nova.request["additionalModelRequestFields"] == {
+        "inferenceConfig": {"topK": 40}, "reasoningConfig": {"type": "enabled", "maxReasoningEffort": "high"}}
+    llama = bedrock.to_wire([UserMessage("q")], model="meta.llama3-2-1b-instruct-v1:0",
+                            settings={"top_k": 40, "seed": 1, "tool_choice": "none"})
+    assert "additionalModelRequestFields" not in llama.request
+    assert {loss.path for loss in llama.losses} == {
+        "request.settings.top_k", "request.settings.seed", "request.settings.tool_choice"}
+
+
+def test_settings_read_back_from_a_body_without_a_model_go_back_exactly() -> None:
+    """A stored HTTP body names no model: its Nova top_k is read by shape, and the family is
+    remembered, so it goes back to the same field."""
+    body = {"messages": [{"role": "user", "content": [{"text": "q"}]}],
+            "inferenceConfig": {"temperature": 0.5},
+            "additionalModelRequestFields": {"inferenceConfig": {"topK": 10}},
+            "toolConfig": {"tools": [{"toolSpec": {"name": "f", "description": "d",
+                                                   "inputSchema": {"json": {"type": "object"}}}}],
+                           "toolChoice": {"any": {}}}}
+    imported = bedrock.from_wire_request(body)
+    assert (imported.settings.top_k, imported.settings.temperature) == (10, 0.5)
+    assert imported.settings.tool_choice is not None
+    assert imported.settings.tool_choice.type == "required"
+    again = bedrock.to_wire(imported.history, **{**imported.to_wire_kwargs(), "model": "some-model"})
+    assert again.request == {**body, "modelId": "some-model"}
+    assert again.losses == ()
+
+
+def test_a_param_that_clashes_with_a_setting_is_refused() -> None:
+    """params may add inferenceConfig keys, not restate one the settings write."""
+    with pytest.raises(ValueError, match="maxTokens"):
+        bedrock.to_wire([UserMessage("q")], model=CLAUDE, max_tokens=5,
+                        params={"inferenceConfig": {"maxTokens": 6}})
+    ok = bedrock.to_wire([UserMessage("q")], model=CLAUDE, max_tokens=5,
+                         params={"inferenceConfig": {"topP": 0.5}})
+    assert ok.request["inferenceConfig"] == {"maxTokens": 5, "topP": 0.5}
+
+
+# -- the event stream ----------------------------------------------------------------------
+
+
+def _events() -> list[dict[str, Any]]:
+    return [{"messageStart": {"role": "assistant"}},
+            {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "hi"}}},
+            {"contentBlockStop": {"contentBlockIndex": 0}},
+            {"messageStop": {"stopReason": "end_turn"}}]
+
+
+def test_a_corrupt_event_stream_is_refused_not_skipped() -> None:
+    """A flipped payload byte (message CRC), a flipped length (prelude CRC) and a stream cut
+    inside a message each raise a WireFormatError saying which."""
+    raw = bytearray(encode_events(_events()))
+    payload = bytearray(raw)
+    payload[40] ^= 0x01
+    with pytest.raises(WireFormatError, match="message's CRC32"):
+        list(bedrock.stream(bytes(payload)))
+    prelude = bytearray(raw)
+    prelude[3] ^= 0x01
+    with pytest.raises(WireFormatError, match="prelude's CRC32"):
+        list(bedrock.stream(bytes(prelude)))
+    with pytest.raises(WireFormatError, match="ends inside a message"):
+        list(bedrock.stream(bytes(raw[:-3])))
+
+
+def test_an_exception_frame_ends_the_stream_with_an_error() -> None:
+    """An exception message (:message-type exception) is a StreamErrorEvent with its type, and the
+    message keeps the text before it."""
+    raw = encode_events(_events()[:2]) + encode_message(
+        {":message-type": "exception", ":exception-type": "throttlingException",
+         ":content-type": "application/json"}, json.dumps({"message": "slow down"}).encode())
+    events = list(bedrock.stream([raw[:9], raw[9:]]))
+    errors = [e for e in events if isinstance(e, StreamErrorEvent)]
+    assert [(e.error.code, e.error.message, e.error.retryable) for e in errors] == [
+        ("throttlingException", "slow down", True)]
+    message = accumulate(events)
+    assert (message.status, message.text) == ("error", "hi")
+
+
+def test_a_length_out_of_bounds_is_refused_before_reading_it() -> None:
+    """A prelude that claims 1 GiB is refused at once, not buffered."""
+    prelude = struct.pack(">II", 1 << 30, 0)
+    frame = prelude + struct.pack(">I", zlib.crc32(prelude))
+    with pytest.raises(WireFormatError, match="out of bounds"):
+        list(bedrock.stream(frame))
+
+
+# -- accounting ----------------------------------------------------------------------------
+
+
+def test_a_bedrock_message_is_priced_by_the_model_its_request_named() -> None:
+    """Converse responses name no model: model_id records it (from_wire and stream alike), and
+    the price data knows Bedrock's model ids, inference profiles included."""
+    response = {"output": {"message": {"role": "assistant", "content": [{"text": "hi"}]}},
+                "stopReason": "end_turn", "usage": {"inputTokens": 1000, "outputTokens": 100,
+                                                    "totalTokens": 1100}}
+    assert bedrock.from_wire(response).model is None
+    message = bedrock.from_wire(response, model_id=CLAUDE)
+    assert message.model == f"bedrock:{CLAUDE}"
+    streamed = accumulate(bedrock.stream(_events(), model_id="amazon.nova-micro-v1:0"))
+    assert streamed.model == "bedrock:amazon.nova-micro-v1:0"
+    cost = message_cost(message)
+    assert cost.usd is not None
+    assert cost.usd > 0
+    assert cost.version is not None
+    assert cost.version.source == "genai-prices"
+
+
+# -- bridges -------------------------------------------------------------------------------
+
+
+def test_pydantic_ai_bedrock_reasoning_goes_back_to_bedrock_signed() -> None:
+    """pydantic-ai's Bedrock model tags its thinking ``provider_name="bedrock"``: imported, the
+    signature is Bedrock's, so Converse gets it back and Anthropic's API does not."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, UserPromptPart
+    from pydantic_ai.messages import TextPart as PaiText
+    from pydantic_ai.messages import ThinkingPart as PaiThinking
+
+    from partwire.bridges import pydantic_ai
+
+    history = pydantic_ai.from_messages([
+        ModelRequest(parts=[UserPromptPart(content="q")]),
+        ModelResponse(parts=[PaiThinking(content="Think.", signature="c2ln", provider_name="bedrock"),
+                             PaiText(content="Done.")], provider_name="bedrock",
+                      model_name="us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+        ModelRequest(parts=[UserPromptPart(content="more")])])
+    sent = bedrock.to_wire(history, model=CLAUDE)
+    assert sent.losses == ()
+    assert sent.request["messages"][1]["content"][0] == {
+        "reasoningContent": {"reasoningText": {"text": "Think.", "signature": "c2ln"}}}
+    assert [loss.part_type for loss in anthropic.to_wire(history, model="claude-sonnet-4-6").losses] == ["thinking"]
+
+
+# -- boto3 form and async bytes ------------------------------------------------------------
+
+
+def test_a_video_in_boto3_form_goes_back_as_bytes() -> None:
+    """Canonical form has no video part: a video block is kept whole (base64 inside) and goes back
+    to boto3 with its bytes, and to another API not at all, with a loss."""
+    video = b"\x00\x00\x00\x18ftypmp42"
+    request = _request([{"text": "what happens?"},
+                        {"video": {"format": "mp4", "source": {"bytes": video}}}])
+    imported = bedrock.from_wire_request(request)
+    assert imported.options is None  # bytes: boto3's form, the default
+    assert bedrock.to_wire(imported.history, **imported.to_wire_kwargs()).request == request
+    elsewhere = anthropic.to_wire(imported.history, model="claude-sonnet-4-6")
+    assert [loss.part_type for loss in elsewhere.losses] == ["unknown"]
+
+
+async def test_astream_reads_event_stream_bytes_from_an_async_source() -> None:
+    """An async byte stream (an aiohttp or httpx body) of event-stream frames, cut anywhere."""
+    raw = encode_events([*_events(), {"metadata": {"usage": {"inputTokens": 3, "outputTokens": 1,
+                                                              "totalTokens": 4}, "metrics": {"latencyMs": 5}}}])
+
+    async def body() -> Any:
+        for i in range(0, len(raw), 11):
+            yield raw[i:i + 11]
+
+    events = [event async for event in bedrock.astream(body())]
+    message = accumulate(events)
+    assert (message.text, message.status, message.stop_reason) == ("hi", "complete", "stop")
+    assert message.usage is not None
+    assert message.usage.input_tokens == 3
