@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from partwire._base import ProviderData
 from partwire.compare import coalesce, common_prefix, same_content
 from partwire.errors import (
+    ArgumentError,
     ConversionError,
     DecodeError,
     LossError,
@@ -104,6 +105,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Accumulator",
+    "ArgumentError",
     "ArgumentProblem",
     "AssistantMessage",
     "AudioPart",

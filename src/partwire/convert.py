@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +19,7 @@ from pydantic import ValidationError
 
 from partwire._base import json_kind
 from partwire.adapters import get_adapter
-from partwire.adapters._common import PROVIDER_PREFIXES
+from partwire.adapters._common import PROVIDER_PREFIXES, model_owner
 from partwire.codec import MAX_DEPTH, dumps, loads
 from partwire.codec._limits import exceeds_depth
 from partwire.errors import ConversionError, LossError, PartwireError, WireFormatError
@@ -57,16 +56,6 @@ _REQUEST_KEYS = ("messages", "contents", "input")
 _MESSAGE_TYPES = (SystemMessage, DeveloperMessage, UserMessage, AssistantMessage, ToolMessage)
 # Anthropic answers 400 to a request whose messages hold tool_use blocks and no `tools`.
 _NEEDS_TOOL_DEFINITIONS = frozenset({"anthropic"})
-# First-party APIs serve only their own models; a bare model name of another family is a mistake
-# there (aggregators such as OpenRouter, vLLM or Ollama serve anything, so they are not checked).
-_FIRST_PARTY = frozenset({"anthropic", "openai", "google"})
-_MODEL_FAMILIES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"claude", re.IGNORECASE), "anthropic"),
-    (re.compile(r"(gpt-|chatgpt|o\d(\b|-)|davinci|text-embedding)", re.IGNORECASE), "openai"),
-    (re.compile(r"(gemini|gemma)", re.IGNORECASE), "google"),
-)
-
-
 def convert(data: Any, *, source: str, target: str, model: str | None = None, strict: bool = False,
             tools: Any = None, options: Mapping[str, Any] | None = None) -> tuple[Any, tuple[Loss, ...]]:
     """Convert ``data`` from ``source`` to ``target``; returns ``(output, losses)``.
@@ -280,11 +269,7 @@ def _issuer(adapter: Adapter, options: Mapping[str, Any]) -> str:
 
 def _check_model(model: str, issuer: str, target: str) -> None:
     """Refuse a model that belongs to another provider than the one serving ``target``."""
-    full = DEFAULT_MODEL_ALIASES.get(model, model)
-    head, sep, _ = full.partition(":")
-    owner = head if sep and head in PROVIDER_PREFIXES else None
-    if owner is None and issuer in _FIRST_PARTY:
-        owner = next((who for pattern, who in _MODEL_FAMILIES if pattern.match(full)), None)
+    owner = model_owner(model, issuer)
     if owner is not None and owner != issuer:
         raise ConversionError(f"model {model!r} is {owner}'s, and {target} serves only {issuer}'s "
                               f"models{_example(issuer)}", option="model")

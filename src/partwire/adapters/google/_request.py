@@ -257,7 +257,10 @@ def from_wire_request(request: Any) -> ImportedRequest:
             importer.system(body["systemInstruction"])
         except BaseException as exc:
             raise at_path(exc, ISSUER, "request", "systemInstruction")  # noqa: B904 (at_path chains it)
-    contents = body.get("contents", [])
+    if "contents" not in body:
+        # The one field generateContent requires; without it the body is another API's.
+        raise WireFormatError(ISSUER, "request", "it has no contents list", "contents")
+    contents = body["contents"]
     if not isinstance(contents, list):
         raise WireFormatError(ISSUER, "request", "not a list", "contents")
     for i, content in enumerate(contents):
