@@ -359,7 +359,7 @@ def test_dropped_provider_data_names_the_provider_data_not_the_part(name: str) -
 
 def test_loss_wording_reads_as_a_sentence() -> None:
     """The losses of the bundled example on every API hold none of the garbled phrasings."""
-    from partwire._example import example_history
+    from partwire.cli._example import example_history
 
     for name in ADAPTER_NAMES:
         for loss in get_adapter(name).to_wire(example_history(), model=MODELS[name]).losses:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from partwire._base import json_kind
-from partwire.adapters import get_adapter
+from partwire.adapters import adapter_name, get_adapter
 from partwire.adapters._common import PROVIDER_PREFIXES, model_owner
 from partwire.codec import MAX_DEPTH, dumps, loads
 from partwire.codec._limits import exceeds_depth
@@ -79,9 +79,15 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
     of this conversion whose ``Options`` have a field of that name. ``strict=True`` raises
     :class:`~partwire.errors.LossError` on any loss.
     """
+    if model is not None and not model.strip():
+        raise ConversionError("the model is empty: name one, or pass none to take the input's own",
+                              option="model")
     if OTEL in (source, target):
         return _convert_otel(data, source=source, target=target, model=model, strict=strict, tools=tools,
                              options=options)
+    # An alias (openai, gemini, openai-chat) is its adapter: one name from here on.
+    source = source if source in (CANONICAL, *BRIDGES) else adapter_name(source)
+    target = target if target == CANONICAL else adapter_name(target)
     source_adapter = None if source in (CANONICAL, *BRIDGES) else get_adapter(source)
     target_adapter = None if target == CANONICAL else get_adapter(target)
     source_opts, target_opts = _split_options(options, source_adapter, target_adapter)
