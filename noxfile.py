@@ -15,9 +15,19 @@ DEV = ".[dev]"
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the test suite (the default session)."""
+    """Run the test suite (the default session), on every core: ``nox -s tests -- -n 0`` runs it
+    in one process, ``-- -k NAME`` a part of it."""
     session.install("-e", DEV)
-    session.run("pytest", *session.posargs)
+    session.run("pytest", "-n", "auto", *session.posargs)
+
+
+@nox.session(default=False)
+def deep(session: nox.Session) -> None:
+    """Run only the property tests, each with ten times its examples (``PARTWIRE_HYPOTHESIS_SCALE``;
+    ``nox -s deep -- -k law`` narrows it): slower, for rarer failures. Never a default."""
+    session.install("-e", DEV)
+    session.run("pytest", "-n", "auto", "-m", "hypothesis", *session.posargs,
+                env={"PARTWIRE_HYPOTHESIS_SCALE": os.environ.get("PARTWIRE_HYPOTHESIS_SCALE", "10")})
 
 
 @nox.session

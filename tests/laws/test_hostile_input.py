@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from typing import Any
 
 import pytest
@@ -22,9 +21,10 @@ from hypothesis import strategies as st
 from partwire.adapters import get_adapter
 from partwire.errors import PartwireError, StreamProtocolError, WireFormatError
 from tests.harness.corpus import CORPUS
+from tests.harness.depth import examples
 from tests.laws.test_corpus_laws import ADAPTERS
 
-HOSTILE = settings(max_examples=int(os.environ.get("PARTWIRE_LAW_EXAMPLES", "60")), deadline=None,
+HOSTILE = settings(max_examples=examples(60, "PARTWIRE_LAW_EXAMPLES"), deadline=None,
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 _scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from typing import Any
 
 import pytest
@@ -18,10 +17,11 @@ from partwire.history import CompactionEvent, HistoryEvent
 from partwire.projection import Loss, Projection
 from partwire.session import Session, Target
 from partwire.session._projector import _REFCOUNT
+from tests.harness.depth import examples
 from tests.laws.test_corpus_laws import ADAPTERS, _imported, _kwargs, _wire_list
 from tests.strategies import histories
 
-LAWS = settings(max_examples=int(os.environ.get("PARTWIRE_SESSION_EXAMPLES", "25")), deadline=None,
+LAWS = settings(max_examples=examples(25, "PARTWIRE_SESSION_EXAMPLES"), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
