@@ -53,9 +53,13 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Build the docs site (mkdocs.yml) with every warning an error; the pages' code runs in tests."""
+    """Build the docs site (mkdocs.yml) with every warning an error, and check that no page shows a
+    raw Sphinx role; the pages' code runs in the tests."""
     session.install("-e", ".[docs]")
-    session.run("mkdocs", "build", "--strict", "--site-dir", os.path.join(session.create_tmp(), "site"))
+    site = os.path.join(session.create_tmp(), "site")
+    session.run("mkdocs", "build", "--strict", "--site-dir", site)
+    # No page may show a docstring's Sphinx role as text (docs/_ext/sphinx_roles.py renders them).
+    session.run("python", "-m", "tests.docs.check_site", site)
 
 
 @nox.session

@@ -440,3 +440,12 @@ def test_a_live_writers_temporary_file_is_left_alone(tmp_path: Path) -> None:
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_session_reads_well_in_a_repl(tmp_path: Path) -> None:
+    """repr(Session) names its target, id, event count and sink, not an object address."""
+    session = Session("gemini:gemini-2.5-pro", sink=tmp_path / "h.jsonl")
+    session.append(UserMessage("hi"))
+    assert repr(session) == (f"<Session google:gemini-2.5-pro id={session.id!r} events=1 "
+                             f"sink={str(tmp_path / 'h.jsonl')!r}>")
+    session.close()

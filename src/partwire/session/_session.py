@@ -84,6 +84,7 @@ class Session:
             raise ArgumentError("session_id", "a store sink needs session_id=", function="Session")
         self.target = Target.parse(target, tools=tools, options=options, tool_choice=tool_choice,
                                    max_tokens=max_tokens, params=params)
+        """Where the next request goes: adapter, model, tools and the rest (:meth:`switch` moves it)."""
         self._events: list[HistoryEvent] = list(history)
         self._writer: Writer | None = None
         self._own_writer = False
@@ -96,11 +97,16 @@ class Session:
         self._session_id = session_id
         self._fallback_id: str | None = None
         self.cache: CacheMode = cache
+        """Prompt caching: ``auto``, ``manual`` or ``off``."""
         self._cache_key = cache_key
         self.summary_role: Literal["user", "system"] = summary_role
+        """The role a compaction's summary is sent with."""
         self.context_window = context_window
+        """The model's context window when given (see :meth:`window`)."""
         self.strict = strict
+        """Raise :class:`~partwire.errors.LossError` instead of sending a request with losses."""
         self.incremental = incremental
+        """Reuse the previous turns' wire messages (off: project the whole context each turn)."""
         self._logged: set[tuple[Any, ...]] = set()
         self._marked_last: int | None = None
         self._context: list[Message] = []
@@ -146,6 +152,11 @@ class Session:
 
     def __len__(self) -> int:
         return len(self._events)
+
+    def __repr__(self) -> str:
+        sink = (f" sink={self._writer.path!r}" if self._writer is not None else "") + \
+            (f" store={self._store!r}" if self._store is not None else "")
+        return f"<Session {self.target} id={self.id!r} events={len(self._events)}{sink}>"
 
     def close(self) -> None:
         """Close the JSONL writer the session opened (a writer passed in stays open)."""
