@@ -35,6 +35,7 @@ from partwire.codec import Writer, dump, dumps, encode, load, loads, rewrite
 from partwire.convert import convert
 from partwire.errors import UnknownAdapterError, WireFormatError
 from partwire.history import HistoryEvent
+from partwire.ids import split_model_id
 from partwire.projection import check_switch
 from tests.harness.corpus import CORPUS
 
@@ -206,6 +207,17 @@ def test_a_body_with_none_of_the_apis_keys_is_refused_naming_what_was_expected(
     (lambda: convert([UserMessage("hi")], source="canonical", target="anthropic",
                      model="claude-sonnet-4-6", options={"system_in_messages": "maybe"}),
      "options", "system_in_messages='maybe'"),
+    (lambda: Writer("/nonexistent/x.jsonl", fsync="sometimes"), "fsync", "'on_close'"),  # type: ignore[arg-type]
+    (lambda: split_model_id("gpt-5"), "model_id", "'provider:model'"),
+    (lambda: get_adapter("anthropic").to_wire([UserMessage("hi")], model="claude-sonnet-4-6",
+                                              params={"messages": []}), "params", "conflicts"),
+    (lambda: get_adapter("google").to_wire([UserMessage("hi")], model="gemini-2.5-pro",
+                                           params={"generationConfig": 3}), "params", "an object"),
+    (lambda: get_adapter("openai_responses").to_wire([UserMessage("hi")], model="gpt-5",
+                                                     params={"input": []}), "params", "conflicts"),
+    (lambda: get_adapter("anthropic").to_wire([UserMessage("hi")], model="claude-sonnet-4-6",
+                                              options=["drop"]), "options", "not list"),
+    (lambda: convert(42, source="canonical", target="anthropic"), "data", "JSONL bytes"),
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_misuse_is_an_argument_error_naming_the_argument(call: Any, argument: str, says: str) -> None:
     """Each misuse raises ArgumentError (a PartwireError and a ValueError) naming the argument."""

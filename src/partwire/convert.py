@@ -22,7 +22,13 @@ from partwire.adapters import adapter_name, get_adapter
 from partwire.adapters._common import PROVIDER_PREFIXES, model_owner
 from partwire.codec import MAX_DEPTH, dumps, loads
 from partwire.codec._limits import exceeds_depth
-from partwire.errors import ConversionError, LossError, PartwireError, WireFormatError
+from partwire.errors import (
+    ArgumentError,
+    ConversionError,
+    LossError,
+    PartwireError,
+    WireFormatError,
+)
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.ids import DEFAULT_MODEL_ALIASES
 from partwire.messages import (
@@ -359,7 +365,7 @@ def _read_canonical(data: Any) -> list[HistoryEvent]:
         return loads(bytes(data) if not isinstance(data, str) else data, strict=True)
     if isinstance(data, Sequence):
         return [e if not isinstance(e, dict) else EVENT_ADAPTER.validate_python(e) for e in data]
-    raise TypeError(f"canonical input must be JSONL bytes or text or a list of events, "
+    raise ArgumentError("data", f"canonical input must be JSONL bytes or text or a list of events, "
                     f"not {type(data).__name__}")
 
 

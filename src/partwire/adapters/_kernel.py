@@ -95,8 +95,8 @@ def resolve_options(cls: type[OptionsT], options: Any = None,
     if isinstance(options, cls):
         given = {name: getattr(options, name) for name in _fields(cls)}
     elif options is not None:
-        raise TypeError(f"options must be {cls.__qualname__}, a mapping or None, "
-                        f"not {type(options).__name__}")
+        raise ArgumentError("options", f"expected {cls.__qualname__}, a mapping or None, "
+                            f"not {type(options).__name__}")
     if switches:
         given.update(switches)
     return _resolve(cls, given)
@@ -211,7 +211,7 @@ def merge_params(request: dict[str, Any], params: Mapping[str, Any] | None, *,
     """
     for key, value in (params or {}).items():
         if key in request or key in built:
-            raise ValueError(f"params[{key!r}] conflicts with a field to_wire builds; pass it as "
+            raise ArgumentError("params", f"params[{key!r}] conflicts with a field to_wire builds; pass it as "
                              "its own argument (or put it in the history)")
         request[key] = value
     return request

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError
 
 from partwire._base import escape_surrogates, is_surrogate_error
-from partwire.errors import PartwireError
+from partwire.errors import ArgumentError, PartwireError
 from partwire.history import EVENT_ADAPTER, HistoryEvent, UnknownEvent
 
 from ._reader import is_complete_line
@@ -129,7 +129,8 @@ class Writer:
 
     def __init__(self, path: str | os.PathLike[str], *, fsync: FsyncPolicy = "on_close") -> None:
         if fsync not in ("always", "on_close", "never"):
-            raise ValueError(f"fsync must be 'always', 'on_close' or 'never', not {fsync!r}")
+            raise ArgumentError("fsync", f"expected 'always', 'on_close' or 'never', not {fsync!r}",
+                                function="Writer")
         self.path = os.fspath(path)
         """The file appended to."""
         self.fsync: FsyncPolicy = fsync
