@@ -15,9 +15,19 @@ DEV = ".[dev]"
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the test suite (the default session)."""
+    """Run the test suite (the default session), on every core: ``nox -s tests -- -n 0`` runs it
+    in one process, ``-- -k NAME`` a part of it."""
     session.install("-e", DEV)
-    session.run("pytest", *session.posargs)
+    session.run("pytest", "-n", "auto", *session.posargs)
+
+
+@nox.session(default=False)
+def deep(session: nox.Session) -> None:
+    """Run only the property tests, each with ten times its examples (``PARTWIRE_HYPOTHESIS_SCALE``;
+    ``nox -s deep -- -k law`` narrows it): slower, for rarer failures. Never a default."""
+    session.install("-e", DEV)
+    session.run("pytest", "-n", "auto", "-m", "hypothesis", *session.posargs,
+                env={"PARTWIRE_HYPOTHESIS_SCALE": os.environ.get("PARTWIRE_HYPOTHESIS_SCALE", "10")})
 
 
 @nox.session
@@ -43,9 +53,13 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Build the docs site (mkdocs.yml) with every warning an error; the pages' code runs in tests."""
+    """Build the docs site (mkdocs.yml) with every warning an error, and check that no page shows a
+    raw Sphinx role; the pages' code runs in the tests."""
     session.install("-e", ".[docs]")
-    session.run("mkdocs", "build", "--strict", "--site-dir", os.path.join(session.create_tmp(), "site"))
+    site = os.path.join(session.create_tmp(), "site")
+    session.run("mkdocs", "build", "--strict", "--site-dir", site)
+    # No page may show a docstring's Sphinx role as text (docs/_ext/sphinx_roles.py renders them).
+    session.run("python", "-m", "tests.docs.check_site", site)
 
 
 @nox.session

@@ -26,6 +26,7 @@ from partwire import (
 from partwire.codec import dump, dumps, encode, iter_records, load, loads, read, rewrite
 from partwire.history import EVENT_ADAPTER, EVENT_TYPES, MESSAGE_ROLES
 from partwire.parts import PART_TYPES, TextPart
+from tests.harness.depth import examples
 
 from .strategies import (
     citations,
@@ -43,7 +44,7 @@ COMPAT = Path(__file__).parent / "compat"
 COMPAT_FILES = sorted(COMPAT.glob("v*/*.jsonl"))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(histories())
 def test_loads_dumps_is_identity(history: list[HistoryEvent]) -> None:
     """Any history dumped and loaded back is equal, also field by field (ids, times, provider_data)."""
@@ -53,7 +54,7 @@ def test_loads_dumps_is_identity(history: list[HistoryEvent]) -> None:
     assert [type(e) for e in back] == [type(e) for e in history]
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(histories())
 def test_encoding_is_stable(history: list[HistoryEvent]) -> None:
     """Dumping what was loaded gives the same bytes: re-saving never changes a file."""
@@ -61,7 +62,7 @@ def test_encoding_is_stable(history: list[HistoryEvent]) -> None:
     assert dumps(loads(data, strict=True)) == data
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(histories(max_turns=3))
 def test_dump_then_load_file(tmp_path_factory: pytest.TempPathFactory, history: list[HistoryEvent]) -> None:
     """The file functions obey the law too: load(dump(h)) == h."""
@@ -70,7 +71,7 @@ def test_dump_then_load_file(tmp_path_factory: pytest.TempPathFactory, history: 
     assert load(path, strict=True) == history
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(histories(max_turns=3), st.data())
 def test_tolerant_reading_keeps_foreign_lines_byte_identical(
     tmp_path_factory: pytest.TempPathFactory, history: list[HistoryEvent], data: st.DataObject
@@ -167,7 +168,7 @@ def test_compat_v1_covers_every_type() -> None:
     assert part_types == PART_TYPES
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(history_events())
 def test_encode_writes_what_the_union_writes(event: HistoryEvent) -> None:
     """The codec serialises each event through its own class's serializer: the same bytes as

@@ -15,6 +15,7 @@ from partwire import HistoryEvent, Message, UserMessage
 from partwire.cli._example import example_history
 from partwire.codec import dumps, encode, loads
 from partwire.codec.schema import json_schema
+from tests.harness.depth import examples
 from tests.strategies import history_events
 
 
@@ -163,7 +164,7 @@ def test_fastapi_style_round_trip() -> None:
     assert json.loads(response)["events"] == _codec_lines(history)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(history_events(), max_size=6))
 def test_any_history_json_through_a_user_model_equals_the_codec(events: list[HistoryEvent]) -> None:
     """For any history, the user model writes the codec's lines and reads them back to equal events."""

@@ -27,6 +27,7 @@ from partwire.codec import decode, dumps, iter_records, loads, read, rewrite
 from partwire.codec._limits import exceeds_depth, iter_lines, read_body
 from partwire.errors import DecodeError, PartwireError
 from partwire.history import UnknownEvent
+from tests.harness.depth import examples
 from tests.strategies import json_values
 
 DEEP = sys.getrecursionlimit() * 3
@@ -34,7 +35,7 @@ DEEP = sys.getrecursionlimit() * 3
 
 EXAMPLE_LINES = [json.loads(line) for line in dumps(example_history()).splitlines()]
 
-HOSTILE = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+HOSTILE = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _nested(depth: int, kind: str = "[") -> str:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from partwire._base import ProviderData
 from partwire.compare import coalesce, common_prefix, same_content
 from partwire.errors import (
+    ArgumentError,
     ConversionError,
     DecodeError,
     LossError,
@@ -128,6 +129,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Accumulator",
     "AllowedToolsChoice",
+    "ArgumentError",
     "ArgumentProblem",
     "AssistantMessage",
     "AudioPart",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -252,3 +253,20 @@ def json_kind(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "array"
     return "object" if isinstance(value, dict) else type(value).__name__
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """JSON text with every lone surrogate (``"\\ud800"`` read from a JSON escape, which UTF-8
+    cannot encode) written back as that escape, which JSON allows: the one rule partwire keeps
+    for them everywhere it writes JSON, so what was read is written back as it was."""
+    if not _LONE_SURROGATE.search(text):
+        return text
+    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def is_surrogate_error(exc: BaseException) -> bool:
+    """Whether an encoding error is UTF-8 refusing a lone surrogate (pydantic wraps it in text)."""
+    return "surrogates not allowed" in str(exc)

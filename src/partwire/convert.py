@@ -12,18 +12,23 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from partwire._base import json_kind
-from partwire.adapters import get_adapter
-from partwire.adapters._common import PROVIDER_PREFIXES
+from partwire.adapters import adapter_name, get_adapter
+from partwire.adapters._common import PROVIDER_PREFIXES, model_owner
 from partwire.codec import MAX_DEPTH, dumps, loads
 from partwire.codec._limits import exceeds_depth
-from partwire.errors import ConversionError, LossError, PartwireError, WireFormatError
+from partwire.errors import (
+    ArgumentError,
+    ConversionError,
+    LossError,
+    PartwireError,
+    WireFormatError,
+)
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.ids import DEFAULT_MODEL_ALIASES
 from partwire.messages import (
@@ -58,14 +63,6 @@ _MESSAGE_TYPES = (SystemMessage, DeveloperMessage, UserMessage, AssistantMessage
 # Anthropic answers 400 to a request whose messages hold tool_use blocks and no `tools`; so does
 # Converse ("toolConfig field must be defined when using toolUse and toolResult content blocks").
 _NEEDS_TOOL_DEFINITIONS = frozenset({"anthropic", "bedrock"})
-# First-party APIs serve only their own models; a bare model name of another family is a mistake
-# there (aggregators such as OpenRouter, vLLM or Ollama serve anything, so they are not checked).
-_FIRST_PARTY = frozenset({"anthropic", "openai", "google"})
-_MODEL_FAMILIES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"claude", re.IGNORECASE), "anthropic"),
-    (re.compile(r"(gpt-|chatgpt|o\d(\b|-)|davinci|text-embedding)", re.IGNORECASE), "openai"),
-    (re.compile(r"(gemini|gemma)", re.IGNORECASE), "google"),
-)
 
 
 def convert(data: Any, *, source: str, target: str, model: str | None = None, strict: bool = False,
@@ -91,9 +88,15 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
     of this conversion whose ``Options`` have a field of that name. ``strict=True`` raises
     :class:`~partwire.errors.LossError` on any loss.
     """
+    if model is not None and not model.strip():
+        raise ConversionError("the model is empty: name one, or pass none to take the input's own",
+                              option="model")
     if OTEL in (source, target):
         return _convert_otel(data, source=source, target=target, model=model, strict=strict, tools=tools,
                              options=options)
+    # An alias (openai, gemini, openai-chat) is its adapter: one name from here on.
+    source = source if source in (CANONICAL, *BRIDGES) else adapter_name(source)
+    target = target if target == CANONICAL else adapter_name(target)
     source_adapter = None if source in (CANONICAL, *BRIDGES) else get_adapter(source)
     target_adapter = None if target == CANONICAL else get_adapter(target)
     source_opts, target_opts = _split_options(options, source_adapter, target_adapter)
@@ -283,11 +286,7 @@ def _issuer(adapter: Adapter, options: Mapping[str, Any]) -> str:
 
 def _check_model(model: str, issuer: str, target: str) -> None:
     """Refuse a model that belongs to another provider than the one serving ``target``."""
-    full = DEFAULT_MODEL_ALIASES.get(model, model)
-    head, sep, _ = full.partition(":")
-    owner = head if sep and head in PROVIDER_PREFIXES else None
-    if owner is None and issuer in _FIRST_PARTY:
-        owner = next((who for pattern, who in _MODEL_FAMILIES if pattern.match(full)), None)
+    owner = model_owner(model, issuer)
     if owner is not None and owner != issuer:
         raise ConversionError(f"model {model!r} is {owner}'s, and {target} serves only {issuer}'s "
                               f"models{_example(issuer)}", option="model")
@@ -371,7 +370,7 @@ def _read_canonical(data: Any) -> list[HistoryEvent]:
         return loads(bytes(data) if not isinstance(data, str) else data, strict=True)
     if isinstance(data, Sequence):
         return [e if not isinstance(e, dict) else EVENT_ADAPTER.validate_python(e) for e in data]
-    raise TypeError(f"canonical input must be JSONL bytes or text or a list of events, "
+    raise ArgumentError("data", f"canonical input must be JSONL bytes or text or a list of events, "
                     f"not {type(data).__name__}")
 
 

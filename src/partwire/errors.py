@@ -12,7 +12,8 @@
     ├── ProviderError            the provider answered with an error body
     ├── WireFormatError          wire data does not have the shape its API defines
     ├── UnknownAdapterError      no adapter has that name
-    └── StreamProtocolError      a stream event does not fit the part it addresses
+    ├── StreamProtocolError      a stream event does not fit the part it addresses
+    └── ArgumentError            a function or constructor was given an argument it cannot take
 
 Attributes are structured (file, line, JSON path, keyword) so callers can act on them;
 ``str()`` reads well on its own.
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from partwire.projection import Loss
 
 __all__ = [
+    "ArgumentError",
     "ConversionError",
     "DecodeError",
     "LossError",
@@ -200,3 +202,18 @@ class SwitchRefusedError(PartwireError):
         first = "; ".join(str(r) for r in refusals[:3])
         more = f" (and {len(refusals) - 3} more)" if len(refusals) > 3 else ""
         super().__init__(f"cannot switch this session to {target}: {first}{more}")
+
+
+class ArgumentError(PartwireError, ValueError):
+    """A function or constructor was given an argument it cannot take (a target without a model,
+    tool-call arguments that are not a mapping, content that is neither text nor parts)."""
+
+    def __init__(self, argument: str, reason: str, *, function: str | None = None) -> None:
+        self.argument = argument
+        """The argument at fault (``target``, ``arguments``, ``session_id``)."""
+        self.reason = reason
+        """What is wrong with it, and what would do."""
+        self.function = function
+        """The function or class called (``Session``, ``ToolCallPart.create``), when known."""
+        where = f"{function}: " if function else ""
+        super().__init__(f"{where}{argument}: {reason}")

@@ -18,6 +18,8 @@ import weakref
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
+from partwire.errors import ArgumentError
+
 __all__ = [
     "DEFAULT_MODEL_ALIASES",
     "derive_id",
@@ -212,10 +214,11 @@ DEFAULT_MODEL_ALIASES: dict[str, str] = {
 
 
 def split_model_id(model_id: str) -> tuple[str, str]:
-    """Split ``provider:model`` into its two halves; raise ``ValueError`` when it has no provider."""
+    """Split ``provider:model`` into its two halves; raise :class:`~partwire.errors.ArgumentError`
+    (a ``ValueError``) when it has no provider."""
     provider, sep, model = model_id.partition(":")
     if not sep or not provider or not model:
-        raise ValueError(f"model id {model_id!r} is not of the form 'provider:model'")
+        raise ArgumentError("model_id", f"{model_id!r} is not of the form 'provider:model'")
     return provider, model
 
 

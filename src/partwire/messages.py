@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, JsonValue
+from pydantic import BaseModel, Field, JsonValue
 
 from partwire._base import CanonicalModel, NamedUnion, ProviderData
+from partwire.errors import ArgumentError
 from partwire.ids import new_message_id, now
 from partwire.parts import Part, TextPart
 from partwire.usage import Usage
@@ -52,9 +53,17 @@ else:
     _ModelMeta = type(CanonicalModel)
 
 
-def _coerce_parts(content: Content) -> tuple[Any, ...]:
+def _coerce_parts(content: Content, owner: str) -> tuple[Any, ...]:
     if isinstance(content, str):
         return (TextPart(text=content),)
+    if not isinstance(content, Sequence):
+        raise ArgumentError("content", f"expected a string or a list of parts, not {type(content).__name__}",
+                            function=owner)
+    for k, p in enumerate(content):
+        # A dict is a part in its JSON form; pydantic validates it (and names what is wrong).
+        if not isinstance(p, str | BaseModel | dict):
+            raise ArgumentError(f"content[{k}]", "expected a string or a part (TextPart, ImagePart, ...), "
+                                f"not {type(p).__name__}", function=owner)
     return tuple(TextPart(text=p) if isinstance(p, str) else p for p in content)
 
 
@@ -75,7 +84,7 @@ class _ContentMeta(_ModelMeta):
         elif content is not None:
             if "parts" in data:
                 raise TypeError("pass the content positionally or as parts=, not both")
-            data["parts"] = _coerce_parts(content)
+            data["parts"] = _coerce_parts(content, cls.__name__)
         return super().__call__(**data)
 
 

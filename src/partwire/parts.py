@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, JsonValue, TypeAdapter
 
 from partwire._base import CanonicalModel, ProviderData
-from partwire.errors import ToolArgumentsError
+from partwire.errors import ArgumentError, ToolArgumentsError
 from partwire.ids import new_tool_call_id
 
 __all__ = [
@@ -278,7 +278,15 @@ class ToolCallPart(_PartBase):
         cls, name: str, arguments: dict[str, Any] | None = None, *, id: str | None = None,
         provider_ids: dict[str, str] | None = None,
     ) -> ToolCallPart:
-        """A call with a fresh canonical id and the arguments serialised compactly."""
+        """A call with a fresh canonical id and the arguments serialised compactly.
+
+        ``arguments`` is the parsed object (a dict); to keep a model's exact JSON text, construct
+        the part with ``arguments_json=`` instead.
+        """
+        if arguments is not None and not isinstance(arguments, dict):
+            hint = " (JSON text goes in ToolCallPart(arguments_json=...))" if isinstance(arguments, str) else ""
+            raise ArgumentError("arguments", f"expected a dict of the call's arguments, not "
+                                f"{type(arguments).__name__}{hint}", function="ToolCallPart.create")
         return cls(
             id=id or new_tool_call_id(),
             name=name,

@@ -1,22 +1,33 @@
-"""Print the measured estimate error table at the end of the run (no ``-s`` needed)."""
+"""Print the measured estimate error tables at the end of the run (no ``-s`` needed)."""
 
 from __future__ import annotations
 
 import pytest
 
-# Filled by tests/accounting/test_estimates.py (wire format -> its held-back error figures) and
-# test_classes.py ("classes" -> the error table of every class).
-ERROR_REPORT: dict[str, str] = {}
+REPORT_KEY = "token_estimate_error"
+"""The ``record_property`` name a test files its figures under, as ``(key, text)``: a wire format
+and its held-back figures (test_estimates.py), or ``"classes"`` and the table of every class
+(test_classes.py). A report's properties reach the main process under pytest-xdist too, where a
+module-level dict filled in a worker would not."""
+
+_REPORTS: dict[str, str] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Collect the figures of each test that recorded some (in the process that reports)."""
+    for key, value in report.user_properties:
+        if key == REPORT_KEY and isinstance(value, tuple) and len(value) == 2:
+            _REPORTS[str(value[0])] = str(value[1])
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """After the run, the held-back figures per wire format, then the table per class."""
-    held = {k: v for k, v in ERROR_REPORT.items() if k != "classes"}
+    held = {k: v for k, v in _REPORTS.items() if k != "classes"}
     if held:
         terminalreporter.section("token estimate error on held-back real requests")
-        for line in held.values():
+        for _, line in sorted(held.items()):
             terminalreporter.write_line(line)
-    if "classes" in ERROR_REPORT:
+    if "classes" in _REPORTS:
         terminalreporter.section("token estimate error on every real request, per class")
-        for line in ERROR_REPORT["classes"].splitlines():
+        for line in _REPORTS["classes"].splitlines():
             terminalreporter.write_line(line)

@@ -16,7 +16,7 @@ import pytest
 
 from partwire.adapters import _estimate
 from tests.accounting._corpus import PROVIDERS, Sample, samples
-from tests.accounting.conftest import ERROR_REPORT
+from tests.accounting.conftest import REPORT_KEY
 
 ESTIMATORS: dict[str, Callable[[Mapping[str, Any]], int]] = {
     "anthropic": _estimate.estimate_anthropic_body,
@@ -43,13 +43,14 @@ def error_distribution(provider: str, chosen: list[Sample]) -> dict[str, float]:
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_estimate_error_within_bounds_on_held_back_requests(provider: str) -> None:
+def test_estimate_error_within_bounds_on_held_back_requests(
+        provider: str, record_property: Callable[[str, object], None]) -> None:
     """On held-back real requests the median error is at most 10% and the p90 at most 25%."""
     held = samples(provider, held_back=True)
     stats = error_distribution(provider, held)
     report = (f"{provider}: n={stats['n']} median={stats['median']:.1%} "
               f"p90={stats['p90']:.1%} max={stats['max']:.1%}")
-    ERROR_REPORT[provider] = report
+    record_property(REPORT_KEY, (provider, report))
     assert stats["n"] >= MIN_SAMPLES, report
     assert stats["median"] <= MEDIAN_BOUND, report
     assert stats["p90"] <= P90_BOUND, report

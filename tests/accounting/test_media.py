@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from partwire.adapters import _estimate as est
+from tests.harness.depth import examples
 
 
 def _png(width: int, height: int) -> bytes:
@@ -111,7 +112,7 @@ _JSON = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(body=st.dictionaries(st.sampled_from(["model", "messages", "input", "contents", "tools",
                                              "system", "systemInstruction", "instructions",
                                              "tool_choice", "thinking", "response_format",
@@ -123,7 +124,7 @@ def test_every_estimator_takes_any_json_body(body: dict[str, object]) -> None:
         assert estimate(body) >= 1
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(prefix=st.sampled_from([b"", b"\x89PNG\r\n\x1a\n", b"GIF89a", b"RIFF\x00\x00\x00\x00WEBPVP8X",
                                b"RIFF\x00\x00\x00\x00WEBPVP8 ", b"RIFF\x00\x00\x00\x00WEBPVP8L",
                                b"\xff\xd8", b"%PDF-1.4", b"ID3\x04", b"RIFF\x00\x00\x00\x00WAVE",

@@ -412,7 +412,7 @@ def test_foreign_provider_data_is_reported() -> None:
     """Echo state from another issuer on a part is not sent, and says so."""
     part = TextPart(text="hi", provider_data=ProviderData(issuer="google", data={"thoughtSignature": "s"}))
     assert request([UserMessage([part, "x"])])["messages"][0]["content"][0] == {"type": "text", "text": "hi"}
-    assert losses([UserMessage([part, "x"])]) == [("history[0].parts[0]", "text", "dropped")]
+    assert losses([UserMessage([part, "x"])]) == [("history[0].parts[0].provider_data", "text", "dropped")]
 
 
 # -- citations, media, cache breakpoints -------------------------------------------------------------

@@ -86,7 +86,8 @@ def test_signatures_do_not_cross_models() -> None:
     message = google.from_wire(response({"text": "hi", "thoughtSignature": SIG}))
     projection = google.to_wire([UserMessage("q"), message, UserMessage("again")], model="gemini-2.5-pro")
     assert "thoughtSignature" not in projection.request["contents"][1]["parts"][0]
-    assert [(loss.action, loss.part_type) for loss in projection.losses] == [("rewritten", "text")]
+    assert [(loss.action, loss.part_type, loss.path) for loss in projection.losses] == [
+        ("dropped", "text", "history[1].parts[0].provider_data")]
 
 
 def test_same_model_accepts_the_resolved_version() -> None:

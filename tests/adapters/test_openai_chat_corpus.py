@@ -23,6 +23,7 @@ from partwire._base import replace
 from partwire.adapters import ProviderError, openai_chat
 from partwire.adapters.openai_chat._request import _RequestReader
 from partwire.streaming import MessageCompleteEvent, accumulate
+from tests.harness.depth import examples
 from tests.harness.neutral import neutral_dumps
 from tests.harness.replay import json_difference
 from tests.harness.validity import request_errors
@@ -189,7 +190,7 @@ def test_the_fast_encoding_gives_what_the_full_encoding_gives(path: Path,
     assert _projected(imported.history, **kwargs) == fast
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(history=histories())
 def test_the_fast_encoding_gives_what_the_full_encoding_gives_on_any_history(
         history: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:

@@ -282,7 +282,7 @@ def test_other_issuers_provider_data_is_not_sent_and_is_reported() -> None:
     """Echo state of another issuer is not read: the part goes out plain and the loss says why."""
     part = TextPart(text="x", provider_data=ProviderData(issuer="anthropic", data={"block": {"cache_control": {}}}))
     assert wire([UserMessage(["a", part])])["messages"][0]["content"][1] == {"type": "text", "text": "x"}
-    assert losses([UserMessage(["a", part])]) == [("dropped", "text", "history[0].parts[1]")]
+    assert losses([UserMessage(["a", part])]) == [("dropped", "text", "history[0].parts[1].provider_data")]
 
 
 def test_unknown_parts_go_back_to_their_issuer_only() -> None:

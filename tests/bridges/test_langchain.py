@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import pytest
@@ -29,9 +28,10 @@ from partwire import (
 )
 from partwire.bridges import langchain as bridge
 from partwire.projection import Loss
+from tests.harness.depth import examples
 from tests.strategies import histories
 
-LAWS = settings(max_examples=int(os.environ.get("PARTWIRE_LAW_EXAMPLES", "25")), deadline=None,
+LAWS = settings(max_examples=examples(25, "PARTWIRE_LAW_EXAMPLES"), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import warnings
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -36,10 +35,11 @@ from partwire import (
 from partwire.bridges import pydantic_ai as bridge
 from partwire.history import UnknownEvent
 from partwire.projection import Loss
+from tests.harness.depth import examples
 from tests.strategies import histories
 
 # Fewer examples than the adapters' laws by default: pydantic-ai validates every message it builds.
-LAWS = settings(max_examples=int(os.environ.get("PARTWIRE_LAW_EXAMPLES", "25")), deadline=None,
+LAWS = settings(max_examples=examples(25, "PARTWIRE_LAW_EXAMPLES"), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -36,17 +37,26 @@ def public_modules() -> list[ModuleType]:
 
 def homes() -> dict[str, list[str]]:
     """Module -> the names documented on its page: each object at the first module exporting it."""
-    seen: list[Any] = []
+    return _homes()[0]
+
+
+def _homes() -> tuple[dict[str, list[str]], dict[str, list[tuple[str, str]]]]:
+    """The names documented on each page, and the names each page only re-exports, with the path
+    (``partwire.Session``) of the entry that documents them."""
+    seen: list[tuple[Any, str]] = []
     pages: dict[str, list[str]] = {}
+    elsewhere: dict[str, list[tuple[str, str]]] = {}
     for module in public_modules():
         names = pages.setdefault(module.__name__, [])
         for name in sorted(module.__all__):
             obj = getattr(module, name)
-            if _documentable(obj) and any(obj is s for s in seen):
+            home = next((path for s, path in seen if s is obj), None) if _documentable(obj) else None
+            if home is not None:
+                elsewhere.setdefault(module.__name__, []).append((name, home))
                 continue
-            seen.append(obj)
+            seen.append((obj, f"{module.__name__}.{name}"))
             names.append(name)
-    return pages
+    return pages, elsewhere
 
 
 def _documentable(obj: Any) -> bool:
@@ -54,23 +64,27 @@ def _documentable(obj: Any) -> bool:
     return isinstance(obj, type | ModuleType) or callable(obj)
 
 
-def render(module: str, names: list[str]) -> str:
+def render(module: str, names: list[str], elsewhere: Sequence[tuple[str, str]] = ()) -> str:
     title = f"# `{module}`\n\n"
     doc = (importlib.import_module(module).__doc__ or "").strip().splitlines()
     lead = f"{doc[0]}\n\n" if doc else ""
+    # A name this module re-exports is documented at its first home; the page links there, so
+    # reading `partwire.session` finds `Session` (documented as `partwire.Session`).
+    also = ("Also exported here, documented where first exported: "
+            + ", ".join(f"[`{name}`][{home}]" for name, home in elsewhere) + ".\n") if elsewhere else ""
     if not names:
-        return title + lead + "Every name this module exports is documented where it is first exported.\n"
+        return title + lead + (also or "Every name this module exports is documented where it is first exported.\n")
     directives = "\n".join(f"::: {module}.{name}\n" for name in names)
-    return title + lead + directives
+    return title + lead + (also + "\n" if also else "") + directives
 
 
 def main() -> None:
     PAGES.mkdir(parents=True, exist_ok=True)
-    pages = homes()
+    pages, elsewhere = _homes()
     for old in PAGES.glob("partwire*.md"):
         old.unlink()
     for module, names in pages.items():
-        (PAGES / f"{module}.md").write_text(render(module, names), encoding="utf-8")
+        (PAGES / f"{module}.md").write_text(render(module, names, elsewhere.get(module, [])), encoding="utf-8")
     index = ["# API reference", "",
              "Every public name, one page per module, generated from the docstrings by mkdocstrings. "
              "A name exported by several modules is documented at the first (most public) of them.", ""]

@@ -14,7 +14,6 @@ Comparisons are of full JSON dumps (``provider_data`` included), never ``==`` on
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import pytest
@@ -26,6 +25,7 @@ from partwire.history import HistoryEvent
 from partwire.streaming import Accumulator, MessageCompleteEvent
 from partwire.switch import check_switch
 from tests.harness.corpus import CORPUS
+from tests.harness.depth import examples
 from tests.harness.providers import get_kit
 from tests.harness.validity import request_errors
 from tests.laws.test_corpus_laws import (
@@ -39,7 +39,7 @@ from tests.laws.test_corpus_laws import (
 from tests.scenarios import build_scenarios
 from tests.strategies import histories
 
-LAWS = settings(max_examples=int(os.environ.get("PARTWIRE_LAW_EXAMPLES", "60")), deadline=None,
+LAWS = settings(max_examples=examples(60, "PARTWIRE_LAW_EXAMPLES"), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

@@ -19,7 +19,6 @@ with only what each decoding makes fresh (message id and time, canonical call id
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import pytest
@@ -31,13 +30,14 @@ from partwire import LossError, ToolMessage
 from partwire.adapters import get_adapter
 from partwire.history import HistoryEvent
 from partwire.streaming import accumulate
+from tests.harness.depth import examples
 from tests.harness.laws import WireLaws, dumps, neutral_dump
 from tests.harness.providers import get_kit
 from tests.harness.validity import request_errors
 from tests.laws.test_corpus_laws import ADAPTERS, _wire_list
 from tests.strategies import histories
 
-LAWS = settings(max_examples=int(os.environ.get("PARTWIRE_LAW_EXAMPLES", "60")), deadline=None,
+LAWS = settings(max_examples=examples(60, "PARTWIRE_LAW_EXAMPLES"), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from partwire import (
+    ArgumentError,
     AssistantMessage,
     CompactionEvent,
     ErrorEvent,
@@ -395,10 +396,16 @@ def test_breakpoints_by_hand() -> None:
     assert _count(off.request().request) == 0
 
 
-def test_open_on_a_missing_file_starts_a_new_session(tmp_path: Path) -> None:
-    """Opening a file that does not exist yet starts empty and creates it on the first append."""
+def test_open_on_a_missing_file_starts_a_new_session_only_when_asked(tmp_path: Path) -> None:
+    """Opening a missing file is refused, naming it and create=, and leaves no file; with
+    create=True it starts empty and creates the file on the first append."""
     path = tmp_path / "new.jsonl"
-    session = Session.open(path, "google:gemini-2.5-flash")
+    for target in (None, "google:gemini-2.5-flash"):
+        with pytest.raises(ArgumentError, match=r"new\.jsonl' does not exist; pass create=True") as caught:
+            Session.open(path, target)
+        assert caught.value.argument == "source"
+        assert not path.exists()
+    session = Session.open(path, "google:gemini-2.5-flash", create=True)
     assert len(session) == 0
     session.append(UserMessage("hi"))
     session.close()

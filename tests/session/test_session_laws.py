@@ -4,8 +4,8 @@ histories of real requests from the corpus; and turn n+1 keeps turn n's wire mes
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import os
 from typing import Any
 
 import pytest
@@ -17,11 +17,12 @@ from partwire.history import CompactionEvent, HistoryEvent
 from partwire.projection import Loss, Projection
 from partwire.session import Session, Target
 from partwire.session._projector import _REFCOUNT
+from tests.harness.depth import examples
 from tests.harness.laws import json_default
 from tests.laws.test_corpus_laws import ADAPTERS, _imported, _kwargs, _wire_list
 from tests.strategies import histories
 
-LAWS = settings(max_examples=int(os.environ.get("PARTWIRE_SESSION_EXAMPLES", "25")), deadline=None,
+LAWS = settings(max_examples=examples(25, "PARTWIRE_SESSION_EXAMPLES"), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -32,6 +33,23 @@ def _dump(value: Any) -> str:
 def _losses(losses: tuple[Loss, ...]) -> list[tuple[Any, ...]]:
     return sorted((x.path, x.part_type, x.action, x.reason, x.adapter, x.message_id or "")
                   for x in losses)
+
+
+def _into_history(session: Session, losses: tuple[Loss, ...]) -> tuple[Loss, ...]:
+    """``to_wire``'s losses on the context, with each ``history[k]`` the index in the session's
+    history of the k-th context message (the latest compaction's for its summary)."""
+    history = session.history
+    where = {id(e): k for k, e in enumerate(history)}
+    compaction = max((k for k, e in enumerate(history) if isinstance(e, CompactionEvent)), default=-1)
+    out = []
+    for loss in losses:
+        head, sep, rest = loss.path.partition("]")
+        if head.startswith("history[") and sep:
+            k = int(head[len("history["):])
+            at = where.get(id(session.context[k]), compaction)
+            loss = dataclasses.replace(loss, path=f"history[{at}]{rest}")
+        out.append(loss)
+    return tuple(out)
 
 
 def _outcome(call: Any) -> tuple[str, Projection | None]:
@@ -67,7 +85,7 @@ def _check_every_turn(name: str, history: list[HistoryEvent], target: Target,
         if got is None or want is None:
             continue
         assert _dump(got.request) == _dump(want.request), f"turn {n}"
-        assert _losses(got.losses) == _losses(want.losses), f"turn {n}"
+        assert _losses(got.losses) == _losses(_into_history(session, want.losses)), f"turn {n}"
         wire = _wire_list(got.request)
         # Prefix stability: every wire message of the previous turn but its last is kept as is
         # (a compaction rewrites the context: the prefix starts again from it).

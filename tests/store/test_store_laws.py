@@ -12,10 +12,11 @@ from partwire.history import HistoryEvent
 from partwire.store import Store
 from partwire.store._derive import clean
 from partwire.toolstate import tool_call_states
+from tests.harness.depth import examples
 from tests.strategies import histories
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(history=histories())
 def test_any_history_round_trips_and_derives_tool_states(store: Store, history: list[HistoryEvent]) -> None:
     """Appended in two parts, any history exports as ``dumps(history)`` and its tool calls stand as

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from partwire.streaming import StreamEvent
 
 __all__ = [
+    "ADAPTER_ALIASES",
     "ADAPTER_NAMES",
     "Adapter",
     "Capabilities",
@@ -41,6 +42,7 @@ __all__ = [
     "ToolSpec",
     "UnknownAdapterError",
     "WireFormatError",
+    "adapter_name",
     "get_adapter",
 ]
 
@@ -55,6 +57,16 @@ _MODULES: dict[str, str] = {
 
 ADAPTER_NAMES: tuple[str, ...] = tuple(_MODULES)
 """The adapters partwire knows, by name."""
+
+ADAPTER_ALIASES: dict[str, str] = {
+    "openai-chat": "openai_chat",
+    "openai": "openai_chat",
+    "openai-responses": "openai_responses",
+    "gemini": "google",
+}
+"""Other names every entry point (``get_adapter``, ``convert``, ``Session``, the CLI) takes for an
+adapter: the dashed spelling the command line uses, and the provider names ``openai`` (Chat
+Completions) and ``gemini``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,12 +186,28 @@ class Adapter(Protocol):
         ...
 
 
+def adapter_name(name: str) -> str:
+    """The adapter's own name for ``name`` or one of its aliases (``openai`` -> ``openai_chat``);
+    :class:`UnknownAdapterError`, listing the names and aliases, for anything else."""
+    if name in _MODULES:
+        return name
+    found = ADAPTER_ALIASES.get(name)
+    if found is None:
+        raise UnknownAdapterError(name, f"known adapters are {_known()}")
+    return found
+
+
+def _known() -> str:
+    named = []
+    for adapter in ADAPTER_NAMES:
+        aliases = [alias for alias, to in ADAPTER_ALIASES.items() if to == adapter]
+        named.append(f"{adapter} (or {', '.join(aliases)})" if aliases else adapter)
+    return ", ".join(named)
+
+
 def get_adapter(name: str) -> Adapter:
     """The adapter module called ``name`` (``anthropic``, ``openai-chat``, ...), imported on first use."""
-    key = name.replace("-", "_")
-    module_name = _MODULES.get(key)
-    if module_name is None:
-        raise UnknownAdapterError(name, f"known adapters are {', '.join(ADAPTER_NAMES)}")
+    module_name = _MODULES[adapter_name(name)]
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:

@@ -10,12 +10,13 @@ import binascii
 import dataclasses
 import json
 import marshal
+import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from partwire._base import ProviderData, json_kind, one_field
-from partwire.errors import ProviderError, WireFormatError
+from partwire.errors import ArgumentError, ProviderError, WireFormatError
 from partwire.history import History, HistoryEvent
 from partwire.ids import DEFAULT_MODEL_ALIASES
 from partwire.messages import AssistantMessage
@@ -428,8 +429,31 @@ def wire_model(model: str, issuer: str) -> str:
     if head == issuer:
         return tail
     if head in PROVIDER_PREFIXES:
-        raise ValueError(f"model {model!r} belongs to {head!r}, not to {issuer!r}")
+        raise ArgumentError("model", f"model {model!r} belongs to {head!r}, not to {issuer!r}")
     return full
+
+
+# First-party APIs serve only their own models; a bare model name of another family is a mistake
+# there (aggregators such as OpenRouter, vLLM or Ollama serve anything, so they are not checked).
+FIRST_PARTY = frozenset({"anthropic", "openai", "google"})
+_MODEL_FAMILIES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"claude", re.IGNORECASE), "anthropic"),
+    (re.compile(r"(gpt-|chatgpt|o\d(\b|-)|davinci|text-embedding)", re.IGNORECASE), "openai"),
+    (re.compile(r"(gemini|gemma)", re.IGNORECASE), "google"),
+)
+
+
+def model_owner(model: str, issuer: str | None = None) -> str | None:
+    """The provider a model belongs to, when its name says so: its ``provider:`` prefix (aliases
+    resolved), else its family (``claude-*`` is Anthropic's) where ``issuer`` is a first-party API
+    or not given; ``None`` when the name does not tell."""
+    full = DEFAULT_MODEL_ALIASES.get(model, model)
+    head, sep, _ = full.partition(":")
+    if sep and head in PROVIDER_PREFIXES:
+        return head
+    if issuer is None or issuer in FIRST_PARTY:
+        return next((who for pattern, who in _MODEL_FAMILIES if pattern.match(full)), None)
+    return None
 
 
 _MAGIC: tuple[tuple[bytes, str], ...] = (

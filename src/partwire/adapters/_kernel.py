@@ -35,7 +35,7 @@ from typing import Any, ClassVar, Literal, TypeVar, cast
 
 from partwire.adapters._common import Losses, WireFormatError
 from partwire.adapters._sse import ServerSentEvent, aiter_wire_items, iter_wire_items
-from partwire.errors import PartwireError
+from partwire.errors import ArgumentError, PartwireError, StreamProtocolError
 from partwire.projection import Loss, Projection, make_projection, new_projection
 from partwire.streaming import Accumulator, MessageCompleteEvent, MessageStartEvent, StreamEvent
 
@@ -95,8 +95,8 @@ def resolve_options(cls: type[OptionsT], options: Any = None,
     if isinstance(options, cls):
         given = {name: getattr(options, name) for name in _fields(cls)}
     elif options is not None:
-        raise TypeError(f"options must be {cls.__qualname__}, a mapping or None, "
-                        f"not {type(options).__name__}")
+        raise ArgumentError("options", f"expected {cls.__qualname__}, a mapping or None, "
+                            f"not {type(options).__name__}")
     if switches:
         given.update(switches)
     return _resolve(cls, given)
@@ -106,9 +106,9 @@ def _resolve(cls: type[OptionsT], given: Mapping[str, Any]) -> OptionsT:
     fields = _fields(cls)
     unknown = sorted(set(given) - set(fields))
     if unknown:
-        raise ValueError(f"{cls.__module__.rsplit('.', 1)[0]}.Options has no "
-                         f"{', '.join(map(repr, unknown))}; its fields are "
-                         f"{', '.join(fields) or 'none'}")
+        raise ArgumentError("options", f"{cls.__module__.rsplit('.', 1)[0]}.Options has no "
+                            f"{', '.join(map(repr, unknown))}; its fields are "
+                            f"{', '.join(fields) or 'none'}")
     hints = _hints(cls)
     values = {name: _coerce(name, value, hints.get(name, Any)) for name, value in given.items()}
     return cls(**values)
@@ -164,8 +164,23 @@ def _coerce(name: str, value: Any, hint: Any) -> Any:
     if type(None) in kinds and value.lower() in ("none", "null", ""):
         return None
     if choices and str not in kinds:
-        raise ValueError(f"option {name}={value!r}: expected one of {', '.join(map(repr, choices))}")
+        raise ArgumentError("options", f"option {name}={value!r}: expected one of "
+                            f"{', '.join(map(repr, choices))}")
+    if str not in kinds and hint is not Any:
+        # A string the field's type cannot hold ("maybe" for a bool) is refused here, not kept
+        # to surprise the adapter later.
+        expected = " or ".join(sorted({_expected(a) for a in _args(hint)}))
+        raise ArgumentError("options", f"option {name}={value!r}: expected {expected}")
     return value
+
+
+_EXPECTED = {bool: "true or false", int: "an integer", float: "a number", type(None): "none"}
+
+
+def _expected(arg: Any) -> str:
+    if isinstance(arg, type):
+        return _EXPECTED.get(arg, f"a {arg.__name__}")
+    return "a function" if typing.get_origin(arg) is Callable else str(arg)
 
 
 def _args(hint: Any) -> tuple[Any, ...]:
@@ -196,7 +211,7 @@ def merge_params(request: dict[str, Any], params: Mapping[str, Any] | None, *,
     """
     for key, value in (params or {}).items():
         if key in request or key in built:
-            raise ValueError(f"params[{key!r}] conflicts with a field to_wire builds; pass it as "
+            raise ArgumentError("params", f"params[{key!r}] conflicts with a field to_wire builds; pass it as "
                              "its own argument (or put it in the history)")
         request[key] = value
     return request
@@ -291,6 +306,8 @@ async def aguarded_stream(provider: str, events: AsyncIterator[T]) -> AsyncItera
     try:
         async for event in events:
             yield event
+    except StreamProtocolError as exc:  # wire events that do not fit together: the input's fault
+        raise WireFormatError(provider, "stream", str(exc)) from exc
     except PartwireError:
         raise
     except _HOSTILE as exc:
@@ -416,6 +433,10 @@ def _run(make: Callable[[], Translator], chunks: Any) -> Iterator[StreamEvent]:
         for item in chunks if plain else translator.items(chunks):
             yield from feed(item)
         yield from translator.finish()
+    except StreamProtocolError as exc:
+        # The accumulator refused what the translator made of the wire events: events that do
+        # not fit together (a text delta for a tool-call block) are the input's fault.
+        raise WireFormatError(_provider_of(make), "stream", str(exc)) from exc
     except PartwireError:
         raise
     except _HOSTILE as exc:

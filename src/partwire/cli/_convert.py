@@ -8,6 +8,8 @@ import json
 import sys
 from typing import Any
 
+from partwire._base import escape_surrogates
+from partwire.adapters import ADAPTER_ALIASES, ADAPTER_NAMES
 from partwire.cli._io import (
     CommandError,
     display_name,
@@ -25,6 +27,8 @@ __all__ = ["BRIDGES", "FORMATS", "SESSION_FILES", "add_convert_parser", "read_se
 FORMATS = ("canonical", "anthropic", "openai-chat", "openai-responses", "google", "bedrock", "otel-genai")
 """What ``partwire convert`` reads and writes: the canonical JSONL, the adapters built so far, and
 the OpenTelemetry GenAI span attributes."""
+# Every name partwire.adapters takes for an adapter is taken here too (openai_chat, openai, gemini).
+_ALIASES = tuple(sorted({*ADAPTER_ALIASES, *ADAPTER_NAMES} - set(FORMATS)))
 # Sources only: other libraries' JSON dumps and agent CLI session files, read through
 # partwire.bridges (convert.BRIDGES; kept here so building the parser imports no converter).
 BRIDGES = ("pydantic-ai", "langchain", "claude-code", "codex")
@@ -38,14 +42,18 @@ def add_convert_parser(commands: Any) -> None:
         "convert", help="convert a history or a wire body between formats; losses go to stderr",
         parents=[limits_parser()],
     )
-    convert_cmd.add_argument("--from", dest="source", required=True, choices=(*FORMATS, *BRIDGES),
+    convert_cmd.add_argument("--from", dest="source", required=True, choices=(*FORMATS, *BRIDGES, *_ALIASES),
+                             metavar="{" + ",".join((*FORMATS, *BRIDGES)) + "}",
                              help="the input's format (pydantic-ai and langchain read those "
                                   "libraries' JSON dumps; claude-code and codex those agents' session "
-                                  "files; otel-genai a span's GenAI attributes)")
-    convert_cmd.add_argument("--to", dest="target", required=True, choices=FORMATS, help="the output's format")
+                                  "files; otel-genai a span's GenAI attributes; also: "
+                                  + ", ".join(_ALIASES) + ")")
+    convert_cmd.add_argument("--to", dest="target", required=True, choices=(*FORMATS, *_ALIASES),
+                             metavar="{" + ",".join(FORMATS) + "}",
+                             help="the output's format (also: " + ", ".join(_ALIASES) + ")")
     convert_cmd.add_argument(
-        "--model", help="model of the request to build, provider:name (default: the input's own, or the "
-                        "last assistant message's when the target serves it)")
+        "--model", type=_model, help="model of the request to build, provider:name (default: the "
+                                     "input's own, or the last assistant message's when the target serves it)")
     convert_cmd.add_argument("--strict", action="store_true", help="fail (exit 1) instead of losing anything")
     convert_cmd.add_argument(
         "--tools", metavar="TOOLS", help="a JSON file of tool definitions to offer: canonical ones, or a "
@@ -59,6 +67,13 @@ def add_convert_parser(commands: Any) -> None:
              "Claude Code or Codex session file (JSONL); '-' reads stdin",
     )
     convert_cmd.set_defaults(run=_convert)
+
+
+def _model(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty model; name one (anthropic:claude-sonnet-4-6) or leave "
+                                         "--model out to take the input's own")
+    return text
 
 
 def _option(text: str) -> tuple[str, str]:
@@ -104,8 +119,9 @@ def _convert(args: argparse.Namespace) -> int:
     for loss in losses:
         _print_loss(loss)
     out = stdout_bytes()
-    out.write(output if isinstance(output, bytes) else (
-        json.dumps(output, indent=2, ensure_ascii=False, default=_binary) + "\n").encode())
+    # A lone surrogate (read from a JSON escape) is written back as that escape, as the codec does.
+    text = "" if isinstance(output, bytes) else escape_surrogates(json.dumps(output, indent=2, ensure_ascii=False, default=_binary))
+    out.write(output if isinstance(output, bytes) else (text + "\n").encode())
     out.flush()
     return 0
 

@@ -10,11 +10,12 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from partwire.cli._convert import add_convert_parser
 from partwire.cli._cost import add_cost_parsers
 from partwire.cli._history import add_history_parsers, add_schema_parser
-from partwire.cli._io import Parser, first_line
+from partwire.cli._io import CommandError, Parser, first_line
 from partwire.cli._store import add_store_parser
 from partwire.errors import PartwireError
 
@@ -31,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A command sets this as soon as it knows its verdict, before it writes its output, so that
     # a reader closing the pipe early (`partwire validate FILE | head -1`) cannot change it.
     args.exit_status = 0
-    with _logging(getattr(args, "verbose", 0)):
+    with _logging(getattr(args, "verbose", 0)), _closed_streams():
         try:
             status = run(args)
             sys.stdout.flush()  # inside the try: a closed pipe shows up here at the latest
@@ -129,6 +130,48 @@ class _RecordFormatter(logging.Formatter):
         fields = {k: v for k, v in record.__dict__.items() if k not in self._STANDARD and v is not None}
         extra = " " + json.dumps(fields, default=str, ensure_ascii=False, sort_keys=True) if fields else ""
         return f"{record.levelname} {record.name}: {record.getMessage()}{extra}"
+
+
+class _ClosedStream:
+    """Stands for standard input or output when the command was started without it (``<&-``,
+    ``>&-``): using it is one clear error; flushing it, which every run does, is nothing."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def flush(self) -> None:
+        return None
+
+    def __getattr__(self, attribute: str) -> Any:
+        raise CommandError(f"standard {self._name} is closed, and this command needs it")
+
+
+class _Discard:
+    """Stands for a closed standard error: messages go nowhere (``print(file=None)`` would put
+    them on standard output, among the command's output)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        return None
+
+
+@contextlib.contextmanager
+def _closed_streams() -> Iterator[None]:
+    """Python sets a standard stream that was closed when it started to ``None``: each stands in
+    as a :class:`_ClosedStream` (or :class:`_Discard`) for the run, then is ``None`` again."""
+    closed = {name: getattr(sys, name) is None for name in ("stdin", "stdout", "stderr")}
+    stand_ins = {"stdin": _ClosedStream("input"), "stdout": _ClosedStream("output"), "stderr": _Discard()}
+    for name, is_closed in closed.items():
+        if is_closed:
+            setattr(sys, name, stand_ins[name])
+    try:
+        yield
+    finally:
+        for name, is_closed in closed.items():
+            if is_closed:
+                setattr(sys, name, None)
 
 
 def _error(message: str) -> None:

@@ -9,18 +9,23 @@ before appending, and keeps its bytes.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
+import re
 import secrets
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
 
-from partwire.errors import PartwireError
+from partwire._base import escape_surrogates, is_surrogate_error
+from partwire.errors import ArgumentError, PartwireError
 from partwire.history import EVENT_ADAPTER, HistoryEvent, UnknownEvent
 
 from ._reader import is_complete_line
@@ -63,12 +68,29 @@ _TO_JSON: dict[type, Callable[[Any], bytes]] = {
 
 
 def encode(event: HistoryEvent) -> bytes:
-    """One history line: compact JSON with every field (nulls included), no newline."""
+    """One history line: compact JSON with every field (nulls included), no newline.
+
+    A lone surrogate in a string (read from a ``"\\ud800"`` escape; UTF-8 cannot hold it) is
+    written back as the same escape, so a line read and written again is the line it was.
+    """
     # No exclude_none: it would also drop unknown fields whose value is null.
     to_json = _TO_JSON.get(type(event))
-    if to_json is None:  # a subclass, or not an event at all: the union decides, as it always did
-        return EVENT_ADAPTER.dump_json(event)
-    return to_json(event)
+    try:
+        if to_json is None:  # a subclass, or not an event at all: the union decides
+            return EVENT_ADAPTER.dump_json(event)
+        return to_json(event)
+    except PydanticSerializationError as exc:
+        if not is_surrogate_error(exc):
+            raise
+        return _encode_escaped(event)
+
+
+def _encode_escaped(event: HistoryEvent) -> bytes:
+    # pydantic's JSON writer has no way to escape a lone surrogate: the slow path, taken only by
+    # lines that hold one, writes the same JSON through the json module.
+    data = EVENT_ADAPTER.dump_python(event, mode="json")
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
+    return escape_surrogates(text).encode("utf-8")
 
 
 if sys.platform == "win32":  # pragma: no cover - no flock there; appends rely on O_APPEND alone
@@ -107,7 +129,8 @@ class Writer:
 
     def __init__(self, path: str | os.PathLike[str], *, fsync: FsyncPolicy = "on_close") -> None:
         if fsync not in ("always", "on_close", "never"):
-            raise ValueError(f"fsync must be 'always', 'on_close' or 'never', not {fsync!r}")
+            raise ArgumentError("fsync", f"expected 'always', 'on_close' or 'never', not {fsync!r}",
+                                function="Writer")
         self.path = os.fspath(path)
         """The file appended to."""
         self.fsync: FsyncPolicy = fsync
@@ -218,14 +241,21 @@ def _last_line_start(fd: int, size: int) -> int:
 
 
 def atomic_write(path: str | os.PathLike[str], chunks: Iterable[bytes]) -> None:
-    """Write ``chunks`` to ``path`` through a temporary file and ``os.replace``: all or nothing."""
+    """Write ``chunks`` to ``path`` through a temporary file and ``os.replace``: all or nothing.
+
+    The temporary file (``.NAME.<hex>.tmp`` beside the target) is locked while it is written; one
+    left behind by a writer that was killed (``kill -9``, a power cut) is removed by the next
+    ``atomic_write`` of the same file.
+    """
     target = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(target))
+    _remove_stale_temps(directory, os.path.basename(target))
     temp = os.path.join(directory, f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(temp, flags, 0o666)
     try:
-        with open(fd, "wb", buffering=_WRITE_BUFFER) as handle:
+        _try_lock(fd)  # held until the rename: the mark of a writer still alive
+        with open(fd, "wb", buffering=_WRITE_BUFFER, closefd=False) as handle:
             for chunk in chunks:
                 handle.write(chunk)
             handle.flush()
@@ -237,7 +267,49 @@ def atomic_write(path: str | os.PathLike[str], chunks: Iterable[bytes]) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
+    finally:
+        os.close(fd)
     _fsync_directory(directory)
+
+
+_TEMP_NAME = re.compile(r"[0-9a-f]{12}\.tmp")
+# A temporary file younger than this may belong to a writer that has created it and not yet
+# locked it; older and unlocked, its writer is gone.
+_STALE_AFTER = 2.0
+
+
+def _remove_stale_temps(directory: str, name: str) -> None:
+    """Remove the temporary files of ``name`` that no live writer holds (flock tells)."""
+    if sys.platform == "win32":  # pragma: no cover - no flock to tell a live writer from a dead one
+        return
+    prefix = f".{name}."
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith(prefix) and _TEMP_NAME.fullmatch(n[len(prefix):])]
+    except OSError:
+        return
+    for stale in names:
+        full = os.path.join(directory, stale)
+        try:
+            fd = os.open(full, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            continue
+        try:
+            if _try_lock(fd, wait=False) and time.time() - os.fstat(fd).st_mtime >= _STALE_AFTER:
+                with contextlib.suppress(OSError):
+                    os.unlink(full)
+                    logger.info("removed %s, left by a writer that did not finish", full)
+        finally:
+            os.close(fd)
+
+
+def _try_lock(fd: int, *, wait: bool = True) -> bool:
+    if sys.platform == "win32":  # pragma: no cover
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except OSError:
+        return False
+    return True
 
 
 def _fsync_directory(directory: str) -> None:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 from collections.abc import AsyncGenerator, Generator, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from partwire.adapters import get_adapter
 from partwire.adapters._kernel import resolve_options
 from partwire.codec import Writer, context_messages, load
-from partwire.errors import LossError
+from partwire.errors import ArgumentError, LossError
 from partwire.history import CompactionEvent, ErrorEvent, HistoryEvent, ModelSwitchEvent
 from partwire.ids import new_message_id
 from partwire.messages import (
@@ -42,6 +44,7 @@ CacheMode = Literal["auto", "manual", "off"]
 DERIVED_KEY = "partwire_derived"
 """The metadata key marking a message the session made up (``interrupted_tool_call``)."""
 
+_HISTORY_PATH = re.compile(r"history\[(\d+)\]")
 _MESSAGES = (SystemMessage, DeveloperMessage, UserMessage, AssistantMessage, ToolMessage)
 INTERRUPTED_OUTPUT = "The tool call was interrupted before it returned a result."
 
@@ -77,11 +80,13 @@ class Session:
         incremental: bool = True,
     ) -> None:
         if cache not in ("auto", "manual", "off"):
-            raise ValueError(f"cache must be 'auto', 'manual' or 'off', not {cache!r}")
+            raise ArgumentError("cache", f"expected 'auto', 'manual' or 'off', not {cache!r}",
+                                function="Session")
         if store is not None and session_id is None:
-            raise ValueError("a store sink needs session_id=")
+            raise ArgumentError("session_id", "a store sink needs session_id=", function="Session")
         self.target = Target.parse(target, tools=tools, options=options, tool_choice=tool_choice,
                                    max_tokens=max_tokens, params=params, settings=settings)
+        """Where the next request goes: adapter, model, tools and the rest (:meth:`switch` moves it)."""
         self._events: list[HistoryEvent] = list(history)
         self._writer: Writer | None = None
         self._own_writer = False
@@ -94,14 +99,22 @@ class Session:
         self._session_id = session_id
         self._fallback_id: str | None = None
         self.cache: CacheMode = cache
+        """Prompt caching: ``auto``, ``manual`` or ``off``."""
         self._cache_key = cache_key
         self.summary_role: Literal["user", "system"] = summary_role
+        """The role a compaction's summary is sent with."""
         self.context_window = context_window
+        """The model's context window when given (see :meth:`window`)."""
         self.strict = strict
+        """Raise :class:`~partwire.errors.LossError` instead of sending a request with losses."""
         self.incremental = incremental
+        """Reuse the previous turns' wire messages (off: project the whole context each turn)."""
         self._logged: set[tuple[Any, ...]] = set()
         self._marked_last: int | None = None
         self._context: list[Message] = []
+        # The history index of each context message (a compaction's summary: the compaction's),
+        # so losses name what the user holds rather than positions in the context.
+        self._at: list[int] = []
         self._rebuild_context()
         self._projector = self._make_projector()
 
@@ -142,6 +155,11 @@ class Session:
     def __len__(self) -> int:
         return len(self._events)
 
+    def __repr__(self) -> str:
+        sink = (f" sink={self._writer.path!r}" if self._writer is not None else "") + \
+            (f" store={self._store!r}" if self._store is not None else "")
+        return f"<Session {self.target} id={self.id!r} events={len(self._events)}{sink}>"
+
     def close(self) -> None:
         """Close the JSONL writer the session opened (a writer passed in stays open)."""
         if self._writer is not None and self._own_writer:
@@ -160,13 +178,17 @@ class Session:
         if not events:
             return
         self._write(events)
+        start = len(self._events)
         self._events.extend(events)
         if any(type(e) is CompactionEvent for e in events):
             self._rebuild_context()
             self._projector.reset()
             self._marked_last = None
         else:
-            self._context.extend(e for e in events if isinstance(e, _MESSAGES))
+            for k, event in enumerate(events, start):
+                if isinstance(event, _MESSAGES):
+                    self._context.append(event)
+                    self._at.append(k)
 
     def _write(self, events: Sequence[HistoryEvent]) -> None:
         if self._writer is not None:
@@ -178,6 +200,10 @@ class Session:
 
     def _rebuild_context(self) -> None:
         self._context = context_messages(self._events, summary_role=self.summary_role)
+        where = {id(e): k for k, e in enumerate(self._events)}
+        compaction = max((k for k, e in enumerate(self._events) if type(e) is CompactionEvent),
+                         default=-1)
+        self._at = [where.get(id(m), compaction) for m in self._context]
 
     # -- the request ----------------------------------------------------------------------------
 
@@ -228,18 +254,33 @@ class Session:
                 projection = self._projector.project(self._context)
             finally:
                 self._projector.kwargs = base
-        self._log(self._projector.recent)
-        if self.strict and projection.losses:
-            raise LossError(projection.losses, self.target.adapter)
+        losses = self._in_history(projection.losses)
+        self._log(self._in_history(self._projector.recent))
+        if self.strict and losses:
+            raise LossError(losses, self.target.adapter)
         request = projection.request
         if self.target.adapter == "anthropic" and self.cache != "off":
             request = self._mark(request, cache_at)
         elif cache_at:
-            raise ValueError(f"cache_at: {self.target.adapter} has no cache markers; its prompt "
-                             "cache follows the stable prefix by itself")
-        if request is projection.request:
+            raise ArgumentError("cache_at", f"{self.target.adapter} has no cache markers; its "
+                                "prompt cache follows the stable prefix by itself",
+                                function="Session.request")
+        if request is projection.request and losses is projection.losses:
             return projection
-        return Projection(request=request, losses=projection.losses)
+        return Projection(request=request, losses=losses)
+
+    def _in_history(self, losses: Sequence[Loss]) -> tuple[Loss, ...]:
+        """The losses with paths into :attr:`history`: the projection counts the context's
+        messages (compaction applied, other events left out), the user holds the history."""
+        out, changed = [], False
+        for loss in losses:
+            found = _HISTORY_PATH.match(loss.path)
+            k = int(found.group(1)) if found is not None else -1
+            if found is not None and 0 <= k < len(self._at) and self._at[k] != k:
+                loss = dataclasses.replace(loss, path=f"history[{self._at[k]}]{loss.path[found.end():]}")
+                changed = True
+            out.append(loss)
+        return tuple(out) if changed or not isinstance(losses, tuple) else losses
 
     def _mark(self, request: dict[str, Any], cache_at: Sequence[int] | None) -> dict[str, Any]:
         messages = request.get("messages")
@@ -353,8 +394,8 @@ class Session:
                    "params": old.params, "settings": old.settings}
         carried.update(fields)
         new = Target.parse(target, **carried)
-        losses = check_switch(self._context, new.adapter, model=new.model, tools=new.tools,
-                              options=new.options)
+        losses = self._in_history(check_switch(self._context, new.adapter, model=new.model,
+                                               tools=new.tools, options=new.options))
         event = ModelSwitchEvent(from_model=old.model_id, to_model=new.model_id, reason=reason,
                                  metadata={"adapter": new.adapter})
         self.target = new
@@ -393,7 +434,7 @@ class Session:
         """Replace the messages up to and including the one with id ``upto`` (default: all of
         them) by ``summary`` in later requests, by appending a
         :class:`~partwire.history.CompactionEvent`. System messages are kept. A cut that would
-        separate a tool call from its result raises ``ValueError``."""
+        separate a tool call from its result raises :class:`~partwire.errors.ArgumentError`."""
         candidates = [e for e in self._events if isinstance(e, _MESSAGES)
                       and not isinstance(e, SystemMessage)]
         if upto is None:
@@ -401,16 +442,17 @@ class Session:
         else:
             at = next((k for k, m in enumerate(candidates) if m.id == upto), None)
             if at is None:
-                raise ValueError(f"compact(upto={upto!r}): no message with that id in the history")
+                raise ArgumentError("upto", f"no message with id {upto!r} in the history",
+                                    function="Session.compact")
             replaced = candidates[:at + 1]
         gone = {m.id for m in replaced}
         calls = {p.id for m in replaced if isinstance(m, AssistantMessage)
                  for p in m.parts if isinstance(p, ToolCallPart)}
         for m in candidates[len(replaced):]:
             if isinstance(m, ToolMessage) and m.call_id in calls:
-                raise ValueError(f"compact(upto={upto!r}): the result {m.id} of call {m.call_id} "
-                                 "would be kept without its call; compact up to that result, or "
-                                 "to before the call")
+                raise ArgumentError("upto", f"{upto!r}: the result {m.id} of call {m.call_id} "
+                                    "would be kept without its call; compact up to that result, "
+                                    "or to before the call", function="Session.compact")
         before = self.estimate_tokens()
         event = CompactionEvent(summary=summary, replaced_ids=tuple(m.id for m in candidates
                                                                     if m.id in gone),
@@ -423,26 +465,39 @@ class Session:
     @classmethod
     def open(cls, source: str | os.PathLike[str] | Store, target: str | Target | None = None, *,
              session_id: str | None = None, answer_interrupted: bool = True,
-             **kwargs: Any) -> Session:
+             create: bool = False, **kwargs: Any) -> Session:
         """Reload a persisted session (a JSONL file, or a store with ``session_id``) and go on
         writing to it. ``target`` defaults to the last model the history switched to or was
         answered by. Each tool call that never got a result is answered by a synthetic
         ``aborted`` tool message (``metadata["partwire_derived"] = "interrupted_tool_call"``),
-        written to the sink, so every provider accepts the next request."""
+        written to the sink, so every provider accepts the next request.
+
+        Opening is not creating: a missing file raises :class:`~partwire.errors.ArgumentError`
+        and a session the store does not hold raises its ``NotFoundError``, unless
+        ``create=True``, which starts an empty session there (it then needs ``target``)."""
         if isinstance(source, str | os.PathLike):
-            events = load(source) if os.path.exists(source) else []
-            session = cls(_target_of(events, target), history=events, sink=source,
+            exists = os.path.exists(source)
+            if not exists and not create:
+                raise ArgumentError("source", f"{os.fspath(source)!r} does not exist; pass create=True "
+                                    "(and a target) to start a new session there",
+                                    function="Session.open")
+            events = load(source) if exists else []
+            session = cls(_target_of(events, target, source), history=events, sink=source,
                           session_id=session_id, **kwargs)
         else:
             if session_id is None:
-                raise ValueError("Session.open(store) needs session_id=")
+                raise ArgumentError("session_id", "opening a store needs session_id=",
+                                    function="Session.open")
             from partwire.store import NotFoundError
 
             try:
                 events = source.load(session_id)
-            except NotFoundError:
+            except NotFoundError as exc:
+                if not create:
+                    raise NotFoundError(f"session {session_id!r} is not in the store; pass "
+                                        "create=True (and a target) to start it") from exc
                 events = []
-            session = cls(_target_of(events, target), history=events, store=source,
+            session = cls(_target_of(events, target, session_id), history=events, store=source,
                           session_id=session_id, **kwargs)
         if answer_interrupted:
             answers = session.interrupted_answers()
@@ -463,7 +518,8 @@ class Session:
         return answers
 
 
-def _target_of(events: Sequence[HistoryEvent], target: str | Target | None) -> str | Target:
+def _target_of(events: Sequence[HistoryEvent], target: str | Target | None,
+               source: object) -> str | Target:
     if target is not None:
         return target
     for event in reversed(events):
@@ -474,4 +530,9 @@ def _target_of(events: Sequence[HistoryEvent], target: str | Target | None) -> s
         if isinstance(event, AssistantMessage) and event.model:
             head, _, model = event.model.partition(":")
             return f"{event.api or head}:{model}"
-    raise ValueError("the history names no model to resume with: pass target=")
+    what = f"{os.fspath(source)!r}" if isinstance(source, str | os.PathLike) else "the history"
+    if not events:
+        why = f"{what} holds no events, so it names no model to go on with"
+    else:
+        why = f"{what} names no model (no assistant message or model switch has one)"
+    raise ArgumentError("target", f"{why}; pass target=", function="Session.open")

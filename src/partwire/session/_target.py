@@ -6,17 +6,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from partwire.adapters import get_adapter
+from partwire.adapters import ADAPTER_NAMES, adapter_name, get_adapter
+from partwire.adapters._common import model_owner
+from partwire.errors import ArgumentError
 from partwire.settings import RequestSettings
 
 if TYPE_CHECKING:
     from partwire.adapters import ToolChoice, ToolSpec
 
 __all__ = ["Target"]
-
-# A provider prefix of a model id -> the adapter a bare ``provider:model`` target uses.
-_DEFAULT_ADAPTER = {"anthropic": "anthropic", "openai": "openai_chat", "google": "google",
-                    "gemini": "google"}
 
 
 def _chat_dialects() -> dict[str, str]:
@@ -60,17 +58,28 @@ class Target:
             fields["settings"] = RequestSettings.model_validate(fields["settings"])
         if isinstance(spec, Target):
             return replace(spec, **fields) if fields else spec
+        if not isinstance(spec, str):
+            raise ArgumentError("target", f"expected '<adapter>:<model>' or a Target, not "
+                                f"{type(spec).__name__}", function="Session")
         head, sep, model = spec.partition(":")
-        if not sep or not model:
-            raise ValueError(f"target {spec!r}: expected '<adapter>:<model>', such as "
-                             "'anthropic:claude-sonnet-4-6' or 'openai_responses:gpt-5'")
-        name = _DEFAULT_ADAPTER.get(head, head.replace("-", "_"))
-        if name in _chat_dialects():
+        if not sep or not model.strip() or not head:
+            owner = model_owner(spec.strip()) if spec.strip() and not sep else None
+            hint = f"; did you mean '{owner}:{spec}'?" if owner else \
+                " such as 'anthropic:claude-sonnet-4-6' or 'openai_responses:gpt-5'"
+            raise ArgumentError("target", f"{spec!r} is not '<adapter>:<model>'{hint} (adapters: "
+                                f"{', '.join(ADAPTER_NAMES)})", function="Session")
+        if head in _chat_dialects():
             options = fields.get("options")
             if options is None or (isinstance(options, Mapping) and "dialect" not in options):
-                fields["options"] = {**(options or {}), "dialect": name}
+                fields["options"] = {**(options or {}), "dialect": head}
             name = "openai_chat"
-        get_adapter(name)  # an unknown adapter fails here, naming the known ones
+        else:
+            name = adapter_name(head)  # an unknown adapter fails here, naming the known ones
+        issuer = _issuer(name, fields.get("options"))
+        owner = model_owner(model, issuer)
+        if owner is not None and owner != issuer:
+            raise ArgumentError("target", f"{spec!r}: model {model!r} is {owner}'s, and {name} "
+                                f"serves {issuer}'s models", function="Session")
         return cls(adapter=name, model=model, **fields)
 
     @property
@@ -85,3 +94,13 @@ class Target:
 
     def __str__(self) -> str:
         return f"{self.adapter}:{self.model}"
+
+
+def _issuer(adapter: str, options: Any) -> str:
+    # OpenAI Chat's dialects are named after their issuers (openrouter, deepseek, vllm, ollama).
+    dialect = options.get("dialect") if isinstance(options, Mapping) else getattr(options, "dialect", None)
+    if isinstance(dialect, str):
+        return _chat_dialects().get(dialect, dialect)
+    if dialect is not None and isinstance(getattr(dialect, "issuer", None), str):
+        return str(dialect.issuer)
+    return get_adapter(adapter).CAPABILITIES.issuer

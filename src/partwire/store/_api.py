@@ -28,6 +28,7 @@ from ._errors import (
     NotFoundError,
     SchemaVersionError,
     StoreError,
+    StoreUnavailableError,
 )
 from ._import import Batch, BatchReader
 from ._schema import SCHEMA_VERSION, Dialect, create_ddl, migration_ddl
@@ -669,7 +670,16 @@ class Store:
             return None
         cur.execute("SELECT value FROM store_meta WHERE key = 'schema_version'")
         row = cur.fetchone()
-        return int(row[0]) if row else None
+        if row is None:
+            return None
+        try:
+            return int(row[0])
+        except (TypeError, ValueError):
+            raise StoreUnavailableError(
+                f"{self._backend.describe()}: its store_meta table holds schema_version {row[0]!r}, "
+                "not a number: the database was changed by something other than partwire; "
+                "restore it from a backup, or set the value to the version it was made with"
+            ) from None
 
     def _ensure_schema(self) -> None:
         with self._backend.read() as cur:

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Final
 
-from ._errors import StoreUnavailableError
+from ._errors import StoreError, StoreUnavailableError
 
 __all__ = ["SqliteBackend"]
 
@@ -56,7 +56,7 @@ class SqliteBackend:
             self._conn.execute("PRAGMA synchronous = NORMAL")
         except sqlite3.DatabaseError as exc:
             self._conn.close()
-            raise StoreUnavailableError(f"cannot open SQLite database {path}: {exc}") from exc
+            raise _damaged(path, exc) from exc
 
     def describe(self) -> str:
         """The database, for messages."""
@@ -78,7 +78,7 @@ class SqliteBackend:
     @contextmanager
     def read(self) -> Iterator[Cursor]:
         """A read transaction: every statement in it sees one snapshot."""
-        with self._lock:
+        with self._lock, _busy(self.path):
             cur = Cursor(self._conn.cursor())
             cur.execute("BEGIN")
             try:
@@ -142,11 +142,22 @@ class SqliteBackend:
 
 @contextmanager
 def _busy(path: str) -> Iterator[None]:
-    """Another writer holding the lock past the busy timeout, or a full disk, as one clear error."""
+    """Another writer holding the lock past the busy timeout, a full disk, or a damaged file, as
+    one clear error naming the file."""
     try:
         yield
     except sqlite3.OperationalError as exc:
         raise StoreUnavailableError(f"SQLite database {path}: {exc}") from exc
+    except sqlite3.DatabaseError as exc:
+        raise _damaged(path, exc) from exc
+
+
+def _damaged(path: str, exc: sqlite3.DatabaseError) -> StoreUnavailableError:
+    if isinstance(exc, sqlite3.OperationalError):
+        return StoreUnavailableError(f"cannot open SQLite database {path}: {exc}")
+    return StoreUnavailableError(
+        f"cannot open SQLite database {path}: it is damaged or is not a database ({exc}); restore "
+        f"it from a backup, or recover what it holds with `sqlite3 {path} .recover` into a new file")
 
 
 class Cursor:
@@ -157,12 +168,18 @@ class Cursor:
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         """Run one statement."""
-        self._cursor.execute(sql, params)
+        try:
+            self._cursor.execute(sql, params)
+        except UnicodeEncodeError as exc:
+            raise _not_text(params) from exc
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement for each row."""
         if rows:
-            self._cursor.executemany(sql, rows)
+            try:
+                self._cursor.executemany(sql, rows)
+            except UnicodeEncodeError as exc:
+                raise _not_text([v for row in rows for v in row]) from exc
 
     def fetchone(self) -> tuple[Any, ...] | None:
         """The next row, or ``None``."""
@@ -172,3 +189,19 @@ class Cursor:
     def fetchall(self) -> list[tuple[Any, ...]]:
         """The remaining rows."""
         return list(self._cursor.fetchall())
+
+
+def _not_text(params: Sequence[Any]) -> StoreError:
+    """A key (a session or event id) holding a lone surrogate: UTF-8, so the database, cannot
+    hold it, and no stored session can have it."""
+    bad = next((v for v in params if isinstance(v, str) and not _encodes(v)), None)
+    return StoreError(f"{bad!r} is not valid UTF-8 text (it holds a lone surrogate), so no session "
+                      "or event can have it as its id")
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

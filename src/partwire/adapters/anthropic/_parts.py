@@ -101,14 +101,18 @@ class PartEncoder:
             block = data.get("block") if isinstance(data, dict) else None
             return block if isinstance(block, dict) else None
         self._lose(i, j, part_type, "dropped",
-                   f"provider data from {pd.issuer} is not sent to Anthropic", message_id)
+                   f"provider data from {pd.issuer} is not sent to Anthropic", message_id,
+                   ".provider_data")
         return None
 
     def _with(self, block: WireBlock, pd: ProviderData | None, i: int, j: int,
               message_id: str) -> WireBlock:
         if pd is None:
             return block
-        extras = self._extras(pd, i, j, block["type"], message_id)
+        # A loss names the canonical part type, not the wire block's.
+        part_type = str(block["type"])
+        part_type = _PART_TYPES.get(part_type, part_type)
+        extras = self._extras(pd, i, j, part_type, message_id)
         return {**extras, **block} if extras else block
 
     def _text(self, part: TextPart, i: int, j: int, message_id: str,
@@ -306,7 +310,8 @@ class PartEncoder:
     def _as_plain_text(self, media_type: str | None, i: int, j: int, message_id: str) -> None:
         if media_type not in (None, "text/plain"):
             self._lose(i, j, "document", "rewritten",
-                       f"Anthropic takes text documents as text/plain; {media_type} is sent as it",
+                       f"Anthropic takes text documents as text/plain; the {media_type} text is sent "
+                       "as text/plain",
                        message_id, ".media_type")
 
     def _source(self, part: ImagePart | DocumentPart, i: int, j: int, message_id: str,
@@ -364,3 +369,6 @@ class PartEncoder:
                        f"{', '.join(sorted(accepted))})", message_id)
             return None
         return {"type": "base64", "media_type": media_type, "data": data}
+
+
+_PART_TYPES = {"tool_use": "tool_call", "server_tool_use": "server_tool_call"}

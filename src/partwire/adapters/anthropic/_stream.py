@@ -270,7 +270,11 @@ class Translator(_KernelTranslator):
             # A replayed turn (programmatic tool calling) can start already stopped.
             events.append(StopEvent(STOP_REASONS.get(raw), raw))
         # Blocks can come whole inside message_start (programmatic tool calling replays them).
-        for index, block in enumerate(message.get("content") or ()):
+        content = message.get("content")
+        if content is not None and not isinstance(content, list):
+            # As from_wire refuses it: a string would otherwise be read one character a block.
+            raise WireFormatError(ISSUER, "stream event", "it has no content list", "message.content")
+        for index, block in enumerate(content or ()):
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 events += self._block_start({"index": index, "content_block": block})
                 events += self._block_stop(index)

@@ -128,7 +128,16 @@ def from_wire(response: Any, *, candidate: int = 0) -> AssistantMessage:
         raise WireFormatError(ISSUER, "response", f"expected a JSON object, got {type(data).__name__}")
     if isinstance(data.get("error"), dict):
         raise provider_error(data)
+    if not any(key in data for key in _RESPONSE_KEYS) and not any(key in data for key in _SNAKE_KEYS):
+        # Every field of a response is optional, so another API's body (an Anthropic message)
+        # would read as an empty answer: a body with none of them is not Gemini's.
+        raise WireFormatError(ISSUER, "response", f"it has none of {', '.join(_RESPONSE_KEYS)} "
+                              f"(its keys: {', '.join(sorted(map(str, data))[:8]) or 'none'})")
     return message_from_response(data, candidate=candidate)
+
+
+_RESPONSE_KEYS = ("candidates", "promptFeedback", "usageMetadata", "modelVersion", "responseId")
+_SNAKE_KEYS = ("prompt_feedback", "usage_metadata", "model_version", "response_id")
 
 
 def _candidate(data: Mapping[str, Any], index: int) -> Mapping[str, Any] | None:

@@ -268,6 +268,9 @@ class PartEncoder:
         """Put the part's signature (same model only) and extra keys next to its data field."""
         data = self._data(pd)
         if data is None:
+            if pd is not None and pd.issuer not in self.issuers:
+                self.losses.add(f"{path}.provider_data", part_type, "dropped",
+                                f"provider data from {pd.issuer} is not sent to Gemini", message_id)
             return out
         extra = data.get("extra")
         if isinstance(extra, dict):
@@ -275,7 +278,7 @@ class PartEncoder:
                 out.setdefault(key, value)
         sig = data.get("thoughtSignature")
         if isinstance(sig, str) and not base64_ok(sig):
-            self.losses.add(path, part_type, "dropped",
+            self.losses.add(f"{path}.provider_data", part_type, "dropped",
                             "its thought signature is not base64, so Gemini cannot read it",
                             message_id)
         elif isinstance(sig, str):
@@ -283,9 +286,9 @@ class PartEncoder:
             if self.same_model(issued_by if isinstance(issued_by, str) else None):
                 out["thoughtSignature"] = sig
             else:
-                self.losses.add(path, part_type, "rewritten",
+                self.losses.add(f"{path}.provider_data", part_type, "dropped",
                                 f"its thought signature was issued by {issued_by}, which is not "
-                                f"{self.model}; sent without it", message_id)
+                                f"{self.model}; the part is sent without it", message_id)
         return out
 
     def part(self, part: Part, path: str, message_id: str | None) -> dict[str, Any] | None:
@@ -402,9 +405,12 @@ class PartEncoder:
                 assert_never(source)
         kind = kind_of(body.get("mimeType"))
         if kind != part.type:
+            media_type = body.get("mimeType")
+            said = f"its media type {media_type}" if media_type else "with no media type, it"
             self.losses.add(path, part.type, "rewritten",
-                            f"Gemini tells media apart by type only; {body.get('mimeType')} is read "
-                            f"back as {'an' if kind[0] in 'aeiou' else 'a'} {kind}", message_id)
+                            f"Gemini tells media apart by media type only; {said} is read back as "
+                            f"{_article(kind)}, not {_article(part.type)}",
+                            message_id)
         data = self._data(part.provider_data)
         if data is not None and isinstance(data.get("inner"), dict):
             for k, v in data["inner"].items():
@@ -467,3 +473,7 @@ class PartEncoder:
         if wire_id:
             body = {"id": wire_id, **body}
         return self._beside({key: body}, part.provider_data, path, part.type, message_id)
+
+
+def _article(kind: str) -> str:
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"

@@ -37,6 +37,7 @@ from partwire.adapters.google._tools import (
     tools_to_wire,
 )
 from partwire.adapters.google._wire import API, ISSUER, camel_keys
+from partwire.errors import ArgumentError
 from partwire.history import HistoryEvent
 from partwire.ids import new_tool_call_id
 from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
@@ -71,18 +72,18 @@ def build_request(
     rest = camel_keys(dict(params or {}))
     given = rest.pop("generationConfig", None)
     if given is not None and not isinstance(given, Mapping):
-        raise ValueError("params['generationConfig'] must be an object")
+        raise ArgumentError("params", "params['generationConfig'] must be an object")
     generation = dict(given or {})
     if max_tokens is not None:
         if "maxOutputTokens" in generation:
-            raise ValueError("params['generationConfig']['maxOutputTokens'] conflicts with "
-                             "max_tokens; pass one of them")
+            raise ArgumentError("params", "params['generationConfig']['maxOutputTokens'] conflicts "
+                                "with max_tokens; pass one of them")
         generation["maxOutputTokens"] = max_tokens
     thinking = generation.get("thinkingConfig")
     if isinstance(thinking, Mapping) and "thinkingBudget" in thinking and "thinkingLevel" in thinking:
         # Gemini answers 400 to both; the family decides (2.5: budget, 3: level).
-        raise ValueError("thinkingConfig takes thinkingBudget (Gemini 2.5) or thinkingLevel "
-                         "(Gemini 3), not both")
+        raise ArgumentError("params", "thinkingConfig takes thinkingBudget (Gemini 2.5) or "
+                            "thinkingLevel (Gemini 3), not both")
     if given is not None or generation:
         request["generationConfig"] = generation
     return merge_params(request, rest, built=frozenset({"contents"}))
@@ -257,7 +258,10 @@ def from_wire_request(request: Any) -> ImportedRequest:
             importer.system(body["systemInstruction"])
         except BaseException as exc:
             raise at_path(exc, ISSUER, "request", "systemInstruction")  # noqa: B904 (at_path chains it)
-    contents = body.get("contents", [])
+    if "contents" not in body:
+        # The one field generateContent requires; without it the body is another API's.
+        raise WireFormatError(ISSUER, "request", "it has no contents list", "contents")
+    contents = body["contents"]
     if not isinstance(contents, list):
         raise WireFormatError(ISSUER, "request", "not a list", "contents")
     for i, content in enumerate(contents):

@@ -105,7 +105,7 @@ class PartEncoder:
         if pd.issuer in self.issuers:
             data = as_dict(pd.data) or {}
             return as_dict(data.get("block")) or {}, as_dict(data.get("inner")) or {}
-        self.losses.add(path, part_type, "dropped",
+        self.losses.add(f"{path}.provider_data", part_type, "dropped",
                         f"provider data from {pd.issuer} is not sent to {self.dialect.name}",
                         message_id)
         return {}, {}

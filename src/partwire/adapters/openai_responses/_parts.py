@@ -239,7 +239,7 @@ class PartEncoder:
             marks = data_of(pd, self.issuers) or {}
             block = marks.get("extras")
             return dict(block) if isinstance(block, dict) else {}
-        self.losses.add(path, part_type, "dropped",
+        self.losses.add(f"{path}.provider_data", part_type, "dropped",
                         f"provider data from {pd.issuer} is not sent to OpenAI", message_id)
         return {}
 

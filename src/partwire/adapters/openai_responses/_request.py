@@ -42,6 +42,7 @@ from partwire.adapters.openai_responses._wire import (
     ISSUER,
     ContinuationMode,
 )
+from partwire.errors import ArgumentError
 from partwire.history import History, HistoryEvent
 from partwire.messages import (
     AssistantMessage,
@@ -129,7 +130,7 @@ def build_request(
         request["include"] = [INCLUDE_REASONING]
     for key, value in (params or {}).items():
         if key in request:
-            raise ValueError(f"params[{key!r}] conflicts with a field to_wire builds; pass it as "
+            raise ArgumentError("params", f"params[{key!r}] conflicts with a field to_wire builds; pass it as "
                              "its own argument (or set options continuation='none')")
         request[key] = value
     return request
