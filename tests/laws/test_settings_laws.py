@@ -37,7 +37,7 @@ from partwire.convert import convert
 from partwire.projection import Loss
 from partwire.switch import check_switch
 from tests.harness.validity import request_errors
-from tests.laws.test_corpus_laws import ADAPTERS, PAIRS
+from tests.laws.test_corpus_laws import ADAPTERS as _REGISTERED
 
 LAWS = settings(max_examples=int(os.environ.get("PARTWIRE_LAW_EXAMPLES", "60")), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
@@ -55,6 +55,9 @@ HISTORY = [UserMessage("What is the weather in Paris?")]
 # Per target, models that take sampling (and no reasoning control) and models that reason.
 MODELS = {"anthropic": ("claude-sonnet-4-6",), "openai_chat": ("gpt-4.1", "o4-mini", "gpt-5"),
           "openai_responses": ("gpt-4.1", "gpt-5"), "google": ("gemini-2.5-flash", "gemini-3-pro-preview")}
+# The four APIs of issue 21 (Bedrock has its own settings laws with its adapter).
+ADAPTERS = [name for name in _REGISTERED if name in MODELS]
+PAIRS = [(a, b) for a in ADAPTERS for b in ADAPTERS if a != b]
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
           "additionalProperties": False}
 

@@ -120,10 +120,14 @@ def to_wire(
     opts = resolve_options(Options, options, switches)
     dialect = get_dialect(opts.dialect)
     losses = Losses(NAME)
+    word: str | None = None
+    if isinstance(tool_choice, str) and tool_choice in dialect.tool_choices:
+        word, tool_choice = tool_choice, None  # the dialect's own word (Mistral's any), as it is
     resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
                                         parallel_tool_calls=parallel_tool_calls)
     request = build_request(
-        history, model=model, tools=tools, settings=resolved, native_choice=native, params=params,
+        history, model=model, tools=tools, settings=resolved, native_choice=word or native,
+        params=params,
         issuers=accept_issuers if accept_issuers is not None else {dialect.issuer}, losses=losses,
         dialect=dialect, developer_role=opts.developer_role, echo_reasoning=opts.echo_reasoning,
         resolve_file=opts.resolve_file)

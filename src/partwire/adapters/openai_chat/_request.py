@@ -63,7 +63,7 @@ _assistant_message = one_field(AssistantMessage, "parts")
 
 def build_request(
     history: History, *, model: str, tools: Sequence[ToolSpec], settings: RequestSettings,
-    native_choice: Mapping[str, Any] | None, params: Mapping[str, Any] | None,
+    native_choice: Mapping[str, Any] | str | None, params: Mapping[str, Any] | None,
     issuers: Collection[str], losses: Losses, dialect: Dialect,
     developer_role: DeveloperRole | None, echo_reasoning: EchoReasoning | None,
     resolve_file: FileResolver | None,

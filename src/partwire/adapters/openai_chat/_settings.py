@@ -58,14 +58,19 @@ def _user_field(dialect: Dialect) -> str:
 
 
 def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
-                     native_choice: Mapping[str, Any] | None, losses: Losses, *,
+                     native_choice: Mapping[str, Any] | str | None, losses: Losses, *,
                      dialect: Dialect, model: str, issuers: Collection[str]) -> None:
-    """Write ``settings`` into ``request``."""
+    """Write ``settings`` into ``request``. A native choice is the API's own ``tool_choice``: a
+    dict, or a word of the dialect's own (Mistral's ``any``), sent as it is."""
     openai = dialect.name == "openai"
     if native_choice is not None:
-        request["tool_choice"] = dict(native_choice)
+        request["tool_choice"] = native_choice if isinstance(native_choice, str) else dict(native_choice)
     elif settings.tool_choice is not None:
-        request["tool_choice"] = _tool_choice_to_wire(settings.tool_choice)
+        word = marks_of(settings, issuers).get("tool_choice")
+        if isinstance(settings.tool_choice, RequiredToolChoice) and word in dialect.tool_choices:
+            request["tool_choice"] = word  # the dialect's own word for it, as the request said
+        else:
+            request["tool_choice"] = _tool_choice_to_wire(settings.tool_choice)
     if settings.parallel_tool_calls is not None:
         request["parallel_tool_calls"] = settings.parallel_tool_calls
     if settings.max_output_tokens is not None:
@@ -186,12 +191,17 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], dialect:
     is read from ``body`` (``from_wire_request`` keeps a native one as it is).
     """
     values: dict[str, Any] = {}
-    choice = _tool_choice_from_wire(body.get("tool_choice"))
-    if choice is not None:
-        values["tool_choice"] = choice
-    if params.keys().isdisjoint(_KEYS) and dialect.max_tokens_field not in params:
-        return read_settings(values, _nothing)
     marks: dict[str, Any] = {}
+    wire_choice = body.get("tool_choice")
+    if wire_choice == "any" and "any" in dialect.tool_choices:
+        values["tool_choice"] = "required"
+        marks["tool_choice"] = wire_choice  # Mistral's word for it, sent back as it came
+    else:
+        choice = _tool_choice_from_wire(wire_choice)
+        if choice is not None:
+            values["tool_choice"] = choice
+    if params.keys().isdisjoint(_KEYS) and dialect.max_tokens_field not in params:
+        return read_settings(values, _nothing, dialect.issuer, marks)
     taken: dict[str, tuple[str, Any]] = {}
 
     def take(field: str, key: str) -> Any:
