@@ -46,7 +46,7 @@ def test_estimate_input_tokens_counts_the_body_to_wire_builds(adapter: str) -> N
 
 @pytest.mark.parametrize("adapter", sorted(WIRED))
 def test_estimate_input_tokens_takes_what_to_wire_takes(adapter: str) -> None:
-    """With the request's own model, tool choice and parameters, the estimate counts the very
+    """With the request's own model, settings and parameters, the estimate counts the very
     body to_wire sends for it, on every held-back request (tool choices and schemas included)."""
     module = get_adapter(adapter)
     count = importlib.import_module(f"partwire.adapters.{adapter}._tokens").estimate_request_tokens
@@ -58,8 +58,8 @@ def test_estimate_input_tokens_takes_what_to_wire_takes(adapter: str) -> None:
         kwargs["model"] = kwargs["model"] or "estimate"
         body = module.to_wire(imported.history, **kwargs).request
         estimate = module.estimate_input_tokens(
-            imported.history, imported.tools, model=kwargs["model"], tool_choice=imported.tool_choice,
-            params=imported.params, options=kwargs.get("options"))
+            imported.history, imported.tools, model=kwargs["model"], tool_choice=kwargs.get("tool_choice"),
+            params=imported.params, settings=imported.settings, options=kwargs.get("options"))
         assert estimate == count(body), sample.name
         differs += estimate != module.estimate_input_tokens(imported.history, imported.tools,
                                                             options=kwargs.get("options"))

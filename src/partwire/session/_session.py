@@ -395,7 +395,8 @@ class Session:
         carried.update(fields)
         new = Target.parse(target, **carried)
         losses = self._in_history(check_switch(self._context, new.adapter, model=new.model,
-                                               tools=new.tools, options=new.options))
+                                               tools=new.tools, options=new.options,
+                                               settings=new.settings))
         event = ModelSwitchEvent(from_model=old.model_id, to_model=new.model_id, reason=reason,
                                  metadata={"adapter": new.adapter})
         self.target = new
