@@ -45,7 +45,7 @@ from tests.harness.corpus import CORPUS
 from tests.harness.depth import examples
 
 MODELS = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-5", "openai_responses": "gpt-5",
-          "google": "gemini-2.5-pro"}
+          "google": "gemini-2.5-pro", "bedrock": "anthropic.claude-sonnet-4-20250514-v1:0"}
 
 # -- 1. lone surrogates -----------------------------------------------------------------------
 
@@ -167,9 +167,12 @@ def _bodies(name: str, kind: str) -> list[dict[str, Any]]:
     return out
 
 
-# Anthropic and Chat Completions requests share their one required key (``messages``) and the
-# plain text message shape, so a Chat reader takes an Anthropic request as a chat log.
-SHARED_REQUESTS = {("openai_chat", "anthropic"), ("anthropic", "openai_chat")}
+# Anthropic, Chat Completions and Bedrock Converse requests share their one required key
+# (``messages``) and the role/content message shape, so each reader takes the others' requests,
+# keeping the blocks it does not know as unknown parts (a Converse ``{"text": ...}`` block in an
+# Anthropic request, an Anthropic ``{"type": "text", ...}`` block in a Converse one).
+_MESSAGES_APIS = ("anthropic", "openai_chat", "bedrock")
+SHARED_REQUESTS = {(a, b) for a in _MESSAGES_APIS for b in _MESSAGES_APIS if a != b}
 
 
 @pytest.mark.parametrize("reader", ADAPTER_NAMES)
@@ -203,7 +206,7 @@ def test_a_body_with_none_of_the_apis_keys_is_refused_naming_what_was_expected(
     with pytest.raises(WireFormatError) as request:
         adapter.from_wire_request(body)
     expected = {"anthropic": "content", "openai_chat": "choices", "openai_responses": "output",
-                "google": "candidates"}[name]
+                "google": "candidates", "bedrock": "output.message"}[name]
     assert expected in str(response.value)
     assert request.value.path in ("messages", "input", "contents")
 
@@ -364,7 +367,7 @@ def test_every_alias_names_its_adapter_everywhere(alias: str, name: str) -> None
 def test_an_unknown_adapter_lists_the_names_and_aliases() -> None:
     """The error for a wrong name lists every adapter with its aliases."""
     with pytest.raises(UnknownAdapterError) as caught:
-        get_adapter("bedrock")
+        get_adapter("claude")
     for alias, name in ADAPTER_ALIASES.items():
         assert alias in str(caught.value)
         assert name in str(caught.value)

@@ -222,7 +222,7 @@ def test_convert_takes_every_alias(alias: str, name: str, tmp_path: Path,
 
 def test_an_unknown_format_lists_the_aliases(capsys: pytest.CaptureFixture[str]) -> None:
     """A wrong --to lists the formats and their aliases in its one error line."""
-    assert main(["convert", "--from", "canonical", "--to", "bedrock", "x"]) == 2
+    assert main(["convert", "--from", "canonical", "--to", "claude", "x"]) == 2
     line = _one_error(capsys.readouterr().err)
     for alias in ADAPTER_ALIASES:
         assert repr(alias) in line

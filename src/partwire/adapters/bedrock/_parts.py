@@ -113,7 +113,7 @@ class PartEncoder:
         if pd.issuer in self.issuers:
             return pd.data if isinstance(pd.data, dict) else {}
         self.lose(i, j, part_type, "dropped",
-                  f"provider data from {pd.issuer} is not sent to Bedrock", message_id)
+                  f"provider data from {pd.issuer} is not sent to Bedrock", message_id, ".provider_data")
         return {}
 
     # -- one part ---------------------------------------------------------------------------
