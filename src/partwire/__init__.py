@@ -69,7 +69,16 @@ from partwire.parts import (
 )
 from partwire.projection import Loss, Projection, check_switch
 from partwire.streaming import Accumulator, StreamEvent, aaccumulate, accumulate
-from partwire.tools import ArgumentProblem, ToolDefinition, check_arguments, check_schema
+from partwire.tools import (
+    ArgumentProblem,
+    CacheHint,
+    ServerToolDefinition,
+    ServerToolKind,
+    ToolDefinition,
+    UserLocation,
+    check_arguments,
+    check_schema,
+)
 from partwire.toolstate import ToolCallState, tool_call_states
 from partwire.usage import Usage
 from partwire.validation import HistoryIssue, validate_history
@@ -107,6 +116,7 @@ __all__ = [
     "AssistantMessage",
     "AudioPart",
     "Base64Source",
+    "CacheHint",
     "Citation",
     "CompactionEvent",
     "ConversionError",
@@ -139,6 +149,8 @@ __all__ = [
     "SchemaError",
     "SearchResultCitation",
     "ServerToolCallPart",
+    "ServerToolDefinition",
+    "ServerToolKind",
     "ServerToolResultPart",
     "Session",
     "StreamEvent",
@@ -161,6 +173,7 @@ __all__ = [
     "UrlCitation",
     "UrlSource",
     "Usage",
+    "UserLocation",
     "UserMessage",
     "WireFormatError",
     "__version__",
