@@ -63,7 +63,7 @@ from partwire.streaming import (
     ToolCallStartEvent,
     accumulate,
 )
-from partwire.tools import ToolDefinition
+from partwire.tools import ServerToolDefinition, ToolDefinition
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 PDF = base64.b64encode(b"%PDF-1.4 tiny").decode()
@@ -641,7 +641,7 @@ def test_a_request_imports_as_history_and_tools() -> None:
     assert [type(e) for e in history] == [SystemMessage, UserMessage]
     assert isinstance(tools[0], ToolDefinition)
     assert tools[0].side_effects == "execute"
-    assert tools[1] == {"type": "web_search_20250305", "name": "web_search"}
+    assert tools[1] == ServerToolDefinition(kind="web_search", issuer="anthropic", name="web_search")
     assert imported.params == {"temperature": 0.2, "stream": True}
     assert anthropic.to_wire(history, **imported.to_wire_kwargs()).request == body
 

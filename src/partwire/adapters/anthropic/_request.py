@@ -64,7 +64,9 @@ def build_request(
         request["system"] = system
     request["messages"] = messages
     if tools:
-        request["tools"] = [tool_to_wire(t) for t in tools]
+        wire_tools = [w for i, t in enumerate(tools) if (w := tool_to_wire(t, i, losses, issuers)) is not None]
+        if wire_tools:
+            request["tools"] = wire_tools
     choice = tool_choice_to_wire(tool_choice, parallel_tool_calls)
     if choice is not None:
         request["tool_choice"] = choice

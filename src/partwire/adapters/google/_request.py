@@ -61,7 +61,9 @@ def build_request(
     if system is not None:
         request["systemInstruction"] = system
     if tools:
-        request["tools"] = tools_to_wire(tools, losses, dialect=schema_dialect, vertex=vertex)
+        wire_tools = tools_to_wire(tools, losses, dialect=schema_dialect, vertex=vertex, issuers=issuers)
+        if wire_tools:
+            request["tools"] = wire_tools
     config = tool_choice_to_wire(tool_choice)
     if config is not None:
         request["toolConfig"] = config

@@ -115,7 +115,9 @@ def build_request(
     if previous is not None:
         request["previous_response_id"] = previous
     if tools:
-        request["tools"] = [tool_to_wire(t, f"tools[{i}]", losses) for i, t in enumerate(tools)]
+        wire_tools = [w for i, t in enumerate(tools) if (w := tool_to_wire(t, i, losses, issuers)) is not None]
+        if wire_tools:
+            request["tools"] = wire_tools
     choice = tool_choice_to_wire(tool_choice)
     if choice is not None:
         request["tool_choice"] = choice
