@@ -17,6 +17,7 @@ from partwire._base import CanonicalModel
 from partwire._docstrings import add_field_descriptions
 from partwire.history import EVENT_ADAPTER
 from partwire.messages import SCHEMA_VERSION
+from partwire.settings import RequestSettings
 from partwire.tools import ServerToolDefinition, ToolDefinition
 
 __all__ = ["REQUEST_MODELS", "SCHEMA_ID", "json_schema", "main", "render"]
@@ -29,10 +30,10 @@ _DESCRIPTION = (
     "(type \"message\", told apart by \"role\") or a history event, discriminated by \"type\". "
     "Parts inside messages are discriminated by \"type\" too. Objects allow extra properties: "
     "readers keep fields they do not know and write them back. The canonical types of the request "
-    "around a history (tool definitions) are in $defs too, for services that exchange them."
+    "around a history (RequestSettings, ToolDefinition, ServerToolDefinition) are defined beside it."
 )
 
-REQUEST_MODELS: tuple[type[CanonicalModel], ...] = (ToolDefinition, ServerToolDefinition)
+REQUEST_MODELS: tuple[type[CanonicalModel], ...] = (RequestSettings, ToolDefinition, ServerToolDefinition)
 """Canonical types outside a history line whose schemas are published in ``$defs`` as well."""
 
 
@@ -42,6 +43,8 @@ def json_schema() -> dict[str, Any]:
     # discriminator mapping is a ``$ref``, as OpenAPI tooling expects.
     generated = EVENT_ADAPTER.json_schema()
     defs: dict[str, Any] = generated.pop("$defs")
+    # The request's canonical types are not a history line, but other services exchange them in
+    # the same format: they are defined beside it (``#/$defs/RequestSettings``, ...).
     for model in REQUEST_MODELS:
         schema = model.model_json_schema(ref_template="#/$defs/{model}")
         defs.update(schema.pop("$defs", {}))
