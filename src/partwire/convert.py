@@ -33,7 +33,6 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
-from partwire.parts import ToolCallPart
 from partwire.projection import Loss, log_losses
 from partwire.tools import ToolDefinition
 
@@ -51,8 +50,6 @@ BRIDGES = ("pydantic-ai", "langchain")
 # Responses "input"); anything else is read as a response.
 _REQUEST_KEYS = ("messages", "contents", "input")
 _MESSAGE_TYPES = (SystemMessage, DeveloperMessage, UserMessage, AssistantMessage, ToolMessage)
-# Anthropic answers 400 to a request whose messages hold tool_use blocks and no `tools`.
-_NEEDS_TOOL_DEFINITIONS = frozenset({"anthropic"})
 # First-party APIs serve only their own models; a bare model name of another family is a mistake
 # there (aggregators such as OpenRouter, vLLM or Ollama serve anything, so they are not checked).
 _FIRST_PARTY = frozenset({"anthropic", "openai", "google"})
@@ -136,7 +133,6 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
         raise ConversionError(f"converting to {target} needs a model, and {why}{_example(issuer)}",
                               option="model")
     _check_model(chosen, issuer, target)
-    losses.extend(_missing_tool_definitions(history, kwargs.get("tools", ()), adapter.NAME))
     if strict and losses:
         raise LossError(tuple(losses), adapter.NAME)
     log_losses(losses)  # as to_wire logs its own
@@ -197,23 +193,6 @@ def _tool_kind(entry: Mapping[str, Any]) -> str | None:
     if "input_schema" in entry or (isinstance(entry.get("type"), str) and isinstance(entry.get("name"), str)):
         return "anthropic"
     return None
-
-
-def _missing_tool_definitions(history: Sequence[HistoryEvent], tools: Sequence[ToolSpec],
-                              adapter: str) -> list[Loss]:
-    """A loss when the target needs a definition for every tool called and some have none."""
-    if adapter not in _NEEDS_TOOL_DEFINITIONS:
-        return []
-    defined = {t.get("name") if isinstance(t, Mapping) else t.name for t in tools}
-    called = [p.name for e in history if isinstance(e, AssistantMessage)
-              for p in e.parts if isinstance(p, ToolCallPart)]
-    missing = sorted({name for name in called if name not in defined})
-    if not missing:
-        return []
-    names = ", ".join(missing)
-    return [Loss("request.tools", "tool_definition", "dropped",
-                 f"the history calls tools with no definition here ({names}); {adapter} rejects "
-                 f"tool calls without definitions: pass tools= (--tools FILE)", adapter)]
 
 
 def _split_options(

@@ -322,14 +322,16 @@ def test_call_id_length_boundary(size: int, admitted: bool, general: bool) -> No
 def test_repeated_to_wire_reports_the_same_losses_and_a_changed_part_its_own() -> None:
     """A resent history gets equal losses; a message copied with the same id but OpenAI's reasoning and another status is judged anew."""
     thought = ThinkingPart(text="hmm", signature=Opaque(value="sig", issuer="anthropic"))
-    foreign = AssistantMessage([thought, TextPart(text="ok")], provider="anthropic", api="anthropic")
+    made = ToolCallPart(id="tu_x", name="f", arguments_json="{}", provider_ids={"anthropic": "toolu_x"})
+    foreign = AssistantMessage([thought, TextPart(text="ok"), made], provider="anthropic", api="anthropic")
     result = ToolMessage(call_id="tu_x", tool_name="f", output_text="no", status="denied")
     history: list[HistoryEvent] = [UserMessage("q"), foreign, result]
     first = openai_responses.to_wire(history, model="gpt-5.5").losses
     again = openai_responses.to_wire(history, model="gpt-5.5").losses
     assert [loss.action for loss in first] == ["dropped", "dropped"]
     assert first == again
-    own = foreign.model_copy(update={"parts": (reasoning(), TextPart(text="ok")), "api": "openai_responses"})
+    own = foreign.model_copy(update={"parts": (reasoning(), TextPart(text="ok"), made),
+                                     "api": "openai_responses"})
     aborted = result.model_copy(update={"status": "aborted"})
     projection = openai_responses.to_wire([UserMessage("q"), own, aborted], model="gpt-5.5")
     assert [(loss.path, loss.reason) for loss in projection.losses] == [
@@ -360,8 +362,9 @@ def test_foreign_refusal_and_text_use_the_easy_form() -> None:
 
 def test_tool_error_status_is_reported() -> None:
     """A failed tool's output is sent; its error status, which the item cannot carry, is a loss."""
-    history: list[HistoryEvent] = [UserMessage("q"), answer(call()), ToolMessage(
-        call_id="x", tool_name="get_weather", status="error", output_text="timeout")]
+    made = call()
+    history: list[HistoryEvent] = [UserMessage("q"), answer(made), ToolMessage(
+        call_id=made.id, tool_name="get_weather", status="error", output_text="timeout")]
     projection = openai_responses.to_wire(history, model="gpt-5.5")
     assert projection.request["input"][-1]["output"] == "timeout"
     assert [(loss.action, loss.path) for loss in projection.losses] == [("dropped", "history[2].status")]
@@ -369,8 +372,9 @@ def test_tool_error_status_is_reported() -> None:
 
 def test_tool_output_with_an_image_is_a_content_list() -> None:
     """A tool result with an image attachment becomes an output list of input_text and input_image."""
-    history = [UserMessage("q"), answer(call()), ToolMessage(
-        call_id="x", tool_name="screenshot", output_text="here",
+    made = call(name="screenshot")
+    history = [UserMessage("q"), answer(made), ToolMessage(
+        call_id=made.id, tool_name="screenshot", output_text="here",
         parts=(ImagePart(source=UrlSource(url="https://example.com/a.png")),))]
     assert items(history)[-1]["output"] == [
         {"type": "input_text", "text": "here"},

@@ -30,6 +30,7 @@ __all__ = [
     "SHAPE_ERRORS",
     "ImportedRequest",
     "Losses",
+    "OrphanCheck",
     "ProviderError",
     "SettingsArg",
     "ToolChoice",
@@ -51,7 +52,9 @@ __all__ = [
     "legacy_arguments",
     "load_json",
     "location_fields",
+    "missing_definitions_loss",
     "new_loss",
+    "orphan_loss",
     "overlay_for",
     "parse_json",
     "resolve_settings",
@@ -808,3 +811,53 @@ def schema_or_none(schema: Any) -> tuple[dict[str, Any] | None, bool]:
     except SchemaError:
         return schema, False
     return schema, True
+
+
+# -- tool results without their call ------------------------------------------------------------
+
+
+class OrphanCheck:
+    """Whether a tool result answers no tool call of the history (an orphan).
+
+    Every API refuses a tool result whose call its request does not hold, so encoders drop an
+    orphan with a loss (:func:`orphan_loss`). A result before its call is not an orphan: it goes
+    out under its call's id, as before. Asked only when a result's call has not been encoded yet
+    (the rare case): the history's calls are gathered on the first question.
+    """
+
+    __slots__ = ("calls", "history")
+
+    def __init__(self, history: Sequence[HistoryEvent]) -> None:
+        self.history = history
+        self.calls: set[str] | None = None
+
+    def __call__(self, call_id: str) -> bool:
+        calls = self.calls
+        if calls is None:
+            calls = self.calls = {part.id for event in self.history
+                                  if isinstance(event, AssistantMessage)
+                                  for part in event.parts if isinstance(part, ToolCallPart)}
+        return call_id not in calls
+
+
+def orphan_loss(losses: Losses, i: int, call_id: str, message_id: str, api: str) -> None:
+    """Report the tool result ``history[i]`` dropped because no tool call of the history is its own."""
+    losses.add(f"history[{i}]", "tool_message", "dropped",
+               f"it answers no tool call of this history ({call_id}); {api} rejects a tool result "
+               "without its call", message_id)
+
+
+def missing_definitions_loss(history: Sequence[HistoryEvent], defined: Collection[Any],
+                             losses: Losses, api: str) -> None:
+    """Report each tool call of the history whose tool the request does not define (``defined``:
+    the names of the tools it sends), for an API that refuses such a request (Anthropic's): a
+    resumed session sent without ``tools=``. The loss is on the call, not on the request, so a
+    session projector that projects only new turns reports the same as ``to_wire``."""
+    for i, event in enumerate(history):
+        if type(event) is AssistantMessage or isinstance(event, AssistantMessage):
+            for j, part in enumerate(event.parts):
+                if type(part) is ToolCallPart and part.name not in defined:
+                    losses.add(f"history[{i}].parts[{j}]", "tool_definition", "dropped",
+                               f"no definition of the tool {part.name!r} is sent; {api} rejects "
+                               "tool calls without definitions: pass their definitions in tools= "
+                               "(--tools FILE on the command line)", event.id)

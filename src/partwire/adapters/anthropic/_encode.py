@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, assert_never, cast
 
 from partwire._base import ProviderData
-from partwire.adapters._common import Losses, data_of, tool_status_loss
+from partwire.adapters._common import Losses, OrphanCheck, data_of, orphan_loss, tool_status_loss
 from partwire.adapters.anthropic._parts import FileResolver, ForeignThinking, PartEncoder, path
 from partwire.adapters.anthropic._wire import WireBlock, WireMessage, default_joins
 from partwire.history import (
@@ -91,6 +91,7 @@ class Encoder(PartEncoder):
         self.turns: list[_Turn] = []
         self.last_kind: str | None = None
         self.at = -1  # the index of the history event being encoded
+        self.orphan = OrphanCheck(history)
 
     # -- the walk ---------------------------------------------------------------------------
 
@@ -148,12 +149,15 @@ class Encoder(PartEncoder):
 
     def _tool(self, message: ToolMessage, i: int) -> None:
         fields = message.__dict__
+        call_id = fields["call_id"]
+        if call_id not in self.wire_ids and self.orphan(call_id):
+            orphan_loss(self.losses, i, call_id, message.id, "Anthropic")
+            return
         pd = fields["provider_data"]
         if pd is None and self.last_kind == "tool":
             turn = self.turns[-1]  # another result in the same tool turn: the commonest case
         else:
             turn = self._turn("tool", "user", pd)
-        call_id = fields["call_id"]
         block: WireBlock = {"type": "tool_result", "tool_use_id": self.wire_ids.get(call_id, call_id)}
         text = fields["output_text"]
         if fields["parts"] or pd is not None or (not text and fields["data"] is not None):

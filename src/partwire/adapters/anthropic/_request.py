@@ -21,6 +21,7 @@ from partwire.adapters._common import (
     WireFormatError,
     imported_request,
     load_json,
+    missing_definitions_loss,
     shared_provider_data,
     text_part,
     wire_model,
@@ -63,10 +64,12 @@ def build_request(
     if system is not None:
         request["system"] = system
     request["messages"] = messages
-    if tools:
-        wire_tools = [w for i, t in enumerate(tools) if (w := tool_to_wire(t, i, losses, issuers)) is not None]
-        if wire_tools:
-            request["tools"] = wire_tools
+    wire_tools = [w for i, t in enumerate(tools) if (w := tool_to_wire(t, i, losses, issuers)) is not None]
+    if wire_tools:
+        request["tools"] = wire_tools
+    extra = (params or {}).get("tools")
+    missing_definitions_loss(history, {w.get("name") for w in [*wire_tools, *(
+        extra if isinstance(extra, list) else ())] if isinstance(w, dict)}, losses, "Anthropic")
     choice = tool_choice_to_wire(tool_choice, parallel_tool_calls)
     if choice is not None:
         request["tool_choice"] = choice

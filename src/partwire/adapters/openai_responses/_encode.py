@@ -18,9 +18,11 @@ from typing import Any, assert_never
 from partwire.adapters._common import (
     KNOWN_LIMIT,
     Losses,
+    OrphanCheck,
     data_of,
     first_accepted,
     known_loss,
+    orphan_loss,
     tool_calls_by_id,
     tool_status_loss,
 )
@@ -98,6 +100,7 @@ class Encoder(PartEncoder):
         self.wire_ids: dict[str, str] = {}  # canonical call id -> the call_id sent for it
         self.custom: set[str] = set()  # canonical ids of custom tool calls
         self.calls: dict[str, ToolCallPart] | None = None
+        self.orphan = OrphanCheck(history)
         self.items: list[WireItem] = []
         # item_reference items, in order: only the general path can send one (kept raw items).
         self.references: list[WireItem] = []
@@ -644,6 +647,9 @@ class Encoder(PartEncoder):
         call_id = fields["call_id"]
         wire_id = self.wire_ids.get(call_id)
         if wire_id is None:
+            if self.orphan(call_id):
+                orphan_loss(self.losses, i, call_id, message.id, "Responses")
+                return
             wire_id = self._late_wire_id(call_id)
         text = fields["output_text"]
         custom = call_id in self.custom
