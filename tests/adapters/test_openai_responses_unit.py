@@ -10,6 +10,7 @@ D(d2), D(e) of the wire reference are under ``tests/harness/responses/openai_res
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 from partwire import (
     AssistantMessage,
     DeveloperMessage,
+    DocumentPart,
     HistoryEvent,
     ImagePart,
     Opaque,
@@ -28,6 +30,7 @@ from partwire import (
     ServerToolCallPart,
     SystemMessage,
     TextPart,
+    TextSource,
     ThinkingPart,
     ToolCallPart,
     ToolDefinition,
@@ -617,3 +620,33 @@ def test_an_output_item_of_a_strange_shape_is_kept_whole() -> None:
     (part,) = imported.history[1].parts  # type: ignore[union-attr]
     assert isinstance(part, UnknownPart)
     assert part.raw == item
+
+
+# -- files and empty texts -----------------------------------------------------------------------
+
+
+def test_a_plain_text_document_is_sent_as_a_file_and_read_back_as_text() -> None:
+    """input_file takes text/plain (the API answered 200 to it): a text document goes as a file
+    with a data URL, with no loss, and comes back as the same text; a Markdown one still goes as
+    text, reported."""
+    plain = DocumentPart(source=TextSource(text="héllo"), media_type="text/plain", filename="a.txt")
+    projection = openai_responses.to_wire([UserMessage([TextPart(text="read"), plain])], model="gpt-5.5")
+    item = projection.request["input"][0]["content"][1]
+    data = base64.b64encode("héllo".encode()).decode()
+    assert item == {"type": "input_file", "file_data": f"data:text/plain;base64,{data}", "filename": "a.txt"}
+    assert projection.losses == ()
+    back = openai_responses.from_wire_request(projection.request).history[0]
+    assert isinstance(back, UserMessage)
+    assert back.parts[1] == plain
+    markdown = DocumentPart(source=TextSource(text="# t"), media_type="text/markdown")
+    lost = openai_responses.to_wire([UserMessage([markdown])], model="gpt-5.5").losses
+    assert [(x.path, x.action) for x in lost] == [("history[0].parts[0]", "downgraded")]
+
+
+def test_an_empty_answer_text_dropped_on_export_is_a_loss() -> None:
+    """An empty text in an assistant message is not sent (an empty item is refused): a loss says so."""
+    history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([TextPart(text=""), TextPart(text="a")])]
+    projection = openai_responses.to_wire(history, model="gpt-5.5")
+    assert [i.get("content") for i in projection.request["input"]] == ["q", "a"]
+    assert [(x.path, x.part_type, x.action) for x in projection.losses] == [
+        ("history[1].parts[0]", "text", "dropped")]

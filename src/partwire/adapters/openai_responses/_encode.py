@@ -329,8 +329,11 @@ class Encoder(PartEncoder):
                         if fields["citations"]:
                             break
                         text = fields["text"]
-                        if text:  # an empty text says nothing; an empty item is refused
+                        if text:
                             append({"role": "assistant", "content": text})
+                        else:  # an empty text says nothing, and an empty item is refused
+                            lost.append(remember(i, j, "text", "dropped", _EMPTY_TEXT, adapter,
+                                                 message_id))
                     else:
                         break
                 else:
@@ -507,7 +510,8 @@ class Encoder(PartEncoder):
         if part.provider_data is not None:
             self.block(part.provider_data, path, part.type, message_id)  # reports a foreign one
         if not part.text:
-            return  # an empty text says nothing, and an empty assistant item is refused
+            self.losses.add(path, "text", "dropped", _EMPTY_TEXT, message_id)
+            return
         marks = self.marks(part.provider_data)
         item: dict[str, Any] = {}
         if marks.get("typed") is True:
@@ -723,6 +727,7 @@ class Encoder(PartEncoder):
 # Bounded: emptied when it grows past the limit.
 _KNOWN_LOSSES: dict[tuple[str, int, str], Loss] = {}
 _MESSAGE_ITEM = frozenset({"id", "status", "phase"})
+_EMPTY_TEXT = "an empty text says nothing, and the API refuses an empty assistant item"
 _FOREIGN_REASONING = "reasoning is verifiable only by the provider that produced it"
 _RECORDS = frozenset({ErrorEvent, TaskMetadataEvent, CompactionEvent, RetryEvent, ModelSwitchEvent,
                       SubtaskEvent, UnknownEvent})
