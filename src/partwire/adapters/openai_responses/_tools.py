@@ -62,6 +62,12 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
     "tool_search": {"type": "tool_search"},
     "image_generation": {"type": "image_generation"},
 }
+# The keys of the flat function and custom tools (Chat's nest theirs; Anthropic's have a schema).
+_FLAT_KEYS = {
+    "function": frozenset({"type", "name", "description", "parameters", "strict", "defer_loading",
+                           "allowed_callers", "output_schema", "async"}),
+    "custom": frozenset({"type", "name", "description", "format", "defer_loading", "allowed_callers"}),
+}
 _OTHER_TYPES = frozenset({"custom", "namespace", "shell", "local_shell", "apply_patch",
                           "programmatic_tool_calling"})
 _SETTINGS: dict[str, frozenset[str]] = {
@@ -77,8 +83,8 @@ def _caller(value: str) -> bool:
 def is_wire_tool(tool: Mapping[str, Any]) -> bool:
     """Whether a native dict has the shape of a Responses tool (function, custom or built-in)."""
     kind = tool.get("type")
-    if kind == "function":
-        return isinstance(tool.get("name"), str) and "function" not in tool
+    if kind in ("function", "custom"):
+        return isinstance(tool.get("name"), str) and set(tool) <= _FLAT_KEYS[kind]
     return kind in _KIND_OF or kind in _OTHER_TYPES
 
 
