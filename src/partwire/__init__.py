@@ -83,7 +83,16 @@ from partwire.settings import (
     ToolChoiceSetting,
 )
 from partwire.streaming import Accumulator, StreamEvent, aaccumulate, accumulate
-from partwire.tools import ArgumentProblem, ToolDefinition, check_arguments, check_schema
+from partwire.tools import (
+    ArgumentProblem,
+    CacheHint,
+    ServerToolDefinition,
+    ServerToolKind,
+    ToolDefinition,
+    UserLocation,
+    check_arguments,
+    check_schema,
+)
 from partwire.toolstate import ToolCallState, tool_call_states
 from partwire.usage import Usage
 from partwire.validation import HistoryIssue, validate_history
@@ -123,6 +132,7 @@ __all__ = [
     "AudioPart",
     "AutoToolChoice",
     "Base64Source",
+    "CacheHint",
     "Citation",
     "CompactionEvent",
     "ConversionError",
@@ -163,6 +173,8 @@ __all__ = [
     "SchemaError",
     "SearchResultCitation",
     "ServerToolCallPart",
+    "ServerToolDefinition",
+    "ServerToolKind",
     "ServerToolResultPart",
     "Session",
     "StreamEvent",
@@ -187,6 +199,7 @@ __all__ = [
     "UrlCitation",
     "UrlSource",
     "Usage",
+    "UserLocation",
     "UserMessage",
     "WireFormatError",
     "__version__",
