@@ -15,7 +15,7 @@ from partwire import (
     ToolMessage,
     UserMessage,
 )
-from partwire._example import example_history
+from partwire.cli._example import example_history
 from partwire.codec import dumps
 from tests.benchmarks.agent_history import agent_history
 from tests.benchmarks.plain_mirror import plain_event_adapter

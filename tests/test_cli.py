@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from partwire._example import example_history
 from partwire.cli import main
+from partwire.cli._example import example_history
 from partwire.codec import dumps, loads
 from partwire.codec.schema import json_schema
 from partwire.history import EVENT_ADAPTER, HistoryEvent

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from partwire import HistoryEvent, Opaque, UserMessage
-from partwire._example import example_history
 from partwire.cli import main
+from partwire.cli._example import example_history
 from partwire.codec import dumps, loads
 from partwire.messages import AssistantMessage, ToolMessage
 from partwire.parts import ThinkingPart, ToolCallPart

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from partwire import AssistantMessage, HistoryEvent, ToolCallPart, ToolMessage, UserMessage
-from partwire._example import example_history
-from partwire.cli import EXAMPLES, _parser, main
+from partwire.cli import main
+from partwire.cli._example import example_history
+from partwire.cli._main import EXAMPLES, _parser
 from partwire.codec import dumps, loads
 from partwire.convert import convert, read_tools
 from partwire.errors import ConversionError, LossError

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from partwire._example import example_history
+from partwire.cli._example import example_history
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.messages import AssistantMessage, ToolMessage, ToolStatus
 from partwire.parts import Citation, MediaSource, Part, TextPart, ThinkingPart, ToolCallPart

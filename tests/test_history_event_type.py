@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, TypeAdapter
 
 from partwire import HistoryEvent, Message, UserMessage
-from partwire._example import example_history
+from partwire.cli._example import example_history
 from partwire.codec import dumps, encode, loads
 from partwire.codec.schema import json_schema
 from tests.strategies import history_events

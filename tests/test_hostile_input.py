@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from partwire._example import example_history
 from partwire.cli import FORMATS, main
+from partwire.cli._example import example_history
 from partwire.codec import decode, dumps, iter_records, loads, read, rewrite
 from partwire.codec._limits import exceeds_depth, iter_lines, read_body
 from partwire.errors import DecodeError, PartwireError

@@ -215,6 +215,17 @@ def test_a_lossless_history_switches_cleanly() -> None:
     assert check_switch([SystemMessage("s"), UserMessage("q"), AssistantMessage("a")], "anthropic") == ()
 
 
+def test_check_switch_keeps_its_old_home_in_projection() -> None:
+    """``partwire.projection.check_switch`` (its home before ``partwire.switch``) is the same function."""
+    import partwire
+    import partwire.projection
+    import partwire.switch
+
+    assert partwire.projection.check_switch is partwire.switch.check_switch is partwire.check_switch
+    with pytest.raises(AttributeError, match="no attribute 'check_swich'"):
+        partwire.projection.check_swich  # noqa: B018
+
+
 def test_check_switch_rejects_an_unknown_adapter_name() -> None:
     """An adapter name nobody defines raises UnknownAdapterError, listing the known ones."""
     with pytest.raises(UnknownAdapterError, match="known adapters are anthropic"):

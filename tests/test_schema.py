@@ -9,7 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from partwire._example import example_history
+from partwire.cli._example import example_history
 from partwire.codec.schema import SCHEMA_ID, json_schema, main, render
 from partwire.history import EVENT_ADAPTER
 

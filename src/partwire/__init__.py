@@ -67,7 +67,7 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
-from partwire.projection import Loss, Projection, check_switch
+from partwire.projection import Loss, Projection
 from partwire.settings import (
     AllowedToolsChoice,
     AutoToolChoice,
@@ -83,6 +83,7 @@ from partwire.settings import (
     ToolChoiceSetting,
 )
 from partwire.streaming import Accumulator, StreamEvent, aaccumulate, accumulate
+from partwire.switch import check_switch
 from partwire.tools import (
     ArgumentProblem,
     CacheHint,

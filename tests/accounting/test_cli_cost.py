@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from partwire import AssistantMessage, UserMessage
-from partwire._example import example_history
 from partwire.cli import main
+from partwire.cli._example import example_history
 from partwire.codec import dump, load
 from partwire.usage import Usage
 

@@ -25,8 +25,8 @@ from partwire import (
     UserMessage,
 )
 from partwire.adapters import openai_chat
-from partwire.projection import SwitchRefusedError, check_switch
 from partwire.streaming import accumulate
+from partwire.switch import SwitchRefusedError, check_switch
 
 
 def reply(message: dict[str, Any], finish: str = "stop", **top: Any) -> dict[str, Any]:

@@ -46,7 +46,8 @@ from partwire.adapters import ADAPTER_NAMES, Adapter, get_adapter
 from partwire.adapters._common import ImportedRequest
 from partwire.errors import SwitchRefusedError, UnknownAdapterError
 from partwire.history import HistoryEvent
-from partwire.projection import Loss, check_switch
+from partwire.projection import Loss
+from partwire.switch import check_switch
 from tests.harness.corpus import CORPUS
 from tests.harness.providers import KIT_NAMES, get_kit
 

@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from partwire.adapters import get_adapter
 from partwire.errors import SwitchRefusedError
 from partwire.history import HistoryEvent
-from partwire.projection import check_switch
 from partwire.streaming import Accumulator, MessageCompleteEvent
+from partwire.switch import check_switch
 from tests.harness.corpus import CORPUS
 from tests.harness.providers import get_kit
 from tests.harness.validity import request_errors

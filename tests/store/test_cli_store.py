@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from partwire._cli_store import default_db, make_progress
-from partwire._example import example_history
 from partwire.cli import main
+from partwire.cli._example import example_history
+from partwire.cli._store import default_db, make_progress
 from partwire.codec import dumps
 from partwire.store import open_store
 from partwire.store._api import Backend

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from partwire import UserMessage
-from partwire._example import example_history
+from partwire.cli._example import example_history
 from partwire.codec import dumps, encode
 from partwire.store import (
     ConflictError,

@@ -21,12 +21,13 @@ from partwire.messages import (
     UserMessage,
 )
 from partwire.parts import ToolCallPart
-from partwire.projection import Loss, Projection, check_switch, log_losses
+from partwire.projection import Loss, Projection, log_losses
 from partwire.session._cache import mark_anthropic
 from partwire.session._projector import Projector
 from partwire.session._target import Target
 from partwire.settings import RequestSettings
 from partwire.streaming import Accumulator, MessageCompleteEvent, StreamErrorEvent, StreamEvent
+from partwire.switch import check_switch
 from partwire.toolstate import tool_call_states
 
 if TYPE_CHECKING:
@@ -341,7 +342,7 @@ class Session:
                **fields: Any) -> tuple[Loss, ...]:
         """Move later requests to ``target``; returns what the history loses there.
 
-        :func:`~partwire.projection.check_switch` runs first: content the target cannot take
+        :func:`~partwire.switch.check_switch` runs first: content the target cannot take
         raises :class:`~partwire.errors.SwitchRefusedError` and nothing changes. Otherwise a
         :class:`~partwire.history.ModelSwitchEvent` is appended. Tools and other fields carry
         over unless given.

@@ -17,8 +17,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any
 
-from partwire._transcript import printable, render
 from partwire.codec import ResponseMetadataEvent, replay
+from partwire.render._text import printable, render
 from partwire.store import Store, StoreError, open_store
 
 __all__ = ["add_store_parser", "default_db", "make_progress", "run_store"]

@@ -1,0 +1,118 @@
+"""``partwire convert``: a history or a wire body from one format to another; losses go to stderr."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from partwire.cli._io import (
+    CommandError,
+    display_name,
+    limits_parser,
+    open_input,
+    read_json_body,
+    stdout_bytes,
+)
+from partwire.codec import load
+from partwire.errors import ConversionError, DecodeError, LossError, PartwireError
+from partwire.projection import Loss
+
+__all__ = ["BRIDGES", "FORMATS", "add_convert_parser"]
+
+FORMATS = ("canonical", "anthropic", "openai-chat", "openai-responses", "google")
+"""What ``partwire convert`` reads and writes: the canonical JSONL and the adapters built so far."""
+# Sources only: other libraries' JSON dumps, read through partwire.bridges (convert.BRIDGES; kept
+# here so building the parser imports no converter).
+BRIDGES = ("pydantic-ai", "langchain")
+
+
+def add_convert_parser(commands: Any) -> None:
+    """Add ``convert`` to ``partwire``'s subcommands."""
+    convert_cmd = commands.add_parser(
+        "convert", help="convert a history or a wire body between formats; losses go to stderr",
+        parents=[limits_parser()],
+    )
+    convert_cmd.add_argument("--from", dest="source", required=True, choices=(*FORMATS, *BRIDGES),
+                             help="the input's format (pydantic-ai and langchain read those "
+                                  "libraries' JSON dumps)")
+    convert_cmd.add_argument("--to", dest="target", required=True, choices=FORMATS, help="the output's format")
+    convert_cmd.add_argument(
+        "--model", help="model of the request to build, provider:name (default: the input's own, or the "
+                        "last assistant message's when the target serves it)")
+    convert_cmd.add_argument("--strict", action="store_true", help="fail (exit 1) instead of losing anything")
+    convert_cmd.add_argument(
+        "--tools", metavar="TOOLS", help="a JSON file of tool definitions to offer: canonical ones, or a "
+                                         "provider's own tools array (Anthropic or OpenAI Chat), detected")
+    convert_cmd.add_argument(
+        "--option", dest="options", action="append", default=[], metavar="KEY=VALUE", type=_option,
+        help="an adapter option (e.g. dialect=deepseek for openai-chat); repeatable")
+    convert_cmd.add_argument(
+        "file", metavar="FILE",
+        help="canonical JSONL, or a wire request/response body (JSON); '-' reads stdin",
+    )
+    convert_cmd.set_defaults(run=_convert)
+
+
+def _option(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, not {text!r}")
+    return key.strip(), value
+
+
+def _convert(args: argparse.Namespace) -> int:
+    # Imported here: the adapters are only needed by this command.
+    from partwire.convert import convert
+
+    name = display_name(args.file)
+    data: Any
+    with open_input(args.file) as stream:
+        if args.source == "canonical":
+            # Strict: a conversion of a damaged history would hide the damage; the error names the
+            # line, and `partwire validate` / `rewrite` are the tools for repairing it first.
+            data = load(stream, strict=True, max_line_bytes=args.max_line_bytes, max_depth=args.max_depth)
+        else:
+            data = read_json_body(stream, name, args)
+    tools = _read_tools(args.tools, args) if args.tools else None
+    options = dict(args.options)
+    try:
+        output, losses = convert(data, source=args.source, target=args.target, model=args.model,
+                                 strict=args.strict, tools=tools, options=options or None)
+    except LossError as exc:
+        refused: tuple[Any, ...] = tuple(exc.losses)  # type: ignore[arg-type]
+        for loss in refused:
+            _print_loss(loss)
+        print(f"partwire: error: {len(refused)} loss(es) refused by --strict", file=sys.stderr)
+        return 1
+    except DecodeError:
+        raise  # it names the file and line itself
+    except ConversionError as exc:
+        fix = f" (pass --{exc.option.replace('_', '-')})" if exc.option else ""
+        raise CommandError(f"{name}: {exc.reason}{fix}") from exc
+    except (PartwireError, ValueError) as exc:
+        raise CommandError(f"{name}: {exc}") from exc
+    for loss in losses:
+        _print_loss(loss)
+    out = stdout_bytes()
+    out.write(output if isinstance(output, bytes) else (json.dumps(output, indent=2, ensure_ascii=False) + "\n").encode())
+    out.flush()
+    return 0
+
+
+def _print_loss(loss: Loss) -> None:
+    # str(Loss) is the one format of a loss: in errors, in log records and here.
+    print(f"loss: {loss}", file=sys.stderr)
+
+
+def _read_tools(path: str, args: argparse.Namespace) -> Any:
+    from partwire.convert import read_tools
+
+    name = display_name(path)
+    with open_input(path) as stream:
+        data = read_json_body(stream, name, args)
+    try:
+        return read_tools(data)
+    except ConversionError as exc:  # named after the tools file, not the history
+        raise CommandError(f"{name}: {exc.reason}") from exc

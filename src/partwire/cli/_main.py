@@ -1,0 +1,145 @@
+"""The ``partwire`` command: its parser, built from each verb group's module, and :func:`main`."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+
+from partwire.cli._convert import add_convert_parser
+from partwire.cli._cost import add_cost_parsers
+from partwire.cli._history import add_history_parsers, add_schema_parser
+from partwire.cli._io import Parser, first_line
+from partwire.cli._store import add_store_parser
+from partwire.errors import PartwireError
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``) and return the exit status."""
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # --help, or a bad command line (already reported in one line)
+        return exc.code if isinstance(exc.code, int) else 2
+    run: Callable[[argparse.Namespace], int] = args.run
+    # A command sets this as soon as it knows its verdict, before it writes its output, so that
+    # a reader closing the pipe early (`partwire validate FILE | head -1`) cannot change it.
+    args.exit_status = 0
+    with _logging(getattr(args, "verbose", 0)):
+        try:
+            status = run(args)
+            sys.stdout.flush()  # inside the try: a closed pipe shows up here at the latest
+            return status
+        except BrokenPipeError:
+            _silence_stdout()
+            return int(args.exit_status)
+        except KeyboardInterrupt:
+            print("partwire: interrupted", file=sys.stderr)
+            return 130
+        except (PartwireError, OSError) as exc:
+            _error(_error_message(exc))
+            return 2
+        except Exception as exc:  # a bug: still one line, never a traceback
+            _error(f"internal error, please report it: {type(exc).__name__}: {first_line(exc)}")
+            return 2
+
+
+def _parser() -> Parser:
+    parser = Parser(
+        prog="partwire",
+        description="Print the bundled example; show, validate and rewrite partwire history files\n"
+                    "(JSONL); convert histories and provider request/response bodies between\n"
+                    "formats; print the JSON Schema of a history line.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Every FILE may be '-' for stdin. Exit status: 0 ok, 1 problems found (validate, show),\n"
+               "2 unusable input or command line. 'partwire COMMAND --help' shows an example.\n\n"
+               "example:\n  partwire example | partwire convert --from canonical --to anthropic -",
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="show partwire's log records (losses, codec problems) on stderr; -vv for debug")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_history_parsers(commands)
+    add_convert_parser(commands)
+    add_schema_parser(commands)
+    add_store_parser(commands)
+    add_cost_parsers(commands)
+    for name, command in commands.choices.items():
+        if name in EXAMPLES and not command.epilog:
+            command.epilog = "example:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name])
+            command.formatter_class = argparse.RawDescriptionHelpFormatter
+    return parser
+
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "example": ("partwire example > h.jsonl",),
+    "show": ("partwire show h.jsonl",
+             "partwire example | partwire show -"),
+    "validate": ("partwire validate h.jsonl        # FILE:LINE: problem; exit 1 when there is any",
+                 "partwire validate --strict h.jsonl"),
+    "rewrite": ("partwire rewrite old.jsonl new.jsonl",
+                "partwire rewrite h.jsonl h.jsonl   # in place, atomically"),
+    "convert": ("partwire convert --from canonical --to anthropic h.jsonl > request.json",
+                "partwire convert --from canonical --to openai-chat --model openai:gpt-5 \\",
+                "    --tools tools.json --option dialect=openai h.jsonl",
+                "partwire convert --from anthropic --to canonical request.json > h.jsonl"),
+    "schema": ("partwire schema > partwire.schema.json",),
+    "store": ("partwire store import h.jsonl",
+              "partwire store ls"),
+    "cost": ("partwire cost h.jsonl",
+             "partwire cost --prices prices.toml sessions/*.jsonl"),
+    "reprice": ("partwire reprice h.jsonl repriced.jsonl",
+                "partwire reprice --at 2026-01-01 h.jsonl -"),
+}
+"""Examples for each command, shown at the end of its ``--help`` (a command may set its own)."""
+
+
+@contextlib.contextmanager
+def _logging(verbose: int) -> Iterator[None]:
+    """With ``-v``, partwire's WARNING records (losses, codec problems) go to stderr, fields shown."""
+    if not verbose:
+        yield
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_RecordFormatter())
+    root = logging.getLogger("partwire")
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if verbose > 1 else logging.INFO)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+
+
+class _RecordFormatter(logging.Formatter):
+    """``LEVEL logger: message {field=value, ...}``: the message, then its structured fields."""
+
+    _STANDARD = frozenset(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
+
+    def format(self, record: logging.LogRecord) -> str:
+        fields = {k: v for k, v in record.__dict__.items() if k not in self._STANDARD and v is not None}
+        extra = " " + json.dumps(fields, default=str, ensure_ascii=False, sort_keys=True) if fields else ""
+        return f"{record.levelname} {record.name}: {record.getMessage()}{extra}"
+
+
+def _error(message: str) -> None:
+    print(f"partwire: error: {message}", file=sys.stderr)
+
+
+def _error_message(exc: Exception) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    return str(exc)
+
+
+def _silence_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+        os.dup2(devnull, sys.stdout.fileno())

@@ -1,0 +1,1 @@
+"""Readable renderings of a history: the plain-text transcript ``partwire show`` prints."""
