@@ -30,10 +30,11 @@ _DESCRIPTION = (
     "(type \"message\", told apart by \"role\") or a history event, discriminated by \"type\". "
     "Parts inside messages are discriminated by \"type\" too. Objects allow extra properties: "
     "readers keep fields they do not know and write them back. The canonical types of the request "
-    "around a history (RequestSettings, ToolDefinition, ServerToolDefinition) are defined beside it."
+    "around a history (tool definitions, generation settings) are in $defs too, for services that "
+    "exchange them."
 )
 
-REQUEST_MODELS: tuple[type[CanonicalModel], ...] = (RequestSettings, ToolDefinition, ServerToolDefinition)
+REQUEST_MODELS: tuple[type[CanonicalModel], ...] = (ToolDefinition, ServerToolDefinition, RequestSettings)
 """Canonical types outside a history line whose schemas are published in ``$defs`` as well."""
 
 
@@ -43,8 +44,6 @@ def json_schema() -> dict[str, Any]:
     # discriminator mapping is a ``$ref``, as OpenAPI tooling expects.
     generated = EVENT_ADAPTER.json_schema()
     defs: dict[str, Any] = generated.pop("$defs")
-    # The request's canonical types are not a history line, but other services exchange them in
-    # the same format: they are defined beside it (``#/$defs/RequestSettings``, ...).
     for model in REQUEST_MODELS:
         schema = model.model_json_schema(ref_template="#/$defs/{model}")
         defs.update(schema.pop("$defs", {}))
