@@ -19,6 +19,7 @@ A user table::
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -214,7 +215,9 @@ def _find(model: str) -> tuple[Any, Any] | str:
     return found
 
 
+@functools.cache
 def _genai_version() -> str:
+    # Read once: the installed package's metadata costs 3 ms a read, once per message priced.
     try:
         return metadata.version("genai-prices")
     except metadata.PackageNotFoundError:

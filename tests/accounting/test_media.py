@@ -123,17 +123,101 @@ def test_every_estimator_takes_any_json_body(body: dict[str, object]) -> None:
         assert estimate(body) >= 1
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(prefix=st.sampled_from([b"", b"\x89PNG\r\n\x1a\n", b"GIF89a", b"RIFF\x00\x00\x00\x00WEBPVP8X",
                                b"RIFF\x00\x00\x00\x00WEBPVP8 ", b"RIFF\x00\x00\x00\x00WEBPVP8L",
-                               b"\xff\xd8", b"%PDF-1.4", b"ID3\x04", b"RIFF\x00\x00\x00\x00WAVE"]),
+                               b"\xff\xd8", b"%PDF-1.4", b"ID3\x04", b"RIFF\x00\x00\x00\x00WAVE",
+                               b"\x00\x00\x00\x18ftypisom", b"\x1a\x45\xdf\xa3", b"fLaC",
+                               b"OggS", b"FORM\x00\x00\x00\x00AIFF", b"RIFF\x00\x00\x00\x00AVI ",
+                               b"%PDF-1.4\nstream\nBT (x) Tj ET\nendstream"]),
        tail=st.binary(max_size=64))
 def test_header_readers_take_any_bytes(prefix: bytes, tail: bytes) -> None:
     """Truncated or corrupt headers give None or a number, never an exception."""
+    from partwire.adapters._estimate._media import pdf_text_chars
+
     data = prefix + tail
     size = est.image_size(data)
     assert size is None or len(size) == 2
     pages = est.pdf_pages(data)
     assert pages is None or pages >= 0
-    seconds = est.audio_seconds(data)
-    assert seconds is None or seconds >= 0
+    chars = pdf_text_chars(data)
+    assert chars is None or chars >= 0
+    for reader in (est.audio_seconds, est.video_seconds):
+        seconds = reader(data)
+        assert seconds is None or seconds >= 0
+
+
+def test_an_anthropic_compaction_block_stands_for_what_it_replaced() -> None:
+    """Blocks before the last compaction block are not counted; its summary is (compaction docs)."""
+    history = [{"role": "user", "content": "word " * 5000},
+               {"role": "assistant", "content": "answer " * 3000}]
+    summary = "The user asked about words; the assistant answered at length."
+    compacted = {"role": "assistant", "content": [
+        {"type": "compaction", "content": summary}, {"type": "text", "text": "Go on."}]}
+    ask = {"role": "user", "content": "And now?"}
+    body = {"model": "claude-sonnet-4-5", "messages": [*history, compacted, ask]}
+    alone = {"model": "claude-sonnet-4-5", "messages": [compacted, ask]}
+    assert est.estimate_anthropic_body(body) == est.estimate_anthropic_body(alone)
+    assert est.estimate_anthropic_body(alone) < 60
+    # A failed compaction (null content) is a no-op to the API: the history counts again.
+    failed = {"role": "assistant", "content": [{"type": "compaction", "content": None}]}
+    assert est.estimate_anthropic_body(
+        {"model": "claude-sonnet-4-5", "messages": [*history, failed, ask]}) > 8000
+
+
+def test_a_responses_compaction_item_stands_for_the_items_before_it() -> None:
+    """Items before the latest compaction item are not counted; its ciphertext is, at 13 a token."""
+    before = [{"role": "user", "content": "word " * 5000},
+              {"type": "message", "role": "assistant",
+               "content": [{"type": "output_text", "text": "answer " * 3000}]}]
+    compaction = {"type": "compaction", "id": "cmp_1", "encrypted_content": "g" * 1300}
+    after = [{"role": "user", "content": "And now?"}]
+    whole = est.estimate_openai_responses_body({"model": "gpt-5", "input": [*before, compaction, *after]})
+    alone = est.estimate_openai_responses_body({"model": "gpt-5", "input": [compaction, *after]})
+    assert whole == alone
+    assert 100 < alone < 130  # 1,300 characters / 13 + framing and the question
+
+
+def test_video_and_audio_durations_from_their_containers() -> None:
+    """MP4 (mvhd), WebM (Segment Info Duration), AVI (avih), FLAC and MP3 with a Xing count."""
+    def box(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", 8 + len(body)) + kind + body
+
+    mvhd = struct.pack(">B3xIIII", 0, 0, 0, 600, 600 * 12) + bytes(80)
+    mp4 = box(b"ftyp", b"isom\x00\x00\x02\x00") + box(b"moov", box(b"mvhd", mvhd))
+    assert est.video_seconds(mp4) == 12.0
+    assert est.audio_seconds(mp4) == 12.0  # an M4A is the same container
+    duration = b"\x44\x89\x88" + struct.pack(">d", 7500.0)  # ms, at the default scale
+    info = b"\x15\x49\xa9\x66" + bytes([0x80 | len(duration)]) + duration
+    webm = b"\x1a\x45\xdf\xa3\x80" + b"\x18\x53\x80\x67\x01\x00\x00\x00\x00\x00\x00" \
+        + bytes([len(info)]) + info
+    assert est.video_seconds(webm) == 7.5
+    avih = b"avih" + struct.pack("<IIIIII", 56, 40_000, 0, 0, 0, 250)  # 25 fps, 250 frames
+    avi = b"RIFF\x00\x00\x00\x00AVI LIST\x00\x00\x00\x00hdrl" + avih
+    assert est.video_seconds(avi) == 10.0
+    streaminfo = bytes(10) + (44100 << 44 | 2 << 41 | 15 << 36 | 441_000).to_bytes(8, "big")
+    assert est.audio_seconds(b"fLaC" + bytes(4) + streaminfo) == 10.0
+    frame = b"\xff\xfb\x54\xc0" + bytes(32) + b"Xing" + struct.pack(">II", 1, 125)
+    assert est.audio_seconds(frame + bytes(400)) == 125 * 1152 / 48000
+
+
+def test_a_compacted_history_is_estimated_by_its_summary_through_the_adapters() -> None:
+    """A history read from a request with a compaction costs its summary, not what it replaced."""
+    from partwire.adapters import get_adapter
+
+    long = "word " * 3000
+    anthropic = {"model": "claude-sonnet-4-5", "max_tokens": 100, "messages": [
+        {"role": "user", "content": long},
+        {"role": "assistant", "content": [
+            {"type": "compaction", "content": "Summary: the user sent many words."},
+            {"type": "text", "text": "ok"}]},
+        {"role": "user", "content": "and?"}]}
+    responses = {"model": "gpt-5", "input": [
+        {"role": "user", "content": long},
+        {"type": "compaction", "id": "cmp_1", "encrypted_content": "g" * 1300},
+        {"role": "user", "content": "and?"}]}
+    for name, body in (("anthropic", anthropic), ("openai_responses", responses)):
+        adapter = get_adapter(name)
+        history = adapter.from_wire_request(body).history
+        estimate = adapter.estimate_input_tokens(history, model=str(body["model"]))
+        assert 0 < estimate < 200, (name, estimate)  # the replaced text alone is 3,000 tokens

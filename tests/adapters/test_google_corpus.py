@@ -1,4 +1,5 @@
-"""The Google adapter against every recorded Gemini payload of the corpus (236 interactions).
+"""The Google adapter against every recorded Gemini payload of the corpus (243 interactions:
+236, plus 7 added for issue 23).
 
 The corpus (recorded by vercel/ai, Mirascope and llm-gemini from the live API; sources and
 licences: ``tests/corpus/google/README.md``) is read from the copy committed under
@@ -35,7 +36,7 @@ from tests.harness.validity import request_errors
 _ROOT = os.environ.get("PARTWIRE_CORPUS")
 CORPUS = (Path(_ROOT) if _ROOT else Path(__file__).parent.parent / "corpus") / "google"
 FILES = sorted(CORPUS.glob("*.json"))
-EXPECTED_FILES = 236
+EXPECTED_FILES = 243
 
 
 def _load(path: Path) -> dict[str, Any]:

@@ -69,8 +69,8 @@ def _chunks(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_corpus_is_all_there() -> None:
-    """The corpus holds every recorded Chat Completions interaction (206), each with its source."""
-    assert len(FILES) == 206
+    """The corpus holds every recorded Chat Completions interaction (214), each with its source."""
+    assert len(FILES) == 214
     for path in FILES:
         data = _load(path)
         assert data["provider"] == "openai-chat"

@@ -14,6 +14,7 @@ from partwire.cli import main
 from partwire.cli._example import example_history
 from partwire.cli._store import default_db, make_progress
 from partwire.codec import dumps
+from partwire.render import to_html, to_markdown, to_text
 from partwire.store import open_store
 from partwire.store._api import Backend
 from partwire.store._postgres import PostgresBackend
@@ -45,6 +46,27 @@ def test_example_import_export_round_trip_as_a_program(store_url: str, tmp_path:
     exported = _run("store", "--db", store_url, "export", SESSION)
     assert exported.returncode == 0, exported.stderr
     assert exported.stdout == history.read_bytes()
+
+
+def test_show_renders_a_stored_session_in_every_format(store_url: str, tmp_path: Path,
+                                                      capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """``store show ID --format F [-o OUT]`` gives partwire.render's output for the stored events."""
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(dumps(example_history()))
+    assert _main(capsysbinary, "store", "--db", store_url, "import", str(path))[0] == 0
+    events = example_history()
+    assert _main(capsysbinary, "store", "--db", store_url, "show", SESSION)[1] == to_text(events)
+    markdown = _main(capsysbinary, "store", "--db", store_url, "show", SESSION, "--format", "markdown")[1]
+    assert markdown == to_markdown(events)  # titled by the task, which the example has
+    page = tmp_path / "s.html"
+    code = _main(capsysbinary, "store", "--db", store_url, "show", SESSION, "--format", "html", "-o", str(page))[0]
+    assert code == 0
+    assert page.read_text(encoding="utf-8") == to_html(events)
+    untitled = [e for e in events if e.type != "task_metadata"]
+    path.write_bytes(dumps(untitled))
+    assert _main(capsysbinary, "store", "--db", store_url, "import", str(path), "--session", "bare")[0] == 0
+    shown = _main(capsysbinary, "store", "--db", store_url, "show", "bare", "--format", "markdown")[1]
+    assert shown.startswith("# bare\n")
 
 
 def test_query_verbs(store_url: str, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:

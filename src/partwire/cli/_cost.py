@@ -1,4 +1,4 @@
-"""``partwire cost`` and ``partwire reprice``, and the cost lines of ``partwire show``.
+"""``partwire cost`` and ``partwire reprice`` (the cost lines of ``partwire show`` are :mod:`partwire.render`'s).
 
 ``cost FILE...`` prints usage and cost by model and by session (a file's ``task_metadata``
 task id, else the file name), priced
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -24,7 +23,7 @@ from partwire.history import HistoryEvent, TaskMetadataEvent
 from partwire.messages import AssistantMessage
 from partwire.pricing import Cost, PriceTable, load_price_table, message_cost, reprice
 
-__all__ = ["add_cost_parsers", "show_costs"]
+__all__ = ["add_cost_parsers"]
 
 
 def add_cost_parsers(commands: Any) -> None:
@@ -146,33 +145,3 @@ def _reprice(args: argparse.Namespace) -> int:
     else:
         dump(events, args.dst)
     return 0
-
-
-def show_costs(events: Sequence[HistoryEvent],
-               table: PriceTable | None = None) -> tuple[list[HistoryEvent], list[str]]:
-    """``events`` with a cost on every assistant message that had none, and the total line(s).
-
-    A cost already stored is shown as stored; a missing one is computed now, with its version.
-    """
-    priced: list[HistoryEvent] = []
-    total = Decimal(0)
-    missing: list[str] = []
-    used = False
-    for event in events:
-        if isinstance(event, AssistantMessage) and event.usage is not None:
-            used = True
-            if event.usage.cost is None:
-                event = reprice([event], table=table)[0]
-                assert isinstance(event, AssistantMessage)
-            usage = event.usage
-            if usage is not None and usage.cost is not None:
-                total += usage.cost
-            else:
-                missing.append(message_cost(event, table=table).reason or "no price")
-        priced.append(event)
-    if not used:
-        return priced, []
-    lines = [f"total cost: ${total.normalize():f}"]
-    if missing:
-        lines.append(f"  ({len(missing)} message(s) without a cost: {'; '.join(sorted(set(missing)))})")
-    return priced, lines

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import shutil
 import sys
 import tempfile
 from typing import Any
 
-from partwire.cli._cost import show_costs
 from partwire.cli._example import example_history
 from partwire.cli._io import (
     STDIO,
@@ -21,10 +19,10 @@ from partwire.cli._io import (
     read_records,
     stdout_bytes,
 )
-from partwire.codec import ResponseMetadataEvent, encode, replay, rewrite
+from partwire.cli._render import add_render_options, write_rendering
+from partwire.codec import encode, rewrite
 from partwire.codec.schema import render as render_schema
 from partwire.errors import DecodeError
-from partwire.render._text import printable, render
 from partwire.validation import validate_history
 
 __all__ = ["add_history_parsers", "add_schema_parser"]
@@ -37,8 +35,11 @@ def add_history_parsers(commands: Any) -> None:
     example = commands.add_parser("example", help="print the bundled example history as JSONL")
     example.set_defaults(run=_example)
 
-    show = commands.add_parser("show", help="print a readable transcript of a history", parents=[limits])
+    show = commands.add_parser(
+        "show", help="print a readable transcript of a history (text, Markdown or an HTML page)",
+        parents=[limits])
     show.add_argument("file", metavar="FILE", help="the history (JSONL); '-' reads stdin")
+    add_render_options(show)
     show.set_defaults(run=_show)
 
     validate = commands.add_parser(
@@ -79,9 +80,6 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    if isinstance(sys.stdout, io.TextIOWrapper):
-        # A transcript must print whatever the history holds, whatever the terminal's encoding.
-        sys.stdout.reconfigure(errors="backslashreplace")
     records = read_records(args.file, args)
     name = display_name(args.file)
     for record in records:
@@ -89,19 +87,8 @@ def _show(args: argparse.Namespace) -> int:
             print(f"{name}:{problem.line}: {problem.message}", file=sys.stderr)
     # Unreadable lines are shown as what could be kept of them; the status says they were there.
     args.exit_status = 1 if any(record.problems for record in records) else 0
-    first = True
-    events, total = show_costs([r.event for r in records])
-    for item in replay(events):
-        lines = render(item)
-        if not lines:
-            continue
-        # Response metadata belongs to the assistant block just printed.
-        if not first and not isinstance(item, ResponseMetadataEvent):
-            print()
-        print("\n".join(printable(line) for line in lines))
-        first = False
-    if total:
-        print("\n" + "\n".join(total))
+    title = None if args.file == STDIO else os.path.basename(args.file)
+    write_rendering([r.event for r in records], args, title=title)
     return int(args.exit_status)
 
 

@@ -17,8 +17,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any
 
-from partwire.codec import ResponseMetadataEvent, replay
-from partwire.render._text import printable, render
+from partwire.cli._render import add_render_options, write_rendering
+from partwire.render._text import printable
 from partwire.store import Store, StoreError, open_store
 
 __all__ = ["add_store_parser", "default_db", "make_progress", "run_store"]
@@ -66,9 +66,10 @@ def add_store_parser(commands: Any) -> None:
     export.add_argument("--until", metavar="EVENT_ID", help="stop after this event")
     export.set_defaults(store_run=_export)
 
-    show = verbs.add_parser("show", help="print a readable transcript of a session")
+    show = verbs.add_parser("show", help="print a readable transcript of a session (text, Markdown or HTML)")
     show.add_argument("session", metavar="SESSION_ID")
     show.add_argument("--until", metavar="EVENT_ID", help="stop after this event")
+    add_render_options(show)
     show.set_defaults(store_run=_show)
 
     search = verbs.add_parser("search", help="full-text search over text parts and tool output")
@@ -147,18 +148,7 @@ def _export(store: Store, args: argparse.Namespace) -> int:
 
 
 def _show(store: Store, args: argparse.Namespace) -> int:
-    stdout = sys.stdout
-    if hasattr(stdout, "reconfigure"):
-        stdout.reconfigure(errors="backslashreplace")
-    first = True
-    for item in replay(store.load(args.session, until=args.until)):
-        lines = render(item)
-        if not lines:
-            continue
-        if not first and not isinstance(item, ResponseMetadataEvent):
-            print()
-        print("\n".join(printable(line) for line in lines))
-        first = False
+    write_rendering(store.load(args.session, until=args.until), args, title=args.session)
     return 0
 
 

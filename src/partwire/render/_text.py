@@ -1,4 +1,4 @@
-"""The readable transcript ``partwire show`` prints: one block per replayed event."""
+"""The plain-text transcript (``partwire show``'s default): one block per replayed event."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from partwire.codec import (
     InterruptEvent,
     ReplayEvent,
     ResponseMetadataEvent,
+    replay,
 )
 from partwire.history import (
     CompactionEvent,
@@ -54,9 +55,10 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
+from partwire.render._costs import show_costs
 from partwire.usage import Usage
 
-__all__ = ["printable", "render"]
+__all__ = ["printable", "render", "source_text", "to_text", "usage_line"]
 
 
 _PREVIEW = 240
@@ -71,6 +73,23 @@ def printable(text: str) -> str:
     )
 
 
+def to_text(history: Sequence[HistoryEvent]) -> str:
+    """The transcript of ``history``: a block per event, costs priced where missing, the total."""
+    out: list[str] = []
+    events, total = show_costs(history)
+    for item in replay(events):
+        lines = render(item)
+        if not lines:
+            continue
+        # Response metadata belongs to the assistant block just printed.
+        if out and not isinstance(item, ResponseMetadataEvent):
+            out.append("")
+        out.extend(printable(line) for line in lines)
+    if total:
+        out.extend(["", *total])
+    return "".join(f"{line}\n" for line in out)
+
+
 def render(item: ReplayEvent) -> list[str]:
     """The transcript lines of one replayed item."""
     match item:
@@ -81,7 +100,7 @@ def render(item: ReplayEvent) -> list[str]:
         case ToolMessage():
             return _tool(item)
         case ResponseMetadataEvent():
-            return [f"  usage: {_usage(item.usage)}"] if item.usage is not None else []
+            return [f"  usage: {usage_line(item.usage)}"] if item.usage is not None else []
         case InterruptEvent():
             if item.source == "tool":
                 return [f"* interrupt: the user stopped tool call {item.call_id}"]
@@ -175,13 +194,13 @@ def _part(part: Part) -> list[str]:
             return [*part.text.splitlines(), *(_citation(i, c) for i, c in enumerate(part.citations, 1))]
         case ImagePart():
             detail = f", detail {part.detail}" if part.detail else ""
-            return [f"[image {part.media_type or '?'}: {_source(part.source)}{detail}]"]
+            return [f"[image {part.media_type or '?'}: {source_text(part.source)}{detail}]"]
         case DocumentPart():
             title = f' "{part.title}"' if part.title else ""
             filename = f" {part.filename}" if part.filename else ""
-            return [f"[document {part.media_type or '?'}{title}{filename}: {_source(part.source)}]"]
+            return [f"[document {part.media_type or '?'}{title}{filename}: {source_text(part.source)}]"]
         case AudioPart():
-            return [f"[audio {part.media_type or '?'}: {_source(part.source)}]"]
+            return [f"[audio {part.media_type or '?'}: {source_text(part.source)}]"]
         case ThinkingPart():
             signed = f"signed by {part.signature.issuer}" if part.signature else "unsigned"
             if not part.text:
@@ -225,7 +244,8 @@ def _citation(index: int, citation: Citation) -> str:
     return f"  [{index}] {where}{quote}"
 
 
-def _source(source: MediaSource) -> str:
+def source_text(source: MediaSource) -> str:
+    """Where a media part's bytes are, in a few words."""
     match source:
         case UrlSource():
             return source.url
@@ -243,7 +263,8 @@ def _source(source: MediaSource) -> str:
             assert_never(source)
 
 
-def _usage(usage: Usage) -> str:
+def usage_line(usage: Usage) -> str:
+    """Tokens, cost with its price version, and latency, on one line."""
     cache = [f"cache read {usage.cache_read_tokens:,}" if usage.cache_read_tokens else "",
              f"cache write {usage.cache_write_tokens:,}" if usage.cache_write_tokens else ""]
     cached = ", ".join(x for x in cache if x)

@@ -3,7 +3,7 @@
 Every adapter's ``estimate_input_tokens`` builds the body ``to_wire`` would send and counts it
 here, so the estimate follows the adapter's own choices. The counting is provider-neutral where
 it can be (text through one real BPE tokenizer, image sizes read from the image header, PDF pages,
-audio duration) and per wire format where the providers differ (their framing, their image
+audio and video durations) and per wire format where the providers differ (their framing, their image
 formulas, how they render tool definitions). The constants in each wire format's module were fitted on two thirds of the
 recorded requests in ``shared/corpus`` and checked on the rest (``tests/accounting``).
 
@@ -24,6 +24,7 @@ from partwire.adapters._estimate._media import (
     image_size,
     openai_image_tokens,
     pdf_pages,
+    video_seconds,
 )
 from partwire.adapters._estimate._openai import (
     estimate_openai_chat_body,
@@ -45,4 +46,5 @@ __all__ = [
     "openai_image_tokens",
     "pdf_pages",
     "tokenizer_name",
+    "video_seconds",
 ]

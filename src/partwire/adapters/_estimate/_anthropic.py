@@ -7,7 +7,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from partwire.adapters._estimate._media import anthropic_image_tokens, image_dims, pdf_pages_b64
+from partwire.adapters._estimate._media import (
+    anthropic_image_tokens,
+    image_dims,
+    pdf_info_b64,
+    pdf_text_tokens,
+)
 from partwire.adapters._estimate._text import Tally, model_name, obj
 
 __all__ = [
@@ -32,7 +37,10 @@ _A_TOOL_EACH = 6
 _A_TOOL_USE = 10
 _A_TOOL_RESULT = 6
 _A_SERVER_TOOL = 250  # a server tool's definition (web search: about 250 tokens)
-_A_PDF_PAGE = 1550  # a page's text layer plus its page image
+# A PDF page is shown as its extracted text plus an image of the page (Anthropic's PDF support
+# page); the image of a page measured about 1,550 tokens on the corpus's one-page PDF, and the
+# text layer is counted from the PDF's own content streams.
+_A_PDF_PAGE = 1550
 _A_STRUCTURED = 95  # structured-output instructions around the schema, shown indented
 
 
@@ -48,12 +56,24 @@ def estimate_anthropic_body(body: Mapping[str, Any]) -> int:
     # The API strips the thinking of finished turns; only an assistant turn whose tool results
     # are being sent back (the last two messages) keeps it.
     live_turn = len(messages) - 2 if _ends_in_tool_result(messages) else -1
+    # After a compaction block the API ignores everything before it: the summary stands for it.
+    # Counting goes on in one pass; a compaction block takes the tally back to this point.
+    start = (tally.text, tally.fixed)
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             tally.add_text(message)
             continue
         tally.fixed += _A_MESSAGE if index else 0
-        _anthropic_content(message.get("content"), tally, keep_thinking=index == live_turn)
+        content = message.get("content")
+        keep = index == live_turn
+        if not isinstance(content, list):
+            _anthropic_content(content, tally, keep_thinking=keep)
+            continue
+        for block in content:
+            if type(block) is dict and block.get("type") == "compaction" \
+                    and block.get("content") is not None:
+                tally.text, tally.fixed = start
+            _anthropic_block(block, tally, keep)
     thinking = body.get("thinking")
     if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
         tally.fixed += _A_THINKING
@@ -129,8 +149,11 @@ def _anthropic_block(block: Any, tally: Tally, keep_thinking: bool) -> None:
         elif source.get("type") == "content":
             _anthropic_content(source.get("content"), tally)
         else:
+            # A PDF by URL or file id: one page with no text (its bytes are not in the body).
             data = source.get("data") if source.get("type") == "base64" else None
-            tally.fixed += _A_PDF_PAGE * pdf_pages_b64(data)
+            pages, chars = pdf_info_b64(data)
+            tally.fixed += _A_PDF_PAGE * pages
+            tally.text += pdf_text_tokens(chars)
         tally.add_text(block.get("title"))
         tally.add_text(block.get("context"))
     elif kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
@@ -143,6 +166,8 @@ def _anthropic_block(block: Any, tally: Tally, keep_thinking: bool) -> None:
     elif kind == "thinking":
         if keep_thinking:
             tally.add_text(block.get("thinking"))
+    elif kind == "compaction":
+        tally.add_text(block.get("content"))
     elif kind == "redacted_thinking":
         pass  # encrypted; what it stands for is not countable, and old turns are stripped anyway
     elif isinstance(kind, str) and kind.endswith("_tool_result"):

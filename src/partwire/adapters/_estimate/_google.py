@@ -9,10 +9,10 @@ from typing import Any
 from partwire.adapters._estimate._media import (
     audio_seconds_b64,
     b64_bytes,
-    b64_size,
     google_image_tokens,
     image_dims,
     pdf_pages_b64,
+    video_seconds_b64,
 )
 from partwire.adapters._estimate._text import (
     _MEMO,
@@ -40,6 +40,8 @@ _G_SIGNATURE_HEADER = 300
 _G_PDF_PAGE = 258  # published: a PDF page is an image of 258 tokens
 _G_AUDIO_SECOND = 32.0  # published
 _G_VIDEO_SECOND = 263.0  # published: 258 a frame at 1 fps plus 32 of audio
+# Audio given by URI (nothing to read): counted as this many seconds.
+_G_UNKNOWN_AUDIO_SECONDS = 60.0
 _G_TOOLS = 5
 
 
@@ -111,6 +113,13 @@ def _google_contents(contents: list[Any], tally: Tally, *, live: int) -> None:
                     else:
                         tally.add_text(value)
                 elif key in _STRUCTURED:
+                    if type(value) is dict and key in _RESPONSE:
+                        # Gemini 3 puts media beside a function's output: counted as media,
+                        # not as the text of their base64.
+                        media = value.get("parts")
+                        if isinstance(media, list) and media:
+                            fixed += _nested_media(media)
+                            value = {k: v for k, v in value.items() if k != "parts"}
                     if type(value) is dict:
                         found = shape_key(value)
                         if found is not None:
@@ -132,14 +141,33 @@ def _google_contents(contents: list[Any], tally: Tally, *, live: int) -> None:
     tally.text += text
 
 
+_RESPONSE = frozenset({"functionResponse", "function_response"})
+
+
+def _nested_media(parts: list[Any]) -> int:
+    """The media parts inside a function response, by the same rules as a turn's own."""
+    tokens = 0
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        for key, value in part.items():
+            if key in _MEDIA and isinstance(value, dict):
+                mime = str(value.get("mimeType", value.get("mime_type", "")))
+                data = value.get("data") if key in ("inlineData", "inline_data") else None
+                tokens += _google_media(mime, data)
+    return tokens
+
+
 def _google_media(mime: str, data: Any) -> int:
+    """Gemini's published media rules; by URI (no bytes): one image, one page, a minute."""
     payload = data if isinstance(data, str) else None
     if mime.startswith("image/"):
         return google_image_tokens(*image_dims(payload))
     if mime == "application/pdf":
         return _G_PDF_PAGE * pdf_pages_b64(payload)
     if mime.startswith("audio/"):
-        return math.ceil(_G_AUDIO_SECOND * audio_seconds_b64(payload))
+        seconds = audio_seconds_b64(payload) if payload else _G_UNKNOWN_AUDIO_SECONDS
+        return math.ceil(_G_AUDIO_SECOND * seconds)
     if mime.startswith("video/"):
-        return math.ceil(_G_VIDEO_SECOND * max(1.0, b64_size(payload or "") / 250_000))
+        return math.ceil(_G_VIDEO_SECOND * video_seconds_b64(payload))
     return count_text(b64_bytes(payload).decode("utf-8", "replace")) if payload else 0

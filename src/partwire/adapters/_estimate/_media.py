@@ -1,4 +1,11 @@
-"""Image sizes, PDF pages and audio durations from headers, and the providers' image formulas."""
+"""Image sizes, PDF pages, audio and video durations from headers, and the providers' formulas.
+
+Everything is read with the standard library from the first bytes of the data (the headers a
+container puts up front), never by decoding pixels or samples: PNG, JPEG, GIF and WebP sizes;
+PDF page objects and the text of their content streams; WAV, MP3 (with its Xing / VBRI frame
+count), FLAC, Ogg (Vorbis, Opus), AIFF and MP4 / M4A durations; MP4 / MOV, WebM / Matroska and
+AVI video durations.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ import binascii
 import math
 import re
 import struct
+import zlib
 
 __all__ = [
     "anthropic_image_tokens",
@@ -14,13 +22,19 @@ __all__ = [
     "audio_seconds_b64",
     "b64_bytes",
     "b64_size",
+    "forget_media",
     "google_image_tokens",
     "image_dims",
     "image_size",
     "openai_image_tokens",
+    "pdf_info_b64",
     "pdf_pages",
     "pdf_pages_b64",
+    "pdf_text_chars",
+    "pdf_text_tokens",
     "split_data_url",
+    "video_seconds",
+    "video_seconds_b64",
 ]
 
 
@@ -114,25 +128,241 @@ _MP3_KBPS = (
     (0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 0),
     (0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160, 0),
 )
+_MP3_RATES = {3: (44100, 48000, 32000), 2: (22050, 24000, 16000), 0: (11025, 12000, 8000)}
 
 
 def audio_seconds(data: bytes) -> float | None:
-    """The duration of WAV or MP3 audio from its header (MP3: first frame's bit rate)."""
-    if data[:4] == b"RIFF" and data[8:12] == b"WAVE" and len(data) >= 32:
-        byte_rate = int.from_bytes(data[28:32], "little")
-        return max(0, len(data) - 44) / byte_rate if byte_rate else None
+    """The duration of WAV, MP3, FLAC, Ogg, AIFF or MP4 audio from its header, else None."""
+    if data[:4] == b"RIFF" and data[8:12] == b"WAVE":
+        return _wav_seconds(data)
+    if data[:4] == b"fLaC" and len(data) >= 26:
+        # STREAMINFO: 20 bits of sample rate, then 36 bits of total samples (after the channel
+        # and depth bits), at bytes 18..25.
+        bits = int.from_bytes(data[18:26], "big")
+        rate = bits >> 44
+        samples = bits & 0xFFFFFFFFF
+        return samples / rate if rate and samples else None
+    if data[:4] == b"OggS":
+        return _ogg_seconds(data)
+    if data[:4] == b"FORM" and data[8:12] in (b"AIFF", b"AIFC"):
+        return _aiff_seconds(data)
+    if data[4:8] == b"ftyp":
+        return _mp4_seconds(data)
+    return _mp3_seconds(data)
+
+
+def _chunks(data: bytes, start: int, little: bool = True) -> list[tuple[bytes, int, int]]:
+    """``(id, offset of the body, size)`` of the RIFF (or big-endian IFF) chunks from ``start``."""
+    out: list[tuple[bytes, int, int]] = []
+    i = start
+    while i + 8 <= len(data) and len(out) < 64:
+        size = int.from_bytes(data[i + 4 : i + 8], "little" if little else "big")
+        out.append((data[i : i + 4], i + 8, size))
+        i += 8 + size + (size & 1)
+    return out
+
+
+def _wav_seconds(data: bytes) -> float | None:
+    byte_rate = 0
+    for chunk, at, size in _chunks(data, 12):
+        if chunk == b"fmt " and size >= 12:
+            byte_rate = int.from_bytes(data[at + 8 : at + 12], "little")
+        elif chunk == b"data" and byte_rate:
+            # A streamed WAV may say 0 or 0xFFFFFFFF: the bytes present are what there is.
+            present = len(data) - at
+            return (size if 0 < size <= present else present) / byte_rate
+    return None
+
+
+def _aiff_seconds(data: bytes) -> float | None:
+    for chunk, at, size in _chunks(data, 12, little=False):
+        if chunk == b"COMM" and size >= 18:
+            frames = int.from_bytes(data[at + 2 : at + 6], "big")
+            exponent = int.from_bytes(data[at + 8 : at + 10], "big") & 0x7FFF
+            mantissa = int.from_bytes(data[at + 10 : at + 18], "big")
+            rate = mantissa * 2.0 ** (exponent - 16383 - 63) if exponent else 0.0
+            return frames / rate if rate else None
+    return None
+
+
+def _ogg_seconds(data: bytes) -> float | None:
+    """The last page's granule position over the rate in the first page's Vorbis or Opus header."""
+    head = data[:512]
+    if b"OpusHead" in head:
+        rate, skip = 48000, int.from_bytes(head[head.index(b"OpusHead") + 10 :][:2], "little")
+    elif b"\x01vorbis" in head:
+        at = head.index(b"\x01vorbis") + 12
+        rate, skip = int.from_bytes(head[at : at + 4], "little"), 0
+    else:
+        return None
+    last = data.rfind(b"OggS")
+    if not rate or last < 0 or last + 14 > len(data):
+        return None
+    granule = int.from_bytes(data[last + 6 : last + 14], "little")
+    return max(0, granule - skip) / rate if granule < 1 << 62 else None
+
+
+def _mp3_seconds(data: bytes) -> float | None:
     start = 0
     if data[:3] == b"ID3" and len(data) >= 10:
         size = data[6:10]
         start = 10 + ((size[0] << 21) | (size[1] << 14) | (size[2] << 7) | size[3])
     for i in range(start, min(len(data) - 3, start + 8192)):
-        if data[i] == 0xFF and data[i + 1] & 0xE0 == 0xE0:
-            version = (data[i + 1] >> 3) & 0x3
-            kbps = _MP3_KBPS[0 if version == 3 else 1][data[i + 2] >> 4]
-            if kbps:
-                return (len(data) - i) * 8 / (kbps * 1000)
+        if data[i] != 0xFF or data[i + 1] & 0xE0 != 0xE0:
+            continue
+        version = (data[i + 1] >> 3) & 0x3
+        kbps = _MP3_KBPS[0 if version == 3 else 1][data[i + 2] >> 4]
+        rates = _MP3_RATES.get(version)
+        rate_index = (data[i + 2] >> 2) & 0x3
+        if not kbps or rates is None or rate_index == 3:
+            continue
+        # A variable-bit-rate file says its frame count in a Xing / Info or VBRI header inside
+        # the first frame; its first frame's bit rate says nothing of the rest.
+        frame = data[i : i + 200]
+        samples = 1152 if version == 3 else 576
+        for tag in (b"Xing", b"Info"):
+            at = frame.find(tag)
+            if at >= 0 and len(frame) >= at + 12 and frame[at + 7] & 1:
+                frames = int.from_bytes(frame[at + 8 : at + 12], "big")
+                return frames * samples / rates[rate_index]
+        at = frame.find(b"VBRI")
+        if at >= 0 and len(frame) >= at + 18:
+            frames = int.from_bytes(frame[at + 14 : at + 18], "big")
+            return frames * samples / rates[rate_index]
+        return (len(data) - i) * 8 / (kbps * 1000)
     return None
 
+
+def _boxes(data: bytes, start: int, end: int) -> list[tuple[bytes, int, int]]:
+    """``(type, offset of the body, end)`` of the ISO BMFF boxes between ``start`` and ``end``."""
+    out: list[tuple[bytes, int, int]] = []
+    i = start
+    while i + 8 <= end and len(out) < 256:
+        size = int.from_bytes(data[i : i + 4], "big")
+        kind = data[i + 4 : i + 8]
+        body = i + 8
+        if size == 1 and i + 16 <= end:
+            size = int.from_bytes(data[i + 8 : i + 16], "big")
+            body = i + 16
+        elif size == 0:
+            size = end - i
+        if size < 8:
+            break
+        out.append((kind, body, min(end, i + size)))
+        i += size
+    return out
+
+
+def _mp4_seconds(data: bytes) -> float | None:
+    """``moov/mvhd`` duration over its time scale (MP4, MOV, M4A, 3GP)."""
+    for kind, body, end in _boxes(data, 0, len(data)):
+        if kind != b"moov":
+            continue
+        for inner, at, _ in _boxes(data, body, end):
+            if inner != b"mvhd" or at + 32 > len(data):
+                continue
+            if data[at] == 1:  # version 1: 64-bit times
+                scale = int.from_bytes(data[at + 20 : at + 24], "big")
+                duration = int.from_bytes(data[at + 24 : at + 32], "big")
+            else:
+                scale = int.from_bytes(data[at + 12 : at + 16], "big")
+                duration = int.from_bytes(data[at + 16 : at + 20], "big")
+            return duration / scale if scale and duration not in (0, 0xFFFFFFFF) else None
+    return None
+
+
+def video_seconds(data: bytes) -> float | None:
+    """The duration of MP4 / MOV, WebM / Matroska or AVI video from its header, else None."""
+    if data[4:8] == b"ftyp" or data[4:8] in (b"moov", b"mdat", b"wide", b"free"):
+        return _mp4_seconds(data)
+    if data[:4] == b"\x1a\x45\xdf\xa3":
+        return _matroska_seconds(data)
+    if data[:4] == b"RIFF" and data[8:12] == b"AVI ":
+        at = data.find(b"avih")
+        if at >= 0 and at + 24 <= len(data):
+            per_frame = int.from_bytes(data[at + 8 : at + 12], "little")  # microseconds
+            frames = int.from_bytes(data[at + 24 : at + 28], "little")
+            return per_frame * frames / 1e6 if per_frame and frames else None
+    return None
+
+
+def _ebml(data: bytes, i: int, *, strip: bool) -> tuple[int, int]:
+    """An EBML variable-length integer at ``i``: its value and its length in bytes."""
+    first = data[i]
+    length = 1
+    while length <= 8 and not first & (0x80 >> (length - 1)):
+        length += 1
+    if length > 8 or i + length > len(data):
+        raise ValueError("bad EBML integer")
+    value = first & (0xFF >> length) if strip else first
+    for byte in data[i + 1 : i + length]:
+        value = value << 8 | byte
+    return value, length
+
+
+_MKV_SEGMENT, _MKV_INFO = 0x18538067, 0x1549A966
+_MKV_SCALE, _MKV_DURATION = 0x2AD7B1, 0x4489
+
+
+def _matroska_seconds(data: bytes) -> float | None:
+    """``Segment/Info/Duration`` (a float in units of ``TimecodeScale`` nanoseconds)."""
+    try:
+        i = 0
+        scale = 1_000_000
+        while i < min(len(data), 1 << 20):
+            ident, n = _ebml(data, i, strip=False)
+            size, m = _ebml(data, i + n, strip=True)
+            body = i + n + m
+            if ident in (_MKV_SEGMENT, _MKV_INFO):
+                i = body  # descend
+                continue
+            if ident == _MKV_SCALE:
+                scale = int.from_bytes(data[body : body + size], "big") or scale
+            elif ident == _MKV_DURATION and size in (4, 8):
+                duration = struct.unpack(">f" if size == 4 else ">d", data[body : body + size])[0]
+                return float(duration) * scale / 1e9 if duration > 0 else None
+            i = body + size
+    except (ValueError, IndexError, struct.error):
+        return None
+    return None
+
+
+_PDF_STREAM = re.compile(rb"(?<!end)stream\r?\n")
+_PDF_TEXT = re.compile(rb"\((?:\\.|[^\\)])*\)|<[0-9A-Fa-f\s]*>")
+_PDF_SHOW = re.compile(rb"BT(.*?)ET", re.DOTALL)
+
+
+def pdf_text_chars(data: bytes) -> int | None:
+    """About how many characters of text a PDF's pages show, or None if it hides them.
+
+    The strings inside the text objects (``BT ... ET``) of its content streams, inflated where
+    they are Flate-compressed. A hex string counts half its digits (one byte a character;
+    two-byte CID fonts make that an over-count of about two). None when no stream could be read.
+    """
+    if not data.startswith(b"%PDF"):
+        return None
+    total = 0
+    seen = False
+    for match in _PDF_STREAM.finditer(data):
+        start = match.end()
+        end = data.find(b"endstream", start)
+        if end < 0:
+            break
+        raw = data[start:end]
+        dictionary = data[max(0, match.start() - 300) : match.start()]
+        if b"/FlateDecode" in dictionary.rsplit(b"obj", 1)[-1]:
+            try:
+                raw = zlib.decompressobj().decompress(raw, 4_000_000)
+            except zlib.error:
+                continue
+        elif b"/Filter" in dictionary.rsplit(b"obj", 1)[-1]:
+            continue  # another filter (an image's DCT, say): not text
+        for block in _PDF_SHOW.finditer(raw):
+            seen = True
+            for text in _PDF_TEXT.finditer(block.group(1)):
+                token = text.group()
+                total += (len(token) - 2) // 2 if token[:1] == b"<" else len(token) - 2
+    return total if seen else None
 
 
 # An image whose size cannot be read (a URL, a file id) is counted as this size.
@@ -189,16 +419,83 @@ def image_dims(payload: str | None) -> tuple[int, int]:
 
 
 def pdf_pages_b64(payload: str | None) -> int:
+    return pdf_info_b64(payload)[0]
+
+
+# What a payload was found to hold, by the payload string itself: an agent estimates the same
+# history (the same string objects, whose hash Python keeps) before every call, and reading a
+# PDF or a video again each time would cost more than counting the rest of the request.
+_INFO: dict[str, tuple[int, int]] = {}
+_INFO_LIMIT = 256
+
+
+def pdf_info_b64(payload: str | None) -> tuple[int, int]:
+    """``(pages, characters of text)`` of a base64 PDF; one page and no text when unreadable."""
     if not payload:
-        return 1
-    pages = pdf_pages(b64_bytes(payload))
+        return (1, 0)
+    known = _INFO.get(payload)
+    if known is not None:
+        return known
+    data = b64_bytes(payload)
+    pages = pdf_pages(data)
     # A PDF whose pages hide in compressed object streams: about 60 kB a page.
-    return pages if pages else max(1, b64_size(payload) // 60_000)
+    found = (pages or max(1, b64_size(payload) // 60_000), pdf_text_chars(data) or 0)
+    if len(_INFO) >= _INFO_LIMIT:
+        _INFO.clear()
+    _INFO[payload] = found
+    return found
 
 
 def audio_seconds_b64(payload: str | None) -> float:
     if not payload:
         return 0.0
-    seconds = audio_seconds(b64_bytes(payload))
-    # Unknown containers: 16 kB a second (128 kbit/s).
-    return seconds if seconds is not None else b64_size(payload) / 16_000
+    known = _SECONDS.get(payload)
+    if known is None:
+        seconds = audio_seconds(b64_bytes(payload))
+        # Unknown containers: 16 kB a second (128 kbit/s).
+        known = _remember(payload, seconds if seconds is not None else b64_size(payload) / 16_000)
+    return known
+
+
+# Durations read from payloads, remembered like _INFO (a clip is decoded whole to be read).
+_SECONDS: dict[str, float] = {}
+
+
+def _remember(payload: str, seconds: float) -> float:
+    if len(_SECONDS) >= _INFO_LIMIT:
+        _SECONDS.clear()
+    _SECONDS[payload] = seconds
+    return seconds
+
+
+# A video whose duration cannot be read (a URL, a file id, an unknown container) is counted as
+# this many seconds, and one whose container is unknown by its size at this many bytes a second
+# (about 2 Mbit/s, a typical 720p H.264 upload).
+UNKNOWN_VIDEO_SECONDS = 60.0
+_VIDEO_BYTES_PER_SECOND = 250_000
+
+
+def video_seconds_b64(payload: str | None) -> float:
+    if not payload:
+        return UNKNOWN_VIDEO_SECONDS
+    known = _SECONDS.get(payload)
+    if known is None:
+        seconds = video_seconds(b64_bytes(payload))
+        known = _remember(payload, seconds if seconds is not None
+                          else max(1.0, b64_size(payload) / _VIDEO_BYTES_PER_SECOND))
+    return known
+
+
+# The text layer of a PDF, read as characters, at the o200k rate of English prose.
+_PDF_CHARS_PER_TOKEN = 4.0
+
+
+def pdf_text_tokens(chars: int) -> int:
+    """The tokens of a PDF's text layer of ``chars`` characters (o200k units)."""
+    return round(chars / _PDF_CHARS_PER_TOKEN)
+
+
+def forget_media() -> None:
+    """Drop what was read from payloads (a benchmark's cold start)."""
+    _INFO.clear()
+    _SECONDS.clear()

@@ -8,9 +8,11 @@ from typing import Any
 
 from partwire.adapters._estimate._media import (
     audio_seconds_b64,
+    b64_bytes,
     image_dims,
     openai_image_tokens,
-    pdf_pages_b64,
+    pdf_info_b64,
+    pdf_text_tokens,
     split_data_url,
 )
 from partwire.adapters._estimate._text import Tally, drop_titles, json_text, model_name, obj, seq
@@ -86,8 +88,13 @@ _O_REPLY = 3
 _O_TOOLS = 12  # the namespace's own framing beyond its rendered text
 _O_TOOL_CALL = 8
 _O_STRUCTURED = 10  # "# Response Formats" framing around a JSON schema
-_O_PDF_PAGE = 220  # a page's text plus its page image, as Chat Completions counts a file part
-_O_AUDIO_SECOND = 5.0  # measured: 25 audio tokens for 5.3 s of speech (usage details)
+# A PDF file part is shown as its extracted text plus an image of each page (OpenAI's file inputs
+# guide); the page image measured 220 tokens on the corpus's one-page PDF (gpt-4o), and the text
+# layer is counted from the PDF's own content streams.
+_O_PDF_PAGE = 220
+# Audio input is 1 token per 100 ms (OpenAI's audio and realtime guides); the corpus's two
+# requests bill 25 audio tokens for 2.6 s of MP3 (usage details).
+_O_AUDIO_SECOND = 10.0
 
 
 def estimate_openai_chat_body(body: Mapping[str, Any]) -> int:
@@ -103,7 +110,7 @@ def estimate_openai_chat_body(body: Mapping[str, Any]) -> int:
         content = message.get("content")
         if isinstance(content, list):
             for part in content:
-                _openai_part(part, tally, model)
+                _openai_part(part, tally, model, responses=False)
         else:
             tally.add_text(content)
         for call in seq(message.get("tool_calls")):
@@ -137,7 +144,8 @@ def _openai_schema(spec: Mapping[str, Any], tally: Tally) -> None:
 
 
 
-def _openai_part(part: Any, tally: Tally, model: str) -> None:
+def _openai_part(part: Any, tally: Tally, model: str, *, responses: bool) -> None:
+    """One content part of a message or a tool output; ``responses`` picks the API's file rule."""
     if not isinstance(part, dict):
         tally.add_text(part)
         return
@@ -153,10 +161,9 @@ def _openai_part(part: Any, tally: Tally, model: str) -> None:
         data = split_data_url(url) if isinstance(url, str) else None
         width, height = image_dims(data[1] if data else None)
         tally.fixed += openai_image_tokens(width, height, detail, model)
-    elif kind == "file":
-        file = obj(part.get("file"))
-        data = split_data_url(str(file.get("file_data", "")))
-        tally.fixed += _O_PDF_PAGE * pdf_pages_b64(data[1] if data else None)
+    elif kind in ("file", "input_file"):
+        file = obj(part.get("file")) if kind == "file" else part
+        _openai_file(file, tally, responses=responses)
     elif kind == "input_audio":
         audio = obj(part.get("input_audio"))
         tally.fixed += math.ceil(_O_AUDIO_SECOND * audio_seconds_b64(audio.get("data")))
@@ -165,9 +172,29 @@ def _openai_part(part: Any, tally: Tally, model: str) -> None:
 
 
 
+def _openai_file(file: Mapping[str, Any], tally: Tally, *, responses: bool) -> None:
+    """A file part: a PDF by its pages and text layer, any other file by its decoded text.
+
+    A file by id or URL has no bytes in the body: it counts as a one-page PDF with no text.
+    """
+    data = split_data_url(str(file.get("file_data", "")))
+    media_type, payload = data if data else ("", None)
+    name = str(file.get("filename", "")).lower()
+    if payload and media_type not in ("", "application/pdf") and not name.endswith(".pdf"):
+        tally.add_text(b64_bytes(payload).decode("utf-8", "replace"))
+        return
+    pages, chars = pdf_info_b64(payload)
+    tally.text += pdf_text_tokens(chars)
+    tally.fixed += _R_FILE if responses else _O_PDF_PAGE * pages
+
+
 _R_ITEM = 4  # an input item's framing, like a chat message
+# Encrypted state (reasoning, compaction) is replayed to the model: about one token per 13
+# characters of its ciphertext (fitted on the corpus's encrypted reasoning items).
 _R_ENCRYPTED_CHARS = 13.0
-_R_FILE = 15  # input_file: Responses counts the extracted text layer only (measured)
+# input_file: Responses counted a PDF's text layer and about 7 tokens around it, with no page
+# image, on the corpus's one-page PDF (gpt-4o, inline and by URL; fitted on those two requests).
+_R_FILE = 7
 
 
 def estimate_openai_responses_body(body: Mapping[str, Any]) -> int:
@@ -191,9 +218,17 @@ def estimate_openai_responses_body(body: Mapping[str, Any]) -> int:
     # Reasoning of finished turns (before the last user message) is dropped by the API.
     live = max((i for i, item in enumerate(items)
                 if isinstance(item, dict) and item.get("role") == "user"), default=-1)
+    # The latest compaction item carries the context of every item before it (OpenAI's
+    # compaction guide): those are not counted, the compaction item is. One pass; a compaction
+    # item takes the tally back to this point.
+    start = (tally.text, tally.fixed)
     for index, item in enumerate(items):
-        if index < live and isinstance(item, dict) and item.get("type") == "reasoning":
-            continue
+        if isinstance(item, dict):
+            kind = item.get("type")
+            if kind == "compaction":
+                tally.text, tally.fixed = start
+            elif kind == "reasoning" and index < live:
+                continue
         _responses_item(item, tally, model)
     functions = [t for t in seq(body.get("tools"))
                  if isinstance(t, dict) and t.get("type") == "function"]
@@ -215,10 +250,7 @@ def _responses_item(item: Any, tally: Tally, model: str) -> None:
         content = item.get("content")
         if isinstance(content, list):
             for part in content:
-                if isinstance(part, dict) and part.get("type") == "input_file":
-                    tally.fixed += _R_FILE
-                else:
-                    _openai_part(part, tally, model)
+                _openai_part(part, tally, model, responses=True)
         else:
             tally.add_text(content)
     elif kind in ("function_call", "custom_tool_call"):
@@ -230,7 +262,7 @@ def _responses_item(item: Any, tally: Tally, model: str) -> None:
         output = item.get("output")
         if isinstance(output, list):
             for part in output:
-                _openai_part(part, tally, model)
+                _openai_part(part, tally, model, responses=True)
         else:
             tally.add_text(output)
     elif kind == "reasoning":
@@ -243,6 +275,10 @@ def _responses_item(item: Any, tally: Tally, model: str) -> None:
             for part in seq(item.get("summary")):
                 if isinstance(part, dict):
                     tally.add_text(part.get("text"))
+    elif kind == "compaction":
+        encrypted = item.get("encrypted_content")
+        if isinstance(encrypted, str):
+            tally.fixed += _R_ITEM + len(encrypted) / _R_ENCRYPTED_CHARS
     elif kind == "item_reference":
         pass
     else:

@@ -10,6 +10,8 @@ from functools import cache
 from json.encoder import c_encode_basestring, c_make_encoder  # type: ignore[attr-defined]
 from typing import Any
 
+from partwire.adapters._estimate._media import forget_media
+
 __all__ = [
     "Tally",
     "count_text",
@@ -85,6 +87,7 @@ def forget_counts() -> None:
     global _memo_chars
     _MEMO.clear()
     _SHAPES.clear()
+    forget_media()
     _memo_chars = 0
 
 

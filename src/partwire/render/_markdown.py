@@ -1,0 +1,249 @@
+"""The Markdown transcript: every text of the history, readable as plain text and rendered.
+
+Text parts go in as they are (models write Markdown); tool arguments and output, JSON and code
+go in fences longer than any run of backticks inside them. Nothing is embedded: media are named,
+remote ones as links, so a Markdown viewer fetches nothing when the file is opened.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any, assert_never
+
+from partwire.history import (
+    CompactionEvent,
+    ErrorEvent,
+    HistoryEvent,
+    ModelSwitchEvent,
+    RetryEvent,
+    SubtaskEvent,
+    TaskMetadataEvent,
+    UnknownEvent,
+)
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.parts import (
+    AudioPart,
+    Citation,
+    DocumentCitation,
+    DocumentPart,
+    ImagePart,
+    Part,
+    RedactedThinkingPart,
+    RefusalPart,
+    SearchResultCitation,
+    ServerToolCallPart,
+    ServerToolResultPart,
+    TextPart,
+    TextSource,
+    ThinkingPart,
+    ToolCallPart,
+    UnknownPart,
+    UrlCitation,
+    UrlSource,
+)
+from partwire.render._common import session_title, tool_results
+from partwire.render._costs import show_costs
+from partwire.render._text import printable, source_text, usage_line
+
+__all__ = ["to_markdown"]
+
+_TICKS = re.compile(r"`+")
+
+
+def to_markdown(history: Sequence[HistoryEvent], *, title: str | None = None) -> str:
+    """The Markdown transcript of ``history``: a section per message, events as notes."""
+    events, total = show_costs(history)
+    results = tool_results(events)
+    attached = set(results.values())
+    out = [f"# {printable(title or session_title(events) or 'partwire transcript')}", ""]
+    models = sorted({e.model for e in events if isinstance(e, AssistantMessage) and e.model})
+    facts = [f"{len(events):,} events"] + ([f"models: {', '.join(models)}"] if models else [])
+    out += [" · ".join(facts) + ("  " if total else ""), *(line.strip() for line in total), ""]
+    for i, event in enumerate(events):
+        if i not in attached:
+            out += _event(i, event, events, results)
+    return "\n".join(printable(line) for line in "\n".join(out).split("\n")).rstrip("\n") + "\n"
+
+
+def _event(i: int, event: HistoryEvent, events: Sequence[HistoryEvent], results: dict[str, int]) -> list[str]:
+    match event:
+        case SystemMessage() | DeveloperMessage() | UserMessage():
+            return [_heading(event.role.capitalize(), event), "", *_parts(event.parts, events, results)]
+        case AssistantMessage():
+            return _assistant(event, events, results)
+        case ToolMessage():
+            return [_heading(f"Tool {event.tool_name}", event), "", *_result(event)]
+        case ErrorEvent():
+            facts = [event.provider, f"HTTP {event.status}" if event.status else None,
+                     "retryable" if event.retryable else "not retryable"]
+            code = f" {event.code}" if event.code else ""
+            return [f"**Error{code}** ({', '.join(x for x in facts if x)}): {event.message}", ""]
+        case RetryEvent():
+            delay = f" after {event.delay_ms:,} ms" if event.delay_ms is not None else ""
+            return [f"**Retry**: attempt {event.attempt}{delay}: {event.reason}", ""]
+        case ModelSwitchEvent():
+            reason = f" ({event.reason})" if event.reason else ""
+            return ["---", "", f"**Model switch**: {event.from_model or '?'} → {event.to_model}{reason}", ""]
+        case CompactionEvent():
+            tokens = ""
+            if event.tokens_before is not None and event.tokens_after is not None:
+                tokens = f", {event.tokens_before:,} → {event.tokens_after:,} tokens"
+            return ["---", "", f"**Compaction**: the messages before were summarised{tokens}:", "",
+                    *_quoted(event.summary), ""]
+        case SubtaskEvent():
+            lines = [f"**Subtask** {event.child_session_id} ({event.agent or 'agent'}): {event.status}", ""]
+            for label, text in (("Prompt", event.prompt), ("Result", event.result)):
+                if text:
+                    lines += [f"*{label}:*", "", *_quoted(text), ""]
+            return lines
+        case TaskMetadataEvent():
+            task = f" [{event.task_id}]" if event.task_id else ""
+            lines = [f"**Task**: {event.title or '(untitled)'}{task}", ""]
+            return lines + (_fenced(_json(event.data), "json") if event.data is not None else [])
+        case UnknownEvent():
+            kind = f" `{event.original_type}`" if event.original_type else ""
+            problem = f": {event.problem}" if event.problem else ""
+            return [f"**Unknown event**{kind}, kept verbatim{problem}", "", *_fenced(_json(event.raw), "json")]
+        case _:
+            assert_never(event)
+
+
+def _heading(title: str, event: HistoryEvent, facts: Sequence[str | None] = ()) -> str:
+    stamp = event.created_at.isoformat(sep=" ", timespec="seconds").replace("+00:00", "Z")
+    return "## " + " · ".join([title, *(x for x in facts if x), stamp])
+
+
+def _assistant(message: AssistantMessage, events: Sequence[HistoryEvent], results: dict[str, int]) -> list[str]:
+    facts = [message.model, f"stop: {message.stop_reason}" if message.stop_reason else None,
+             f"status: {message.status}" if message.status not in ("complete", message.stop_reason) else None]
+    lines = [_heading("Assistant", message, facts), "", *_parts(message.parts, events, results)]
+    if message.usage is not None:
+        lines += [f"*{usage_line(message.usage)}*", ""]
+    if message.stop_reason == "aborted" or message.status == "aborted":
+        lines += ["**Interrupted**: the user stopped this answer.", ""]
+    return lines
+
+
+def _parts(parts: Sequence[Part], events: Sequence[HistoryEvent], results: dict[str, int]) -> list[str]:
+    lines: list[str] = []
+    for part in parts:
+        lines += _part(part, events, results)
+    return lines
+
+
+def _part(part: Part, events: Sequence[HistoryEvent], results: dict[str, int]) -> list[str]:
+    match part:
+        case TextPart():
+            cites = [f"{n}. {_citation(c)}" for n, c in enumerate(part.citations, 1)]
+            return [part.text.rstrip("\n"), "", *cites, *([""] if cites else [])]
+        case ImagePart() | DocumentPart() | AudioPart():
+            return _media(part)
+        case ThinkingPart():
+            signed = f"signed by {part.signature.issuer}" if part.signature else "unsigned"
+            if not part.text:
+                return [f"*Thinking ({signed}), no readable text*", ""]
+            return [f"> *Thinking ({signed})*", ">", *_quoted(part.text), ""]
+        case RedactedThinkingPart():
+            return [f"*Redacted thinking, {len(part.data.value):,} characters, readable by "
+                    f"{part.data.issuer} only*", ""]
+        case ToolCallPart():
+            ids = ", ".join(f"{k} id {v}" for k, v in part.provider_ids.items())
+            lines = [f"**Tool call `{part.name}`** {part.id}" + (f" ({ids})" if ids else ""), ""]
+            try:
+                lines += _fenced(_json(json.loads(part.arguments_json)), "json")
+            except ValueError:
+                lines += [*_fenced(part.arguments_json, "text"), "*(not valid JSON; kept as written)*", ""]
+            index = results.get(part.id)
+            if index is not None:
+                tool = events[index]
+                assert isinstance(tool, ToolMessage)
+                lines += _result(tool)
+            return lines
+        case ServerToolCallPart():
+            return [f"**Server tool `{part.name}`** {part.id}, run by {part.issuer}", "",
+                    *_fenced(_json(part.input), "json")]
+        case ServerToolResultPart():
+            return [f"**Server tool result `{part.name}`** for {part.call_id}, from {part.issuer}", "",
+                    *_fenced(_json(part.output), "json")]
+        case RefusalPart():
+            return ["> **Refusal**", ">", *_quoted(part.text), ""]
+        case UnknownPart():
+            kind = f" `{part.original_type}`" if part.original_type else ""
+            origin = f" from {part.issuer}" if part.issuer else ""
+            return [f"*Unknown part{kind}{origin}, kept verbatim*", "", *_fenced(_json(part.raw), "json")]
+        case _:
+            assert_never(part)
+
+
+def _result(tool: ToolMessage) -> list[str]:
+    took = ""
+    if tool.started_at and tool.finished_at:
+        took = f" · {(tool.finished_at - tool.started_at).total_seconds():,.1f} s"
+    lines = [f"**Result** of {tool.tool_name} ({tool.call_id}): {tool.status}{took}", ""]
+    if tool.output_text:
+        lines += _fenced(tool.output_text, "text")
+    if tool.truncated:
+        lines += [f"*Output truncated; the full output is at {tool.full_output_ref or 'an unknown place'}*", ""]
+    for label, value in (("Structured result", tool.data), ("Side effects", tool.side_effects),
+                         ("UI data", tool.ui_extra)):
+        if value is not None:
+            lines += [f"*{label}:*", "", *_fenced(_json(value), "json")]
+    for part in tool.parts:
+        lines += _part(part, (), {})
+    if tool.status == "aborted":
+        lines += ["**Interrupted**: the user stopped this tool call.", ""]
+    return lines
+
+
+def _media(part: ImagePart | DocumentPart | AudioPart) -> list[str]:
+    what = part.type + (f" ({part.media_type})" if part.media_type else "")
+    if isinstance(part, DocumentPart):
+        what += "".join(f" {x}" for x in (f'"{part.title}"' if part.title else None, part.filename) if x)
+    if isinstance(part, ImagePart) and part.detail:
+        what += f", detail {part.detail}"
+    source = part.source
+    if isinstance(source, UrlSource):
+        lines = [f"*[{what}]* remote, not loaded: <{source.url}>", ""]
+    else:
+        lines = [f"*[{what}: {source_text(source)}]*", ""]
+    if isinstance(source, TextSource):
+        lines += _fenced(source.text, "text")
+    return lines
+
+
+def _citation(citation: Citation) -> str:
+    match citation:
+        case UrlCitation():
+            where = f"[{citation.title or citation.url}](<{citation.url}>)"
+            if citation.start_index is not None and citation.end_index is not None:
+                where += f", characters {citation.start_index}-{citation.end_index}"
+        case DocumentCitation():
+            title = f' "{citation.document_title}"' if citation.document_title else ""
+            where = f"document {citation.document_index}{title}, {citation.unit}s {citation.start}-{citation.end}"
+        case SearchResultCitation():
+            where = f"search result {citation.search_result_index}: [{citation.title or citation.source}](<{citation.source}>)"
+        case _:
+            assert_never(citation)
+    return where + (f': "{citation.cited_text}"' if citation.cited_text else "")
+
+
+def _quoted(text: str) -> list[str]:
+    return [f"> {line}".rstrip() for line in text.split("\n")]
+
+
+def _fenced(text: str, lang: str) -> list[str]:
+    longest = max((len(m) for m in _TICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{lang}", text.rstrip("\n"), fence, ""]
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
