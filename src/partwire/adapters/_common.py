@@ -12,7 +12,7 @@ import json
 import marshal
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from partwire._base import ProviderData, json_kind, one_field
 from partwire.errors import ProviderError, SchemaError, WireFormatError
@@ -659,6 +659,7 @@ def _nullable(schema: Any) -> Any:
 
 # -- tool definitions across APIs -------------------------------------------------------------
 
+ToolT = TypeVar("ToolT", ToolDefinition, ServerToolDefinition)
 # The key in a tool overlay that names the wire keys the typed fields write but the source left
 # out ("$" cannot begin a tool field of any of the APIs).
 OMIT = "$omit"
@@ -698,8 +699,7 @@ def apply_overlay(out: dict[str, Any], overlay: Mapping[str, Any] | None) -> dic
     return out
 
 
-def with_overlay(tool: ToolDefinition | ServerToolDefinition, api: str, issuer: str,
-                 overlay: dict[str, Any] | None) -> Any:
+def with_overlay(tool: ToolT, api: str, issuer: str, overlay: dict[str, Any] | None) -> ToolT:
     """``tool`` carrying ``overlay`` as its issuer-tagged provider data (``{api: overlay}``)."""
     if overlay is None:
         return tool

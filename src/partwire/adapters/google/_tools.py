@@ -312,7 +312,7 @@ def _declaration_from_wire(declaration: dict[str, Any]) -> ToolSpec:
     except (*SHAPE_ERRORS, SchemaError):
         return declaration
     again = _declaration(definition, "", None, dialect="json_schema", vertex=False)
-    return with_overlay(definition, API, ISSUER, tool_overlay(declaration, again))  # type: ignore[no-any-return]
+    return with_overlay(definition, API, ISSUER, tool_overlay(declaration, again))
 
 
 def _server_from_wire(tool: Any) -> ToolSpec:
@@ -341,7 +341,7 @@ def _server_from_wire(tool: Any) -> ToolSpec:
     # Read as on Vertex, which takes every setting above; what Gemini's own API lacks is reported
     # when it is sent there.
     again = _server_to_wire(definition, "", None, (ISSUER,), vertex=kind != "mcp") or {}
-    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))  # type: ignore[no-any-return]
+    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))
 
 
 def json_schema_from_openapi(schema: Any) -> Any:

@@ -157,7 +157,7 @@ def _definition(tool: dict[str, Any], issuer: str) -> ToolSpec:
         return tool
     # Strict mode rewrites a schema; the source's own form then comes back through the overlay.
     again = _function_to_wire(definition, "", None)
-    return with_overlay(definition, API, issuer, tool_overlay(tool, again))  # type: ignore[no-any-return]
+    return with_overlay(definition, API, issuer, tool_overlay(tool, again))
 
 
 def web_search_from_wire(options: Any, issuer: str) -> ServerToolDefinition | None:
@@ -173,4 +173,4 @@ def web_search_from_wire(options: Any, issuer: str) -> ServerToolDefinition | No
                                       and k in ("city", "region", "country", "timezone")})
         if isinstance(approximate, dict) else None)
     again = _web_search_to_wire(found, "", None, ())
-    return with_overlay(found, API, issuer, tool_overlay(options, again))  # type: ignore[no-any-return]
+    return with_overlay(found, API, issuer, tool_overlay(options, again))

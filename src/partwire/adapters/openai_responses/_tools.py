@@ -190,7 +190,7 @@ def _definition(tool: dict[str, Any]) -> ToolSpec:
     except (*SHAPE_ERRORS, SchemaError):
         return tool
     again = _function_to_wire(definition, "", None)
-    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))  # type: ignore[no-any-return]
+    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))
 
 
 def _server_definition(tool: dict[str, Any]) -> ToolSpec:
@@ -213,7 +213,7 @@ def _server_definition(tool: dict[str, Any]) -> ToolSpec:
     except SHAPE_ERRORS:
         return tool
     again = _server_to_wire(definition, "", None, (ISSUER,)) or {}
-    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))  # type: ignore[no-any-return]
+    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))
 
 
 def tool_choice_to_wire(choice: ToolChoice | None) -> str | dict[str, Any] | None:
