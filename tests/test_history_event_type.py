@@ -126,8 +126,8 @@ def test_user_model_schema_means_what_partwire_schema_says() -> None:
     theirs = Session.model_json_schema()
     item = theirs["properties"]["events"]["items"]
     assert _strip(item) == _strip({k: ours[k] for k in ("oneOf", "discriminator")})
-    for name, definition in ours["$defs"].items():
-        assert _strip(theirs["$defs"][name]) == _strip(definition), name
+    for name, definition in theirs["$defs"].items():
+        assert _strip(definition) == _strip(ours["$defs"][name]), name
 
 
 def test_user_model_schema_accepts_codec_lines_and_refuses_what_the_codec_schema_refuses() -> None:

@@ -51,7 +51,7 @@ __all__ = [
     "known_loss",
     "load_json",
     "location_fields",
-    "missing_definitions_loss",
+    "missing_definition_reason",
     "new_loss",
     "orphan_loss",
     "overlay_for",
@@ -834,17 +834,9 @@ def orphan_loss(losses: Losses, i: int, call_id: str, message_id: str, api: str)
                "without its call", message_id)
 
 
-def missing_definitions_loss(history: Sequence[HistoryEvent], defined: Collection[Any],
-                             losses: Losses, api: str) -> None:
-    """Report each tool call of the history whose tool the request does not define (``defined``:
-    the names of the tools it sends), for an API that refuses such a request (Anthropic's): a
-    resumed session sent without ``tools=``. The loss is on the call, not on the request, so a
-    session projector that projects only new turns reports the same as ``to_wire``."""
-    for i, event in enumerate(history):
-        if type(event) is AssistantMessage or isinstance(event, AssistantMessage):
-            for j, part in enumerate(event.parts):
-                if type(part) is ToolCallPart and part.name not in defined:
-                    losses.add(f"history[{i}].parts[{j}]", "tool_definition", "dropped",
-                               f"no definition of the tool {part.name!r} is sent; {api} rejects "
-                               "tool calls without definitions: pass their definitions in tools= "
-                               "(--tools FILE on the command line)", event.id)
+def missing_definition_reason(name: str) -> str:
+    """Why a tool call is reported where the request must define its tool (Anthropic): a resumed
+    session sent without ``tools=``. The loss is on the call, so a session's projector, which
+    projects only new turns, reports what ``to_wire`` does."""
+    return (f"no definition of the tool {name!r} is sent; Anthropic rejects tool calls without "
+            "definitions: pass their definitions in tools= (--tools FILE on the command line)")

@@ -79,9 +79,11 @@ class Encoder(PartEncoder):
 
     def __init__(self, history: History, *, issuers: Collection[str], losses: Losses,
                  foreign_thinking: ForeignThinking = "drop", system_in_messages: bool = True,
-                 resolve_file: FileResolver | None = None) -> None:
+                 resolve_file: FileResolver | None = None,
+                 defined: Collection[Any] | None = None) -> None:
         super().__init__(issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
                          resolve_file=resolve_file)
+        self.defined = defined
         self.history = history
         self.system_in_messages = system_in_messages
         self.system: list[WireBlock] = []

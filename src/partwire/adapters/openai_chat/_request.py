@@ -77,14 +77,15 @@ def build_request(
                       developer_role=developer_role, echo_reasoning=echo_reasoning,
                       resolve_file=resolve_file)
     name = wire_model(model, dialect.issuer)
+    # Tools first: their losses are the request's own, before the history's (as a session's
+    # projector, which reuses the history's, orders them).
+    wire_tools, search = tools_to_wire(tools, losses, issuers, dialect.issuer,
+                                       web_search=dialect.name == "openai")
     request: dict[str, Any] = {"model": name, "messages": encoder.run()}
-    if tools:
-        wire_tools, search = tools_to_wire(tools, losses, issuers, dialect.issuer,
-                                           web_search=dialect.name == "openai")
-        if wire_tools:
-            request["tools"] = wire_tools
-        if search is not None:
-            request[WEB_SEARCH_FIELD] = search
+    if wire_tools:
+        request["tools"] = wire_tools
+    if search is not None:
+        request[WEB_SEARCH_FIELD] = search
     settings_to_wire(request, settings, native_choice, losses, dialect=dialect, model=name,
                      issuers=issuers)
     return merge_params(request, params)
