@@ -93,7 +93,8 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
     definitions = read_tools(tools) if tools is not None else None
     losses: list[Loss] = []
     if target_adapter is None:
-        if imported is not None and (imported.tools or imported.params or imported.tool_choice):
+        if imported is not None and (imported.tools or imported.params or imported.tool_choice
+                                     or not imported.settings.is_empty()):
             losses.append(Loss("request", "request", "dropped",
                                "a canonical history holds no tool definitions or request "
                                "parameters", _name(source)))
@@ -116,11 +117,12 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
                                    f"request fields {sorted(kwargs['params'])} are specific to "
                                    f"{source}", adapter.NAME))
             kwargs["params"] = {}
-            if isinstance(kwargs["tool_choice"], dict):
+            # The settings cross (each adapter writes them into its own fields, or reports them);
+            # a native tool choice the canonical settings could not hold does not.
+            if isinstance(kwargs.pop("tool_choice", None), Mapping):
                 losses.append(Loss("request.tool_choice", "request", "dropped",
                                    f"a {source} tool_choice does not apply to {target}",
                                    adapter.NAME))
-                kwargs["tool_choice"] = None
     if definitions is not None:
         kwargs["tools"] = definitions
     if not any(isinstance(e, _MESSAGE_TYPES) for e in history):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 from partwire.adapters._common import (
     ImportedRequest,
     ProviderError,
+    SettingsArg,
     ToolChoice,
     ToolSpec,
     WireFormatError,
@@ -35,6 +36,7 @@ __all__ = [
     "Capabilities",
     "ImportedRequest",
     "ProviderError",
+    "SettingsArg",
     "ToolChoice",
     "ToolSpec",
     "UnknownAdapterError",
@@ -129,10 +131,18 @@ class Adapter(Protocol):
         self, history: History, *, model: str, tools: Sequence[ToolSpec] = (),
         tool_choice: ToolChoice | None = None, max_tokens: int | None = None,
         params: Mapping[str, Any] | None = None, parallel_tool_calls: bool | None = None,
-        strict: bool = False, accept_issuers: Collection[str] | None = None,
-        session: str | None = None, options: Any = None, **switches: Any,
+        settings: SettingsArg = None, strict: bool = False,
+        accept_issuers: Collection[str] | None = None, session: str | None = None,
+        options: Any = None, **switches: Any,
     ) -> Projection:
-        """The request body for ``history`` and what it lost."""
+        """The request body for ``history`` and what it lost.
+
+        ``settings`` (:class:`~partwire.settings.RequestSettings` or a mapping of its fields)
+        are written into the API's own fields; what the API cannot take is a loss at
+        ``request.settings.<field>``. ``max_tokens``, ``tool_choice`` and
+        ``parallel_tool_calls`` are shortcuts for those settings and win over them when given;
+        a ``tool_choice`` mapping is the API's own, sent as it is.
+        """
         ...
 
     def from_wire(self, response: Any, *, options: Any = None, **switches: Any) -> AssistantMessage:

@@ -21,6 +21,7 @@ from partwire.ids import DEFAULT_MODEL_ALIASES
 from partwire.messages import AssistantMessage
 from partwire.parts import TextPart, ToolCallPart, UnknownPart
 from partwire.projection import Loss, LossAction
+from partwire.settings import EMPTY_SETTINGS, RequestSettings
 from partwire.tools import ToolDefinition
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "ImportedRequest",
     "Losses",
     "ProviderError",
+    "SettingsArg",
     "ToolChoice",
     "ToolSpec",
     "WireFormatError",
@@ -41,9 +43,11 @@ __all__ = [
     "imported_request",
     "json_text",
     "known_loss",
+    "legacy_arguments",
     "load_json",
     "new_loss",
     "parse_json",
+    "resolve_settings",
     "shared_provider_data",
     "sniff_media_type",
     "strict_parameters",
@@ -64,6 +68,10 @@ ToolChoice = str | Mapping[str, Any]
 """``"auto"``, ``"required"``, ``"none"``, any other string (that tool's name), or a
 provider-native dict sent as is."""
 
+SettingsArg = RequestSettings | Mapping[str, Any] | None
+"""What ``to_wire(settings=...)`` takes: :class:`~partwire.settings.RequestSettings`, a mapping
+of its fields (validated into one), or ``None`` (no setting)."""
+
 
 @dataclass(frozen=True, slots=True)
 class ImportedRequest:
@@ -72,6 +80,13 @@ class ImportedRequest:
     Unpacks as ``history, tools = adapter.from_wire_request(body)``; the other fields carry what
     the body holds besides, so ``adapter.to_wire(imported.history, **imported.to_wire_kwargs())``
     rebuilds the body.
+
+    ``settings`` holds every generation setting the body states in canonical form (what crosses
+    to another API); ``params`` the fields that have no canonical form, raw. ``max_tokens`` and
+    ``tool_choice`` are kept for callers that read them: ``max_tokens`` is
+    ``settings.max_output_tokens``; ``tool_choice`` is the body's tool choice as before (a word,
+    a tool's name, or the native dict), and it is passed to ``to_wire`` only when ``settings``
+    could not hold it.
     """
 
     history: tuple[HistoryEvent, ...]
@@ -89,15 +104,26 @@ class ImportedRequest:
     options: dict[str, Any] | None = None
     """The adapter options that rebuild this body (Responses: ``continuation="none"``, since
     the body's own ``store`` and ``include`` are in ``params``); ``None`` for the defaults."""
+    settings: RequestSettings = EMPTY_SETTINGS
+    """The generation settings the body states, in canonical form (``to_wire(settings=...)``)."""
 
     def __iter__(self) -> Iterator[Any]:
         yield self.history
         yield self.tools
 
     def to_wire_kwargs(self) -> dict[str, Any]:
-        """The keyword arguments of ``to_wire`` that rebuild the body around ``history``."""
-        kwargs = {"model": self.model, "tools": self.tools, "tool_choice": self.tool_choice,
-                  "max_tokens": self.max_tokens, "params": self.params}
+        """The keyword arguments of ``to_wire`` that rebuild the body around ``history``.
+
+        ``settings`` carries the settings; ``max_tokens`` and ``tool_choice`` are added only when
+        ``settings`` does not hold them (a native tool choice the canonical form cannot say).
+        """
+        settings = self.settings
+        kwargs: dict[str, Any] = {"model": self.model, "tools": self.tools, "settings": settings,
+                                  "params": self.params}
+        if self.max_tokens is not None and settings.max_output_tokens is None:
+            kwargs["max_tokens"] = self.max_tokens
+        if self.tool_choice is not None and settings.tool_choice is None:
+            kwargs["tool_choice"] = self.tool_choice
         if self.options is not None:
             kwargs["options"] = self.options
         return kwargs
@@ -105,7 +131,8 @@ class ImportedRequest:
 
 def imported_request(history: tuple[HistoryEvent, ...], tools: tuple[ToolSpec, ...], model: str,
                      max_tokens: int | None, tool_choice: ToolChoice | None, params: dict[str, Any],
-                     options: dict[str, Any] | None = None) -> ImportedRequest:
+                     options: dict[str, Any] | None = None,
+                     settings: RequestSettings = EMPTY_SETTINGS) -> ImportedRequest:
     """``ImportedRequest(...)`` itself, made the way :func:`new_loss` makes a ``Loss``: each slot
     set by its own descriptor, not by the frozen dataclass's ``__init__`` (half the cost, on
     every request a reader reads)."""
@@ -117,15 +144,66 @@ def imported_request(history: tuple[HistoryEvent, ...], tools: tuple[ToolSpec, .
     _set_tool_choice(made, tool_choice)
     _set_params(made, params)
     _set_options(made, options)
+    _set_settings(made, settings)
     return made
 
 
-_set_history, _set_tools, _set_model, _set_max_tokens, _set_tool_choice, _set_params, _set_options = (
-    ImportedRequest.__dict__[name].__set__ for name in (
-        "history", "tools", "model", "max_tokens", "tool_choice", "params", "options"))
-if [f.name for f in dataclasses.fields(ImportedRequest)] != [
-        "history", "tools", "model", "max_tokens", "tool_choice", "params", "options"]:
+_FIELDS = ("history", "tools", "model", "max_tokens", "tool_choice", "params", "options", "settings")
+(_set_history, _set_tools, _set_model, _set_max_tokens, _set_tool_choice, _set_params, _set_options,
+ _set_settings) = (ImportedRequest.__dict__[name].__set__ for name in _FIELDS)
+if tuple(f.name for f in dataclasses.fields(ImportedRequest)) != _FIELDS:
     raise ImportError("imported_request sets every field of ImportedRequest: update it")  # pragma: no cover
+
+
+def resolve_settings(settings: SettingsArg, *, max_tokens: int | None = None,
+                     tool_choice: ToolChoice | None = None,
+                     parallel_tool_calls: bool | None = None) -> tuple[RequestSettings, Mapping[str, Any] | None]:
+    """The settings ``to_wire`` writes, and the native tool choice it sends as is (or ``None``).
+
+    ``settings`` is a :class:`RequestSettings`, a mapping of its fields or ``None``. The
+    shortcut keywords ``max_tokens``, ``tool_choice`` and ``parallel_tool_calls`` win over the
+    same field of ``settings`` when given. A ``tool_choice`` word or tool name becomes the
+    canonical setting; a mapping is the API's own ``tool_choice``, sent as it is.
+    """
+    if settings is None:
+        resolved = EMPTY_SETTINGS
+    elif isinstance(settings, RequestSettings):
+        resolved = settings
+    elif isinstance(settings, Mapping):
+        resolved = RequestSettings.model_validate(settings)
+    else:
+        raise TypeError(f"settings must be RequestSettings, a mapping or None, not "
+                        f"{type(settings).__name__}")
+    if max_tokens is None and tool_choice is None and parallel_tool_calls is None:
+        return resolved, None
+    native: Mapping[str, Any] | None = None
+    changes: dict[str, Any] = {}
+    if max_tokens is not None:
+        changes["max_output_tokens"] = max_tokens
+    if parallel_tool_calls is not None:
+        changes["parallel_tool_calls"] = parallel_tool_calls
+    if isinstance(tool_choice, Mapping):
+        native = tool_choice
+        changes["tool_choice"] = None
+    elif tool_choice is not None:
+        changes["tool_choice"] = tool_choice
+    return RequestSettings.model_validate({**_set_fields(resolved), **changes}), native
+
+
+def legacy_arguments(settings: RequestSettings, native: Mapping[str, Any] | None
+                     ) -> tuple[int | None, ToolChoice | None, bool | None]:
+    """``(max_tokens, tool_choice, parallel_tool_calls)`` of resolved settings, for a writer
+    that does not take :class:`RequestSettings` yet."""
+    choice: ToolChoice | None = native
+    setting = settings.tool_choice
+    if choice is None and setting is not None:
+        choice = setting.name if setting.type == "tool" else (
+            setting.type if setting.type != "allowed_tools" else None)
+    return settings.max_output_tokens, choice, settings.parallel_tool_calls
+
+
+def _set_fields(settings: RequestSettings) -> dict[str, Any]:
+    return {name: getattr(settings, name) for name in settings.model_fields_set}
 
 
 def foreign_unknown_reason(part: UnknownPart) -> str:

@@ -17,6 +17,7 @@ from partwire._base import CanonicalModel
 from partwire._docstrings import add_field_descriptions
 from partwire.history import EVENT_ADAPTER
 from partwire.messages import SCHEMA_VERSION
+from partwire.settings import RequestSettings
 
 __all__ = ["SCHEMA_ID", "json_schema", "main", "render"]
 
@@ -27,7 +28,8 @@ _DESCRIPTION = (
     f"One line of a partwire history file (JSONL, schema version {SCHEMA_VERSION}): a message "
     "(type \"message\", told apart by \"role\") or a history event, discriminated by \"type\". "
     "Parts inside messages are discriminated by \"type\" too. Objects allow extra properties: "
-    "readers keep fields they do not know and write them back."
+    "readers keep fields they do not know and write them back. The generation settings of a "
+    "request (RequestSettings) are defined beside it."
 )
 
 
@@ -37,6 +39,11 @@ def json_schema() -> dict[str, Any]:
     # discriminator mapping is a ``$ref``, as OpenAPI tooling expects.
     generated = EVENT_ADAPTER.json_schema()
     defs: dict[str, Any] = generated.pop("$defs")
+    # A request's generation settings are not a history line, but other services exchange them
+    # in the same format: they are defined beside it (``#/$defs/RequestSettings``).
+    settings = RequestSettings.model_json_schema(ref_template="#/$defs/{model}")
+    defs.update(settings.pop("$defs", {}))
+    defs["RequestSettings"] = settings
     return add_field_descriptions({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,

@@ -11,7 +11,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from partwire.adapters import Capabilities
-from partwire.adapters._common import ImportedRequest, Losses, ToolChoice, ToolSpec
+from partwire.adapters._common import (
+    ImportedRequest,
+    Losses,
+    SettingsArg,
+    ToolChoice,
+    ToolSpec,
+    legacy_arguments,
+    resolve_settings,
+)
 from partwire.adapters._kernel import arun_stream, guard, project, resolve_options, run_stream
 from partwire.adapters.anthropic._decode import from_wire as _from_wire
 from partwire.adapters.anthropic._encode import FileResolver, ForeignThinking
@@ -102,6 +110,7 @@ def to_wire(
     max_tokens: int | None = None,
     params: Mapping[str, Any] | None = None,
     parallel_tool_calls: bool | None = None,
+    settings: SettingsArg = None,
     strict: bool = False,
     accept_issuers: Collection[str] | None = None,
     session: str | None = None,
@@ -116,9 +125,18 @@ def to_wire(
     provider data count as Anthropic's (default ``{"anthropic"}``; add a proxy's name).
     ``options`` (or its fields as keywords) holds the adapter's switches: :class:`Options`.
     ``strict=True`` raises :class:`~partwire.errors.LossError` instead of degrading.
+
+    ``settings`` (:class:`~partwire.settings.RequestSettings`, or a mapping of its fields) are
+    written into the API's own fields; a setting it cannot take is a loss at
+    ``request.settings.<field>``. ``max_tokens``, ``tool_choice`` and ``parallel_tool_calls`` are
+    shortcuts for those settings and win over them when given; a ``tool_choice`` mapping is the
+    API's own, sent as it is.
     """
     opts = resolve_options(Options, options, switches)
     losses = Losses(NAME)
+    resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
+                                        parallel_tool_calls=parallel_tool_calls)
+    max_tokens, tool_choice, parallel_tool_calls = legacy_arguments(resolved, native)
     request = build_request(
         history, model=model, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens,
         params=params, parallel_tool_calls=parallel_tool_calls,
