@@ -182,6 +182,23 @@ def test_switch_appends_the_event_and_logs_each_loss_once(caplog: pytest.LogCapt
     assert [r.getMessage() for r in caplog.records] == [str(losses[0])]
 
 
+def test_settings_are_set_once_overridden_per_request_and_carried_by_a_switch() -> None:
+    """A session's settings go into every request; a request's own settings override them for
+    that request only; a switch writes them into the new API's own fields."""
+    session = Session("anthropic:claude-sonnet-4-6", settings={"max_output_tokens": 300,
+                                                               "tool_choice": "required"},
+                      history=[UserMessage("List the files.")])
+    first = session.request().request
+    assert (first["max_tokens"], first["tool_choice"]) == (300, {"type": "any"})
+    once = session.request(settings={"max_output_tokens": 50}).request
+    assert (once["max_tokens"], once["tool_choice"]) == (50, {"type": "any"})
+    assert session.request().request["max_tokens"] == 300
+    session.switch("google:gemini-2.5-pro")
+    body = session.request().request
+    assert body["generationConfig"]["maxOutputTokens"] == 300
+    assert body["toolConfig"] == {"functionCallingConfig": {"mode": "ANY"}}
+
+
 def test_a_refused_switch_raises_and_changes_nothing() -> None:
     """A file another provider issued cannot go to OpenAI: the switch raises, the target stays."""
     image = ImagePart(source=ProviderFileSource(file_id="file_1", issuer="anthropic"),

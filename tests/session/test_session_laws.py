@@ -105,9 +105,11 @@ def test_session_request_is_to_wire_at_every_turn_of_real_requests(name: str) ->
     for _file, _raw, imported in _imported(name)[:15]:
         kwargs = _kwargs(imported)
         target = Target(adapter=name, model=kwargs["model"], tools=tuple(kwargs["tools"]),
-                        tool_choice=kwargs["tool_choice"], max_tokens=kwargs["max_tokens"],
-                        params=kwargs["params"], options=kwargs.get("options"))
-        assert set(kwargs) <= {"model", "tools", "tool_choice", "max_tokens", "params", "options"}
+                        tool_choice=kwargs.get("tool_choice"), max_tokens=kwargs.get("max_tokens"),
+                        params=kwargs["params"], settings=kwargs["settings"],
+                        options=kwargs.get("options"))
+        assert set(kwargs) <= {"model", "tools", "tool_choice", "max_tokens", "params", "settings",
+                               "options"}
         _check_every_turn(name, list(imported.history), target, kwargs)
         checked += 1
     assert checked

@@ -166,6 +166,7 @@ class Adapter(Protocol):
     def estimate_input_tokens(self, history: History, tools: Sequence[ToolSpec] = (), *,
                               model: str | None = None, tool_choice: ToolChoice | None = None,
                               params: Mapping[str, Any] | None = None,
+                              settings: SettingsArg = None,
                               accept_issuers: Collection[str] | None = None,
                               options: Any = None, **switches: Any) -> int:
         """A provider-free estimate of the input tokens of ``to_wire(history, tools=tools)``."""

@@ -25,6 +25,7 @@ from partwire.projection import Loss, Projection, log_losses
 from partwire.session._cache import mark_anthropic
 from partwire.session._projector import Projector
 from partwire.session._target import Target
+from partwire.settings import RequestSettings
 from partwire.streaming import Accumulator, MessageCompleteEvent, StreamErrorEvent, StreamEvent
 from partwire.switch import check_switch
 from partwire.toolstate import tool_call_states
@@ -64,6 +65,7 @@ class Session:
         tool_choice: ToolChoice | None = None,
         max_tokens: int | None = None,
         params: Mapping[str, Any] | None = None,
+        settings: RequestSettings | Mapping[str, Any] | None = None,
         sink: str | os.PathLike[str] | Writer | None = None,
         store: Store | None = None,
         session_id: str | None = None,
@@ -79,7 +81,7 @@ class Session:
         if store is not None and session_id is None:
             raise ValueError("a store sink needs session_id=")
         self.target = Target.parse(target, tools=tools, options=options, tool_choice=tool_choice,
-                                   max_tokens=max_tokens, params=params)
+                                   max_tokens=max_tokens, params=params, settings=settings)
         self._events: list[HistoryEvent] = list(history)
         self._writer: Writer | None = None
         self._own_writer = False
@@ -185,8 +187,8 @@ class Session:
         if self.cache != "off" and "prompt_cache_key" not in params and self._takes_cache_key():
             params["prompt_cache_key"] = self._cache_key or self.id
         return {"model": t.model, "tools": t.tools, "tool_choice": t.tool_choice,
-                "max_tokens": t.max_tokens, "params": params or None, "options": t.options,
-                "session": self.id}
+                "max_tokens": t.max_tokens, "params": params or None, "settings": t.settings,
+                "options": t.options, "session": self.id}
 
     def _takes_cache_key(self) -> bool:
         name = self.target.adapter
@@ -207,13 +209,25 @@ class Session:
         # at the first append, so the kwargs are read again after a reset).
         return Projector(self.adapter, self._kwargs(), incremental=incremental)
 
-    def request(self, *, cache_at: Sequence[int] | None = None) -> Projection:
+    def request(self, *, cache_at: Sequence[int] | None = None,
+                settings: RequestSettings | Mapping[str, Any] | None = None) -> Projection:
         """The :class:`Projection` for the next call: ``to_wire`` of the context, with prompt-cache
         markers (Anthropic: ``cache_control``, automatic unless ``cache="off"``; ``cache_at``
-        names wire message indexes to mark by hand). Each loss is logged once per session."""
+        names wire message indexes to mark by hand). ``settings`` override the target's settings
+        for this request only, field by field. Each loss is logged once per session."""
         if "session" in self._projector.kwargs and self._projector.kwargs["session"] != self.id:
             self._projector = self._make_projector()
-        projection = self._projector.project(self._context)
+        if settings is None:
+            projection = self._projector.project(self._context)
+        else:
+            own = settings if isinstance(settings, RequestSettings) else RequestSettings.model_validate(settings)
+            base = self._projector.kwargs
+            # Settings change the body's fields, never its wire messages: the kept turns still hold.
+            self._projector.kwargs = {**base, "settings": (self.target.settings or own).merged(own)}
+            try:
+                projection = self._projector.project(self._context)
+            finally:
+                self._projector.kwargs = base
         self._log(self._projector.recent)
         if self.strict and projection.losses:
             raise LossError(projection.losses, self.target.adapter)
@@ -336,7 +350,7 @@ class Session:
         old = self.target
         carried = {"tools": old.tools if tools is None else tuple(tools), "options": options,
                    "tool_choice": old.tool_choice, "max_tokens": old.max_tokens,
-                   "params": old.params}
+                   "params": old.params, "settings": old.settings}
         carried.update(fields)
         new = Target.parse(target, **carried)
         losses = check_switch(self._context, new.adapter, model=new.model, tools=new.tools,
@@ -356,7 +370,7 @@ class Session:
         t = self.target
         return self.adapter.estimate_input_tokens(self._context, t.tools, model=t.model,
                                                   tool_choice=t.tool_choice, params=t.params,
-                                                  options=t.options)
+                                                  settings=t.settings, options=t.options)
 
     def window(self) -> int | None:
         """The model's context window: ``context_window=`` if given, else from the price data."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from partwire.adapters import get_adapter
+from partwire.settings import RequestSettings
 
 if TYPE_CHECKING:
     from partwire.adapters import ToolChoice, ToolSpec
@@ -35,7 +36,10 @@ class Target:
     max_tokens: int | None = None
     """The output limit of every request."""
     params: Mapping[str, Any] | None = field(default=None)
-    """Other body fields, verbatim (``thinking``, ``temperature``...)."""
+    """Other body fields, verbatim (those the settings do not cover)."""
+    settings: RequestSettings | None = None
+    """The generation settings of every request (temperature, reasoning, output format...);
+    ``max_tokens`` and ``tool_choice`` win over the same settings when given."""
 
     @classmethod
     def parse(cls, spec: str | Target, **fields: Any) -> Target:
@@ -43,6 +47,8 @@ class Target:
         fields = {k: v for k, v in fields.items() if v is not None}
         if "tools" in fields:
             fields["tools"] = tuple(fields["tools"])
+        if isinstance(fields.get("settings"), Mapping):
+            fields["settings"] = RequestSettings.model_validate(fields["settings"])
         if isinstance(spec, Target):
             return replace(spec, **fields) if fields else spec
         head, sep, model = spec.partition(":")

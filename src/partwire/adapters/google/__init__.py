@@ -251,6 +251,7 @@ class _Unread(Losses):
 def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
                           model: str | None = None, tool_choice: ToolChoice | None = None,
                           params: Mapping[str, Any] | None = None,
+                          settings: SettingsArg = None,
                           accept_issuers: Collection[str] | None = None,
                           options: Options | Mapping[str, Any] | None = None,
                           **switches: Any) -> int:
@@ -259,12 +260,15 @@ def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
     Counted on the body ``to_wire`` would send. Use the API's ``countTokens`` endpoint when
     you need the exact figure.
 
-    ``model``, ``tool_choice``, ``params`` and ``accept_issuers`` are ``to_wire``'s: pass the ones
-    the request will be sent with, and the estimate counts the same body (a forced tool choice,
+    ``model``, ``tool_choice``, ``params``, ``settings`` and ``accept_issuers`` are
+    ``to_wire``'s: pass the ones the request will be sent with, and the estimate counts the same
+    body (a forced tool choice,
     body fields in ``params``, another issuer's echo state accepted).
     """
     opts = resolve_options(Options, options, switches)
     name = wire_model(model, ISSUER) if model else ""
+    resolved, native = resolve_settings(settings, tool_choice=tool_choice)
+    tool_choice = legacy_arguments(resolved, native)[1]
     request = build_request(
         history, model=name, tools=tools, tool_choice=tool_choice, max_tokens=None, params=params,
         parallel_tool_calls=None, losses=_Unread(NAME),
