@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
 from partwire import SchemaError, ToolCallPart
-from partwire.tools import ToolDefinition, check_arguments, check_schema
+from partwire.tools import (
+    SERVER_TOOL_KINDS,
+    CacheHint,
+    ServerToolDefinition,
+    ServerToolKind,
+    ToolDefinition,
+    UserLocation,
+    check_arguments,
+    check_schema,
+)
 
 READ_FILE: dict[str, Any] = {
     "type": "object",
@@ -106,3 +116,39 @@ def test_malformed_arguments_are_one_problem() -> None:
     problems = check_arguments('{"path": "a', tool(READ_FILE))
     assert len(problems) == 1
     assert "not valid JSON" in problems[0].message
+
+
+def test_a_schema_outside_the_subset_is_kept_when_marked_not_portable() -> None:
+    """``portable_schema=False`` (what importers set) keeps a schema the subset refuses, as given;
+    the same schema without the flag still fails at construction."""
+    schema: dict[str, Any] = {"type": "object", "$defs": {"a": {"type": "string"}},
+                              "properties": {"p": {"$ref": "#/$defs/a"}}}
+    with pytest.raises(SchemaError):
+        tool(schema)
+    kept = ToolDefinition(name="read_file", input_schema=schema, side_effects="read",
+                          portable_schema=False)
+    assert kept.input_schema == schema
+    assert kept.description == ""
+
+
+def test_provider_flags_are_typed_fields() -> None:
+    """Strict mode, deferred loading, allowed callers, input examples and cache hints are typed
+    (a bad value is refused), and survive a dump and a load."""
+    flagged = ToolDefinition(
+        name="find", description="Find.", input_schema={"type": "object"}, side_effects="read",
+        strict=True, defer_loading=True, allowed_callers=("direct",),
+        input_examples=({"q": "x"},), cache=CacheHint(ttl="1h"))
+    assert ToolDefinition.model_validate_json(flagged.model_dump_json()) == flagged
+    with pytest.raises(ValidationError):
+        ToolDefinition(name="find", input_schema={"type": "object"}, side_effects="read",
+                       defer_loading="soon")
+
+
+def test_server_tools_have_a_known_kind_and_typed_settings() -> None:
+    """A provider-run tool names one of the known kinds; its settings are typed and round-trip."""
+    search = ServerToolDefinition(kind="web_search", allowed_domains=("example.com",), max_uses=3,
+                                  user_location=UserLocation(city="Paris", country="FR"))
+    assert ServerToolDefinition.model_validate_json(search.model_dump_json()) == search
+    assert set(SERVER_TOOL_KINDS) == set(typing.get_args(ServerToolKind))
+    with pytest.raises(ValidationError):
+        ServerToolDefinition(kind="teleport")

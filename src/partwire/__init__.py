@@ -84,7 +84,16 @@ from partwire.settings import (
 )
 from partwire.streaming import Accumulator, StreamEvent, aaccumulate, accumulate
 from partwire.switch import check_switch
-from partwire.tools import ArgumentProblem, ToolDefinition, check_arguments, check_schema
+from partwire.tools import (
+    ArgumentProblem,
+    CacheHint,
+    ServerToolDefinition,
+    ServerToolKind,
+    ToolDefinition,
+    UserLocation,
+    check_arguments,
+    check_schema,
+)
 from partwire.toolstate import ToolCallState, tool_call_states
 from partwire.usage import Usage
 from partwire.validation import HistoryIssue, validate_history
@@ -124,6 +133,7 @@ __all__ = [
     "AudioPart",
     "AutoToolChoice",
     "Base64Source",
+    "CacheHint",
     "Citation",
     "CompactionEvent",
     "ConversionError",
@@ -164,6 +174,8 @@ __all__ = [
     "SchemaError",
     "SearchResultCitation",
     "ServerToolCallPart",
+    "ServerToolDefinition",
+    "ServerToolKind",
     "ServerToolResultPart",
     "Session",
     "StreamEvent",
@@ -188,6 +200,7 @@ __all__ = [
     "UrlCitation",
     "UrlSource",
     "Usage",
+    "UserLocation",
     "UserMessage",
     "WireFormatError",
     "__version__",

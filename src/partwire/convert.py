@@ -204,7 +204,7 @@ def _missing_tool_definitions(history: Sequence[HistoryEvent], tools: Sequence[T
     """A loss when the target needs a definition for every tool called and some have none."""
     if adapter not in _NEEDS_TOOL_DEFINITIONS:
         return []
-    defined = {t.name if isinstance(t, ToolDefinition) else t.get("name") for t in tools}
+    defined = {t.get("name") if isinstance(t, Mapping) else t.name for t in tools}
     called = [p.name for e in history if isinstance(e, AssistantMessage)
               for p in e.parts if isinstance(p, ToolCallPart)]
     missing = sorted({name for name in called if name not in defined})

@@ -1,8 +1,15 @@
 """Tool definitions, the portable JSON-Schema subset they must stay within, and argument checks.
 
+Two kinds of tool cross providers: a :class:`ToolDefinition` (a function the application runs)
+and a :class:`ServerToolDefinition` (a tool the provider runs: web search, code execution, ...).
+Every tool an adapter's ``from_wire_request`` reads becomes one of them; the provider flags that
+have a meaning elsewhere are typed fields, the rest issuer-tagged ``provider_data``.
+
 The subset is the canonical format spec's (seed 004 §5.4): what Anthropic, OpenAI and Gemini all
 accept reliably. A schema outside it fails at construction, naming the keyword and its JSON
-pointer, instead of failing at the provider on the first call.
+pointer, instead of failing at the provider on the first call. An importer that reads a schema
+the source API accepted outside the subset keeps it as it is with ``portable_schema=False``
+(nothing is checked, nothing is rewritten until an adapter must); see ``docs/conversion.md``.
 """
 
 from __future__ import annotations
@@ -13,18 +20,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import JsonValue, field_validator
+from pydantic import JsonValue, field_validator, model_validator
 
-from partwire._base import CanonicalModel
+from partwire._base import CanonicalModel, ProviderData
 from partwire.errors import SchemaError
 from partwire.parts import ToolCallPart
 
 __all__ = [
     "ALLOWED_FORMATS",
     "ALLOWED_KEYWORDS",
+    "SERVER_TOOL_KINDS",
     "ArgumentProblem",
+    "CacheHint",
+    "ServerToolDefinition",
+    "ServerToolKind",
     "SideEffects",
     "ToolDefinition",
+    "UserLocation",
     "check_arguments",
     "check_schema",
 ]
@@ -116,21 +128,52 @@ def _check_node(node: Any, path: str, tool: str) -> None:
             raise SchemaError(tool, f"{path}/{key}", key, "must be a string")
 
 
+class CacheHint(CanonicalModel):
+    """A prompt-cache breakpoint: the request up to and including this item may be cached.
+
+    Anthropic's ``cache_control`` (``{"type": "ephemeral", "ttl": ...}``); APIs that cache on
+    their own without breakpoints report it as dropped.
+    """
+
+    ttl: str | None = None
+    """How long the entry lives, as the provider spells it (``"5m"``, ``"1h"``); ``None`` for
+    the provider's default."""
+
+
 class ToolDefinition(CanonicalModel):
-    """A tool the application offers the model."""
+    """A tool the application offers the model and runs itself (a function tool)."""
 
     name: str
     """Canonical name: letters, digits, ``_`` and ``-``, at most 64 characters."""
-    description: str
-    """What the tool does, for the model."""
+    description: str = ""
+    """What the tool does, for the model; empty when the definition gives none (then omitted)."""
     input_schema: dict[str, JsonValue]
-    """JSON Schema of the arguments, within the portable subset (checked at construction)."""
+    """JSON Schema of the arguments, within the portable subset (checked at construction)
+    unless ``portable_schema`` is false."""
     side_effects: SideEffects
     """What running it may do; every tool declares it."""
     requires_workspace: bool = True
     """Whether it needs a workspace to run in."""
     strict: bool | None = None
     """Ask providers that support it to constrain arguments to the schema exactly."""
+    portable_schema: bool = True
+    """Whether ``input_schema`` is held to the portable subset. An importer sets ``False`` for a
+    schema the source API accepted outside it: the schema is kept as it is, unchecked, and each
+    adapter sends it in its own dialect (rewriting or dropping what that dialect refuses, with a
+    loss)."""
+    defer_loading: bool | None = None
+    """Leave the definition out of the prompt until a tool search surfaces it (Anthropic's and
+    Responses' ``defer_loading``)."""
+    allowed_callers: tuple[str, ...] | None = None
+    """Who may call it, in the source API's words (Anthropic: ``direct``,
+    ``code_execution_20250825``, ...; Responses: ``direct``, ``programmatic``)."""
+    input_examples: tuple[dict[str, JsonValue], ...] | None = None
+    """Example arguments shown to the model (Anthropic's ``input_examples``)."""
+    cache: CacheHint | None = None
+    """A prompt-cache breakpoint on this definition."""
+    provider_data: ProviderData | None = None
+    """Flags of one API with no meaning elsewhere (``eager_input_streaming``, ``output_schema``,
+    ...), under their wire names: sent back to that issuer only, reported elsewhere."""
 
     @field_validator("name")
     @classmethod
@@ -141,11 +184,71 @@ class ToolDefinition(CanonicalModel):
             )
         return name
 
-    @field_validator("input_schema")
-    @classmethod
-    def _portable_schema(cls, schema: dict[str, JsonValue], info: Any) -> dict[str, JsonValue]:
-        check_schema(schema, tool=info.data.get("name", "?"))
-        return schema
+    @model_validator(mode="after")
+    def _portable_schema(self) -> ToolDefinition:
+        if self.portable_schema:
+            check_schema(self.input_schema, tool=self.name)
+        return self
+
+
+ServerToolKind = Literal[
+    "web_search", "web_fetch", "code_execution", "file_search", "computer_use", "mcp",
+    "tool_search", "image_generation",
+]
+"""What a provider-run tool does. ``web_fetch`` is Gemini's URL context too; ``mcp`` is a
+remote MCP server the provider calls."""
+
+SERVER_TOOL_KINDS: tuple[str, ...] = (
+    "web_search", "web_fetch", "code_execution", "file_search", "computer_use", "mcp",
+    "tool_search", "image_generation",
+)
+"""Every :data:`ServerToolKind`, in order."""
+
+
+class UserLocation(CanonicalModel):
+    """An approximate user location that localises web search results."""
+
+    city: str | None = None
+    """Free-text city (``San Francisco``)."""
+    region: str | None = None
+    """Free-text region (``California``)."""
+    country: str | None = None
+    """Two-letter ISO 3166-1 country code (``US``)."""
+    timezone: str | None = None
+    """IANA time zone (``America/Los_Angeles``)."""
+
+
+class ServerToolDefinition(CanonicalModel):
+    """A tool the provider runs itself (web search, code execution, an MCP server, ...).
+
+    Its results come back as ``server_tool_call`` / ``server_tool_result`` parts. Each adapter
+    sends the kinds its API has, with the settings it can express, and reports the rest: a
+    kind the target lacks at ``request.tools[i]``, a setting at ``request.tools[i].<field>``.
+    """
+
+    kind: ServerToolKind
+    """What the tool does."""
+    issuer: str | None = None
+    """The API it was read from (``anthropic``, ``openai``, ``google``); ``None`` when the
+    application made it. ``provider_data`` goes back to this issuer only."""
+    name: str | None = None
+    """The name the API gives it, where it has one (Anthropic's ``web_search``; an MCP server's
+    name or label)."""
+    allowed_domains: tuple[str, ...] | None = None
+    """Web search and fetch: only these domains (subdomains included)."""
+    blocked_domains: tuple[str, ...] | None = None
+    """Web search and fetch: never these domains."""
+    max_uses: int | None = None
+    """Most times the model may use it in one response."""
+    user_location: UserLocation | None = None
+    """Web search: where the user is, to localise results."""
+    url: str | None = None
+    """MCP: the server's URL."""
+    cache: CacheHint | None = None
+    """A prompt-cache breakpoint on this definition."""
+    provider_data: ProviderData | None = None
+    """The issuer's own settings with no canonical field (a tool version such as
+    ``web_search_20250305``, a container, a vector store), under their wire names."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from partwire.messages import AssistantMessage
 from partwire.parts import TextPart, ToolCallPart, UnknownPart
 from partwire.projection import Loss, LossAction
 from partwire.settings import EMPTY_SETTINGS, RequestSettings
-from partwire.tools import ToolDefinition
+from partwire.tools import ServerToolDefinition, ToolDefinition
 
 __all__ = [
     "KNOWN_LIMIT",
@@ -60,9 +60,10 @@ __all__ = [
     "wire_model",
 ]
 
-ToolSpec = ToolDefinition | Mapping[str, Any]
-"""A tool offered to the model: a canonical definition, or a provider-native tool dict sent as is
-(server tools such as web search, or a definition the canonical form cannot hold)."""
+ToolSpec = ToolDefinition | ServerToolDefinition | Mapping[str, Any]
+"""A tool offered to the model: a canonical function tool, a canonical provider-run tool, or a
+provider-native tool dict. A dict is sent only to the API whose shape it has (each adapter checks
+it); any other adapter reports it as dropped at ``request.tools[i]``, never copies it."""
 
 ToolChoice = str | Mapping[str, Any]
 """``"auto"``, ``"required"``, ``"none"``, any other string (that tool's name), or a

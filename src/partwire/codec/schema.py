@@ -18,8 +18,9 @@ from partwire._docstrings import add_field_descriptions
 from partwire.history import EVENT_ADAPTER
 from partwire.messages import SCHEMA_VERSION
 from partwire.settings import RequestSettings
+from partwire.tools import ServerToolDefinition, ToolDefinition
 
-__all__ = ["SCHEMA_ID", "json_schema", "main", "render"]
+__all__ = ["REQUEST_MODELS", "SCHEMA_ID", "json_schema", "main", "render"]
 
 SCHEMA_ID = f"urn:partwire:schema:history-line:v{SCHEMA_VERSION}"
 """The schema's ``$id``: a URN, since the format is not served from any one web address."""
@@ -28,9 +29,13 @@ _DESCRIPTION = (
     f"One line of a partwire history file (JSONL, schema version {SCHEMA_VERSION}): a message "
     "(type \"message\", told apart by \"role\") or a history event, discriminated by \"type\". "
     "Parts inside messages are discriminated by \"type\" too. Objects allow extra properties: "
-    "readers keep fields they do not know and write them back. The generation settings of a "
-    "request (RequestSettings) are defined beside it."
+    "readers keep fields they do not know and write them back. The canonical types of the request "
+    "around a history (tool definitions, generation settings) are in $defs too, for services that "
+    "exchange them."
 )
+
+REQUEST_MODELS: tuple[type[CanonicalModel], ...] = (ToolDefinition, ServerToolDefinition, RequestSettings)
+"""Canonical types outside a history line whose schemas are published in ``$defs`` as well."""
 
 
 def json_schema() -> dict[str, Any]:
@@ -39,11 +44,10 @@ def json_schema() -> dict[str, Any]:
     # discriminator mapping is a ``$ref``, as OpenAPI tooling expects.
     generated = EVENT_ADAPTER.json_schema()
     defs: dict[str, Any] = generated.pop("$defs")
-    # A request's generation settings are not a history line, but other services exchange them
-    # in the same format: they are defined beside it (``#/$defs/RequestSettings``).
-    settings = RequestSettings.model_json_schema(ref_template="#/$defs/{model}")
-    defs.update(settings.pop("$defs", {}))
-    defs["RequestSettings"] = settings
+    for model in REQUEST_MODELS:
+        schema = model.model_json_schema(ref_template="#/$defs/{model}")
+        defs.update(schema.pop("$defs", {}))
+        defs[model.__name__] = schema
     return add_field_descriptions({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
