@@ -93,8 +93,10 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
     definitions = read_tools(tools) if tools is not None else None
     losses: list[Loss] = []
     if target_adapter is None:
+        # The output limit is not counted: Anthropic's requires one, and every body states it.
         if imported is not None and (imported.tools or imported.params or imported.tool_choice
-                                     or not imported.settings.is_empty()):
+                                     or not imported.settings.model_copy(
+                                         update={"max_output_tokens": None}).is_empty()):
             losses.append(Loss("request", "request", "dropped",
                                "a canonical history holds no tool definitions or request "
                                "parameters", _name(source)))

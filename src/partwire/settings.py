@@ -121,14 +121,24 @@ class Reasoning(_Setting):
     """
 
     enabled: bool | None = None
-    """``True`` on, ``False`` off, ``None``: not said (the model's default), though an effort or
-    a budget given still says how much."""
+    """``True`` on, ``False`` off, ``None``: not said (the model's default). An effort or a
+    budget sets it to ``True``."""
     effort: ReasoningEffort | None = None
     """The effort level, when the request names one."""
-    budget_tokens: Annotated[int, Strict()] | None = Field(default=None, ge=0)
+    budget_tokens: Annotated[int, Strict()] | None = Field(default=None, ge=1)
     """The most tokens the model may spend reasoning, when the request names a budget."""
     summary: ReasoningSummary | None = None
     """Whether reasoning comes back summarised (``none``: not returned), when the request says."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _a_level_turns_it_on(cls, data: Any) -> Any:
+        # An effort or a budget says how much to reason: on, unless said otherwise (and off with
+        # a level is refused below), so Reasoning(effort="high") equals what a reader makes.
+        if isinstance(data, dict) and data.get("enabled") is None and (
+                data.get("effort") is not None or data.get("budget_tokens") is not None):
+            return {**data, "enabled": True}
+        return data
 
     @model_validator(mode="after")
     def _off_is_off(self) -> Reasoning:

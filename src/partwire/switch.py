@@ -51,14 +51,15 @@ __all__ = ["SwitchRefusedError", "check_switch"]
 def check_switch(
     history: History, target: str | Capabilities, *, model: str | None = None,
     tools: Sequence[Any] = (), accept_issuers: Collection[str] | None = None,
-    options: Any = None,
+    options: Any = None, settings: Any = None,
 ) -> tuple[Loss, ...]:
     """What moving ``history`` to ``target`` would lose: a dry run of the target's own ``to_wire``.
 
     ``target`` is an adapter name (``"anthropic"``, ``"openai_chat:deepseek"`` for a dialect) or
     a :class:`~partwire.adapters.Capabilities` (for a particular model:
     ``dataclasses.replace(CAPABILITIES, images=False)``). The losses are exactly those the
-    target's ``to_wire`` reports for the same history, tools and options (nothing is logged).
+    target's ``to_wire`` reports for the same history, tools, settings and options (nothing is
+    logged): a setting the target cannot take is a loss at ``request.settings.<field>``.
     Content the target cannot take at all (an image for a text-only model, a file id another
     provider issued, tool calls for a model without tools, a history whose token estimate is
     larger than the model's context window, where the price data knows it) raises
@@ -87,7 +88,7 @@ def check_switch(
     check.run(history)
     chosen = model or _model_for(history, caps.issuer)
     with dry_run():
-        projection = adapter.to_wire(history, model=chosen, tools=tools,
+        projection = adapter.to_wire(history, model=chosen, tools=tools, settings=settings,
                                      accept_issuers=accept_issuers, options=options)
     too_long = _context_refusal(history, adapter, chosen, caps, tools, options)
     if too_long is not None:

@@ -642,7 +642,8 @@ def test_a_request_imports_as_history_and_tools() -> None:
     assert isinstance(tools[0], ToolDefinition)
     assert tools[0].side_effects == "execute"
     assert tools[1] == {"type": "web_search_20250305", "name": "web_search"}
-    assert imported.params == {"temperature": 0.2, "stream": True}
+    assert imported.params == {"stream": True}
+    assert (imported.settings.temperature, imported.settings.max_output_tokens) == (0.2, 50)
     assert anthropic.to_wire(history, **imported.to_wire_kwargs()).request == body
 
 

@@ -354,7 +354,7 @@ class Session:
         carried.update(fields)
         new = Target.parse(target, **carried)
         losses = check_switch(self._context, new.adapter, model=new.model, tools=new.tools,
-                              options=new.options)
+                              options=new.options, settings=new.settings)
         event = ModelSwitchEvent(from_model=old.model_id, to_model=new.model_id, reason=reason,
                                  metadata={"adapter": new.adapter})
         self.target = new

@@ -17,7 +17,6 @@ from partwire.adapters._common import (
     SettingsArg,
     ToolChoice,
     ToolSpec,
-    legacy_arguments,
     resolve_settings,
 )
 from partwire.adapters._kernel import arun_stream, guard, project, resolve_options, run_stream
@@ -99,6 +98,10 @@ class Options:
     the system prompt, for models that refuse them in ``messages``."""
     resolve_file: FileResolver | None = None
     """Reads workspace file references, so they can be sent inline."""
+    sampling: bool = False
+    """Send ``temperature``, ``top_p`` and ``top_k``. The Messages API as SDK 2.x types it has
+    none of them, so by default they are reported dropped; turn this on for an API version or a
+    model that still takes them. A request read with any of them re-exports with it on."""
 
 
 def to_wire(
@@ -136,13 +139,12 @@ def to_wire(
     losses = Losses(NAME)
     resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
                                         parallel_tool_calls=parallel_tool_calls)
-    max_tokens, tool_choice, parallel_tool_calls = legacy_arguments(resolved, native)
     request = build_request(
-        history, model=model, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens,
-        params=params, parallel_tool_calls=parallel_tool_calls,
-        issuers=accept_issuers if accept_issuers is not None else _OWN, losses=losses,
-        foreign_thinking=opts.foreign_thinking, system_in_messages=opts.system_in_messages,
-        resolve_file=opts.resolve_file)
+        history, model=model, tools=tools, settings=resolved, native_choice=native,
+        params=params, issuers=accept_issuers if accept_issuers is not None else _OWN,
+        losses=losses, foreign_thinking=opts.foreign_thinking,
+        system_in_messages=opts.system_in_messages, resolve_file=opts.resolve_file,
+        sampling=opts.sampling)
     return project(request, losses, adapter=NAME, strict=strict, session=session)
 
 
@@ -209,11 +211,10 @@ def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
     """
     opts = resolve_options(Options, options, switches)
     resolved, native = resolve_settings(settings, tool_choice=tool_choice)
-    tool_choice = legacy_arguments(resolved, native)[1]
     request = build_request(
-        history, model=model or f"{ISSUER}:estimate", tools=tools, tool_choice=tool_choice,
-        max_tokens=None, params=params, parallel_tool_calls=None,
+        history, model=model or f"{ISSUER}:estimate", tools=tools, settings=resolved,
+        native_choice=native, params=params,
         issuers=accept_issuers if accept_issuers is not None else _OWN, losses=Losses(NAME),
         foreign_thinking=opts.foreign_thinking, system_in_messages=opts.system_in_messages,
-        resolve_file=opts.resolve_file)
+        resolve_file=opts.resolve_file, sampling=opts.sampling)
     return estimate_request_tokens(request)

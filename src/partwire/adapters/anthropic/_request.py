@@ -16,7 +16,6 @@ from partwire._base import ProviderData, build, one_field
 from partwire.adapters._common import (
     ImportedRequest,
     Losses,
-    ToolChoice,
     ToolSpec,
     WireFormatError,
     imported_request,
@@ -28,15 +27,18 @@ from partwire.adapters._common import (
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters.anthropic._decode import extras_of, part_from_wire
 from partwire.adapters.anthropic._encode import Encoder, FileResolver, ForeignThinking
-from partwire.adapters.anthropic._tools import tool_choice_to_wire, tool_from_wire, tool_to_wire
+from partwire.adapters.anthropic._settings import settings_from_wire, settings_to_wire
+from partwire.adapters.anthropic._tools import tool_from_wire, tool_to_wire
 from partwire.adapters.anthropic._wire import DEFAULT_MAX_TOKENS, ISSUER, default_joins
 from partwire.history import History, HistoryEvent
 from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 from partwire.parts import Part, TextPart, ToolCallPart
+from partwire.settings import RequestSettings
 
 __all__ = ["build_request", "from_wire_request"]
 
 _REQUEST_FIELDS = frozenset({"model", "max_tokens", "messages", "system", "tool_choice"})
+_SAMPLING = {"sampling": True}  # the options of a body that sends temperature, top_p or top_k
 # Body fields to_wire builds itself even when this body leaves them out; params may not set them.
 _BUILT = frozenset({"model", "max_tokens", "messages", "tool_choice"})
 # Messages of parts alone, the commonest the reader makes (build() without its fields dict).
@@ -47,27 +49,24 @@ _PARTS_ONLY: dict[type[Any], Callable[[Any], HistoryEvent]] = {
 
 
 def build_request(
-    history: History, *, model: str, tools: Sequence[ToolSpec], tool_choice: ToolChoice | None,
-    max_tokens: int | None, params: Mapping[str, Any] | None, parallel_tool_calls: bool | None,
+    history: History, *, model: str, tools: Sequence[ToolSpec], settings: RequestSettings,
+    native_choice: Mapping[str, Any] | None, params: Mapping[str, Any] | None,
     issuers: Collection[str], losses: Losses, foreign_thinking: ForeignThinking,
-    system_in_messages: bool, resolve_file: FileResolver | None,
+    system_in_messages: bool, resolve_file: FileResolver | None, sampling: bool,
 ) -> dict[str, Any]:
     """The request body ``to_wire`` returns (and ``estimate_input_tokens`` counts)."""
     encoder = Encoder(history, issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
                       system_in_messages=system_in_messages, resolve_file=resolve_file)
     system, messages = encoder.run()
-    request: dict[str, Any] = {
-        "model": wire_model(model, ISSUER),
-        "max_tokens": DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens,
-    }
+    limit = settings.max_output_tokens
+    request: dict[str, Any] = {"model": wire_model(model, ISSUER),
+                               "max_tokens": DEFAULT_MAX_TOKENS if limit is None else limit}
     if system is not None:
         request["system"] = system
     request["messages"] = messages
     if tools:
         request["tools"] = [tool_to_wire(t) for t in tools]
-    choice = tool_choice_to_wire(tool_choice, parallel_tool_calls)
-    if choice is not None:
-        request["tool_choice"] = choice
+    settings_to_wire(request, settings, native_choice, losses, issuers=issuers, sampling=sampling)
     return merge_params(request, params, built=_BUILT)
 
 def from_wire_request(request: Any) -> ImportedRequest:
@@ -95,10 +94,10 @@ def from_wire_request(request: Any) -> ImportedRequest:
     raw_tools = params.get("tools")
     if isinstance(raw_tools, list) and raw_tools:
         tools = tuple(map(tool_from_wire, params.pop("tools")))
-    max_tokens = body.get("max_tokens")
+    settings, _native, sampling = settings_from_wire(body, params)
     return imported_request(tuple(history), tools, str(body.get("model", "")),
-                            max_tokens if isinstance(max_tokens, int) else None,
-                            body.get("tool_choice"), params)
+                            settings.max_output_tokens, body.get("tool_choice"), params,
+                            _SAMPLING if sampling else None, settings)
 
 
 class _RequestReader:

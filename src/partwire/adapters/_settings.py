@@ -1,0 +1,124 @@
+"""The settings rules every adapter shares: reading wire values into :class:`RequestSettings`,
+reporting what a target cannot take, and the tables that re-express one API's reasoning control
+in another's (``docs/conversion.md``, "Settings").
+
+Provider-neutral: each adapter's ``_settings`` module knows its own fields and calls these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from partwire._base import ProviderData
+from partwire.adapters._common import Losses
+from partwire.projection import LossAction
+from partwire.settings import EMPTY_SETTINGS, ReasoningEffort, RequestSettings
+
+__all__ = [
+    "EFFORTS",
+    "EFFORT_BUDGETS",
+    "budget_for_effort",
+    "effort_for_budget",
+    "marks_of",
+    "number",
+    "read_settings",
+    "setting_loss",
+    "with_marks",
+]
+
+EFFORTS: tuple[ReasoningEffort, ...] = ("minimal", "low", "medium", "high", "xhigh", "max")
+"""The canonical effort levels, least first."""
+
+EFFORT_BUDGETS: dict[ReasoningEffort, int] = {
+    "minimal": 512, "low": 1024, "medium": 8192, "high": 24576, "xhigh": 32768, "max": 65536,
+}
+"""The reasoning token budget that stands for each effort level where an API takes only a
+budget, and the other way round (a budget is the least effort whose budget covers it). Chosen
+within Gemini 2.5's budget range (up to 24,576 on Flash, 32,768 on Pro) and Anthropic's (at least
+1,024); ``max`` is beyond both and is clamped where it is sent."""
+
+
+def effort_for_budget(budget: int) -> ReasoningEffort:
+    """The effort level a token budget stands for (:data:`EFFORT_BUDGETS`)."""
+    for effort in EFFORTS:
+        if budget <= EFFORT_BUDGETS[effort]:
+            return effort
+    return "max"
+
+
+def budget_for_effort(effort: ReasoningEffort) -> int:
+    """The token budget an effort level stands for (:data:`EFFORT_BUDGETS`)."""
+    return EFFORT_BUDGETS[effort]
+
+
+def setting_loss(losses: Losses, field: str, action: LossAction, reason: str) -> None:
+    """Report that the target cannot take setting ``field`` (or not at this value)."""
+    losses.add(f"request.settings.{field}", "setting", action, reason)
+
+
+def number(value: Any) -> bool:
+    """Whether ``value`` is a JSON number (a bool is not)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def marks_of(settings: RequestSettings, issuers: Any) -> Mapping[str, Any]:
+    """The marks an imported request left in ``settings.provider_data``, when an accepted issuer
+    wrote them (``{}`` otherwise): they say how the body wrote a setting."""
+    pd = settings.provider_data
+    if pd is None or pd.issuer not in issuers or not isinstance(pd.data, dict):
+        return {}
+    return pd.data
+
+
+def with_marks(values: dict[str, Any], issuer: str, marks: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with the marks of ``issuer`` added (unchanged when there are none)."""
+    if marks:
+        values["provider_data"] = ProviderData(issuer=issuer, data=marks)
+    return values
+
+
+# Settings made of plain values, by their items: a body's settings are the same on every request
+# of a conversation (a max_tokens alone, most often), and validating them costs more than reading
+# a short history.
+_MEMO: dict[tuple[Any, ...], RequestSettings] = {}
+_MEMO_LIMIT = 1024
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def read_settings(values: dict[str, Any], restore: Callable[[str], None]) -> RequestSettings:
+    """``values`` (canonical field -> value) as :class:`RequestSettings`.
+
+    A field whose value does not validate is left out, and ``restore(field)`` is called so the
+    reader keeps the wire value in ``params``, raw: what the canonical form cannot hold is kept,
+    never dropped.
+    """
+    if not values:
+        return EMPTY_SETTINGS
+    key: tuple[Any, ...] | None = None
+    if all(type(v) in _PLAIN for v in values.values()):
+        key = tuple((k, type(v), v) for k, v in values.items())
+        found = _MEMO.get(key)
+        if found is not None:
+            return found
+    while True:
+        try:
+            settings = RequestSettings.model_validate(values)
+        except ValidationError as exc:
+            bad = {str(error["loc"][0]) for error in exc.errors(include_url=False) if error["loc"]}
+            if not bad & values.keys():
+                raise
+            for name in bad & values.keys():
+                del values[name]
+                restore(name)
+            if not values:
+                return EMPTY_SETTINGS
+            key = None
+            continue
+        if key is not None:
+            if len(_MEMO) >= _MEMO_LIMIT:
+                _MEMO.clear()
+            _MEMO[key] = settings
+        return settings

@@ -1,0 +1,352 @@
+"""Generation settings: :class:`RequestSettings` <-> the Messages API's own fields.
+
+``max_tokens``, ``stop_sequences``, ``tool_choice`` (with ``disable_parallel_tool_use``),
+``thinking`` (budget, adaptive, disabled, ``display``), ``output_config`` (``effort``,
+``format``), the beta ``output_format`` and ``metadata.user_id``. The Messages API of SDK 2.x has
+no ``temperature``, ``top_p`` or ``top_k`` (``Options.sampling`` sends them anyway), no seed and
+no penalties: those are losses. The table: ``docs/conversion.md``, "Settings".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from partwire.adapters._common import Losses
+from partwire.adapters._settings import (
+    marks_of,
+    number,
+    read_settings,
+    setting_loss,
+    with_marks,
+)
+from partwire.adapters.anthropic._wire import ISSUER
+from partwire.settings import (
+    AllowedToolsChoice,
+    AutoToolChoice,
+    JsonObjectOutput,
+    JsonSchemaOutput,
+    NamedToolChoice,
+    NoToolChoice,
+    Reasoning,
+    RequestSettings,
+    RequiredToolChoice,
+    TextOutput,
+)
+
+__all__ = ["SETTING_FIELDS", "settings_from_wire", "settings_to_wire"]
+
+SETTING_FIELDS = frozenset({"max_tokens", "stop_sequences", "tool_choice", "thinking", "output_config",
+                            "output_format", "metadata", "temperature", "top_p", "top_k"})
+"""Body fields the settings may write (``params`` may not set them when they do)."""
+_EFFORTS = frozenset({"low", "medium", "high", "xhigh", "max"})  # output_config.effort
+_MIN_BUDGET = 1024  # thinking.budget_tokens: at least this, and less than max_tokens
+_SAMPLING = ("temperature", "top_p", "top_k")
+_DISPLAY = {"summarized": "auto", "omitted": "none"}
+_CHOICES = {"auto": "auto", "any": "required"}
+
+
+# -- to_wire --------------------------------------------------------------------------------
+
+
+def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
+                     native_choice: Mapping[str, Any] | None, losses: Losses, *,
+                     issuers: Collection[str], sampling: bool) -> None:
+    """Write ``settings`` into ``request``, whose ``max_tokens`` the caller has set (the API
+    requires one: ``settings.max_output_tokens`` or :data:`DEFAULT_MAX_TOKENS`)."""
+    if native_choice is None and settings.is_empty():
+        return
+    marks = marks_of(settings, issuers)
+    for name in _SAMPLING:
+        value = getattr(settings, name)
+        if value is None:
+            continue
+        if not sampling:
+            setting_loss(losses, name, "dropped", f"the Messages API (SDK 2.x) has no {name}; "
+                         "set the option sampling=true for a model that still takes it")
+        elif name == "temperature" and value > 1:
+            request[name] = 1.0
+            setting_loss(losses, name, "rewritten",
+                         f"Anthropic's temperature is 0 to 1; {value} is sent as 1.0")
+        else:
+            request[name] = value
+    for name, why in (("seed", "a seed"), ("presence_penalty", "a presence penalty"),
+                      ("frequency_penalty", "a frequency penalty")):
+        if getattr(settings, name) is not None:
+            setting_loss(losses, name, "dropped", f"the Messages API has no {why}")
+    if settings.stop_sequences is not None:
+        request["stop_sequences"] = list(settings.stop_sequences)
+    _tool_choice_to_wire(request, settings, native_choice, losses)
+    output_config: dict[str, Any] = {}
+    _reasoning_to_wire(request, output_config, settings, marks, losses)
+    _output_format_to_wire(request, output_config, settings, marks, losses)
+    if output_config:
+        request["output_config"] = output_config
+    if settings.end_user_id is not None:
+        request["metadata"] = {"user_id": settings.end_user_id}
+
+
+def _tool_choice_to_wire(request: dict[str, Any], settings: RequestSettings,
+                         native: Mapping[str, Any] | None, losses: Losses) -> None:
+    choice = settings.tool_choice
+    parallel = settings.parallel_tool_calls
+    out: dict[str, Any]
+    if native is not None:
+        out = dict(native)
+    elif choice is None:
+        if parallel is None:
+            return
+        out = {"type": "auto"}
+    else:
+        match choice:
+            case AutoToolChoice():
+                out = {"type": "auto"}
+            case RequiredToolChoice():
+                out = {"type": "any"}
+            case NoToolChoice():
+                out = {"type": "none"}
+            case NamedToolChoice():
+                out = {"type": "tool", "name": choice.name}
+            case AllowedToolsChoice():
+                if choice.mode == "required" and len(choice.names) == 1:
+                    out = {"type": "tool", "name": choice.names[0]}
+                    why = "one allowed tool, required, is sent as that tool"
+                else:
+                    out = {"type": "any" if choice.mode == "required" else "auto"}
+                    why = (f"Anthropic cannot restrict the choice to some tools; sent as "
+                           f"{out['type']!r} over every tool")
+                setting_loss(losses, "tool_choice", "rewritten", why)
+    if parallel is not None:
+        if out.get("type") == "none":
+            setting_loss(losses, "parallel_tool_calls", "dropped",
+                         "tool_choice none calls no tool: there is nothing to parallelise")
+        else:
+            out["disable_parallel_tool_use"] = not parallel
+    request["tool_choice"] = out
+
+
+def _reasoning_to_wire(request: dict[str, Any], output_config: dict[str, Any],
+                       settings: RequestSettings, marks: Mapping[str, Any], losses: Losses) -> None:
+    reasoning = settings.reasoning
+    if reasoning is None:
+        return
+    thinking: dict[str, Any] | None = None
+    if reasoning.enabled is False:
+        thinking = {"type": "disabled"}
+    elif reasoning.budget_tokens is not None:
+        budget = reasoning.budget_tokens
+        limit = request["max_tokens"] - 1
+        fitted = max(budget, _MIN_BUDGET)
+        if fitted > limit:
+            fitted = limit
+        if fitted < _MIN_BUDGET:
+            setting_loss(losses, "reasoning", "dropped",
+                         f"a thinking budget must be at least {_MIN_BUDGET} tokens and less than "
+                         f"max_tokens ({request['max_tokens']}); no budget fits")
+        else:
+            thinking = {"type": "enabled", "budget_tokens": fitted}
+            if fitted != budget:
+                setting_loss(losses, "reasoning", "rewritten",
+                             f"budget_tokens {budget} is sent as {fitted} (at least {_MIN_BUDGET}, "
+                             "less than max_tokens)")
+    elif reasoning.enabled and marks.get("thinking") is not False:
+        thinking = {"type": "adaptive"}
+    if reasoning.summary is not None:
+        if thinking is None or thinking["type"] == "disabled":
+            setting_loss(losses, "reasoning", "dropped",
+                         "Anthropic returns thinking summaries only with thinking on")
+        else:
+            thinking["display"] = "omitted" if reasoning.summary == "none" else "summarized"
+            if reasoning.summary in ("concise", "detailed"):
+                setting_loss(losses, "reasoning", "rewritten",
+                             f"a {reasoning.summary} summary is sent as display: summarized")
+    if thinking is not None:
+        request["thinking"] = thinking
+    effort = reasoning.effort
+    if effort is not None:
+        if effort in _EFFORTS:
+            output_config["effort"] = effort
+        else:  # minimal
+            output_config["effort"] = "low"
+            setting_loss(losses, "reasoning", "rewritten",
+                         f"Anthropic's effort levels start at low; {effort} is sent as low")
+
+
+def _output_format_to_wire(request: dict[str, Any], output_config: dict[str, Any],
+                           settings: RequestSettings, marks: Mapping[str, Any],
+                           losses: Losses) -> None:
+    fmt = settings.output_format
+    if fmt is None:
+        return
+    match fmt:
+        case TextOutput():
+            return  # Anthropic answers in text unless told otherwise: nothing to send
+        case JsonObjectOutput():
+            setting_loss(losses, "output_format", "dropped",
+                         "Anthropic takes a JSON schema, not free-form JSON objects")
+            return
+        case JsonSchemaOutput():
+            wire = {"type": "json_schema", "schema": fmt.json_schema}
+            if marks.get("output_format"):
+                request["output_format"] = wire  # the beta field the request used
+            else:
+                output_config["format"] = wire
+            for name in ("name", "description", "strict"):
+                if getattr(fmt, name) is not None:
+                    setting_loss(losses, f"output_format.{name}", "dropped",
+                                 f"Anthropic's output format has no {name}")
+
+
+# -- from_wire_request ----------------------------------------------------------------------
+
+
+def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]
+                       ) -> tuple[RequestSettings, Any, bool]:
+    """The settings of a request body: ``(settings, the tool choice as native, sampling)``.
+
+    Fields read are taken out of ``params``; a field whose shape the canonical form cannot say
+    stays there, raw. The tool choice comes back native (the body's own dict) when it is not
+    canonical. ``sampling`` says the body sends temperature, top_p or top_k.
+    """
+    values: dict[str, Any] = {}
+    marks: dict[str, Any] = {}
+    restore: dict[str, tuple[str, Any]] = {}
+    max_tokens = body.get("max_tokens")
+    if type(max_tokens) is int:
+        values["max_output_tokens"] = max_tokens
+    native = body.get("tool_choice")
+    if native is not None:
+        choice, parallel = _tool_choice_from_wire(native)
+        if choice is not None or parallel is not None:
+            if choice is not None:
+                values["tool_choice"] = choice
+            if parallel is not None:
+                values["parallel_tool_calls"] = parallel
+            native = None
+    if len(params) == 0:
+        return read_settings(values, _no_restore), native, False
+    sampling = False
+    for name in _SAMPLING:
+        if name in params and number(params[name]):
+            values[name] = restore_value(params, restore, name, name)
+            sampling = True
+    stop = params.get("stop_sequences")
+    if isinstance(stop, list) and all(isinstance(s, str) for s in stop):
+        values["stop_sequences"] = tuple(restore_value(params, restore, "stop_sequences", "stop_sequences"))
+    reasoning = _reasoning_from_wire(params, marks, restore)
+    if reasoning is not None:
+        values["reasoning"] = reasoning
+    fmt = _format_from_wire(params, marks, restore)
+    if fmt is not None:
+        values["output_format"] = fmt
+    metadata = params.get("metadata")
+    if isinstance(metadata, dict) and len(metadata) == 1 and isinstance(metadata.get("user_id"), str):
+        values["end_user_id"] = restore_value(params, restore, "end_user_id", "metadata")["user_id"]
+    if not values:
+        return read_settings(values, _no_restore), native, sampling
+
+    def put_back(field: str) -> None:
+        if field in restore:
+            key, value = restore[field]
+            params[key] = value
+
+    settings = read_settings(with_marks(values, ISSUER, marks), put_back)
+    return settings, native, sampling
+
+
+def restore_value(params: dict[str, Any], restore: dict[str, tuple[str, Any]], field: str,
+                  key: str) -> Any:
+    """Take ``params[key]`` out for canonical ``field``, remembering how to put it back."""
+    value = params.pop(key)
+    restore[field] = (key, value)
+    return value
+
+
+def _no_restore(field: str) -> None:
+    raise AssertionError(f"the canonical {field} read from the body did not validate")
+
+
+def _tool_choice_from_wire(choice: Any) -> tuple[dict[str, Any] | None, bool | None]:
+    """A canonical tool choice and the parallel switch, or ``(None, None)`` for any other shape."""
+    if not isinstance(choice, dict):
+        return None, None
+    kind = choice.get("type")
+    keys = choice.keys()
+    flag = choice.get("disable_parallel_tool_use")
+    if "disable_parallel_tool_use" in choice and not isinstance(flag, bool):
+        return None, None
+    parallel = None if flag is None else not flag
+    if kind in _CHOICES and keys <= {"type", "disable_parallel_tool_use"}:
+        return {"type": _CHOICES[kind]}, parallel
+    if kind == "tool" and keys <= {"type", "name", "disable_parallel_tool_use"} and isinstance(
+            choice.get("name"), str):
+        return {"type": "tool", "name": choice["name"]}, parallel
+    if kind == "none" and len(keys) == 1:
+        return {"type": "none"}, None
+    return None, None
+
+
+def _reasoning_from_wire(params: dict[str, Any], marks: dict[str, Any],
+                         restore: dict[str, tuple[str, Any]]) -> Reasoning | dict[str, Any] | None:
+    thinking = params.get("thinking")
+    config = params.get("output_config")
+    effort = config.get("effort") if isinstance(config, dict) and config.keys() <= {
+        "effort", "format"} else None
+    out: dict[str, Any] = {}
+    if isinstance(thinking, dict):
+        kind = thinking.get("type")
+        keys = thinking.keys()
+        display = thinking.get("display")
+        if "display" in thinking and display not in _DISPLAY:
+            return None
+        if kind == "disabled" and len(keys) == 1:
+            out["enabled"] = False
+        elif kind == "adaptive" and keys <= {"type", "display"}:
+            out["enabled"] = True
+        elif kind == "enabled" and keys <= {"type", "budget_tokens", "display"} and type(
+                thinking.get("budget_tokens")) is int and thinking["budget_tokens"] >= 1:
+            out["budget_tokens"] = thinking["budget_tokens"]
+        else:
+            return None
+        if display is not None:
+            out["summary"] = _DISPLAY[display]
+        if effort in _EFFORTS and kind == "disabled":
+            effort = None  # off with an effort is not canonical: the effort stays in params
+        restore_value(params, restore, "reasoning", "thinking")
+    elif "thinking" in params:
+        return None
+    elif effort in _EFFORTS:
+        marks["thinking"] = False  # an effort without a thinking field
+    if effort in _EFFORTS:
+        out["effort"] = effort
+        assert isinstance(config, dict)
+        rest = {k: v for k, v in config.items() if k != "effort"}
+        if rest:
+            params["output_config"] = rest
+        else:
+            del params["output_config"]
+    return out or None
+
+
+def _format_from_wire(params: dict[str, Any], marks: dict[str, Any],
+                      restore: dict[str, tuple[str, Any]]) -> dict[str, Any] | None:
+    config = params.get("output_config")
+    wire: Any = config.get("format") if isinstance(config, dict) and config.keys() <= {
+        "effort", "format"} else None
+    beta = params.get("output_format")
+    if wire is None and beta is not None:
+        wire = beta
+    if not isinstance(wire, dict) or wire.get("type") != "json_schema" or wire.keys() != {
+            "type", "schema"} or not isinstance(wire["schema"], dict):
+        return None
+    if wire is beta:
+        marks["output_format"] = True
+        restore_value(params, restore, "output_format", "output_format")
+    else:
+        assert isinstance(config, dict)
+        rest = {k: v for k, v in config.items() if k != "format"}
+        if rest:
+            params["output_config"] = rest
+        else:
+            del params["output_config"]
+    return {"type": "json_schema", "json_schema": wire["schema"]}
