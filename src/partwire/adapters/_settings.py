@@ -7,6 +7,7 @@ Provider-neutral: each adapter's ``_settings`` module knows its own fields and c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -24,6 +25,7 @@ __all__ = [
     "effort_for_budget",
     "marks_of",
     "number",
+    "openai_refused",
     "read_settings",
     "setting_loss",
     "with_marks",
@@ -78,6 +80,32 @@ def with_marks(values: dict[str, Any], issuer: str, marks: dict[str, Any]) -> di
     if marks:
         values["provider_data"] = ProviderData(issuer=issuer, data=marks)
     return values
+
+
+# OpenAI's reasoning models (o1, o3, o4-mini, the gpt-5 family but its chat variants) refuse the
+# sampling settings, and models before them take no reasoning effort. Recorded: gpt-5-mini
+# answered 400 "Unsupported parameter: 'stop' is not supported with this model" (corpus,
+# mirascope test_call_with_params). The sampling refusals beside it are OpenAI's documentation as
+# remembered, not recorded.
+_OPENAI_REASONING = re.compile(r"^(o\d|gpt-5(?!(\.\d+)?-chat))")
+_OPENAI_CLASSIC = re.compile(r"^(gpt-4|gpt-3\.5|chatgpt-4o)")
+_REFUSED_BY_REASONING = ("temperature", "top_p", "presence_penalty", "frequency_penalty",
+                         "stop_sequences")
+
+
+def openai_refused(model: str, field: str, value: Any = None) -> str | None:
+    """Why OpenAI model ``model`` (its wire name) refuses setting ``field`` (at ``value``);
+    ``None`` when it takes it, or when the table does not know the model. A reasoning model
+    takes a temperature or top_p of 1, the default, only."""
+    if field == "reasoning":
+        if _OPENAI_CLASSIC.match(model):
+            return f"{model} is not a reasoning model: it takes no reasoning effort"
+        return None
+    if field in _REFUSED_BY_REASONING and _OPENAI_REASONING.match(model):
+        if field in ("temperature", "top_p") and value == 1:
+            return None
+        return f"OpenAI's reasoning models ({model}) refuse {field}"
+    return None
 
 
 # Settings made of plain values, by their items: a body's settings are the same on every request

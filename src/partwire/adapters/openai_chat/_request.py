@@ -14,7 +14,6 @@ from partwire._base import build, one_field
 from partwire.adapters._common import (
     ImportedRequest,
     Losses,
-    ToolChoice,
     ToolSpec,
     WireFormatError,
     imported_request,
@@ -33,7 +32,8 @@ from partwire.adapters.openai_chat._decode import (
 from partwire.adapters.openai_chat._dialects import DeveloperRole, Dialect, EchoReasoning
 from partwire.adapters.openai_chat._encode import Encoder
 from partwire.adapters.openai_chat._parts import FileResolver
-from partwire.adapters.openai_chat._tools import tool_choice_to_wire, tool_from_wire, tool_to_wire
+from partwire.adapters.openai_chat._settings import settings_from_wire, settings_to_wire
+from partwire.adapters.openai_chat._tools import tool_from_wire, tool_to_wire
 from partwire.adapters.openai_chat._wire import API
 from partwire.history import History, HistoryEvent
 from partwire.ids import new_tool_call_id
@@ -45,6 +45,7 @@ from partwire.messages import (
     UserMessage,
 )
 from partwire.parts import AudioPart, Part, ProviderFileSource, RefusalPart, ToolCallPart
+from partwire.settings import RequestSettings
 
 __all__ = ["build_request", "from_wire_request"]
 
@@ -60,8 +61,8 @@ _assistant_message = one_field(AssistantMessage, "parts")
 
 
 def build_request(
-    history: History, *, model: str, tools: Sequence[ToolSpec], tool_choice: ToolChoice | None,
-    max_tokens: int | None, params: Mapping[str, Any] | None, parallel_tool_calls: bool | None,
+    history: History, *, model: str, tools: Sequence[ToolSpec], settings: RequestSettings,
+    native_choice: Mapping[str, Any] | None, params: Mapping[str, Any] | None,
     issuers: Collection[str], losses: Losses, dialect: Dialect,
     developer_role: DeveloperRole | None, echo_reasoning: EchoReasoning | None,
     resolve_file: FileResolver | None,
@@ -70,16 +71,12 @@ def build_request(
     encoder = Encoder(history, dialect=dialect, issuers=issuers, losses=losses,
                       developer_role=developer_role, echo_reasoning=echo_reasoning,
                       resolve_file=resolve_file)
-    request: dict[str, Any] = {"model": wire_model(model, dialect.issuer), "messages": encoder.run()}
+    name = wire_model(model, dialect.issuer)
+    request: dict[str, Any] = {"model": name, "messages": encoder.run()}
     if tools:
         request["tools"] = [tool_to_wire(t, f"tools[{i}]", losses) for i, t in enumerate(tools)]
-    choice = tool_choice_to_wire(tool_choice)
-    if choice is not None:
-        request["tool_choice"] = choice
-    if parallel_tool_calls is not None:
-        request["parallel_tool_calls"] = parallel_tool_calls
-    if max_tokens is not None:
-        request[dialect.max_tokens_field] = max_tokens
+    settings_to_wire(request, settings, native_choice, losses, dialect=dialect, model=name,
+                     issuers=issuers)
     return merge_params(request, params)
 
 
@@ -101,11 +98,7 @@ def from_wire_request(request: Any, dialect: Dialect) -> ImportedRequest:
         except BaseException as exc:
             raise at_path(exc, API, "request", f"messages[{i}]")  # noqa: B904 (at_path chains it)
     params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
-    max_tokens = params.get(dialect.max_tokens_field)
-    if isinstance(max_tokens, int) and not isinstance(max_tokens, bool):
-        del params[dialect.max_tokens_field]
-    else:
-        max_tokens = None
+    settings = settings_from_wire(body, params, dialect)
     tools: tuple[ToolSpec, ...] = ()
     raw_tools = body.get("tools")
     if isinstance(raw_tools, list):
@@ -115,10 +108,10 @@ def from_wire_request(request: Any, dialect: Dialect) -> ImportedRequest:
     elif "tools" in body:
         params["tools"] = raw_tools
     return imported_request(
-        tuple(history), tools, str(body.get("model", "")), max_tokens, body.get("tool_choice"),
-        params,
+        tuple(history), tools, str(body.get("model", "")), settings.max_output_tokens,
+        body.get("tool_choice"), params,
         # Re-exported under the dialect it was read as, with the reasoning of every turn it holds.
-        {"dialect": dialect.name, "echo_reasoning": "all"},
+        {"dialect": dialect.name, "echo_reasoning": "all"}, settings,
     )
 
 
