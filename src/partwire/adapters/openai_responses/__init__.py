@@ -18,7 +18,6 @@ from partwire.adapters._common import (
     SettingsArg,
     ToolChoice,
     ToolSpec,
-    legacy_arguments,
     resolve_settings,
 )
 from partwire.adapters._kernel import arun_stream, guard, project, resolve_options, run_stream
@@ -133,10 +132,8 @@ def to_wire(
     losses = Losses(NAME)
     resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
                                         parallel_tool_calls=parallel_tool_calls)
-    max_tokens, tool_choice, parallel_tool_calls = legacy_arguments(resolved, native)
     request = build_request(
-        history, model=model, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens,
-        params=params, parallel_tool_calls=parallel_tool_calls,
+        history, model=model, tools=tools, settings=resolved, native_choice=native, params=params,
         issuers=accept_issuers if accept_issuers is not None else {ISSUER}, losses=losses,
         continuation=opts.continuation, resolve_file=opts.resolve_file)
     return project(request, losses, adapter=NAME, strict=strict, session=session)
@@ -206,10 +203,10 @@ def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
     """
     opts = resolve_options(Options, options, switches)
     resolved, native = resolve_settings(settings, tool_choice=tool_choice)
-    tool_choice = legacy_arguments(resolved, native)[1]
     request = build_request(
-        history, model=model or f"{ISSUER}:estimate", tools=tools, tool_choice=tool_choice,
-        max_tokens=None, params=params, parallel_tool_calls=None,
+        history, model=model or f"{ISSUER}:estimate", tools=tools,
+        settings=resolved.model_copy(update={"max_output_tokens": None}), native_choice=native,
+        params=params,
         issuers=accept_issuers if accept_issuers is not None else {ISSUER}, losses=Losses(NAME),
         continuation=opts.continuation, resolve_file=opts.resolve_file)
     return estimate_request_tokens(request)

@@ -21,7 +21,6 @@ from partwire.adapters._common import (
     SHAPE_ERRORS,
     ImportedRequest,
     Losses,
-    ToolChoice,
     ToolSpec,
     WireFormatError,
     load_json,
@@ -31,11 +30,8 @@ from partwire.adapters._kernel import at_path
 from partwire.adapters.openai_responses._decode import item_parts
 from partwire.adapters.openai_responses._encode import Encoder
 from partwire.adapters.openai_responses._parts import FileResolver, input_part_from_wire, marks_pd
-from partwire.adapters.openai_responses._tools import (
-    tool_choice_to_wire,
-    tool_from_wire,
-    tool_to_wire,
-)
+from partwire.adapters.openai_responses._settings import settings_from_wire, settings_to_wire
+from partwire.adapters.openai_responses._tools import tool_from_wire, tool_to_wire
 from partwire.adapters.openai_responses._wire import (
     API,
     INCLUDE_REASONING,
@@ -51,6 +47,7 @@ from partwire.messages import (
     UserMessage,
 )
 from partwire.parts import Part, TextPart, ToolCallPart, UnknownPart
+from partwire.settings import RequestSettings
 
 __all__ = ["build_request", "chain_start", "from_wire_request"]
 
@@ -88,8 +85,8 @@ def chain_start(history: History, issuers: Collection[str]) -> tuple[int, str | 
 
 
 def build_request(
-    history: History, *, model: str, tools: Sequence[ToolSpec], tool_choice: ToolChoice | None,
-    max_tokens: int | None, params: Mapping[str, Any] | None, parallel_tool_calls: bool | None,
+    history: History, *, model: str, tools: Sequence[ToolSpec], settings: RequestSettings,
+    native_choice: Mapping[str, Any] | None, params: Mapping[str, Any] | None,
     issuers: Collection[str], losses: Losses, continuation: ContinuationMode,
     resolve_file: FileResolver | None,
 ) -> dict[str, Any]:
@@ -101,7 +98,8 @@ def build_request(
         if why is not None:
             losses.add("history", "assistant_message", "downgraded",
                        f"chained continuation is not possible ({why}); every item is sent")
-    request: dict[str, Any] = {"model": wire_model(model, ISSUER)}
+    name = wire_model(model, ISSUER)
+    request: dict[str, Any] = {"model": name}
     instructions = encoder.instructions()
     if instructions is not None:
         request["instructions"] = instructions
@@ -116,13 +114,7 @@ def build_request(
         request["previous_response_id"] = previous
     if tools:
         request["tools"] = [tool_to_wire(t, f"tools[{i}]", losses) for i, t in enumerate(tools)]
-    choice = tool_choice_to_wire(tool_choice)
-    if choice is not None:
-        request["tool_choice"] = choice
-    if parallel_tool_calls is not None:
-        request["parallel_tool_calls"] = parallel_tool_calls
-    if max_tokens is not None:
-        request["max_output_tokens"] = max_tokens
+    settings_to_wire(request, settings, native_choice, losses, model=name, issuers=encoder.issuers)
     if continuation == "stateless":
         request["store"] = False
     if continuation in ("stateless", "chained") and previous is None:
@@ -177,11 +169,8 @@ def from_wire_request(request: Any) -> ImportedRequest:
         history.extend(reader.finish())
     else:
         raise WireFormatError(API, "request", "neither a string nor a list of items", "input")
-    max_tokens = body.get("max_output_tokens")
-    if not (isinstance(max_tokens, int) and not isinstance(max_tokens, bool)):
-        if "max_output_tokens" in body:
-            params["max_output_tokens"] = max_tokens
-        max_tokens = None
+    if "max_output_tokens" in body and type(body["max_output_tokens"]) is not int:
+        params["max_output_tokens"] = body["max_output_tokens"]
     tools: tuple[ToolSpec, ...] = ()
     raw_tools = body.get("tools")
     if isinstance(raw_tools, list) and raw_tools:
@@ -192,10 +181,11 @@ def from_wire_request(request: Any) -> ImportedRequest:
     if "tool_choice" in body and not isinstance(choice, str | dict):
         params["tool_choice"] = choice
         choice = None
+    settings = settings_from_wire(body, params)
     # The body's own store, include and previous_response_id are in params: to_wire adds none.
     return ImportedRequest(history=tuple(history), tools=tools, model=str(body.get("model", "")),
-                           max_tokens=max_tokens, tool_choice=choice, params=params,
-                           options={"continuation": "none"})
+                           max_tokens=settings.max_output_tokens, tool_choice=choice, params=params,
+                           options={"continuation": "none"}, settings=settings)
 
 
 def _output_parts(item: dict[str, Any]) -> list[Part]:
