@@ -43,7 +43,6 @@ __all__ = [
     "imported_request",
     "json_text",
     "known_loss",
-    "legacy_arguments",
     "load_json",
     "new_loss",
     "parse_json",
@@ -189,18 +188,6 @@ def resolve_settings(settings: SettingsArg, *, max_tokens: int | None = None,
     elif tool_choice is not None:
         changes["tool_choice"] = tool_choice
     return RequestSettings.model_validate({**_set_fields(resolved), **changes}), native
-
-
-def legacy_arguments(settings: RequestSettings, native: Mapping[str, Any] | None
-                     ) -> tuple[int | None, ToolChoice | None, bool | None]:
-    """``(max_tokens, tool_choice, parallel_tool_calls)`` of resolved settings, for a writer
-    that does not take :class:`RequestSettings` yet."""
-    choice: ToolChoice | None = native
-    setting = settings.tool_choice
-    if choice is None and setting is not None:
-        choice = setting.name if setting.type == "tool" else (
-            setting.type if setting.type != "allowed_tools" else None)
-    return settings.max_output_tokens, choice, settings.parallel_tool_calls
 
 
 def _set_fields(settings: RequestSettings) -> dict[str, Any]:

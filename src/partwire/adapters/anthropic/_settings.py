@@ -233,7 +233,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]
     stop = params.get("stop_sequences")
     if isinstance(stop, list) and all(isinstance(s, str) for s in stop):
         values["stop_sequences"] = tuple(restore_value(params, restore, "stop_sequences", "stop_sequences"))
-    reasoning = _reasoning_from_wire(params, marks, restore)
+    reasoning = _reasoning_from_wire(params, marks, restore, max_tokens)
     if reasoning is not None:
         values["reasoning"] = reasoning
     fmt = _format_from_wire(params, marks, restore)
@@ -287,7 +287,8 @@ def _tool_choice_from_wire(choice: Any) -> tuple[dict[str, Any] | None, bool | N
 
 
 def _reasoning_from_wire(params: dict[str, Any], marks: dict[str, Any],
-                         restore: dict[str, tuple[str, Any]]) -> Reasoning | dict[str, Any] | None:
+                         restore: dict[str, tuple[str, Any]], max_tokens: Any
+                         ) -> Reasoning | dict[str, Any] | None:
     thinking = params.get("thinking")
     config = params.get("output_config")
     effort = config.get("effort") if isinstance(config, dict) and config.keys() <= {
@@ -304,7 +305,9 @@ def _reasoning_from_wire(params: dict[str, Any], marks: dict[str, Any],
         elif kind == "adaptive" and keys <= {"type", "display"}:
             out["enabled"] = True
         elif kind == "enabled" and keys <= {"type", "budget_tokens", "display"} and type(
-                thinking.get("budget_tokens")) is int and thinking["budget_tokens"] >= 1:
+                thinking.get("budget_tokens")) is int and type(max_tokens) is int \
+                and _MIN_BUDGET <= thinking["budget_tokens"] < max_tokens:
+            # A budget the API refuses (under 1024, or not under max_tokens) stays raw.
             out["budget_tokens"] = thinking["budget_tokens"]
         else:
             return None

@@ -19,7 +19,6 @@ from partwire.adapters._common import (
     SettingsArg,
     ToolChoice,
     ToolSpec,
-    legacy_arguments,
     resolve_settings,
     wire_model,
 )
@@ -183,10 +182,9 @@ def to_wire(
     losses = Losses(NAME)
     resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
                                         parallel_tool_calls=parallel_tool_calls)
-    max_tokens, tool_choice, parallel_tool_calls = legacy_arguments(resolved, native)
     request = build_request(
-        history, model=name, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens,
-        params=params, parallel_tool_calls=parallel_tool_calls, losses=losses,
+        history, model=name, tools=tools, settings=resolved, native_choice=native, params=params,
+        losses=losses,
         issuers=accept_issuers if accept_issuers is not None else {ISSUER},
         require_signatures=opts.requires_signatures(name), schema_dialect=opts.schema_dialect,
         vertex=opts.backend == "vertex")
@@ -268,10 +266,10 @@ def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
     opts = resolve_options(Options, options, switches)
     name = wire_model(model, ISSUER) if model else ""
     resolved, native = resolve_settings(settings, tool_choice=tool_choice)
-    tool_choice = legacy_arguments(resolved, native)[1]
     request = build_request(
-        history, model=name, tools=tools, tool_choice=tool_choice, max_tokens=None, params=params,
-        parallel_tool_calls=None, losses=_Unread(NAME),
+        history, model=name, tools=tools,
+        settings=resolved.model_copy(update={"max_output_tokens": None}), native_choice=native,
+        params=params, losses=_Unread(NAME),
         issuers=accept_issuers if accept_issuers is not None else {ISSUER},
         require_signatures=opts.requires_signatures(name) if name else False,
         schema_dialect=opts.schema_dialect, vertex=opts.backend == "vertex")

@@ -20,7 +20,6 @@ from partwire.adapters._common import (
     SHAPE_ERRORS,
     ImportedRequest,
     Losses,
-    ToolChoice,
     ToolSpec,
     WireFormatError,
     json_text,
@@ -29,10 +28,10 @@ from partwire.adapters._common import (
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters.google._encode import Encoder
 from partwire.adapters.google._parts import part_from_wire
+from partwire.adapters.google._settings import settings_from_wire, settings_to_wire
 from partwire.adapters.google._tools import (
     SchemaDialect,
     tool_choice_from_wire,
-    tool_choice_to_wire,
     tools_from_wire,
     tools_to_wire,
 )
@@ -41,6 +40,7 @@ from partwire.history import HistoryEvent
 from partwire.ids import new_tool_call_id
 from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 from partwire.parts import Part, ToolCallPart, UnknownPart
+from partwire.settings import RequestSettings
 
 __all__ = ["build_request", "from_wire_request"]
 
@@ -49,8 +49,8 @@ _BODY_FIELDS = frozenset({"contents", "systemInstruction", "tools", "toolConfig"
 
 def build_request(
     history: Sequence[HistoryEvent], *, model: str, tools: Sequence[ToolSpec],
-    tool_choice: ToolChoice | None, max_tokens: int | None, params: Mapping[str, Any] | None,
-    parallel_tool_calls: bool | None, losses: Losses, issuers: Collection[str],
+    settings: RequestSettings, native_choice: Mapping[str, Any] | None,
+    params: Mapping[str, Any] | None, losses: Losses, issuers: Collection[str],
     require_signatures: bool, schema_dialect: SchemaDialect, vertex: bool,
 ) -> dict[str, Any]:
     """The ``generateContent`` body for ``history`` (the model goes in the URL, not the body)."""
@@ -62,22 +62,13 @@ def build_request(
         request["systemInstruction"] = system
     if tools:
         request["tools"] = tools_to_wire(tools, losses, dialect=schema_dialect, vertex=vertex)
-    config = tool_choice_to_wire(tool_choice)
-    if config is not None:
-        request["toolConfig"] = config
-    if parallel_tool_calls is False:
-        losses.add("parallel_tool_calls", "request", "dropped",
-                   "Gemini has no switch to forbid parallel function calls")
     rest = camel_keys(dict(params or {}))
     given = rest.pop("generationConfig", None)
     if given is not None and not isinstance(given, Mapping):
         raise ValueError("params['generationConfig'] must be an object")
     generation = dict(given or {})
-    if max_tokens is not None:
-        if "maxOutputTokens" in generation:
-            raise ValueError("params['generationConfig']['maxOutputTokens'] conflicts with "
-                             "max_tokens; pass one of them")
-        generation["maxOutputTokens"] = max_tokens
+    settings_to_wire(request, generation, settings, native_choice, losses, model=model,
+                     issuers=issuers)
     thinking = generation.get("thinkingConfig")
     if isinstance(thinking, Mapping) and "thinkingBudget" in thinking and "thinkingLevel" in thinking:
         # Gemini answers 400 to both; the family decides (2.5: budget, 3: level).
@@ -268,25 +259,22 @@ def from_wire_request(request: Any) -> ImportedRequest:
     params = {k: v for k, v in body.items() if k not in _BODY_FIELDS}
     if "tools" in body and not body["tools"]:
         params["tools"] = body["tools"]
-    max_tokens: int | None = None
     if "generationConfig" in body:
-        generation = body["generationConfig"]
-        if not isinstance(generation, dict):
+        if not isinstance(body["generationConfig"], dict):
             raise WireFormatError(ISSUER, "request", "not an object", "generationConfig")
-        generation = dict(generation)
-        limit = generation.get("maxOutputTokens")
-        if isinstance(limit, int) and not isinstance(limit, bool):
-            max_tokens = generation.pop("maxOutputTokens")
-        if generation or max_tokens is None:
-            params["generationConfig"] = generation
+        params["generationConfig"] = body["generationConfig"]
+    # The tool choice as before (a word, a name, or the native toolConfig); a canonical one is
+    # in the settings as well, and to_wire_kwargs passes it from there.
     tool_choice = tool_choice_from_wire(body["toolConfig"]) if "toolConfig" in body else None
     if "toolConfig" in body and tool_choice is None:
         params["toolConfig"] = body["toolConfig"]
+    settings = settings_from_wire(body, params)
     return ImportedRequest(
         history=tuple(importer.history),
         tools=tools_from_wire(body["tools"]) if body.get("tools") else (),
         model="",
-        max_tokens=max_tokens,
+        max_tokens=settings.max_output_tokens,
         tool_choice=tool_choice,
         params=params,
+        settings=settings,
     )

@@ -1,0 +1,313 @@
+"""Generation settings: :class:`RequestSettings` <-> Gemini's ``generationConfig`` and ``toolConfig``.
+
+``maxOutputTokens``, ``temperature``, ``topP``, ``topK``, ``stopSequences``, ``seed``,
+``presencePenalty``, ``frequencyPenalty``, ``responseMimeType`` with ``responseJsonSchema`` (or
+the OpenAPI ``responseSchema``), ``thinkingConfig`` (``thinkingBudget`` for Gemini 2.x,
+``thinkingLevel`` for later models, ``includeThoughts``) and ``toolConfig.functionCallingConfig``.
+Gemini has no end-user id and no switch for parallel calls: those are losses. The table:
+``docs/conversion.md``, "Settings".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from partwire.adapters._common import Losses
+from partwire.adapters._settings import (
+    budget_for_effort,
+    marks_of,
+    number,
+    read_settings,
+    setting_loss,
+    with_marks,
+)
+from partwire.adapters.google._wire import ISSUER
+from partwire.settings import (
+    AllowedToolsChoice,
+    AutoToolChoice,
+    JsonObjectOutput,
+    JsonSchemaOutput,
+    NamedToolChoice,
+    NoToolChoice,
+    RequestSettings,
+    RequiredToolChoice,
+    TextOutput,
+)
+
+__all__ = ["settings_from_wire", "settings_to_wire"]
+
+# Canonical field -> generationConfig key, for the plain values.
+_PLAIN = (("temperature", "temperature"), ("top_p", "topP"), ("seed", "seed"),
+          ("presence_penalty", "presencePenalty"), ("frequency_penalty", "frequencyPenalty"))
+_LEVELS = {"minimal": "MINIMAL", "low": "LOW", "medium": "MEDIUM", "high": "HIGH", "xhigh": "XHIGH"}
+_EFFORT_OF_LEVEL = {v: k for k, v in _LEVELS.items()}
+_MODES = {"AUTO": "auto", "ANY": "required", "NONE": "none"}
+_JSON = "application/json"
+_TEXT = "text/plain"
+_OFF = 0  # thinkingBudget: "0 is DISABLED. -1 is AUTOMATIC"
+_AUTOMATIC = -1
+
+
+def _budget_family(model: str) -> bool:
+    """Whether thinking is set by a token budget (Gemini 2.x, and a model this does not know)
+    rather than by a level (Gemini 3 and later)."""
+    return not model.startswith(("gemini-3", "gemini-4"))
+
+
+# -- to_wire --------------------------------------------------------------------------------
+
+
+def settings_to_wire(request: dict[str, Any], generation: dict[str, Any], settings: RequestSettings,
+                     native_choice: Mapping[str, Any] | None, losses: Losses, *, model: str,
+                     issuers: Collection[str]) -> None:
+    """Write ``settings`` into ``request`` (``toolConfig``) and ``generation`` (the body's
+    ``generationConfig``, the caller's own keys already in it: a key both set is refused)."""
+    if native_choice is not None:
+        request["toolConfig"] = dict(native_choice)
+    elif settings.tool_choice is not None:
+        request["toolConfig"] = {"functionCallingConfig": _tool_choice_to_wire(settings.tool_choice,
+                                                                               losses)}
+    if settings.parallel_tool_calls is not None:
+        setting_loss(losses, "parallel_tool_calls", "dropped",
+                     "Gemini has no switch for parallel function calls")
+    if settings.max_output_tokens is not None:
+        _put(generation, "maxOutputTokens", settings.max_output_tokens)
+    if settings.is_empty():
+        return
+    marks = marks_of(settings, issuers)
+    for field, key in _PLAIN:
+        value = getattr(settings, field)
+        if value is not None:
+            _put(generation, key, value)
+    if settings.top_k is not None:
+        _put(generation, "topK", float(settings.top_k) if marks.get("topK") == "float"
+             else settings.top_k)
+    if settings.stop_sequences is not None:
+        _put(generation, "stopSequences", list(settings.stop_sequences))
+    if settings.reasoning is not None:
+        _reasoning_to_wire(generation, settings, losses, model=model,
+                           levels=marks.get("thinking") == "level")
+    if settings.output_format is not None:
+        _format_to_wire(generation, settings, marks, losses)
+    if settings.end_user_id is not None:
+        setting_loss(losses, "end_user_id", "dropped", "Gemini's request has no end-user id")
+
+
+def _put(generation: dict[str, Any], key: str, value: Any) -> None:
+    if key in generation:
+        raise ValueError(f"params['generationConfig'][{key!r}] conflicts with the settings; "
+                         "pass one of them")
+    generation[key] = value
+
+
+def _tool_choice_to_wire(choice: Any, losses: Losses) -> dict[str, Any]:
+    match choice:
+        case AutoToolChoice():
+            return {"mode": "AUTO"}
+        case RequiredToolChoice():
+            return {"mode": "ANY"}
+        case NoToolChoice():
+            return {"mode": "NONE"}
+        case NamedToolChoice():
+            return {"mode": "ANY", "allowedFunctionNames": [choice.name]}
+        case AllowedToolsChoice():
+            if choice.mode == "required" and len(choice.names) == 1:
+                setting_loss(losses, "tool_choice", "rewritten",
+                             "one allowed tool, required, is sent as that tool")
+            mode = "ANY" if choice.mode == "required" else "VALIDATED"
+            return {"mode": mode, "allowedFunctionNames": list(choice.names)}
+    raise TypeError(f"not a tool choice: {choice!r}")  # pragma: no cover
+
+
+def _reasoning_to_wire(generation: dict[str, Any], settings: RequestSettings, losses: Losses, *,
+                       model: str, levels: bool) -> None:
+    reasoning = settings.reasoning
+    assert reasoning is not None
+    config: dict[str, Any] = {}
+    budgets = _budget_family(model) and not levels
+    effort, budget = reasoning.effort, reasoning.budget_tokens
+    if reasoning.enabled is False:
+        if budgets:
+            config["thinkingBudget"] = _OFF
+        else:
+            config["thinkingLevel"] = "MINIMAL"
+            setting_loss(losses, "reasoning", "rewritten",
+                         f"{model or 'this model'} cannot turn thinking off; sent as the least, MINIMAL")
+    elif budget is not None and (budgets or effort is None):
+        config["thinkingBudget"] = budget
+        if effort is not None:
+            setting_loss(losses, "reasoning", "dropped",
+                         "Gemini takes a thinking budget or a level, not both: the budget is sent")
+    elif effort is not None:
+        if budgets:
+            config["thinkingBudget"] = budget_for_effort(effort)
+            setting_loss(losses, "reasoning", "rewritten",
+                         f"Gemini 2.x takes a budget: effort {effort} is sent as "
+                         f"{config['thinkingBudget']} tokens")
+        else:
+            config["thinkingLevel"] = _LEVELS.get(effort, "XHIGH")
+            if effort not in _LEVELS:
+                setting_loss(losses, "reasoning", "rewritten",
+                             f"Gemini's levels end at XHIGH; effort {effort} is sent as XHIGH")
+            if budget is not None:
+                setting_loss(losses, "reasoning", "dropped",
+                             "Gemini takes a thinking budget or a level, not both: the level is sent")
+    elif reasoning.enabled:
+        config["thinkingBudget"] = _AUTOMATIC
+    if reasoning.summary is not None:
+        config["includeThoughts"] = reasoning.summary != "none"
+        if reasoning.summary in ("concise", "detailed"):
+            setting_loss(losses, "reasoning", "rewritten",
+                         f"Gemini has no summary levels: {reasoning.summary} is sent as includeThoughts")
+    if config:
+        _put(generation, "thinkingConfig", config)
+
+
+def _format_to_wire(generation: dict[str, Any], settings: RequestSettings,
+                    marks: Mapping[str, Any], losses: Losses) -> None:
+    match settings.output_format:
+        case TextOutput():
+            _put(generation, "responseMimeType", _TEXT)
+        case JsonObjectOutput():
+            _put(generation, "responseMimeType", _JSON)
+        case JsonSchemaOutput() as fmt:
+            _put(generation, "responseMimeType", _JSON)
+            _put(generation, "responseSchema" if marks.get("schema") == "openapi"
+                 else "responseJsonSchema", fmt.json_schema)
+            for name in ("name", "description", "strict"):
+                if getattr(fmt, name) is not None:
+                    setting_loss(losses, f"output_format.{name}", "dropped",
+                                 f"Gemini's response schema has no {name}")
+
+
+# -- from_wire_request ----------------------------------------------------------------------
+
+
+def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> RequestSettings:
+    """The settings of a camelCase body. ``params`` holds the body's other fields, its
+    ``generationConfig`` included: the keys read are taken out of it (and the object itself when
+    nothing else was in it), ``toolConfig`` too when it is canonical."""
+    values: dict[str, Any] = {}
+    marks: dict[str, Any] = {}
+    choice = _tool_choice_from_wire(body.get("toolConfig"))
+    if choice is not None:
+        values["tool_choice"] = choice
+    given = params.get("generationConfig")
+    generation: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
+    taken: dict[str, Any] = {}
+
+    def take(field: str, key: str) -> Any:
+        value = generation.pop(key)
+        taken.setdefault(field, {})[key] = value
+        return value
+
+    if type(generation.get("maxOutputTokens")) is int:
+        values["max_output_tokens"] = take("max_output_tokens", "maxOutputTokens")
+    for field, key in _PLAIN:
+        if key in generation and number(generation[key]):
+            values[field] = take(field, key)
+    top_k = generation.get("topK")
+    if type(top_k) is int:
+        values["top_k"] = take("top_k", "topK")
+    elif type(top_k) is float and top_k.is_integer():
+        values["top_k"] = int(take("top_k", "topK"))
+        marks["topK"] = "float"  # the SDK types topK as a float: 40 goes out as 40.0
+    stop = generation.get("stopSequences")
+    if isinstance(stop, list) and all(isinstance(s, str) for s in stop):
+        values["stop_sequences"] = tuple(take("stop_sequences", "stopSequences"))
+    reasoning = _reasoning_from_wire(generation.get("thinkingConfig"))
+    if reasoning is not None:
+        if "thinkingLevel" in take("reasoning", "thinkingConfig"):
+            marks["thinking"] = "level"  # a level, whatever the model (the body does not say it)
+        values["reasoning"] = reasoning
+    fmt = _format_from_wire(generation, marks, take)
+    if fmt is not None:
+        values["output_format"] = fmt
+    if taken:
+        # What the settings do not cover stays; an object they emptied goes (they write it back).
+        if generation:
+            params["generationConfig"] = generation
+        else:
+            del params["generationConfig"]
+
+    def put_back(field: str) -> None:
+        # A canonical tool choice is also the import's native one: nothing to put back for it.
+        if field in taken:
+            params.setdefault("generationConfig", {}).update(taken[field])
+
+    return read_settings(with_marks(values, ISSUER, marks), put_back)
+
+
+def _tool_choice_from_wire(config: Any) -> Any:
+    """The canonical tool choice of a ``toolConfig`` that says only that, else ``None``."""
+    if not isinstance(config, dict) or config.keys() != {"functionCallingConfig"}:
+        return None
+    calling = config["functionCallingConfig"]
+    if not isinstance(calling, dict):
+        return None
+    mode = calling.get("mode")
+    if calling.keys() == {"mode"} and mode in _MODES:
+        return _MODES[mode]
+    names = calling.get("allowedFunctionNames")
+    if calling.keys() != {"mode", "allowedFunctionNames"} or not isinstance(names, list) or not names \
+            or not all(isinstance(n, str) for n in names):
+        return None
+    if mode == "ANY":
+        if len(names) == 1:
+            return {"type": "tool", "name": names[0]}
+        return {"type": "allowed_tools", "mode": "required", "names": tuple(names)}
+    if mode == "VALIDATED":
+        return {"type": "allowed_tools", "mode": "auto", "names": tuple(names)}
+    return None
+
+
+def _reasoning_from_wire(config: Any) -> dict[str, Any] | None:
+    if not isinstance(config, dict) or not config or not config.keys() <= {
+            "thinkingBudget", "thinkingLevel", "includeThoughts"}:
+        return None
+    out: dict[str, Any] = {}
+    budget = config.get("thinkingBudget")
+    level = config.get("thinkingLevel")
+    if "thinkingBudget" in config and "thinkingLevel" in config:
+        return None  # Gemini refuses both
+    if "thinkingBudget" in config:
+        if type(budget) is not int or budget < _AUTOMATIC:
+            return None
+        if budget == _OFF:
+            out["enabled"] = False
+        elif budget == _AUTOMATIC:
+            out["enabled"] = True
+        else:
+            out["budget_tokens"] = budget
+    elif "thinkingLevel" in config:
+        if level not in _EFFORT_OF_LEVEL:
+            return None
+        out["effort"] = _EFFORT_OF_LEVEL[level]
+    if "includeThoughts" in config:
+        if type(config["includeThoughts"]) is not bool:
+            return None
+        out["summary"] = "auto" if config["includeThoughts"] else "none"
+    return out
+
+
+def _format_from_wire(generation: dict[str, Any], marks: dict[str, Any], take: Any
+                      ) -> dict[str, Any] | None:
+    mime = generation.get("responseMimeType")
+    schemas = [k for k in ("responseJsonSchema", "responseSchema") if k in generation]
+    if mime == _TEXT and not schemas:
+        take("output_format", "responseMimeType")
+        return {"type": "text"}
+    if mime != _JSON or len(schemas) > 1:
+        return None
+    if not schemas:
+        take("output_format", "responseMimeType")
+        return {"type": "json_object"}
+    schema = generation[schemas[0]]
+    if not isinstance(schema, dict):
+        return None
+    take("output_format", "responseMimeType")
+    take("output_format", schemas[0])
+    if schemas[0] == "responseSchema":
+        marks["schema"] = "openapi"
+    return {"type": "json_schema", "json_schema": schema}
