@@ -35,6 +35,7 @@ from partwire import (
 from partwire.adapters import get_adapter
 from partwire.convert import convert
 from partwire.projection import Loss
+from partwire.switch import check_switch
 from tests.harness.validity import request_errors
 from tests.laws.test_corpus_laws import ADAPTERS, PAIRS
 
@@ -164,11 +165,16 @@ def _send(target: str, model: str, given: RequestSettings) -> tuple[dict[str, An
 @given(data=st.data(), given_settings=request_settings())
 def test_every_setting_arrives_or_is_named_by_a_loss(target: str, data: st.DataObject,
                                                      given_settings: RequestSettings) -> None:
-    """Any settings sent to any adapter: the body validates against the SDK's request type, and
-    each setting comes back from the adapter's own reader or a loss names it."""
+    """Any settings sent to any adapter: the body validates against the SDK's request type,
+    ``check_switch`` predicts the same losses, and each setting comes back from the adapter's own
+    reader or a loss names it."""
     model = data.draw(st.sampled_from(MODELS[target]), label="model")
     body, losses, back = _send(target, model, given_settings)
     assert request_errors(target, body) == []
+    # The switch prediction names the same losses (law 6, with settings).
+    predicted = check_switch(HISTORY, target, model=model, tools=TOOLS, settings=given_settings)
+    assert [(x.path, x.action, x.reason) for x in predicted] == [
+        (x.path, x.action, x.reason) for x in losses]
     for name in _fields(given_settings):
         sent = _meaning(name, getattr(given_settings, name), target)
         if sent is None or _named(name, losses):

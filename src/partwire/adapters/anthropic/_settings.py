@@ -276,7 +276,7 @@ def _tool_choice_from_wire(choice: Any) -> tuple[dict[str, Any] | None, bool | N
     if "disable_parallel_tool_use" in choice and not isinstance(flag, bool):
         return None, None
     parallel = None if flag is None else not flag
-    if kind in _CHOICES and keys <= {"type", "disable_parallel_tool_use"}:
+    if isinstance(kind, str) and kind in _CHOICES and keys <= {"type", "disable_parallel_tool_use"}:
         return {"type": _CHOICES[kind]}, parallel
     if kind == "tool" and keys <= {"type", "name", "disable_parallel_tool_use"} and isinstance(
             choice.get("name"), str):
@@ -293,12 +293,14 @@ def _reasoning_from_wire(params: dict[str, Any], marks: dict[str, Any],
     config = params.get("output_config")
     effort = config.get("effort") if isinstance(config, dict) and config.keys() <= {
         "effort", "format"} else None
+    if not isinstance(effort, str):  # (the tables below are looked up by hash)
+        effort = None
     out: dict[str, Any] = {}
     if isinstance(thinking, dict):
         kind = thinking.get("type")
         keys = thinking.keys()
         display = thinking.get("display")
-        if "display" in thinking and display not in _DISPLAY:
+        if "display" in thinking and (not isinstance(display, str) or display not in _DISPLAY):
             return None
         if kind == "disabled" and len(keys) == 1:
             out["enabled"] = False

@@ -188,7 +188,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
             read["effort"] = effort
         elif "effort" in reasoning:
             read = None
-        if read is not None and summary in _SUMMARIES:
+        if read is not None and isinstance(summary, str) and summary in _SUMMARIES:
             read["summary"] = summary
         elif "summary" in reasoning:
             read = None
