@@ -18,7 +18,6 @@ from partwire.adapters._settings import (
     number,
     read_settings,
     setting_loss,
-    with_marks,
 )
 from partwire.adapters.anthropic._wire import ISSUER
 from partwire.settings import (
@@ -223,7 +222,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]
             if parallel is not None:
                 values["parallel_tool_calls"] = parallel
             native = None
-    if len(params) == 0:
+    if params.keys().isdisjoint(SETTING_FIELDS):
         return read_settings(values, _no_restore), native, False
     sampling = False
     for name in _SAMPLING:
@@ -250,7 +249,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]
             key, value = restore[field]
             params[key] = value
 
-    settings = read_settings(with_marks(values, ISSUER, marks), put_back)
+    settings = read_settings(values, put_back, ISSUER, marks)
     return settings, native, sampling
 
 

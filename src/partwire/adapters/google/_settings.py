@@ -20,7 +20,6 @@ from partwire.adapters._settings import (
     number,
     read_settings,
     setting_loss,
-    with_marks,
 )
 from partwire.adapters.google._wire import ISSUER
 from partwire.settings import (
@@ -236,7 +235,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
         if field in taken:
             params.setdefault("generationConfig", {}).update(taken[field])
 
-    return read_settings(with_marks(values, ISSUER, marks), put_back)
+    return read_settings(values, put_back, ISSUER, marks)
 
 
 def _tool_choice_from_wire(config: Any) -> Any:
