@@ -151,3 +151,28 @@ def test_the_cli_reads_every_bridge_convert_reads() -> None:
 
     assert cli.BRIDGES == BRIDGES
     assert not set(BRIDGES) & set(cli.FORMATS)
+
+
+def test_settings_cross_and_the_command_line_sets_more(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A request's temperature and tool choice arrive in Gemini's own fields; --settings and
+    --set add and override settings; a setting no API takes is one clear error naming it."""
+    body = {"model": "gpt-4.1", "temperature": 0.3, "tool_choice": "required", "stop": "END",
+            "tools": [{"type": "function", "function": {
+                "name": "f", "description": "F.", "parameters": {"type": "object", "properties": {}}}}],
+            "messages": [{"role": "user", "content": "hi"}]}
+    (tmp_path / "req.json").write_text(json.dumps(body))
+    (tmp_path / "settings.json").write_text(json.dumps({"seed": 7, "temperature": 1.5}))
+    assert main(["convert", "--from", "openai-chat", "--to", "google", "--model", "google:gemini-2.5-flash",
+                 "--settings", str(tmp_path / "settings.json"), "--set", "temperature=0.2",
+                 "--set", "reasoning=low", str(tmp_path / "req.json")]) == 0
+    out, err = capsys.readouterr()
+    request = json.loads(out)
+    assert_valid_request("google", request)
+    assert request["generationConfig"] == {"temperature": 0.2, "stopSequences": ["END"], "seed": 7,
+                                           "thinkingConfig": {"thinkingBudget": 1024}}
+    assert request["toolConfig"] == {"functionCallingConfig": {"mode": "ANY"}}
+    assert "request.settings.reasoning (setting) rewritten" in err
+    assert main(["convert", "--from", "openai-chat", "--to", "google", "--set", "temperature=9",
+                 str(tmp_path / "req.json")]) == 2
+    assert "settings.temperature" in capsys.readouterr().err

@@ -13,6 +13,7 @@ from partwire import (
     RequestSettings,
     RequiredToolChoice,
 )
+from partwire.adapters import get_adapter
 from partwire.adapters._common import resolve_settings
 
 
@@ -74,3 +75,28 @@ def test_a_request_s_settings_override_the_session_s() -> None:
     assert session.merged(None) is session
     assert RequestSettings().is_empty()
     assert not merged.is_empty()
+
+
+@pytest.mark.parametrize(("name", "body"), [
+    ("anthropic", {"model": "m", "max_tokens": 5, "messages": [], "tool_choice": {"type": [1]},
+                   "thinking": {"type": "adaptive", "display": [1]}, "output_config": {"effort": {}},
+                   "stop_sequences": [1], "metadata": {"user_id": 3}, "temperature": "hot"}),
+    ("openai_chat", {"model": "m", "messages": [], "reasoning_effort": {}, "response_format": {"type": []},
+                     "tool_choice": {"type": "allowed_tools", "allowed_tools": {"mode": [1], "tools": []}},
+                     "stop": [1], "user": 5, "temperature": [1]}),
+    ("openai_responses", {"model": "m", "input": [], "reasoning": {"effort": [], "summary": {}},
+                          "text": {"format": {"type": {}}},
+                          "tool_choice": {"type": "allowed_tools", "mode": {}, "tools": []}}),
+    ("google", {"contents": [], "toolConfig": {"functionCallingConfig": {"mode": "VALIDATED"}},
+                "generationConfig": {"thinkingConfig": {"thinkingLevel": {}}, "topK": "x",
+                                     "responseMimeType": [], "temperature": 9}}),
+])
+def test_settings_of_a_shape_no_api_takes_stay_raw_and_go_back_as_they_came(
+        name: str, body: dict[str, object]) -> None:
+    """A reader keeps a setting it cannot read in params (or the native tool choice), raw: the
+    same API gets the body back exactly, and nothing is read into the settings."""
+    adapter = get_adapter(name)
+    imported = adapter.from_wire_request(body)
+    assert imported.settings.model_copy(update={"max_output_tokens": None}).is_empty()
+    kwargs = imported.to_wire_kwargs()
+    assert adapter.to_wire(imported.history, **kwargs).request == body

@@ -34,6 +34,7 @@ from partwire.messages import (
     UserMessage,
 )
 from partwire.projection import Loss, log_losses
+from partwire.settings import EMPTY_SETTINGS, RequestSettings
 from partwire.tools import ToolDefinition
 
 if TYPE_CHECKING:
@@ -61,7 +62,8 @@ _MODEL_FAMILIES: tuple[tuple[re.Pattern[str], str], ...] = (
 
 
 def convert(data: Any, *, source: str, target: str, model: str | None = None, strict: bool = False,
-            tools: Any = None, options: Mapping[str, Any] | None = None) -> tuple[Any, tuple[Loss, ...]]:
+            tools: Any = None, options: Mapping[str, Any] | None = None,
+            settings: RequestSettings | Mapping[str, Any] | None = None) -> tuple[Any, tuple[Loss, ...]]:
     """Convert ``data`` from ``source`` to ``target``; returns ``(output, losses)``.
 
     The output is JSONL ``bytes`` for ``canonical``, a request body (``dict``) for an adapter.
@@ -77,6 +79,12 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
     shape (see :func:`read_tools`); they replace the tools of an imported request. A history that
     calls tools with no definition for them is a loss where the target API needs definitions.
 
+    The generation settings of an imported request (temperature, tool choice, reasoning, output
+    format...) cross: the target writes each into its own field, and reports what it cannot
+    take (``request.settings.<field>``). ``settings`` (:class:`~partwire.settings.RequestSettings`
+    or a mapping of its fields) override them field by field; from a canonical history they are
+    the request's only settings. Body fields without a canonical form do not cross (a loss).
+
     ``options`` are adapter options (``{"dialect": "deepseek"}``): each goes to the adapter(s)
     of this conversion whose ``Options`` have a field of that name. ``strict=True`` raises
     :class:`~partwire.errors.LossError` on any loss.
@@ -88,8 +96,12 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
     if source_adapter is not None and imported is not None:
         history = _fill_provenance(history, source_adapter, source_opts, imported.model or model)
     definitions = read_tools(tools) if tools is not None else None
+    own_settings = _settings(settings)
     losses: list[Loss] = []
     if target_adapter is None:
+        if own_settings is not None:
+            raise ConversionError("settings belong to a request body; a canonical history holds "
+                                  "none", option="settings")
         # The output limit is not counted: Anthropic's requires one, and every body states it.
         if imported is not None and (imported.tools or imported.params or imported.tool_choice
                                      or not imported.settings.model_copy(
@@ -124,6 +136,8 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
                                    adapter.NAME))
     if definitions is not None:
         kwargs["tools"] = definitions
+    if own_settings is not None:
+        kwargs["settings"] = kwargs.get("settings", EMPTY_SETTINGS).merged(own_settings)
     if not any(isinstance(e, _MESSAGE_TYPES) for e in history):
         raise ConversionError(f"the history has no messages: there is nothing to send to {target}")
     issuer = _issuer(adapter, target_opts)
@@ -142,6 +156,21 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
         kwargs["options"] = {**kwargs.get("options", {}), **target_opts}
     projection = adapter.to_wire(history, model=chosen, strict=strict, **kwargs)
     return projection.request, (*losses, *projection.losses)
+
+
+def _settings(settings: RequestSettings | Mapping[str, Any] | None) -> RequestSettings | None:
+    """``settings=`` as :class:`RequestSettings`; a ConversionError names a field that is wrong."""
+    if settings is None or isinstance(settings, RequestSettings):
+        return settings
+    if not isinstance(settings, Mapping):
+        raise ConversionError(f"settings must be an object of settings, not {json_kind(settings)}",
+                              option="settings")
+    try:
+        return RequestSettings.model_validate(settings)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        where = ".".join(str(x) for x in error["loc"])
+        raise ConversionError(f"settings.{where}: {error['msg']}", option="settings") from exc
 
 
 def read_tools(tools: Any) -> tuple[ToolSpec, ...]:

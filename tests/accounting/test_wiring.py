@@ -58,8 +58,8 @@ def test_estimate_input_tokens_takes_what_to_wire_takes(adapter: str) -> None:
         kwargs["model"] = kwargs["model"] or "estimate"
         body = module.to_wire(imported.history, **kwargs).request
         estimate = module.estimate_input_tokens(
-            imported.history, imported.tools, model=kwargs["model"], tool_choice=imported.tool_choice,
-            params=imported.params, options=kwargs.get("options"))
+            imported.history, imported.tools, model=kwargs["model"], tool_choice=kwargs.get("tool_choice"),
+            params=imported.params, settings=imported.settings, options=kwargs.get("options"))
         assert estimate == count(body), sample.name
         differs += estimate != module.estimate_input_tokens(imported.history, imported.tools,
                                                             options=kwargs.get("options"))

@@ -67,9 +67,11 @@ def chromium_or_fail() -> str:
     return found
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """One headless Chromium for the session."""
+    """One headless Chromium per test module. Not per session: Playwright's synchronous API
+    keeps an event loop running in the thread while it is open, and asyncio.run() in any later
+    test would fail."""
     from playwright.sync_api import sync_playwright
 
     path = chromium_or_fail()

@@ -7,6 +7,7 @@ Provider-neutral: each adapter's ``_settings`` module knows its own fields and c
 
 from __future__ import annotations
 
+import marshal
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -108,16 +109,17 @@ def openai_refused(model: str, field: str, value: Any = None) -> str | None:
     return None
 
 
-# Settings made of plain values, by their items: a body's settings are the same on every request
-# of a conversation (a max_tokens alone, most often), and validating them costs more than reading
-# a short history.
-_MEMO: dict[tuple[Any, ...], RequestSettings] = {}
+# Settings by the marshalled values they were read from: a body's settings are the same on every
+# request of a conversation, and validating them (a JSON schema above all) costs more than
+# reading a short history. marshal is exact about types (1, 1.0 and True differ).
+_MEMO: dict[bytes, RequestSettings] = {}
 _MEMO_LIMIT = 1024
-_PLAIN = (str, int, float, bool, type(None))
 
 
-def read_settings(values: dict[str, Any], restore: Callable[[str], None]) -> RequestSettings:
-    """``values`` (canonical field -> value) as :class:`RequestSettings`.
+def read_settings(values: dict[str, Any], restore: Callable[[str], None], issuer: str = "",
+                  marks: dict[str, Any] | None = None) -> RequestSettings:
+    """``values`` (canonical field -> plain JSON-like value) as :class:`RequestSettings`, with
+    ``marks`` of ``issuer`` in its ``provider_data`` when there are any.
 
     A field whose value does not validate is left out, and ``restore(field)`` is called so the
     reader keeps the wire value in ``params``, raw: what the canonical form cannot hold is kept,
@@ -125,12 +127,16 @@ def read_settings(values: dict[str, Any], restore: Callable[[str], None]) -> Req
     """
     if not values:
         return EMPTY_SETTINGS
-    key: tuple[Any, ...] | None = None
-    if all(type(v) in _PLAIN for v in values.values()):
-        key = tuple((k, type(v), v) for k, v in values.items())
+    try:
+        key: bytes | None = marshal.dumps((values, issuer, marks))
+    except ValueError:  # not plain data: validated each time
+        key = None
+    if key is not None:
         found = _MEMO.get(key)
         if found is not None:
             return found
+    if marks:
+        values = with_marks(dict(values), issuer, marks)
     while True:
         try:
             settings = RequestSettings.model_validate(values)
@@ -141,7 +147,7 @@ def read_settings(values: dict[str, Any], restore: Callable[[str], None]) -> Req
             for name in bad & values.keys():
                 del values[name]
                 restore(name)
-            if not values:
+            if not values.keys() - {"provider_data"}:
                 return EMPTY_SETTINGS
             key = None
             continue

@@ -49,6 +49,13 @@ def add_convert_parser(commands: Any) -> None:
         "--option", dest="options", action="append", default=[], metavar="KEY=VALUE", type=_option,
         help="an adapter option (e.g. dialect=deepseek for openai-chat); repeatable")
     convert_cmd.add_argument(
+        "--settings", metavar="SETTINGS", help="a JSON file of generation settings (temperature, "
+                                               "tool_choice, reasoning, output_format...) for the request")
+    convert_cmd.add_argument(
+        "--set", dest="settings_set", action="append", default=[], metavar="KEY=VALUE", type=_option,
+        help="one generation setting, over the input's and --settings' (e.g. temperature=0.2, "
+             "tool_choice=required, reasoning=high; a JSON value or a plain string); repeatable")
+    convert_cmd.add_argument(
         "file", metavar="FILE",
         help="canonical JSONL, or a wire request/response body (JSON); '-' reads stdin",
     )
@@ -77,9 +84,12 @@ def _convert(args: argparse.Namespace) -> int:
             data = read_json_body(stream, name, args)
     tools = _read_tools(args.tools, args) if args.tools else None
     options = dict(args.options)
+    settings = _read_settings(args.settings, args) if args.settings else {}
+    settings.update((key, _value(text)) for key, text in args.settings_set)
     try:
         output, losses = convert(data, source=args.source, target=args.target, model=args.model,
-                                 strict=args.strict, tools=tools, options=options or None)
+                                 strict=args.strict, tools=tools, options=options or None,
+                                 settings=settings or None)
     except LossError as exc:
         refused: tuple[Any, ...] = tuple(exc.losses)  # type: ignore[arg-type]
         for loss in refused:
@@ -116,3 +126,20 @@ def _read_tools(path: str, args: argparse.Namespace) -> Any:
         return read_tools(data)
     except ConversionError as exc:  # named after the tools file, not the history
         raise CommandError(f"{name}: {exc.reason}") from exc
+
+
+def _read_settings(path: str, args: argparse.Namespace) -> dict[str, Any]:
+    name = display_name(path)
+    with open_input(path) as stream:
+        data = read_json_body(stream, name, args)
+    if not isinstance(data, dict):
+        raise CommandError(f"{name}: settings must be a JSON object of settings")
+    return dict(data)
+
+
+def _value(text: str) -> Any:
+    """A ``--set`` value: JSON when it parses (``0.2``, ``true``, ``["END"]``), else the text."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

@@ -88,6 +88,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "convert": ("partwire convert --from canonical --to anthropic h.jsonl > request.json",
                 "partwire convert --from canonical --to openai-chat --model openai:gpt-5 \\",
                 "    --tools tools.json --option dialect=openai h.jsonl",
+                "partwire convert --from openai-chat --to google --model google:gemini-2.5-flash \\",
+                "    --set temperature=0.2 --set reasoning=high request.json",
                 "partwire convert --from anthropic --to canonical request.json > h.jsonl"),
     "schema": ("partwire schema > partwire.schema.json",),
     "store": ("partwire store import h.jsonl",

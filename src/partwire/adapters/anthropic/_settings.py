@@ -18,7 +18,6 @@ from partwire.adapters._settings import (
     number,
     read_settings,
     setting_loss,
-    with_marks,
 )
 from partwire.adapters.anthropic._wire import ISSUER
 from partwire.settings import (
@@ -223,7 +222,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]
             if parallel is not None:
                 values["parallel_tool_calls"] = parallel
             native = None
-    if len(params) == 0:
+    if params.keys().isdisjoint(SETTING_FIELDS):
         return read_settings(values, _no_restore), native, False
     sampling = False
     for name in _SAMPLING:
@@ -250,7 +249,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]
             key, value = restore[field]
             params[key] = value
 
-    settings = read_settings(with_marks(values, ISSUER, marks), put_back)
+    settings = read_settings(values, put_back, ISSUER, marks)
     return settings, native, sampling
 
 
@@ -276,7 +275,7 @@ def _tool_choice_from_wire(choice: Any) -> tuple[dict[str, Any] | None, bool | N
     if "disable_parallel_tool_use" in choice and not isinstance(flag, bool):
         return None, None
     parallel = None if flag is None else not flag
-    if kind in _CHOICES and keys <= {"type", "disable_parallel_tool_use"}:
+    if isinstance(kind, str) and kind in _CHOICES and keys <= {"type", "disable_parallel_tool_use"}:
         return {"type": _CHOICES[kind]}, parallel
     if kind == "tool" and keys <= {"type", "name", "disable_parallel_tool_use"} and isinstance(
             choice.get("name"), str):
@@ -293,12 +292,14 @@ def _reasoning_from_wire(params: dict[str, Any], marks: dict[str, Any],
     config = params.get("output_config")
     effort = config.get("effort") if isinstance(config, dict) and config.keys() <= {
         "effort", "format"} else None
+    if not isinstance(effort, str):  # (the tables below are looked up by hash)
+        effort = None
     out: dict[str, Any] = {}
     if isinstance(thinking, dict):
         kind = thinking.get("type")
         keys = thinking.keys()
         display = thinking.get("display")
-        if "display" in thinking and display not in _DISPLAY:
+        if "display" in thinking and (not isinstance(display, str) or display not in _DISPLAY):
             return None
         if kind == "disabled" and len(keys) == 1:
             out["enabled"] = False

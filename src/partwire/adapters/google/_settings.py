@@ -20,7 +20,6 @@ from partwire.adapters._settings import (
     number,
     read_settings,
     setting_loss,
-    with_marks,
 )
 from partwire.adapters.google._wire import ISSUER
 from partwire.settings import (
@@ -236,7 +235,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
         if field in taken:
             params.setdefault("generationConfig", {}).update(taken[field])
 
-    return read_settings(with_marks(values, ISSUER, marks), put_back)
+    return read_settings(values, put_back, ISSUER, marks)
 
 
 def _tool_choice_from_wire(config: Any) -> Any:
@@ -247,7 +246,7 @@ def _tool_choice_from_wire(config: Any) -> Any:
     if not isinstance(calling, dict):
         return None
     mode = calling.get("mode")
-    if calling.keys() == {"mode"} and mode in _MODES:
+    if calling.keys() == {"mode"} and isinstance(mode, str) and mode in _MODES:
         return _MODES[mode]
     names = calling.get("allowedFunctionNames")
     if calling.keys() != {"mode", "allowedFunctionNames"} or not isinstance(names, list) or not names \
@@ -281,7 +280,7 @@ def _reasoning_from_wire(config: Any) -> dict[str, Any] | None:
         else:
             out["budget_tokens"] = budget
     elif "thinkingLevel" in config:
-        if level not in _EFFORT_OF_LEVEL:
+        if not isinstance(level, str) or level not in _EFFORT_OF_LEVEL:
             return None
         out["effort"] = _EFFORT_OF_LEVEL[level]
     if "includeThoughts" in config:

@@ -22,7 +22,6 @@ from partwire.adapters._settings import (
     openai_refused,
     read_settings,
     setting_loss,
-    with_marks,
 )
 from partwire.adapters.openai_chat._dialects import Dialect
 from partwire.settings import (
@@ -40,6 +39,10 @@ from partwire.settings import (
 __all__ = ["settings_from_wire", "settings_to_wire"]
 
 _MAX_STOP = 4  # OpenAI: "up to 4 sequences"
+# The body fields the settings read (besides the dialect's limit field and tool_choice).
+_KEYS = frozenset({"temperature", "top_p", "seed", "presence_penalty", "frequency_penalty", "stop",
+                   "parallel_tool_calls", "reasoning_effort", "response_format", "safety_identifier",
+                   "user"})
 _SAMPLING = ("temperature", "top_p", "seed", "presence_penalty", "frequency_penalty")
 _WORDS = frozenset({"auto", "none", "required"})
 _JSON_SCHEMA_KEYS = frozenset({"name", "schema", "description", "strict"})
@@ -186,7 +189,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], dialect:
     choice = _tool_choice_from_wire(body.get("tool_choice"))
     if choice is not None:
         values["tool_choice"] = choice
-    if not params:
+    if params.keys().isdisjoint(_KEYS) and dialect.max_tokens_field not in params:
         return read_settings(values, _nothing)
     marks: dict[str, Any] = {}
     taken: dict[str, tuple[str, Any]] = {}
@@ -233,7 +236,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], dialect:
             key, value = taken[field]
             params[key] = value
 
-    return read_settings(with_marks(values, dialect.issuer, marks), put_back)
+    return read_settings(values, put_back, dialect.issuer, marks)
 
 
 def _nothing(field: str) -> None:

@@ -21,7 +21,6 @@ from partwire.adapters._settings import (
     openai_refused,
     read_settings,
     setting_loss,
-    with_marks,
 )
 from partwire.adapters.openai_responses._wire import ISSUER
 from partwire.settings import (
@@ -39,6 +38,9 @@ from partwire.settings import (
 __all__ = ["settings_from_wire", "settings_to_wire"]
 
 _WORDS = frozenset({"auto", "none", "required"})
+# The body fields the settings read from params (max_output_tokens and tool_choice are not there).
+_KEYS = frozenset({"parallel_tool_calls", "temperature", "top_p", "reasoning", "text",
+                   "safety_identifier", "user"})
 _SUMMARIES = frozenset({"auto", "concise", "detailed"})
 _JSON_SCHEMA_KEYS = frozenset({"type", "name", "schema", "description", "strict"})
 _SCHEMA_NAME = "response"  # what an unnamed schema is called where OpenAI requires a name
@@ -162,7 +164,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
     limit = body.get("max_output_tokens")
     if type(limit) is int:
         values["max_output_tokens"] = limit
-    if not params:
+    if params.keys().isdisjoint(_KEYS):
         return read_settings(values, _nothing)
     marks: dict[str, Any] = {}
     taken: dict[str, tuple[str, Any]] = {}
@@ -188,7 +190,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
             read["effort"] = effort
         elif "effort" in reasoning:
             read = None
-        if read is not None and summary in _SUMMARIES:
+        if read is not None and isinstance(summary, str) and summary in _SUMMARIES:
             read["summary"] = summary
         elif "summary" in reasoning:
             read = None
@@ -212,7 +214,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
             key, value = taken[field]
             params[key] = value
 
-    return read_settings(with_marks(values, ISSUER, marks), put_back)
+    return read_settings(values, put_back, ISSUER, marks)
 
 
 def _nothing(field: str) -> None:
