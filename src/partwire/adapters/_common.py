@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import functools
 import json
 import marshal
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
@@ -834,6 +835,7 @@ def orphan_loss(losses: Losses, i: int, call_id: str, message_id: str, api: str)
                "without its call", message_id)
 
 
+@functools.lru_cache(maxsize=256)
 def missing_definition_reason(name: str) -> str:
     """Why a tool call is reported where the request must define its tool (Anthropic): a resumed
     session sent without ``tools=``. The loss is on the call, so a session's projector, which

@@ -22,6 +22,7 @@ from partwire.adapters._common import (
     decode_base64,
     first_accepted,
     foreign_unknown_reason,
+    known_loss,
     missing_definition_reason,
     parse_json,
     sniff_media_type,
@@ -249,8 +250,10 @@ class PartEncoder:
                            f"the canonical id {canonical} is sent", message_id)
         defined = self.defined
         if defined is not None and fields["name"] not in defined:
-            self._lose(i, j, "tool_definition", "dropped", missing_definition_reason(fields["name"]),
-                       message_id)
+            # Remembered: a resumed agent resends every undefined call each turn.
+            self.losses.items.append(known_loss(i, j, "tool_definition", "dropped",
+                                                missing_definition_reason(fields["name"]),
+                                                self.losses.adapter, message_id))
         self.wire_ids[canonical] = wire_id
         text = fields["arguments_json"]
         try:
