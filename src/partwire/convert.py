@@ -61,9 +61,10 @@ BRIDGES = ("pydantic-ai", "langchain", "claude-code", "codex")
 # Responses "input"); anything else is read as a response.
 _REQUEST_KEYS = ("messages", "contents", "input")
 _MESSAGE_TYPES = (SystemMessage, DeveloperMessage, UserMessage, AssistantMessage, ToolMessage)
-# Anthropic answers 400 to a request whose messages hold tool_use blocks and no `tools`; so does
+# Converse answers 400 to a request whose messages hold toolUse blocks and no toolConfig
+# (the Anthropic adapter reports each undefined call itself)
 # Converse ("toolConfig field must be defined when using toolUse and toolResult content blocks").
-_NEEDS_TOOL_DEFINITIONS = frozenset({"anthropic", "bedrock"})
+_NEEDS_TOOL_DEFINITIONS = frozenset({"bedrock"})
 
 
 def convert(data: Any, *, source: str, target: str, model: str | None = None, strict: bool = False,

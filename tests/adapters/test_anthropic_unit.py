@@ -63,12 +63,16 @@ from partwire.streaming import (
     ToolCallStartEvent,
     accumulate,
 )
-from partwire.tools import ToolDefinition
+from partwire.tools import ServerToolDefinition, ToolDefinition
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 PDF = base64.b64encode(b"%PDF-1.4 tiny").decode()
 SIG = "EqQBCkgIBhABGAIiQL2x6mT0a9dQk3wJ0f5bq0pXz3c1Yb8vR7hM2nT4sK6eU9gW1iL0oP3rA5dF8jH2k"
 MODEL = "claude-sonnet-4-6"
+
+
+CALL_X = AssistantMessage([ToolCallPart(id="tu_x", name="f", arguments_json="{}")])
+"""The call the tool results of the tests below answer (a result needs its call)."""
 
 
 def request(history: list[HistoryEvent], **kwargs: Any) -> dict[str, Any]:
@@ -77,8 +81,10 @@ def request(history: list[HistoryEvent], **kwargs: Any) -> dict[str, Any]:
 
 
 def losses(history: list[HistoryEvent], **kwargs: Any) -> list[tuple[str, str, str]]:
-    """(path, part type, action) of each loss ``to_wire`` reports."""
-    return [(x.path, x.part_type, x.action) for x in anthropic.to_wire(history, model=MODEL, **kwargs).losses]
+    """(path, part type, action) of each loss ``to_wire`` reports (the missing tool definitions,
+    tested on their own, aside)."""
+    return [(x.path, x.part_type, x.action) for x in anthropic.to_wire(history, model=MODEL, **kwargs).losses
+            if x.part_type != "tool_definition"]
 
 
 def response(*content: dict[str, Any], stop: str = "end_turn", **usage: int) -> dict[str, Any]:
@@ -277,12 +283,14 @@ def test_malformed_arguments_are_sent_as_an_empty_object_and_reported() -> None:
 def test_tool_result_status_maps_to_is_error() -> None:
     """error sets is_error; denied and aborted do too, reported on the status as a downgrade,
     with the same path and action as every other adapter that has an error flag."""
-    results = [ToolMessage(call_id="tu_x", tool_name="f", status=s, output_text="t")
-               for s in ("success", "error", "denied", "aborted")]
-    blocks = request(results)["messages"][0]["content"]  # type: ignore[arg-type]
+    calls = [ToolCallPart(id=f"tu_{n}", name="f", arguments_json="{}") for n in range(4)]
+    history: list[HistoryEvent] = [AssistantMessage(calls), *(
+        ToolMessage(call_id=c.id, tool_name="f", status=s, output_text="t")
+        for c, s in zip(calls, ("success", "error", "denied", "aborted"), strict=True))]
+    blocks = request(history)["messages"][1]["content"]
     assert [b.get("is_error") for b in blocks] == [None, True, True, True]
-    assert losses(results) == [("history[2].status", "tool_message", "downgraded"),  # type: ignore[arg-type]
-                               ("history[3].status", "tool_message", "downgraded")]
+    assert losses(history) == [("history[3].status", "tool_message", "downgraded"),
+                               ("history[4].status", "tool_message", "downgraded")]
 
 
 def test_tool_results_carry_images_and_documents() -> None:
@@ -290,7 +298,7 @@ def test_tool_results_carry_images_and_documents() -> None:
     result = ToolMessage(call_id="tu_x", tool_name="shot", output_text="here",
                          parts=(ImagePart(source=Base64Source(data=PNG), media_type="image/png"),
                                 DocumentPart(source=TextSource(text="log"), media_type="text/plain")))
-    block = request([result])["messages"][0]["content"][0]
+    block = request([CALL_X, result])["messages"][1]["content"][0]
     assert block["content"] == [
         {"type": "text", "text": "here"},
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
@@ -303,7 +311,7 @@ def test_structured_data_is_sent_only_when_there_is_no_text() -> None:
     with_text = ToolMessage(call_id="tu_x", tool_name="f", output_text="ok", data={"code": 0})
     bare = ToolMessage(call_id="tu_x", tool_name="f", data={"code": 0})
     empty = ToolMessage(call_id="tu_x", tool_name="f")
-    blocks = [request([m])["messages"][0]["content"][0] for m in (with_text, bare, empty)]
+    blocks = [request([CALL_X, m])["messages"][1]["content"][0] for m in (with_text, bare, empty)]
     assert [b.get("content") for b in blocks] == ["ok", '{"code": 0}', None]
 
 
@@ -641,7 +649,7 @@ def test_a_request_imports_as_history_and_tools() -> None:
     assert [type(e) for e in history] == [SystemMessage, UserMessage]
     assert isinstance(tools[0], ToolDefinition)
     assert tools[0].side_effects == "execute"
-    assert tools[1] == {"type": "web_search_20250305", "name": "web_search"}
+    assert tools[1] == ServerToolDefinition(kind="web_search", issuer="anthropic", name="web_search")
     assert imported.params == {"stream": True}
     assert (imported.settings.temperature, imported.settings.max_output_tokens) == (0.2, 50)
     assert anthropic.to_wire(history, **imported.to_wire_kwargs()).request == body
@@ -1089,8 +1097,44 @@ def test_a_tool_result_with_data_and_an_attachment_tells_the_model_the_data() ->
     call = ToolCallPart(id="tu_1", name="shot", arguments_json="{}", provider_ids={"anthropic": "toolu_1"})
     result = ToolMessage(call_id="tu_1", tool_name="shot", data={"w": 2},
                          parts=(ImagePart(source=UrlSource(url="https://example.com/a.png")),))
-    projection = anthropic.to_wire([UserMessage("q"), AssistantMessage([call]), result], model="claude-sonnet-4-6")
+    shot = ToolDefinition(name="shot", description="Screenshot.", input_schema={"type": "object"},
+                          side_effects="read")
+    projection = anthropic.to_wire([UserMessage("q"), AssistantMessage([call]), result],
+                                   model="claude-sonnet-4-6", tools=[shot])
     block = projection.request["messages"][2]["content"][0]
     assert block["content"] == [{"type": "text", "text": '{"w": 2}'},
                                 {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}]
     assert projection.losses == ()
+
+
+# -- what the send path must not let through -------------------------------------------------------
+
+
+def test_a_history_that_calls_tools_sent_without_their_definitions_is_a_loss() -> None:
+    """A resumed session sent without tools= names the tools Anthropic would want defined; with
+    the definitions there is no such loss."""
+    call = ToolCallPart.create("ls", {})
+    history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([call]),
+                                   ToolMessage(call_id=call.id, tool_name="ls", output_text="a.py")]
+    lost = anthropic.to_wire(history, model=MODEL).losses
+    assert [(x.path, x.part_type, x.action) for x in lost] == [
+        ("history[1].parts[0]", "tool_definition", "dropped")]
+    assert "'ls'" in lost[0].reason
+    ls = ToolDefinition(name="ls", description="List.", input_schema={"type": "object"}, side_effects="read")
+    assert anthropic.to_wire(history, model=MODEL, tools=[ls]).losses == ()
+    with pytest.raises(LossError):
+        anthropic.to_wire(history, model=MODEL, strict=True)
+
+
+def test_a_tool_result_whose_call_is_not_in_the_history_is_dropped_and_reported() -> None:
+    """An orphan tool result (validate_history's orphan_tool_result) is not sent: the API refuses
+    a tool_result without its tool_use; the loss names it, and strict mode refuses."""
+    history: list[HistoryEvent] = [UserMessage("q"), ToolMessage(call_id="tu_gone", tool_name="f",
+                                                                 output_text="x")]
+    projection = anthropic.to_wire(history, model=MODEL)
+    assert projection.request["messages"] == [{"role": "user", "content": "q"}]
+    assert [(x.path, x.part_type, x.action) for x in projection.losses] == [
+        ("history[1]", "tool_message", "dropped")]
+    assert "tu_gone" in projection.losses[0].reason
+    with pytest.raises(LossError):
+        anthropic.to_wire(history, model=MODEL, strict=True)

@@ -379,7 +379,7 @@ def test_strict_tools_are_rewritten_for_strict_mode_and_reported() -> None:
                                          "unit": {"type": ["string", "null"], "enum": ["c", "f", None]}}}
     assert projection.request["tools"][0]["function"]["strict"] is True
     assert [(x.action, x.part_type, x.path) for x in projection.losses] == [
-        ("rewritten", "tool", "tools[0].function.parameters")] * 2
+        ("rewritten", "tool", "request.tools[0].function.parameters")] * 2
     again = openai_chat.to_wire([UserMessage("q")], model="m", tools=[
         tool.model_copy(update={"input_schema": parameters})])
     assert again.losses == ()
@@ -584,14 +584,21 @@ def test_legacy_function_messages_round_trip() -> None:
     assert openai_chat.to_wire(imported.history, model="m").request == request
 
 
-def test_imported_tools_become_definitions_when_exact() -> None:
-    """A wire function tool that a ToolDefinition reproduces exactly imports as one; others stay dicts."""
+def test_every_imported_function_tool_becomes_a_definition() -> None:
+    """Every wire function tool imports as a ToolDefinition: one outside the portable subset keeps
+    its schema unchecked (``portable_schema=False``), and both re-encode exactly."""
     exact = {"type": "function", "function": {"name": "f", "description": "d",
                                               "parameters": {"type": "object", "properties": {}}}}
     loose = {"type": "function", "function": {"name": "g", "parameters": {"type": "object", "$defs": {}}}}
-    imported = openai_chat.from_wire_request({"model": "m", "messages": [], "tools": [exact, loose]})
-    assert isinstance(imported.tools[0], ToolDefinition)
-    assert imported.tools[1] == loose
+    body = {"model": "m", "messages": [], "tools": [exact, loose]}
+    imported = openai_chat.from_wire_request(body)
+    first, second = imported.tools
+    assert isinstance(first, ToolDefinition)
+    assert first.portable_schema
+    assert isinstance(second, ToolDefinition)
+    assert not second.portable_schema
+    assert second.input_schema == {"type": "object", "$defs": {}}
+    assert openai_chat.to_wire(imported.history, **imported.to_wire_kwargs()).request == body
 
 
 def test_estimate_input_tokens_is_plausible() -> None:

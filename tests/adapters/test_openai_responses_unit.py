@@ -10,6 +10,7 @@ D(d2), D(e) of the wire reference are under ``tests/harness/responses/openai_res
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 from partwire import (
     AssistantMessage,
     DeveloperMessage,
+    DocumentPart,
     HistoryEvent,
     ImagePart,
     Opaque,
@@ -28,6 +30,7 @@ from partwire import (
     ServerToolCallPart,
     SystemMessage,
     TextPart,
+    TextSource,
     ThinkingPart,
     ToolCallPart,
     ToolDefinition,
@@ -322,14 +325,16 @@ def test_call_id_length_boundary(size: int, admitted: bool, general: bool) -> No
 def test_repeated_to_wire_reports_the_same_losses_and_a_changed_part_its_own() -> None:
     """A resent history gets equal losses; a message copied with the same id but OpenAI's reasoning and another status is judged anew."""
     thought = ThinkingPart(text="hmm", signature=Opaque(value="sig", issuer="anthropic"))
-    foreign = AssistantMessage([thought, TextPart(text="ok")], provider="anthropic", api="anthropic")
+    made = ToolCallPart(id="tu_x", name="f", arguments_json="{}", provider_ids={"anthropic": "toolu_x"})
+    foreign = AssistantMessage([thought, TextPart(text="ok"), made], provider="anthropic", api="anthropic")
     result = ToolMessage(call_id="tu_x", tool_name="f", output_text="no", status="denied")
     history: list[HistoryEvent] = [UserMessage("q"), foreign, result]
     first = openai_responses.to_wire(history, model="gpt-5.5").losses
     again = openai_responses.to_wire(history, model="gpt-5.5").losses
     assert [loss.action for loss in first] == ["dropped", "dropped"]
     assert first == again
-    own = foreign.model_copy(update={"parts": (reasoning(), TextPart(text="ok")), "api": "openai_responses"})
+    own = foreign.model_copy(update={"parts": (reasoning(), TextPart(text="ok"), made),
+                                     "api": "openai_responses"})
     aborted = result.model_copy(update={"status": "aborted"})
     projection = openai_responses.to_wire([UserMessage("q"), own, aborted], model="gpt-5.5")
     assert [(loss.path, loss.reason) for loss in projection.losses] == [
@@ -360,8 +365,9 @@ def test_foreign_refusal_and_text_use_the_easy_form() -> None:
 
 def test_tool_error_status_is_reported() -> None:
     """A failed tool's output is sent; its error status, which the item cannot carry, is a loss."""
-    history: list[HistoryEvent] = [UserMessage("q"), answer(call()), ToolMessage(
-        call_id="x", tool_name="get_weather", status="error", output_text="timeout")]
+    made = call()
+    history: list[HistoryEvent] = [UserMessage("q"), answer(made), ToolMessage(
+        call_id=made.id, tool_name="get_weather", status="error", output_text="timeout")]
     projection = openai_responses.to_wire(history, model="gpt-5.5")
     assert projection.request["input"][-1]["output"] == "timeout"
     assert [(loss.action, loss.path) for loss in projection.losses] == [("dropped", "history[2].status")]
@@ -369,8 +375,9 @@ def test_tool_error_status_is_reported() -> None:
 
 def test_tool_output_with_an_image_is_a_content_list() -> None:
     """A tool result with an image attachment becomes an output list of input_text and input_image."""
-    history = [UserMessage("q"), answer(call()), ToolMessage(
-        call_id="x", tool_name="screenshot", output_text="here",
+    made = call(name="screenshot")
+    history = [UserMessage("q"), answer(made), ToolMessage(
+        call_id=made.id, tool_name="screenshot", output_text="here",
         parts=(ImagePart(source=UrlSource(url="https://example.com/a.png")),))]
     assert items(history)[-1]["output"] == [
         {"type": "input_text", "text": "here"},
@@ -613,3 +620,33 @@ def test_an_output_item_of_a_strange_shape_is_kept_whole() -> None:
     (part,) = imported.history[1].parts  # type: ignore[union-attr]
     assert isinstance(part, UnknownPart)
     assert part.raw == item
+
+
+# -- files and empty texts -----------------------------------------------------------------------
+
+
+def test_a_plain_text_document_is_sent_as_a_file_and_read_back_as_text() -> None:
+    """input_file takes text/plain (the API answered 200 to it): a text document goes as a file
+    with a data URL, with no loss, and comes back as the same text; a Markdown one still goes as
+    text, reported."""
+    plain = DocumentPart(source=TextSource(text="héllo"), media_type="text/plain", filename="a.txt")
+    projection = openai_responses.to_wire([UserMessage([TextPart(text="read"), plain])], model="gpt-5.5")
+    item = projection.request["input"][0]["content"][1]
+    data = base64.b64encode("héllo".encode()).decode()
+    assert item == {"type": "input_file", "file_data": f"data:text/plain;base64,{data}", "filename": "a.txt"}
+    assert projection.losses == ()
+    back = openai_responses.from_wire_request(projection.request).history[0]
+    assert isinstance(back, UserMessage)
+    assert back.parts[1] == plain
+    markdown = DocumentPart(source=TextSource(text="# t"), media_type="text/markdown")
+    lost = openai_responses.to_wire([UserMessage([markdown])], model="gpt-5.5").losses
+    assert [(x.path, x.action) for x in lost] == [("history[0].parts[0]", "downgraded")]
+
+
+def test_an_empty_answer_text_dropped_on_export_is_a_loss() -> None:
+    """An empty text in an assistant message is not sent (an empty item is refused): a loss says so."""
+    history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([TextPart(text=""), TextPart(text="a")])]
+    projection = openai_responses.to_wire(history, model="gpt-5.5")
+    assert [i.get("content") for i in projection.request["input"]] == ["q", "a"]
+    assert [(x.path, x.part_type, x.action) for x in projection.losses] == [
+        ("history[1].parts[0]", "text", "dropped")]

@@ -25,6 +25,7 @@ from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.streaming import MessageCompleteEvent
 from tests.benchmarks._timing import best_pair, quiet_losses
 from tests.benchmarks.agent_history import agent_history
+from tests.harness.laws import tools_called
 
 __all__ = ["run"]
 
@@ -83,7 +84,8 @@ def _plain_to_wire(events: list[dict[str, Any]], model: str) -> dict[str, Any]:
 def _to_wire_ratio(n: int) -> tuple[float, dict[str, Any]]:
     history: list[HistoryEvent] = agent_history(n)
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
-    ours, plain = best_pair(lambda: anthropic.to_wire(history, model="claude-sonnet-4-6"),
+    tools = tools_called(history)  # an agent sends its tools (Anthropic refuses calls without them)
+    ours, plain = best_pair(lambda: anthropic.to_wire(history, model="claude-sonnet-4-6", tools=tools),
                              lambda: _plain_to_wire(dumped, "claude-sonnet-4-6"),
                              repeat=max(1, 20_000 // n))
     return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
@@ -104,8 +106,10 @@ def _lossy_ratio(n: int) -> tuple[float, dict[str, Any]]:
     history = google_session(agent_history(n))
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
     with quiet_losses():
-        assert anthropic.to_wire(history, model="claude-sonnet-4-6").losses, "the history must be lossy"
-        ours, plain = best_pair(lambda: anthropic.to_wire(history, model="claude-sonnet-4-6"),
+        tools = tools_called(history)
+        assert anthropic.to_wire(history, model="claude-sonnet-4-6", tools=tools).losses, \
+            "the history must be lossy"
+        ours, plain = best_pair(lambda: anthropic.to_wire(history, model="claude-sonnet-4-6", tools=tools),
                                  lambda: _plain_foreign_to_wire(dumped, "claude-sonnet-4-6"),
                                  repeat=max(1, 20_000 // n))
     return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}

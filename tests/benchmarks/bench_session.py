@@ -16,6 +16,7 @@ from partwire.adapters import get_adapter
 from partwire.adapters._kernel import dry_run
 from tests.benchmarks._timing import best_time
 from tests.benchmarks.agent_history import agent_history
+from tests.harness.laws import tools_called
 
 SIZES = (100, 1_000, 10_000)
 TARGET = 3.0
@@ -40,7 +41,8 @@ def _cost(adapter: str, events: list[HistoryEvent], n: int, *, repeat: int) -> t
     model = ADAPTERS[adapter]
     best = float("inf")
     for _ in range(repeat):
-        session = Session(f"{adapter}:{model}", history=events[:start])
+        # An agent's session holds its tools (Anthropic refuses calls without definitions).
+        session = Session(f"{adapter}:{model}", history=events[:start], tools=tools_called(events))
         session.request()  # the session's first request projects it whole
 
         def turn_cost(s: Session = session) -> Any:

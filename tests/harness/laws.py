@@ -18,11 +18,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from partwire import AssistantMessage, Part, ThinkingPart, ToolCallPart, ToolMessage
+from partwire import AssistantMessage, Part, ThinkingPart, ToolCallPart, ToolDefinition, ToolMessage
 from partwire._base import replace
 from partwire.history import HistoryEvent
 
-__all__ = ["ARGUMENT_TEXTS", "JSON_VALUES", "NAMES", "WireLaws", "default_tool_view", "default_view", "dumps", "json_default", "neutral_dump", "object_arguments_view", "split_text", "without_parsed"]
+__all__ = ["ARGUMENT_TEXTS", "JSON_VALUES", "NAMES", "WireLaws", "default_tool_view", "default_view", "dumps", "json_default", "neutral_dump", "object_arguments_view", "split_text", "tools_called", "without_parsed"]
 
 
 NAMES = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_-]{0,15}", fullmatch=True)
@@ -159,3 +159,12 @@ def json_default(value: Any) -> Any:
 def dumps(value: Any) -> str:
     """Canonical JSON text of a value, for comparisons that must see every key."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=json_default)
+
+
+def tools_called(history: Any) -> tuple[ToolDefinition, ...]:
+    """A definition of every tool the history's assistant messages call, in order: a real
+    request carries them (Anthropic refuses tool calls without definitions, and to_wire says so)."""
+    names = dict.fromkeys(p.name for e in history if isinstance(e, AssistantMessage)
+                          for p in e.parts if isinstance(p, ToolCallPart))
+    return tuple(ToolDefinition(name=n, input_schema={"type": "object"}, side_effects="none")
+                 for n in names)

@@ -31,7 +31,7 @@ from partwire.adapters import get_adapter
 from partwire.history import HistoryEvent
 from partwire.streaming import accumulate
 from tests.harness.depth import examples
-from tests.harness.laws import WireLaws, dumps, neutral_dump
+from tests.harness.laws import WireLaws, dumps, neutral_dump, tools_called
 from tests.harness.providers import get_kit
 from tests.harness.validity import request_errors
 from tests.laws.test_corpus_laws import ADAPTERS, _wire_list
@@ -53,6 +53,7 @@ def _to_wire(name: str, variant: str, history: Any, *, echo: bool = False, **kwa
     """``to_wire`` under the variant's options (and, for ``echo``, the kit's echo options)."""
     laws = _laws(name)
     kwargs.setdefault("model", laws.model)
+    kwargs.setdefault("tools", tools_called(history))
     extra = laws.projection_options if echo else {}
     return get_adapter(name).to_wire(history, **{**laws.options(variant), **extra, **kwargs})
 

@@ -17,7 +17,9 @@ from partwire import (
     AssistantMessage,
     CompactionEvent,
     ErrorEvent,
+    HistoryEvent,
     ImagePart,
+    LossError,
     ModelSwitchEvent,
     ProviderFileSource,
     Session,
@@ -440,3 +442,19 @@ def test_the_window_comes_from_the_price_data_for_a_known_model() -> None:
     session = Session("openai:gpt-4.1", history=agent_events(2))
     assert session.window() == context_window("openai:gpt-4.1") is not None
     assert not session.needs_compaction()
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_a_session_reports_a_tool_result_without_its_call_and_strict_refuses_it(name: str) -> None:
+    """The send path checks what validate_history calls an orphan tool result: the session's
+    request leaves it out and says so; a strict session refuses the request."""
+    history: list[HistoryEvent] = [UserMessage("q"), ToolMessage(call_id="tu_gone", tool_name="f", output_text="x"),
+                                   UserMessage("and?")]
+    target = Target(adapter=name, model=MODEL[name])
+    projection = Session(target, history=history).request()
+    assert [(x.path, x.part_type, x.action) for x in projection.losses] == [
+        ("history[1]", "tool_message", "dropped")]
+    assert "tu_gone" not in json.dumps(projection.request)
+    assert request_errors(name, projection.request) == []
+    with pytest.raises(LossError):
+        Session(target, history=history, strict=True).request()

@@ -8,46 +8,61 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import functools
 import json
 import marshal
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from partwire._base import ProviderData, json_kind, one_field
-from partwire.errors import ArgumentError, ProviderError, WireFormatError
+from partwire.errors import ArgumentError, ProviderError, SchemaError, WireFormatError
 from partwire.history import History, HistoryEvent
 from partwire.ids import DEFAULT_MODEL_ALIASES
 from partwire.messages import AssistantMessage
 from partwire.parts import TextPart, ToolCallPart, UnknownPart
 from partwire.projection import Loss, LossAction
 from partwire.settings import EMPTY_SETTINGS, RequestSettings
-from partwire.tools import ServerToolDefinition, ToolDefinition
+from partwire.tools import ServerToolDefinition, ToolDefinition, check_schema
 
 __all__ = [
     "KNOWN_LIMIT",
+    "OMIT",
     "SHAPE_ERRORS",
     "ImportedRequest",
     "Losses",
+    "OrphanCheck",
     "ProviderError",
     "SettingsArg",
     "ToolChoice",
     "ToolSpec",
     "WireFormatError",
     "accepted_issuers",
+    "apply_overlay",
     "as_json",
+    "callers_to_wire",
     "data_of",
     "decode_base64",
+    "flag_losses",
+    "foreign_tool_loss",
     "foreign_unknown_reason",
     "import_tool",
     "imported_request",
     "json_text",
     "known_loss",
     "load_json",
+    "location_fields",
+    "missing_definition_reason",
     "new_loss",
+    "orphan_loss",
+    "overlay_for",
     "parse_json",
     "resolve_settings",
+    "same_json",
+    "schema_or_none",
+    "server_kind_loss",
+    "server_setting_losses",
     "shared_provider_data",
     "sniff_media_type",
     "strict_parameters",
@@ -55,9 +70,11 @@ __all__ = [
     "text_part",
     "token_count",
     "tool_calls_by_id",
+    "tool_overlay",
     "tool_status_loss",
     "usage_object",
     "wire_model",
+    "with_overlay",
 ]
 
 ToolSpec = ToolDefinition | ServerToolDefinition | Mapping[str, Any]
@@ -558,16 +575,15 @@ def shared_provider_data(issuer: str, data: dict[str, Any]) -> ProviderData:
 # (api, the wire tool's key) -> the definition read from it, or None when it stays a dict. A
 # gateway reads the same tools with every request of a session (the recorded corpus sends 107
 # Chat tools of 21 kinds, 209 Anthropic tools of 46): each kind is validated once.
-_IMPORTED: dict[tuple[str, bytes], ToolDefinition | None] = {}
+_IMPORTED: dict[tuple[str, bytes], ToolDefinition | ServerToolDefinition | None] = {}
 _IMPORTED_MAX = 256
 
 
 def import_tool(api: str, tool: dict[str, Any], read: Callable[[dict[str, Any]], ToolSpec],
-                schema: Any) -> ToolSpec:
+                schema: Any = None) -> ToolSpec:
     """``read(tool)``, remembered by the tool's value, so a tool seen before is not validated
     again. ``read`` must be a pure function of the tool's JSON (the readers of ``tool_from_wire``
-    are); call it once the tool has the shape of a definition (encoding it costs more than
-    refusing a shape). ``schema`` is the tool's own input schema on the wire.
+    are). ``schema`` is the tool's own input schema on the wire (``None`` for a server tool).
 
     A remembered definition is given again only while its schema still equals ``schema``: a
     body that shared it and was changed in place does not change what later imports read. A
@@ -581,12 +597,12 @@ def import_tool(api: str, tool: dict[str, Any], read: Callable[[dict[str, Any]],
         found = _IMPORTED[key]
         if found is None:
             return tool
-        if found.input_schema == schema:
+        if not isinstance(found, ToolDefinition) or schema is None or found.input_schema == schema:
             return found
     spec = read(tool)
     if len(_IMPORTED) >= _IMPORTED_MAX:
         del _IMPORTED[next(iter(_IMPORTED))]  # the oldest kind
-    _IMPORTED[key] = spec if isinstance(spec, ToolDefinition) else None
+    _IMPORTED[key] = spec if isinstance(spec, ToolDefinition | ServerToolDefinition) else None
     return spec
 
 
@@ -665,3 +681,189 @@ def _nullable(schema: Any) -> Any:
     if isinstance(enum, list) and None not in enum:
         out["enum"] = [*enum, None]
     return out
+
+
+# -- tool definitions across APIs -------------------------------------------------------------
+
+ToolT = TypeVar("ToolT", ToolDefinition, ServerToolDefinition)
+# The key in a tool overlay that names the wire keys the typed fields write but the source left
+# out ("$" cannot begin a tool field of any of the APIs).
+OMIT = "$omit"
+_FLAG_NAMES = ("strict", "defer_loading", "allowed_callers", "input_examples", "cache")
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two JSON values are the same value (``True`` is not ``1``, ``1`` is not ``1.0``)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_json(v, b[k]) for k, v in a.items())
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def tool_overlay(wire: Mapping[str, Any], again: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What turns ``again`` (the wire form a tool's typed fields give) into ``wire`` (the tool as
+    the API wrote it): the keys to set, and under :data:`OMIT` the keys to leave out. ``None``
+    when the typed fields say it all."""
+    overlay: dict[str, Any] = {k: v for k, v in wire.items() if k not in again or not same_json(again[k], v)}
+    omit = [k for k in again if k not in wire]
+    if omit:
+        overlay[OMIT] = omit
+    return overlay or None
+
+
+def apply_overlay(out: dict[str, Any], overlay: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``out`` with a tool overlay applied (see :func:`tool_overlay`)."""
+    if overlay:
+        for key, value in overlay.items():
+            if key != OMIT:
+                out[key] = value
+        for key in overlay.get(OMIT, ()):
+            out.pop(key, None)
+    return out
+
+
+def with_overlay(tool: ToolT, api: str, issuer: str, overlay: dict[str, Any] | None) -> ToolT:
+    """``tool`` carrying ``overlay`` as its issuer-tagged provider data (``{api: overlay}``)."""
+    if overlay is None:
+        return tool
+    return tool.model_copy(update={"provider_data": ProviderData(issuer=issuer, data={api: overlay})})
+
+
+def overlay_for(tool: ToolDefinition | ServerToolDefinition, api: str, issuers: Collection[str],
+                path: str, losses: Losses | None) -> Mapping[str, Any] | None:
+    """The overlay ``tool`` holds for ``api`` when its issuer is accepted; any other provider
+    data it holds is reported as dropped at ``<path>.provider_data``."""
+    pd = tool.provider_data
+    if pd is None:
+        return None
+    data = pd.data if isinstance(pd.data, dict) else None
+    mine = data.get(api) if data is not None and pd.issuer in issuers else None
+    if isinstance(mine, dict) and len(data or {}) == 1:
+        return mine
+    if losses is not None and pd.data:
+        what = ", ".join(sorted(k for v in (data or {}).values() if isinstance(v, dict) for k in v
+                                if k != OMIT)) or "its settings"
+        losses.add(f"{path}.provider_data", _tool_kind(tool), "dropped",
+                   f"{pd.issuer}'s own fields of this tool ({what}) are sent only to the API that "
+                   f"wrote them")
+    return mine if isinstance(mine, dict) else None
+
+
+def _tool_kind(tool: ToolDefinition | ServerToolDefinition) -> str:
+    return "tool" if isinstance(tool, ToolDefinition) else "server_tool"
+
+
+def flag_losses(tool: ToolDefinition, path: str, losses: Losses | None, api: str,
+                supported: Collection[str]) -> None:
+    """Report each provider flag of ``tool`` that is set and that ``api`` has no field for."""
+    if losses is None:
+        return
+    for name in _FLAG_NAMES:
+        if name in supported:
+            continue
+        value = getattr(tool, name)
+        if value is None or value is False or value == () or (name == "allowed_callers" and value == ("direct",)):
+            continue
+        losses.add(f"{path}.{name}", "tool", "dropped", f"{api} tool definitions have no {name}")
+
+
+def callers_to_wire(callers: tuple[str, ...], accepted: Callable[[str], bool], path: str,
+                    losses: Losses | None, api: str) -> list[str]:
+    """The allowed callers ``api`` knows, each other one reported as dropped."""
+    kept = [c for c in callers if accepted(c)]
+    if losses is not None and len(kept) != len(callers):
+        dropped = [c for c in callers if not accepted(c)]
+        losses.add(f"{path}.allowed_callers", "tool", "dropped",
+                   f"{api} has no caller {', '.join(map(repr, dropped))}")
+    return kept
+
+
+def server_setting_losses(tool: ServerToolDefinition, path: str, losses: Losses | None, api: str,
+                          supported: Collection[str]) -> None:
+    """Report each typed setting of a server tool that is set and that ``api`` cannot send."""
+    if losses is None:
+        return
+    for name in ("allowed_domains", "blocked_domains", "max_uses", "user_location", "url", "cache"):
+        if name not in supported and getattr(tool, name) is not None:
+            losses.add(f"{path}.{name}", "server_tool", "dropped",
+                       f"{api}'s {tool.kind} tool has no {name}")
+
+
+def server_kind_loss(tool: ServerToolDefinition, path: str, losses: Losses | None, api: str,
+                     why: str = "") -> None:
+    """Report a server tool ``api`` cannot send at all."""
+    if losses is not None:
+        losses.add(path, "server_tool", "dropped",
+                   why or f"{api} has no provider-run {tool.kind.replace('_', ' ')} tool")
+
+
+def foreign_tool_loss(path: str, losses: Losses | None, api: str) -> None:
+    """Report a native tool dict that is not in ``api``'s shape: never copied into its body."""
+    if losses is not None:
+        losses.add(path, "tool", "dropped",
+                   f"a native tool dict not in {api}'s shape is sent only to the API it was "
+                   "written for (pass a ToolDefinition or a ServerToolDefinition to convert it)")
+
+
+def location_fields(location: Any) -> dict[str, str]:
+    """The fields of a :class:`~partwire.tools.UserLocation` that are set, by wire name."""
+    return {k: v for k in ("city", "region", "country", "timezone")
+            if (v := getattr(location, k)) is not None}
+
+
+def schema_or_none(schema: Any) -> tuple[dict[str, Any] | None, bool]:
+    """An imported input schema and whether it is within the portable subset; ``None`` when it is
+    not a JSON object at all."""
+    if type(schema) is not dict:
+        return None, False
+    try:
+        check_schema(schema)
+    except SchemaError:
+        return schema, False
+    return schema, True
+
+
+# -- tool results without their call ------------------------------------------------------------
+
+
+class OrphanCheck:
+    """Whether a tool result answers no tool call of the history (an orphan).
+
+    Every API refuses a tool result whose call its request does not hold, so encoders drop an
+    orphan with a loss (:func:`orphan_loss`). A result before its call is not an orphan: it goes
+    out under its call's id, as before. Asked only when a result's call has not been encoded yet
+    (the rare case): the history's calls are gathered on the first question.
+    """
+
+    __slots__ = ("calls", "history")
+
+    def __init__(self, history: Sequence[HistoryEvent]) -> None:
+        self.history = history
+        self.calls: set[str] | None = None
+
+    def __call__(self, call_id: str) -> bool:
+        calls = self.calls
+        if calls is None:
+            calls = self.calls = {part.id for event in self.history
+                                  if isinstance(event, AssistantMessage)
+                                  for part in event.parts if isinstance(part, ToolCallPart)}
+        return call_id not in calls
+
+
+def orphan_loss(losses: Losses, i: int, call_id: str, message_id: str, api: str) -> None:
+    """Report the tool result ``history[i]`` dropped because no tool call of the history is its own."""
+    losses.add(f"history[{i}]", "tool_message", "dropped",
+               f"it answers no tool call of this history ({call_id}); {api} rejects a tool result "
+               "without its call", message_id)
+
+
+@functools.lru_cache(maxsize=256)
+def missing_definition_reason(name: str) -> str:
+    """Why a tool call is reported where the request must define its tool (Anthropic): a resumed
+    session sent without ``tools=``. The loss is on the call, so a session's projector, which
+    projects only new turns, reports what ``to_wire`` does."""
+    return (f"no definition of the tool {name!r} is sent; Anthropic rejects tool calls without "
+            "definitions: pass their definitions in tools= (--tools FILE on the command line)")

@@ -29,7 +29,14 @@ from partwire import (
 )
 from partwire.adapters._common import json_text
 from partwire.adapters.anthropic._wire import STOP_REASONS, usage_from_wire
-from tests.harness.laws import NAMES, WireLaws, object_arguments_view, response_extras, split_text
+from tests.harness.laws import (
+    NAMES,
+    WireLaws,
+    object_arguments_view,
+    response_extras,
+    split_text,
+    tools_called,
+)
 
 __all__ = ["LAWS"]
 
@@ -100,7 +107,7 @@ def _messages(draw: st.DrawFn) -> AssistantMessage:
 
 def _response_for(message: AssistantMessage, variant: str = "") -> dict[str, Any]:
     """The response body the API sends for ``message``: its content as ``to_wire`` writes it."""
-    projection = anthropic.to_wire([UserMessage("q"), message], model=MODEL)
+    projection = anthropic.to_wire([UserMessage("q"), message], model=MODEL, tools=tools_called([message]))
     assert projection.losses == (), projection.losses
     content = projection.request["messages"][1]["content"]
     if isinstance(content, str):
@@ -163,9 +170,10 @@ def _tool_use(draw: st.DrawFn, ids: list[str]) -> dict[str, Any]:
 
 @st.composite
 def _tool_result(draw: st.DrawFn, ids: list[str]) -> dict[str, Any]:
-    answers_a_call = bool(ids) and draw(st.booleans())
-    target = draw(st.sampled_from(ids)) if answers_a_call else f"toolu_{draw(_ident)}"
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": target}
+    if not ids:  # the API refuses a tool_result that answers no tool_use
+        text: dict[str, Any] = draw(_text_blocks)
+        return text
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": draw(st.sampled_from(ids))}
     content = draw(st.sampled_from(["absent", "string", "list"]))
     if content == "string":
         block["content"] = draw(st.text(max_size=12))
@@ -210,6 +218,11 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
     elif system == "blocks":
         body["system"] = draw(st.lists(_text_blocks, max_size=2))
     tools = draw(st.lists(st.sampled_from(_TOOLS), max_size=3, unique_by=lambda t: str(t["name"])))
+    # The API refuses a tool_use whose tool the request does not define.
+    called = dict.fromkeys(b["name"] for m in messages if isinstance(m["content"], list)
+                           for b in m["content"] if b.get("type") == "tool_use")
+    tools += [{"name": n, "input_schema": {"type": "object"}} for n in called
+              if n not in {t["name"] for t in tools}]
     empty_tools = draw(st.booleans())
     if tools or empty_tools:
         body["tools"] = tools

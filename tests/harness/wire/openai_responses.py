@@ -181,11 +181,11 @@ def _sdk_final(events: list[dict[str, Any]]) -> Any:
 
 
 def _view(part: Part, event: HistoryEvent) -> dict[str, Any] | None:
-    """A part as the model is told it: an empty answer text says nothing; an image's detail is
-    ``auto`` unless set (message content requires one, and it is the API's own default)."""
+    """A part as the model is told it: an image's detail is ``auto`` unless set (message content
+    requires one, and it is the API's own default). An empty answer text counts too: the
+    encoder drops it, and must say so."""
     data = default_view(part, event)
-    if data is None or (data.get("type") == "text" and not data.get("text")
-                        and isinstance(event, AssistantMessage)):
+    if data is None:
         return None
     if data.get("type") == "image" and data.get("detail") is None:
         data["detail"] = "auto"

@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, assert_never, cast
 
 from partwire._base import ProviderData
-from partwire.adapters._common import Losses, data_of, tool_status_loss
+from partwire.adapters._common import Losses, OrphanCheck, data_of, orphan_loss, tool_status_loss
 from partwire.adapters.anthropic._parts import FileResolver, ForeignThinking, PartEncoder, path
 from partwire.adapters.anthropic._wire import WireBlock, WireMessage, default_joins
 from partwire.history import (
@@ -79,9 +79,11 @@ class Encoder(PartEncoder):
 
     def __init__(self, history: History, *, issuers: Collection[str], losses: Losses,
                  foreign_thinking: ForeignThinking = "drop", system_in_messages: bool = True,
-                 resolve_file: FileResolver | None = None) -> None:
+                 resolve_file: FileResolver | None = None,
+                 defined: Collection[Any] | None = None) -> None:
         super().__init__(issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
                          resolve_file=resolve_file)
+        self.defined = defined
         self.history = history
         self.system_in_messages = system_in_messages
         self.system: list[WireBlock] = []
@@ -91,6 +93,7 @@ class Encoder(PartEncoder):
         self.turns: list[_Turn] = []
         self.last_kind: str | None = None
         self.at = -1  # the index of the history event being encoded
+        self.orphan = OrphanCheck(history)
 
     # -- the walk ---------------------------------------------------------------------------
 
@@ -148,12 +151,15 @@ class Encoder(PartEncoder):
 
     def _tool(self, message: ToolMessage, i: int) -> None:
         fields = message.__dict__
+        call_id = fields["call_id"]
+        if call_id not in self.wire_ids and self.orphan(call_id):
+            orphan_loss(self.losses, i, call_id, message.id, "Anthropic")
+            return
         pd = fields["provider_data"]
         if pd is None and self.last_kind == "tool":
             turn = self.turns[-1]  # another result in the same tool turn: the commonest case
         else:
             turn = self._turn("tool", "user", pd)
-        call_id = fields["call_id"]
         block: WireBlock = {"type": "tool_result", "tool_use_id": self.wire_ids.get(call_id, call_id)}
         text = fields["output_text"]
         if fields["parts"] or pd is not None or (not text and fields["data"] is not None):

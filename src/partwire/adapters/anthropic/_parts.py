@@ -22,6 +22,8 @@ from partwire.adapters._common import (
     decode_base64,
     first_accepted,
     foreign_unknown_reason,
+    known_loss,
+    missing_definition_reason,
     parse_json,
     sniff_media_type,
 )
@@ -88,6 +90,8 @@ class PartEncoder:
         self.resolve_file = resolve_file
         # Canonical call id -> the id sent for it, filled as calls go by (results come after).
         self.wire_ids: dict[str, str] = {}
+        # The names of the tools the request defines (None: not checked), for each call to find.
+        self.defined: Collection[Any] | None = None
 
     def _lose(self, i: int, j: int, part_type: str, action: LossAction, reason: str,
               message_id: str, suffix: str = "") -> None:
@@ -248,6 +252,12 @@ class PartEncoder:
                 self._lose(i, j, "tool_call", "id_mapped",
                            f"the call id from {', '.join(sorted(ids))} breaks Anthropic's id rules; "
                            f"the canonical id {canonical} is sent", message_id)
+        defined = self.defined
+        if defined is not None and fields["name"] not in defined:
+            # Remembered: a resumed agent resends every undefined call each turn.
+            self.losses.items.append(known_loss(i, j, "tool_definition", "dropped",
+                                                missing_definition_reason(fields["name"]),
+                                                self.losses.adapter, message_id))
         self.wire_ids[canonical] = wire_id
         text = fields["arguments_json"]
         try:

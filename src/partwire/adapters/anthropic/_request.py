@@ -55,8 +55,15 @@ def build_request(
     system_in_messages: bool, resolve_file: FileResolver | None, sampling: bool,
 ) -> dict[str, Any]:
     """The request body ``to_wire`` returns (and ``estimate_input_tokens`` counts)."""
+    # Tools first: their losses are the request's own, before the history's (as a session's
+    # projector, which reuses the history's, orders them), and the calls need their names.
+    wire_tools = [w for i, t in enumerate(tools) if (w := tool_to_wire(t, i, losses, issuers)) is not None]
+    extra = (params or {}).get("tools")
+    defined = {w.get("name") for w in [*wire_tools, *(extra if isinstance(extra, list) else ())]
+               if isinstance(w, dict)}
     encoder = Encoder(history, issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
-                      system_in_messages=system_in_messages, resolve_file=resolve_file)
+                      system_in_messages=system_in_messages, resolve_file=resolve_file,
+                      defined=defined)
     system, messages = encoder.run()
     limit = settings.max_output_tokens
     request: dict[str, Any] = {"model": wire_model(model, ISSUER),
@@ -64,8 +71,8 @@ def build_request(
     if system is not None:
         request["system"] = system
     request["messages"] = messages
-    if tools:
-        request["tools"] = [tool_to_wire(t) for t in tools]
+    if wire_tools:
+        request["tools"] = wire_tools
     settings_to_wire(request, settings, native_choice, losses, issuers=issuers, sampling=sampling)
     return merge_params(request, params, built=_BUILT)
 

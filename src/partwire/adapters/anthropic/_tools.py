@@ -1,32 +1,154 @@
-"""Tool definitions and ``tool_choice``: canonical -> Anthropic wire and back."""
+"""Tool definitions and ``tool_choice``: canonical -> Anthropic wire and back.
+
+A custom tool is a :class:`ToolDefinition`, with ``strict``, ``defer_loading``,
+``allowed_callers``, ``input_examples`` and ``cache_control`` as its typed fields; Anthropic's
+server tools (``web_search_*``, ``web_fetch_*``, ``code_execution_*``, ``tool_search_tool_*``,
+``computer_toolset_*``) are :class:`ServerToolDefinition`. What the typed fields do not say (a
+tool version, ``eager_input_streaming``, a key the source spelled its own way) is the tool's
+overlay for this API in its provider data, so re-encoding gives the wire tool back exactly.
+The Anthropic-defined client tools (``bash_*``, ``text_editor_*``, ``memory_*``,
+``browser_toolset_*``) have no canonical kind: they stay native dicts, sent to Anthropic only.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
 from typing import Any
 
-from partwire.adapters._common import SHAPE_ERRORS, ToolChoice, ToolSpec, import_tool
-from partwire.adapters.anthropic._wire import API
+from partwire.adapters._common import (
+    SHAPE_ERRORS,
+    Losses,
+    ToolChoice,
+    ToolSpec,
+    apply_overlay,
+    callers_to_wire,
+    flag_losses,
+    foreign_tool_loss,
+    import_tool,
+    location_fields,
+    overlay_for,
+    schema_or_none,
+    server_kind_loss,
+    server_setting_losses,
+    tool_overlay,
+    with_overlay,
+)
+from partwire.adapters.anthropic._wire import API, ISSUER
 from partwire.errors import SchemaError
-from partwire.tools import ToolDefinition
+from partwire.tools import CacheHint, ServerToolDefinition, ToolDefinition, UserLocation
 
-__all__ = ["IMPORTED_SIDE_EFFECTS", "tool_choice_to_wire", "tool_from_wire", "tool_to_wire"]
+__all__ = ["IMPORTED_SIDE_EFFECTS", "is_wire_tool", "tool_choice_to_wire", "tool_from_wire",
+           "tool_to_wire"]
 
-# Tool-definition keys a ToolDefinition holds; a wire tool with any other key stays a dict.
-_TOOL_FIELDS = frozenset({"name", "description", "input_schema", "strict"})
 IMPORTED_SIDE_EFFECTS = "execute"
 """Side effects cannot be read off the wire; an imported tool is assumed to do the most a tool may."""
 
+_FLAGS = frozenset({"strict", "defer_loading", "allowed_callers", "input_examples", "cache"})
+# Server tools by the kind they are, and the version sent when a tool arrives from another API.
+_SERVER_TYPES = re.compile(
+    r"^(?:(web_search|web_fetch|code_execution|computer_toolset)_\d{8}"
+    r"|(tool_search)_tool_(?:bm25|regex)(?:_\d{8})?)$")
+_KIND_OF = {"web_search": "web_search", "web_fetch": "web_fetch", "code_execution": "code_execution",
+            "computer_toolset": "computer_use", "tool_search": "tool_search"}
+_DEFAULTS: dict[str, dict[str, str]] = {
+    "web_search": {"type": "web_search_20250305", "name": "web_search"},
+    "web_fetch": {"type": "web_fetch_20250910", "name": "web_fetch"},
+    "code_execution": {"type": "code_execution_20250825", "name": "code_execution"},
+    "tool_search": {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"},
+}
+# Which typed settings each kind takes here.
+_SETTINGS: dict[str, frozenset[str]] = {
+    "web_search": frozenset({"allowed_domains", "blocked_domains", "max_uses", "user_location", "cache"}),
+    "web_fetch": frozenset({"allowed_domains", "blocked_domains", "max_uses", "cache"}),
+}
+# Anthropic-defined client tools (and beta types) that are Anthropic's shape but no canonical kind.
+_OTHER_TYPES = re.compile(r"^(?:bash|text_editor|memory|browser_toolset|computer)_\d{8}$")
 
-def tool_to_wire(tool: ToolSpec) -> dict[str, Any]:
-    """A tool definition as the API takes it; native dicts pass through unchanged."""
+
+def _caller(value: str) -> bool:
+    return value == "direct" or value.startswith("code_execution_")
+
+
+def is_wire_tool(tool: Mapping[str, Any]) -> bool:
+    """Whether a native dict has the shape of an Anthropic tool (custom, server or Anthropic-defined)."""
+    kind = tool.get("type")
+    if kind is None or kind == "custom":
+        return isinstance(tool.get("name"), str) and isinstance(tool.get("input_schema"), Mapping)
+    return isinstance(kind, str) and bool(_SERVER_TYPES.match(kind) or _OTHER_TYPES.match(kind))
+
+
+def tool_to_wire(tool: ToolSpec, i: int, losses: Losses | None,
+                 issuers: Collection[str] = (ISSUER,)) -> dict[str, Any] | None:
+    """A tool as the API takes it, or ``None`` (with a loss) when it has no Anthropic form."""
+    path = f"request.tools[{i}]"
     if isinstance(tool, ToolDefinition):
-        out: dict[str, Any] = {"name": tool.name, "description": tool.description,
-                               "input_schema": tool.input_schema}
-        if tool.strict is not None:
-            out["strict"] = tool.strict
-        return out
-    return dict(tool)
+        out = _function_to_wire(tool, path, losses)
+        return apply_overlay(out, overlay_for(tool, API, issuers, path, losses))
+    if isinstance(tool, ServerToolDefinition):
+        return _server_to_wire(tool, path, losses, issuers)
+    if is_wire_tool(tool):
+        return dict(tool)
+    foreign_tool_loss(path, losses, "Anthropic")
+    return None
+
+
+def _function_to_wire(tool: ToolDefinition, path: str, losses: Losses | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": tool.name}
+    if tool.description:
+        out["description"] = tool.description
+    schema = tool.input_schema
+    if schema.get("type") != "object":
+        # The API requires an object schema at the top; a foreign schema without one says the same.
+        schema = {**schema, "type": "object"}
+        if losses is not None:
+            losses.add(f"{path}.input_schema", "tool", "rewritten",
+                       "Anthropic requires type 'object' at the top of an input schema")
+    out["input_schema"] = schema
+    if tool.strict is not None:
+        out["strict"] = tool.strict
+    if tool.defer_loading is not None:
+        out["defer_loading"] = tool.defer_loading
+    if tool.allowed_callers is not None:
+        out["allowed_callers"] = callers_to_wire(tool.allowed_callers, _caller, path, losses, "Anthropic")
+    if tool.input_examples is not None:
+        out["input_examples"] = list(tool.input_examples)
+    if tool.cache is not None:
+        out["cache_control"] = _cache_to_wire(tool.cache)
+    flag_losses(tool, path, losses, "Anthropic", _FLAGS)
+    return out
+
+
+def _cache_to_wire(cache: CacheHint) -> dict[str, Any]:
+    return {"type": "ephemeral", "ttl": cache.ttl} if cache.ttl is not None else {"type": "ephemeral"}
+
+
+def _server_to_wire(tool: ServerToolDefinition, path: str, losses: Losses | None,
+                    issuers: Collection[str]) -> dict[str, Any] | None:
+    overlay = overlay_for(tool, API, issuers, path, losses)
+    default = _DEFAULTS.get(tool.kind)
+    if default is None and not (overlay and "type" in overlay):
+        server_kind_loss(tool, path, losses, "Anthropic")
+        return None
+    out: dict[str, Any] = dict(default or {})
+    supported = _SETTINGS.get(tool.kind, frozenset({"cache"}))
+    server_setting_losses(tool, path, losses, "Anthropic", supported)
+    if "allowed_domains" in supported and tool.allowed_domains is not None:
+        out["allowed_domains"] = list(tool.allowed_domains)
+    if "blocked_domains" in supported and tool.blocked_domains is not None:
+        if tool.allowed_domains is not None:  # the API takes one or the other
+            if losses is not None:
+                losses.add(f"{path}.blocked_domains", "server_tool", "dropped",
+                           "Anthropic takes allowed_domains or blocked_domains, not both")
+        else:
+            out["blocked_domains"] = list(tool.blocked_domains)
+    if "max_uses" in supported and tool.max_uses is not None:
+        out["max_uses"] = tool.max_uses
+    if "user_location" in supported and tool.user_location is not None:
+        out["user_location"] = {"type": "approximate", **location_fields(tool.user_location)}
+    if tool.cache is not None:
+        out["cache_control"] = _cache_to_wire(tool.cache)
+    return apply_overlay(out, overlay)
 
 
 def tool_choice_to_wire(choice: ToolChoice | None, parallel_tool_calls: bool | None) -> dict[str, Any] | None:
@@ -49,25 +171,83 @@ def tool_choice_to_wire(choice: ToolChoice | None, parallel_tool_calls: bool | N
 
 
 def tool_from_wire(tool: Any) -> ToolSpec:
-    """A ToolDefinition when the wire tool is exactly one (re-encoding gives it back); else the dict.
+    """The canonical tool a wire tool is: a custom tool is a :class:`ToolDefinition`, a server
+    tool a :class:`ServerToolDefinition`; an Anthropic-defined client tool (or a tool too broken
+    to read) stays the dict. Re-encoding gives the wire tool back exactly.
 
     A tool read before (the same JSON) gives the same definition without a second validation.
     """
-    if not isinstance(tool, dict) or not set(tool) <= _TOOL_FIELDS:
-        return tool if isinstance(tool, dict) else {"invalid": tool}
-    return import_tool(API, tool, _definition, tool.get("input_schema"))
+    if not isinstance(tool, dict):
+        return {"invalid": tool}
+    kind = tool.get("type")
+    if kind is None or kind == "custom":
+        return import_tool(API, tool, _definition, tool.get("input_schema"))
+    if isinstance(kind, str) and _SERVER_TYPES.match(kind):
+        return import_tool(API, tool, _server_definition)
+    return tool
 
 
 def _definition(tool: dict[str, Any]) -> ToolSpec:
+    schema, portable = schema_or_none(tool.get("input_schema"))
+    if schema is None:
+        return tool
     try:
         definition = ToolDefinition(
-            name=tool["name"], description=tool["description"], input_schema=tool["input_schema"],
-            side_effects=IMPORTED_SIDE_EFFECTS, strict=tool.get("strict"),
+            name=tool["name"], description=_str(tool.get("description")), input_schema=schema,
+            side_effects=IMPORTED_SIDE_EFFECTS, portable_schema=portable,
+            strict=_bool(tool.get("strict")), defer_loading=_bool(tool.get("defer_loading")),
+            allowed_callers=_strings(tool.get("allowed_callers")),
+            input_examples=_examples(tool.get("input_examples")), cache=_cache(tool.get("cache_control")),
         )
     except (*SHAPE_ERRORS, SchemaError):
         return tool
-    again: dict[str, Any] = {"name": definition.name, "description": definition.description,
-                             "input_schema": definition.input_schema}
-    if definition.strict is not None:
-        again["strict"] = definition.strict
-    return definition if again == tool else tool
+    again = _function_to_wire(definition, "", None)
+    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))
+
+
+def _server_definition(tool: dict[str, Any]) -> ToolSpec:
+    match = _SERVER_TYPES.match(tool["type"])
+    assert match is not None
+    kind = _KIND_OF[match.group(1) or match.group(2)]
+    location = tool.get("user_location")
+    try:
+        definition = ServerToolDefinition(
+            kind=kind, issuer=ISSUER, name=_str(tool.get("name")) or None,
+            allowed_domains=_strings(tool.get("allowed_domains")),
+            blocked_domains=_strings(tool.get("blocked_domains")),
+            max_uses=tool.get("max_uses") if type(tool.get("max_uses")) is int else None,
+            user_location=UserLocation(**{k: v for k, v in location.items() if k != "type" and
+                                          isinstance(v, str)}) if isinstance(location, dict) else None,
+            cache=_cache(tool.get("cache_control")),
+        )
+    except SHAPE_ERRORS:
+        return tool
+    again = _server_to_wire(definition, "", None, (ISSUER,)) or {}
+    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _bool(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def _strings(value: Any) -> tuple[str, ...] | None:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return None
+
+
+def _examples(value: Any) -> tuple[dict[str, Any], ...] | None:
+    if isinstance(value, list) and all(isinstance(v, dict) for v in value):
+        return tuple(value)
+    return None
+
+
+def _cache(value: Any) -> CacheHint | None:
+    if isinstance(value, dict) and value.get("type") == "ephemeral":
+        ttl = value.get("ttl")
+        return CacheHint(ttl=ttl) if isinstance(ttl, str) else CacheHint()
+    return None

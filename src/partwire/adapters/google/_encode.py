@@ -29,7 +29,13 @@ import json
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, assert_never
 
-from partwire.adapters._common import Losses, first_accepted, tool_status_loss
+from partwire.adapters._common import (
+    Losses,
+    OrphanCheck,
+    first_accepted,
+    orphan_loss,
+    tool_status_loss,
+)
 from partwire.adapters.google._parts import _CHECKED, PartEncoder, base64_ok, kind_of
 from partwire.adapters.google._wire import (
     ADMITTED,
@@ -98,6 +104,7 @@ class Encoder(PartEncoder):
         # Canonical call id -> (position in its model turn, turn number), for ordering results.
         self.call_order: dict[str, tuple[int, int]] = {}
         self.turn = 0
+        self.orphan = OrphanCheck(history)
         # The open run of tool results: the parts list of its content (results go straight in),
         # where this run's results start in it, and their call ids in order, to sort them into
         # call order when the run closes (only when a call of theirs went without an id).
@@ -198,6 +205,9 @@ class Encoder(PartEncoder):
         path = f"history[{i}]"
         match event:
             case ToolMessage():
+                if event.call_id not in self.wire_ids and self.orphan(event.call_id):
+                    orphan_loss(self.losses, i, event.call_id, event.id, "Gemini")
+                    return
                 self._tool(event, path)
                 self.started = True
             case AssistantMessage():

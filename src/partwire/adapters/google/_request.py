@@ -55,14 +55,17 @@ def build_request(
     require_signatures: bool, schema_dialect: SchemaDialect, vertex: bool,
 ) -> dict[str, Any]:
     """The ``generateContent`` body for ``history`` (the model goes in the URL, not the body)."""
+    # Tools first: their losses are the request's own, before the history's (as a session's
+    # projector, which reuses the history's, orders them).
+    wire_tools = tools_to_wire(tools, losses, dialect=schema_dialect, vertex=vertex, issuers=issuers)
     encoder = Encoder(history, issuers=issuers, model=model, losses=losses,
                       require_signatures=require_signatures)
     contents, system = encoder.run()
     request: dict[str, Any] = {"contents": contents}
     if system is not None:
         request["systemInstruction"] = system
-    if tools:
-        request["tools"] = tools_to_wire(tools, losses, dialect=schema_dialect, vertex=vertex)
+    if wire_tools:
+        request["tools"] = wire_tools
     rest = camel_keys(dict(params or {}))
     given = rest.pop("generationConfig", None)
     if given is not None and not isinstance(given, Mapping):

@@ -1,25 +1,43 @@
 """Tool definitions and tool choice for Gemini, with the schema-dialect rewrites reported.
 
 Canonical definitions become ``functionDeclarations``, gathered into one ``Tool`` (as the SDK
-does) at the place of the first of them; native dicts pass through: a dict with a ``name`` is a
-``FunctionDeclaration`` and joins the others, any other dict is a whole ``Tool``
-(``googleSearch``, ``codeExecution``, ...). The schema goes as ``parametersJsonSchema`` (full JSON
-Schema; the canonical subset fits it as it is) or, with ``schema_dialect="openapi"``, as
-``parameters`` in Gemini's OpenAPI dialect, every rewrite reported.
+does) at the place of the first of them. The schema goes as ``parametersJsonSchema`` (full JSON
+Schema; the canonical subset fits it as it is, a schema outside the subset loses the keywords
+Gemini does not take, each reported) or, with ``schema_dialect="openapi"``, as ``parameters`` in
+Gemini's OpenAPI dialect, every rewrite reported. Server tools are Tools of their own:
+``googleSearch`` (web search), ``urlContext`` (web fetch), ``codeExecution``, ``fileSearch``,
+``computerUse`` and ``mcpServers``. A native dict passes only when it has Gemini's shape: a dict
+of ``FunctionDeclaration`` keys joins the declarations, a dict of ``Tool`` keys is a whole Tool.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
-from partwire.adapters._common import SHAPE_ERRORS, Losses, ToolChoice, ToolSpec
+from partwire.adapters._common import (
+    SHAPE_ERRORS,
+    Losses,
+    ToolChoice,
+    ToolSpec,
+    apply_overlay,
+    flag_losses,
+    foreign_tool_loss,
+    overlay_for,
+    schema_or_none,
+    server_kind_loss,
+    server_setting_losses,
+    tool_overlay,
+    with_overlay,
+)
+from partwire.adapters.google._wire import API, ISSUER
 from partwire.errors import SchemaError
-from partwire.tools import ToolDefinition
+from partwire.tools import ServerToolDefinition, ToolDefinition
 
 __all__ = [
     "IMPORTED_SIDE_EFFECTS",
     "SchemaDialect",
+    "is_wire_tool",
     "openapi_schema",
     "tool_choice_from_wire",
     "tool_choice_to_wire",
@@ -35,6 +53,28 @@ IMPORTED_SIDE_EFFECTS = "execute"
 
 _CHOICES = {"auto": "AUTO", "required": "ANY", "any": "ANY", "none": "NONE"}
 _MODES = {"AUTO": "auto", "ANY": "required", "NONE": "none"}
+_DECLARATION_KEYS = frozenset({"name", "description", "parameters", "parametersJsonSchema",
+                               "response", "responseJsonSchema", "behavior"})
+_TOOL_KEYS = frozenset({"functionDeclarations", "googleSearch", "codeExecution", "urlContext",
+                        "googleSearchRetrieval", "googleMaps", "computerUse", "fileSearch",
+                        "mcpServers", "retrieval", "enterpriseWebSearch", "parallelAiSearch",
+                        "exaAiSearch"})
+# One-key Tools that are a canonical server tool, and the Tool each kind becomes.
+_KIND_OF = {"googleSearch": "web_search", "urlContext": "web_fetch", "codeExecution": "code_execution",
+            "fileSearch": "file_search", "computerUse": "computer_use", "mcpServers": "mcp"}
+_DEFAULTS: dict[str, dict[str, Any]] = {
+    "web_search": {"googleSearch": {}}, "web_fetch": {"urlContext": {}},
+    "code_execution": {"codeExecution": {}},
+}
+# The keywords of Gemini's JSON-Schema subset (``parametersJsonSchema``; docs/adapters/google.md).
+_JSON_SCHEMA_KEYWORDS = frozenset({
+    "$id", "$defs", "$ref", "$anchor", "type", "format", "title", "description", "enum", "items",
+    "prefixItems", "minItems", "maxItems", "minimum", "maximum", "anyOf", "oneOf", "properties",
+    "additionalProperties", "required", "propertyOrdering", "minProperties", "maxProperties",
+    "minLength", "maxLength", "pattern", "uniqueItems", "default",
+})
+_SUB_MAPS = ("properties", "$defs")
+_SUB_LISTS = ("anyOf", "oneOf", "prefixItems")
 
 
 def openapi_schema(schema: Any, path: str, changes: list[str], *, vertex: bool) -> Any:
@@ -83,42 +123,122 @@ def openapi_schema(schema: Any, path: str, changes: list[str], *, vertex: bool) 
     return out
 
 
-def tools_to_wire(tools: Sequence[ToolSpec], losses: Losses, *, dialect: SchemaDialect,
-                  vertex: bool) -> list[dict[str, Any]]:
-    """The ``tools`` list: one ``functionDeclarations`` Tool, and the native Tools in order."""
-    out: list[dict[str, Any]] = []
-    declarations: list[dict[str, Any]] | None = None
-    for i, tool in enumerate(tools):
-        if isinstance(tool, ToolDefinition) or (isinstance(tool, Mapping) and "name" in tool):
-            if declarations is None:
-                declarations = []
-                out.append({"functionDeclarations": declarations})
-            declarations.append(_declaration(tool, f"tools[{i}]", losses, dialect=dialect,
-                                             vertex=vertex))
-        elif isinstance(tool, Mapping):
-            out.append(dict(tool))
+def is_wire_tool(tool: Mapping[str, Any]) -> bool:
+    """Whether a native dict has Gemini's shape: a ``FunctionDeclaration`` or a ``Tool``."""
+    keys = set(tool)
+    return bool(keys) and (keys <= _TOOL_KEYS or (
+        "name" in keys and keys <= _DECLARATION_KEYS and isinstance(tool.get("name"), str)))
+
+
+def json_schema_for_gemini(schema: Any, path: str, changes: list[str]) -> Any:
+    """A JSON Schema without the keywords outside Gemini's subset; each removal is appended to
+    ``changes``. A ``const`` becomes a one-value ``enum``, which says the same."""
+    if not isinstance(schema, Mapping):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        where = f"{path}/{key}"
+        if key in _SUB_MAPS and isinstance(value, Mapping):
+            out[key] = {name: json_schema_for_gemini(sub, f"{where}/{name}", changes)
+                        for name, sub in value.items()}
+        elif key in _SUB_LISTS and isinstance(value, list):
+            out[key] = [json_schema_for_gemini(sub, f"{where}/{n}", changes) for n, sub in enumerate(value)]
+        elif key in ("items", "additionalProperties") and isinstance(value, Mapping):
+            out[key] = json_schema_for_gemini(value, where, changes)
+        elif key == "const" and "enum" not in schema:
+            out["enum"] = [value]
+            changes.append(f"{where}: sent as a one-value enum")
+        elif key in _JSON_SCHEMA_KEYWORDS:
+            out[key] = value
         else:
-            raise TypeError(f"tools[{i}]: expected a ToolDefinition or a dict, got "
-                            f"{type(tool).__name__}")
+            changes.append(f"{where}: dropped (not in Gemini's JSON-Schema subset)")
     return out
 
 
-def _declaration(tool: ToolDefinition | Mapping[str, Any], path: str, losses: Losses, *,
+def tools_to_wire(tools: Sequence[ToolSpec], losses: Losses | None, *, dialect: SchemaDialect,
+                  vertex: bool, issuers: Collection[str] = (ISSUER,)) -> list[dict[str, Any]]:
+    """The ``tools`` list: one ``functionDeclarations`` Tool, and the other Tools in order."""
+    out: list[dict[str, Any]] = []
+    declarations: list[dict[str, Any]] | None = None
+    for i, tool in enumerate(tools):
+        path = f"request.tools[{i}]"
+        declaration: dict[str, Any] | None = None
+        if isinstance(tool, ToolDefinition):
+            declaration = apply_overlay(_declaration(tool, path, losses, dialect=dialect, vertex=vertex),
+                                        overlay_for(tool, API, issuers, path, losses))
+        elif isinstance(tool, ServerToolDefinition):
+            wire = _server_to_wire(tool, path, losses, issuers, vertex=vertex)
+            if wire is not None:
+                out.append(wire)
+        elif isinstance(tool, Mapping) and is_wire_tool(tool):
+            if set(tool) <= _TOOL_KEYS:
+                out.append(dict(tool))
+            else:
+                declaration = dict(tool)
+        elif isinstance(tool, Mapping):
+            foreign_tool_loss(path, losses, "Gemini")
+        else:
+            raise TypeError(f"tools[{i}]: expected a ToolDefinition, a ServerToolDefinition or a "
+                            f"dict, got {type(tool).__name__}")
+        if declaration is not None:
+            if declarations is None:
+                declarations = []
+                out.append({"functionDeclarations": declarations})
+            declarations.append(declaration)
+    return out
+
+
+def _declaration(tool: ToolDefinition, path: str, losses: Losses | None, *,
                  dialect: SchemaDialect, vertex: bool) -> dict[str, Any]:
-    if not isinstance(tool, ToolDefinition):
-        return dict(tool)
-    out: dict[str, Any] = {"name": tool.name, "description": tool.description}
-    if dialect == "json_schema":
-        out["parametersJsonSchema"] = tool.input_schema
-        return out
+    out: dict[str, Any] = {"name": tool.name}
+    if tool.description:
+        out["description"] = tool.description
+    flag_losses(tool, path, losses, "Gemini", ())
     changes: list[str] = []
+    if dialect == "json_schema" or not tool.portable_schema:
+        if dialect == "openapi" and losses is not None:
+            losses.add(f"{path}.parameters", "tool", "rewritten",
+                       "a schema outside the portable subset goes as parametersJsonSchema (the "
+                       "OpenAPI dialect cannot hold it)")
+        if tool.portable_schema:
+            out["parametersJsonSchema"] = tool.input_schema
+        else:
+            out["parametersJsonSchema"] = json_schema_for_gemini(tool.input_schema, "#", changes)
+        for change in changes:
+            if losses is not None:
+                losses.add(f"{path}.parametersJsonSchema", "tool", "rewritten", change)
+        return out
     properties = tool.input_schema.get("properties")
     if properties:
         # An OBJECT with no properties is refused ("properties: should be non-empty").
         out["parameters"] = openapi_schema(tool.input_schema, "#", changes, vertex=vertex)
     for change in changes:
-        losses.add(f"{path}.parameters", "tool", "rewritten", f"OpenAPI schema dialect: {change}")
+        if losses is not None:
+            losses.add(f"{path}.parameters", "tool", "rewritten", f"OpenAPI schema dialect: {change}")
     return out
+
+
+def _server_to_wire(tool: ServerToolDefinition, path: str, losses: Losses | None,
+                    issuers: Collection[str], *, vertex: bool) -> dict[str, Any] | None:
+    overlay = overlay_for(tool, API, issuers, path, losses)
+    default = _DEFAULTS.get(tool.kind)
+    if tool.kind == "mcp" and not vertex and (tool.url or tool.name):
+        server: dict[str, Any] = {}
+        if tool.name:
+            server["name"] = tool.name
+        if tool.url:
+            server["streamableHttpTransport"] = {"url": tool.url}
+        default = {"mcpServers": [server]}
+    if default is None and not overlay:
+        server_kind_loss(tool, path, losses, "Gemini" if tool.kind != "mcp" or not vertex
+                         else "Vertex AI")
+        return None
+    out = {key: dict(value) if isinstance(value, dict) else value for key, value in (default or {}).items()}
+    supported = {"mcp": {"url"}, "web_search": {"blocked_domains"} if vertex else set()}.get(tool.kind, set())
+    server_setting_losses(tool, path, losses, "Gemini", supported)
+    if tool.kind == "web_search" and vertex and tool.blocked_domains is not None:
+        out["googleSearch"]["excludeDomains"] = list(tool.blocked_domains)
+    return apply_overlay(out, overlay)
 
 
 def tool_choice_to_wire(choice: ToolChoice | None) -> dict[str, Any] | None:
@@ -151,7 +271,8 @@ def tool_choice_from_wire(config: Any) -> ToolChoice | None:
 
 
 def tools_from_wire(tools: Any) -> tuple[ToolSpec, ...]:
-    """Canonical definitions where a declaration is exactly one; native dicts otherwise.
+    """The canonical tools of a ``tools`` list: each declaration a :class:`ToolDefinition`, each
+    server Tool a :class:`ServerToolDefinition`; what has no canonical form stays the dict.
 
     Re-encoding gives the list back: declarations are taken out of their Tool only when there
     is one ``functionDeclarations`` Tool and it holds nothing else.
@@ -159,29 +280,89 @@ def tools_from_wire(tools: Any) -> tuple[ToolSpec, ...]:
     if not isinstance(tools, list):
         return ()
     holders = [t for t in tools if isinstance(t, dict) and "functionDeclarations" in t]
-    if len(holders) != 1 or set(holders[0]) != {"functionDeclarations"} \
-            or not isinstance(holders[0]["functionDeclarations"], list) \
-            or not holders[0]["functionDeclarations"] \
-            or not all(isinstance(d, dict) and "name" in d for d in holders[0]["functionDeclarations"]):
-        return tuple(tools)
+    split = len(holders) == 1 and set(holders[0]) == {"functionDeclarations"} \
+        and isinstance(holders[0]["functionDeclarations"], list) \
+        and bool(holders[0]["functionDeclarations"]) \
+        and all(isinstance(d, dict) and "name" in d for d in holders[0]["functionDeclarations"])
+    if len(holders) > 1 or (holders and not split):
+        return tuple(tools)  # gathered differently from what the encoder writes: kept whole
     out: list[ToolSpec] = []
     for tool in tools:
-        if tool is holders[0]:
+        if holders and tool is holders[0]:
             out.extend(_declaration_from_wire(d) for d in tool["functionDeclarations"])
         else:
-            out.append(tool)
+            out.append(_server_from_wire(tool))
     return tuple(out)
 
 
 def _declaration_from_wire(declaration: dict[str, Any]) -> ToolSpec:
-    if set(declaration) != {"name", "description", "parametersJsonSchema"}:
+    if "parametersJsonSchema" in declaration:
+        schema, portable = schema_or_none(declaration["parametersJsonSchema"])
+    elif "parameters" in declaration:
+        schema, portable = schema_or_none(json_schema_from_openapi(declaration["parameters"]))
+    else:
+        schema, portable = {"type": "object", "properties": {}}, True
+    if schema is None:
         return declaration
+    description = declaration.get("description")
     try:
         definition = ToolDefinition(
-            name=declaration["name"], description=declaration["description"],
-            input_schema=declaration["parametersJsonSchema"], side_effects=IMPORTED_SIDE_EFFECTS)
+            name=declaration["name"], description=description if isinstance(description, str) else "",
+            input_schema=schema, side_effects=IMPORTED_SIDE_EFFECTS, portable_schema=portable)
     except (*SHAPE_ERRORS, SchemaError):
         return declaration
-    again = {"name": definition.name, "description": definition.description,
-             "parametersJsonSchema": definition.input_schema}
-    return definition if again == declaration else declaration
+    again = _declaration(definition, "", None, dialect="json_schema", vertex=False)
+    return with_overlay(definition, API, ISSUER, tool_overlay(declaration, again))
+
+
+def _server_from_wire(tool: Any) -> ToolSpec:
+    if not isinstance(tool, dict) or len(tool) != 1:
+        return tool if isinstance(tool, dict) else {"invalid": tool}
+    (key, value), = tool.items()
+    kind = _KIND_OF.get(key)
+    if kind is None or not isinstance(value, dict | list):
+        return tool
+    name = url = None
+    blocked: tuple[str, ...] | None = None
+    if kind == "mcp":
+        if not (isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict)):
+            return tool
+        server = value[0]
+        transport = server.get("streamableHttpTransport")
+        name = server.get("name") if isinstance(server.get("name"), str) else None
+        url = transport.get("url") if isinstance(transport, dict) and isinstance(
+            transport.get("url"), str) else None
+    elif kind == "web_search" and isinstance(value, dict):
+        excluded = value.get("excludeDomains")
+        if isinstance(excluded, list) and all(isinstance(d, str) for d in excluded):
+            blocked = tuple(excluded)
+    definition = ServerToolDefinition(kind=kind, issuer=ISSUER, name=name, url=url,
+                                      blocked_domains=blocked)
+    # Read as on Vertex, which takes every setting above; what Gemini's own API lacks is reported
+    # when it is sent there.
+    again = _server_to_wire(definition, "", None, (ISSUER,), vertex=kind != "mcp") or {}
+    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))
+
+
+def json_schema_from_openapi(schema: Any) -> Any:
+    """A schema in Gemini's OpenAPI dialect (``parameters``) as JSON Schema: types lower-case,
+    ``nullable`` as a ``null`` type. Other keywords are kept as they are."""
+    if not isinstance(schema, Mapping):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "type" and isinstance(value, str):
+            out["type"] = value.lower()
+        elif key == "nullable" and value is True and isinstance(schema.get("type"), str):
+            continue
+        elif key == "properties" and isinstance(value, Mapping):
+            out[key] = {name: json_schema_from_openapi(sub) for name, sub in value.items()}
+        elif key == "items":
+            out[key] = json_schema_from_openapi(value)
+        elif key == "anyOf" and isinstance(value, list):
+            out[key] = [json_schema_from_openapi(sub) for sub in value]
+        else:
+            out[key] = value
+    if schema.get("nullable") is True and isinstance(schema.get("type"), str):
+        out["type"] = [out["type"], "null"]
+    return out

@@ -15,10 +15,12 @@ from typing import Any, assert_never
 
 from partwire.adapters._common import (
     Losses,
+    OrphanCheck,
     accepted_issuers,
     data_of,
     first_accepted,
     known_loss,
+    orphan_loss,
     tool_calls_by_id,
     tool_status_loss,
 )
@@ -107,6 +109,7 @@ class Encoder(PartEncoder):
         # result follows its call); the full table is built only for a result that comes first.
         self.wire_ids: dict[str, str] = {}
         self.calls: dict[str, ToolCallPart] | None = None
+        self.orphan = OrphanCheck(history)
         self.messages: list[WireMessage] = []
         self.pending: list[WirePart] = []  # attachments of the current run of tool results
         self.turn_start = 0  # index of the last user message: reasoning after it is "current"
@@ -636,6 +639,9 @@ class Encoder(PartEncoder):
         call_id = fields["call_id"]
         wire_id = self.wire_ids.get(call_id)
         if wire_id is None:
+            if self.orphan(call_id):
+                orphan_loss(self.losses, i, call_id, message.id, "Chat Completions")
+                return
             wire_id = self._late_wire_id(call_id)
         text = fields["output_text"]
         if fields["provider_data"] is None and not fields["parts"] and text:

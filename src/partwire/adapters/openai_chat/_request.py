@@ -34,7 +34,12 @@ from partwire.adapters.openai_chat._dialects import DeveloperRole, Dialect, Echo
 from partwire.adapters.openai_chat._encode import Encoder
 from partwire.adapters.openai_chat._parts import FileResolver
 from partwire.adapters.openai_chat._settings import settings_from_wire, settings_to_wire
-from partwire.adapters.openai_chat._tools import tool_from_wire, tool_to_wire
+from partwire.adapters.openai_chat._tools import (
+    WEB_SEARCH_FIELD,
+    tool_from_wire,
+    tools_to_wire,
+    web_search_from_wire,
+)
 from partwire.adapters.openai_chat._wire import API
 from partwire.history import History, HistoryEvent
 from partwire.ids import new_tool_call_id
@@ -73,9 +78,15 @@ def build_request(
                       developer_role=developer_role, echo_reasoning=echo_reasoning,
                       resolve_file=resolve_file)
     name = wire_model(model, dialect.issuer)
+    # Tools first: their losses are the request's own, before the history's (as a session's
+    # projector, which reuses the history's, orders them).
+    wire_tools, search = tools_to_wire(tools, losses, issuers, dialect.issuer,
+                                       web_search=dialect.name == "openai")
     request: dict[str, Any] = {"model": name, "messages": encoder.run()}
-    if tools:
-        request["tools"] = [tool_to_wire(t, f"tools[{i}]", losses) for i, t in enumerate(tools)]
+    if wire_tools:
+        request["tools"] = wire_tools
+    if search is not None:
+        request[WEB_SEARCH_FIELD] = search
     settings_to_wire(request, settings, native_choice, losses, dialect=dialect, model=name,
                      issuers=issuers)
     return merge_params(request, params)
@@ -103,11 +114,16 @@ def from_wire_request(request: Any, dialect: Dialect) -> ImportedRequest:
     tools: tuple[ToolSpec, ...] = ()
     raw_tools = body.get("tools")
     if isinstance(raw_tools, list):
-        tools = tuple(tool_from_wire(t) for t in raw_tools)
+        tools = tuple(tool_from_wire(t, dialect.issuer) for t in raw_tools)
         if not raw_tools:
             params["tools"] = []  # an explicit empty list is kept as it was
     elif "tools" in body:
         params["tools"] = raw_tools
+    search = web_search_from_wire(params.get(WEB_SEARCH_FIELD), dialect.issuer) \
+        if dialect.name == "openai" else None
+    if search is not None:
+        del params[WEB_SEARCH_FIELD]
+        tools = (*tools, search)
     return imported_request(
         tuple(history), tools, str(body.get("model", "")), settings.max_output_tokens,
         body.get("tool_choice"), params,

@@ -18,9 +18,11 @@ from typing import Any, assert_never
 from partwire.adapters._common import (
     KNOWN_LIMIT,
     Losses,
+    OrphanCheck,
     data_of,
     first_accepted,
     known_loss,
+    orphan_loss,
     tool_calls_by_id,
     tool_status_loss,
 )
@@ -98,6 +100,7 @@ class Encoder(PartEncoder):
         self.wire_ids: dict[str, str] = {}  # canonical call id -> the call_id sent for it
         self.custom: set[str] = set()  # canonical ids of custom tool calls
         self.calls: dict[str, ToolCallPart] | None = None
+        self.orphan = OrphanCheck(history)
         self.items: list[WireItem] = []
         # item_reference items, in order: only the general path can send one (kept raw items).
         self.references: list[WireItem] = []
@@ -326,8 +329,11 @@ class Encoder(PartEncoder):
                         if fields["citations"]:
                             break
                         text = fields["text"]
-                        if text:  # an empty text says nothing; an empty item is refused
+                        if text:
                             append({"role": "assistant", "content": text})
+                        else:  # an empty text says nothing, and an empty item is refused
+                            lost.append(remember(i, j, "text", "dropped", _EMPTY_TEXT, adapter,
+                                                 message_id))
                     else:
                         break
                 else:
@@ -504,7 +510,8 @@ class Encoder(PartEncoder):
         if part.provider_data is not None:
             self.block(part.provider_data, path, part.type, message_id)  # reports a foreign one
         if not part.text:
-            return  # an empty text says nothing, and an empty assistant item is refused
+            self.losses.add(path, "text", "dropped", _EMPTY_TEXT, message_id)
+            return
         marks = self.marks(part.provider_data)
         item: dict[str, Any] = {}
         if marks.get("typed") is True:
@@ -644,6 +651,9 @@ class Encoder(PartEncoder):
         call_id = fields["call_id"]
         wire_id = self.wire_ids.get(call_id)
         if wire_id is None:
+            if self.orphan(call_id):
+                orphan_loss(self.losses, i, call_id, message.id, "Responses")
+                return
             wire_id = self._late_wire_id(call_id)
         text = fields["output_text"]
         custom = call_id in self.custom
@@ -717,6 +727,7 @@ class Encoder(PartEncoder):
 # Bounded: emptied when it grows past the limit.
 _KNOWN_LOSSES: dict[tuple[str, int, str], Loss] = {}
 _MESSAGE_ITEM = frozenset({"id", "status", "phase"})
+_EMPTY_TEXT = "an empty text says nothing, and the API refuses an empty assistant item"
 _FOREIGN_REASONING = "reasoning is verifiable only by the provider that produced it"
 _RECORDS = frozenset({ErrorEvent, TaskMetadataEvent, CompactionEvent, RetryEvent, ModelSwitchEvent,
                       SubtaskEvent, UnknownEvent})

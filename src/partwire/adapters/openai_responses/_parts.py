@@ -26,6 +26,7 @@ from partwire.adapters.openai_responses._wire import (
     DOCUMENT_MEDIA_TYPES,
     IMAGE_MEDIA_TYPES,
     ISSUER,
+    TEXT_FILE,
     data_url,
     parse_data_url,
 )
@@ -191,7 +192,8 @@ def _file_from_wire(item: Mapping[str, Any]) -> DocumentPart:
         parsed = parse_data_url(data)
         if parsed is not None:
             media_type, raw = parsed
-            source = Base64Source(data=raw)
+            text = _text_source(raw) if media_type == TEXT_FILE else None
+            source = text if text is not None else Base64Source(data=raw)
         else:
             source = Base64Source(data=data)
             marks["raw"] = True  # bare base64, sent back bare
@@ -212,6 +214,19 @@ def _file_from_wire(item: Mapping[str, Any]) -> DocumentPart:
     return DocumentPart(source=source, media_type=media_type,
                         filename=filename if isinstance(filename, str) else None,
                         provider_data=marks_pd(marks))
+
+
+def _text_source(data: str) -> TextSource | None:
+    """A plain-text file's data as text, when it is UTF-8 that encodes back to the same base64
+    (so the file goes back as it came); ``None`` otherwise."""
+    raw = decode_base64(data)
+    if raw is None:
+        return None
+    try:
+        text = raw.decode()
+    except UnicodeDecodeError:
+        return None
+    return TextSource(text=text) if base64.b64encode(text.encode()).decode() == data else None
 
 
 # -- canonical -> wire ----------------------------------------------------------------------
@@ -339,13 +354,16 @@ class PartEncoder:
         return {**item, **{k: v for k, v in block.items() if k not in item}}
 
     def document(self, part: DocumentPart, path: str, message_id: str) -> dict[str, Any] | None:
-        """``input_file``: inline data, an OpenAI file id or a URL; text documents as text."""
+        """``input_file``: inline data (PDF or plain text), an OpenAI file id or a URL; other text
+        documents as text."""
         source = part.source
         marks = self.marks(part.provider_data)
         item: dict[str, Any] = {"type": "input_file"}
         if isinstance(source, TextSource):
-            return self._as_text(part, source.text, path, message_id)
-        if isinstance(source, UrlSource):
+            if (part.media_type or TEXT_FILE) != TEXT_FILE:
+                return self._as_text(part, source.text, path, message_id)
+            item["file_data"] = data_url(TEXT_FILE, base64.b64encode(source.text.encode()).decode())
+        elif isinstance(source, UrlSource):
             item["file_url"] = source.url
         elif isinstance(source, ProviderFileSource):
             if source.issuer not in self.issuers:
@@ -363,7 +381,7 @@ class PartEncoder:
                 item["file_data"] = data
             else:
                 media_type = media_type or sniff_media_type(data) or "application/pdf"
-                if media_type.startswith("text/"):
+                if media_type.startswith("text/") and media_type != TEXT_FILE:
                     raw = decode_base64(data)
                     if raw is not None:
                         return self._as_text(part, raw.decode("utf-8", errors="replace"), path,
@@ -391,6 +409,6 @@ class PartEncoder:
 
     def _as_text(self, part: DocumentPart, text: str, path: str, message_id: str) -> dict[str, Any]:
         self.losses.add(path, "document", "downgraded",
-                        "Responses files take PDFs only; the text document is sent as text",
-                        message_id)
+                        f"Responses files take PDF and plain text, not {part.media_type}; the "
+                        "document is sent as text", message_id)
         return {"type": "input_text", "text": text}

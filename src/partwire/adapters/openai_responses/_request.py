@@ -92,6 +92,9 @@ def build_request(
     resolve_file: FileResolver | None,
 ) -> dict[str, Any]:
     """The request body ``to_wire`` sends for ``history``."""
+    # Tools first: their losses are the request's own, before the history's (as a session's
+    # projector, which reuses the history's, orders them).
+    wire_tools = [w for i, t in enumerate(tools) if (w := tool_to_wire(t, i, losses, issuers)) is not None]
     encoder = Encoder(history, issuers=issuers, losses=losses, resolve_file=resolve_file)
     start, previous, why = 0, None, None
     if continuation == "chained":
@@ -113,8 +116,8 @@ def build_request(
     request["input"] = _input(history, items, encoder)
     if previous is not None:
         request["previous_response_id"] = previous
-    if tools:
-        request["tools"] = [tool_to_wire(t, f"tools[{i}]", losses) for i, t in enumerate(tools)]
+    if wire_tools:
+        request["tools"] = wire_tools
     settings_to_wire(request, settings, native_choice, losses, model=name, issuers=encoder.issuers)
     if continuation == "stateless":
         request["store"] = False

@@ -1,61 +1,219 @@
 """Tool definitions and ``tool_choice`` for the Responses API, with OpenAI's strict-mode rewrite.
 
 Function tools are flat here (``{"type": "function", "name", "parameters", "strict"}``, no
-``function`` wrapper), and ``parameters`` and ``strict`` are required keys. Built-in tools
-(``web_search``, ``file_search``, ``code_interpreter``, ``mcp``, ...) are native dicts passed
-through unchanged.
+``function`` wrapper), and ``parameters`` and ``strict`` are required keys; ``defer_loading`` and
+``allowed_callers`` are typed fields of the :class:`ToolDefinition`. Built-in tools are
+:class:`ServerToolDefinition`: ``web_search`` (and its ``web_search_preview`` forms),
+``code_interpreter``, ``file_search``, ``computer`` (and ``computer_use_preview``), ``mcp``,
+``tool_search`` and ``image_generation``. What the typed fields do not say is the tool's overlay
+for this API in its provider data, so re-encoding gives the wire tool back exactly. ``custom``,
+``namespace``, ``shell``, ``local_shell``, ``apply_patch`` and ``programmatic_tool_calling`` have
+no canonical kind and stay native dicts, sent to Responses only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
-from partwire.adapters._common import SHAPE_ERRORS, Losses, ToolChoice, ToolSpec, strict_schema
+from partwire.adapters._common import (
+    SHAPE_ERRORS,
+    Losses,
+    ToolChoice,
+    ToolSpec,
+    apply_overlay,
+    callers_to_wire,
+    flag_losses,
+    foreign_tool_loss,
+    import_tool,
+    location_fields,
+    overlay_for,
+    schema_or_none,
+    server_kind_loss,
+    server_setting_losses,
+    strict_parameters,
+    tool_overlay,
+    with_overlay,
+)
+from partwire.adapters.openai_responses._wire import API, ISSUER
 from partwire.errors import SchemaError
-from partwire.tools import ToolDefinition
+from partwire.tools import ServerToolDefinition, ToolDefinition, UserLocation
 
-__all__ = ["IMPORTED_SIDE_EFFECTS", "tool_choice_to_wire", "tool_from_wire",
+__all__ = ["IMPORTED_SIDE_EFFECTS", "is_wire_tool", "tool_choice_to_wire", "tool_from_wire",
            "tool_to_wire"]
 
 # Side effects cannot be read off the wire; assume the most a tool may do.
 IMPORTED_SIDE_EFFECTS = "execute"
-_FUNCTION_KEYS = frozenset({"type", "name", "description", "parameters", "strict"})
+_FLAGS = frozenset({"strict", "defer_loading", "allowed_callers"})
+# Built-in tool types by canonical kind (the first is what a tool from another API becomes).
+_KIND_OF = {
+    "web_search": "web_search", "web_search_2025_08_26": "web_search",
+    "web_search_preview": "web_search", "web_search_preview_2025_03_11": "web_search",
+    "code_interpreter": "code_execution", "file_search": "file_search",
+    "computer": "computer_use", "computer_use_preview": "computer_use", "mcp": "mcp",
+    "tool_search": "tool_search", "image_generation": "image_generation",
+}
+_DEFAULTS: dict[str, dict[str, Any]] = {
+    "web_search": {"type": "web_search"},
+    # The container is required; "auto" makes one for the request.
+    "code_execution": {"type": "code_interpreter", "container": {"type": "auto"}},
+    "computer_use": {"type": "computer"},
+    "mcp": {"type": "mcp"},
+    "tool_search": {"type": "tool_search"},
+    "image_generation": {"type": "image_generation"},
+}
+# The keys of the flat function and custom tools (Chat's nest theirs; Anthropic's have a schema).
+_FLAT_KEYS = {
+    "function": frozenset({"type", "name", "description", "parameters", "strict", "defer_loading",
+                           "allowed_callers", "output_schema", "async"}),
+    "custom": frozenset({"type", "name", "description", "format", "defer_loading", "allowed_callers"}),
+}
+_OTHER_TYPES = frozenset({"custom", "namespace", "shell", "local_shell", "apply_patch",
+                          "programmatic_tool_calling"})
+_SETTINGS: dict[str, frozenset[str]] = {
+    "web_search": frozenset({"allowed_domains", "user_location"}),
+    "mcp": frozenset({"url"}),
+}
 
 
-def tool_to_wire(tool: ToolSpec, path: str, losses: Losses | None) -> dict[str, Any]:
-    """A tool definition as the API takes it; native dicts (built-in tools) pass through.
+def _caller(value: str) -> bool:
+    return value in ("direct", "programmatic")
 
-    ``strict`` is always sent: the API treats a function tool without it as strict, which
-    rejects any schema with an optional property. ``strict=True`` rewrites the schema for strict
-    mode and reports every rewrite; ``None`` sends ``false``.
-    """
-    if not isinstance(tool, ToolDefinition):
+
+def is_wire_tool(tool: Mapping[str, Any]) -> bool:
+    """Whether a native dict has the shape of a Responses tool (function, custom or built-in)."""
+    kind = tool.get("type")
+    if kind in ("function", "custom"):
+        return isinstance(tool.get("name"), str) and set(tool) <= _FLAT_KEYS[kind]
+    return kind in _KIND_OF or kind in _OTHER_TYPES
+
+
+def tool_to_wire(tool: ToolSpec, i: int, losses: Losses | None,
+                 issuers: Collection[str] = (ISSUER,)) -> dict[str, Any] | None:
+    """A tool as the API takes it, or ``None`` (with a loss) when it has no Responses form."""
+    path = f"request.tools[{i}]"
+    if isinstance(tool, ToolDefinition):
+        overlay = overlay_for(tool, API, issuers, path, losses)
+        # The source's own parameters (a strict-mode schema as it wrote it) replace the rewrite.
+        own = overlay is not None and "parameters" in overlay
+        return apply_overlay(_function_to_wire(tool, path, losses, rewrites=not own), overlay)
+    if isinstance(tool, ServerToolDefinition):
+        return _server_to_wire(tool, path, losses, issuers)
+    if is_wire_tool(tool):
         return dict(tool)
+    foreign_tool_loss(path, losses, "Responses")
+    return None
+
+
+def _function_to_wire(tool: ToolDefinition, path: str, losses: Losses | None, *,
+                      rewrites: bool = True) -> dict[str, Any]:
+    """``strict`` is always sent: the API treats a function tool without it as strict, which
+    rejects any schema with an optional property. ``strict=True`` rewrites the schema for strict
+    mode and reports every rewrite; ``None`` sends ``false``."""
     parameters: Mapping[str, Any] = tool.input_schema
     if tool.strict:
-        parameters, changes = strict_schema(tool.input_schema)
-        if losses is not None:
+        parameters, changes = strict_parameters(tool)
+        if losses is not None and rewrites:
             for change in changes:
                 losses.add(f"{path}.parameters", "tool", "rewritten", f"strict mode: {change}")
-    return {"type": "function", "name": tool.name, "description": tool.description,
-            "parameters": dict(parameters), "strict": bool(tool.strict)}
+    out: dict[str, Any] = {"type": "function", "name": tool.name}
+    if tool.description:
+        out["description"] = tool.description
+    out["parameters"] = dict(parameters)
+    out["strict"] = bool(tool.strict)
+    if tool.defer_loading is not None:
+        out["defer_loading"] = tool.defer_loading
+    if tool.allowed_callers is not None:
+        out["allowed_callers"] = callers_to_wire(tool.allowed_callers, _caller, path, losses, "Responses")
+    flag_losses(tool, path, losses, "Responses", _FLAGS)
+    return out
+
+
+def _server_to_wire(tool: ServerToolDefinition, path: str, losses: Losses | None,
+                    issuers: Collection[str]) -> dict[str, Any] | None:
+    overlay = overlay_for(tool, API, issuers, path, losses)
+    default = _DEFAULTS.get(tool.kind)
+    if default is None and not (overlay and "type" in overlay):
+        server_kind_loss(tool, path, losses, "Responses")
+        return None
+    if tool.kind == "mcp" and not tool.name and not (overlay and "server_label" in overlay):
+        server_kind_loss(tool, path, losses, "Responses",
+                         "a Responses MCP tool needs the server's label (name)")
+        return None
+    out: dict[str, Any] = dict(default or {})
+    server_setting_losses(tool, path, losses, "Responses", _SETTINGS.get(tool.kind, frozenset()))
+    if tool.kind == "web_search":
+        if tool.allowed_domains is not None:
+            out["filters"] = {"allowed_domains": list(tool.allowed_domains)}
+        if tool.user_location is not None:
+            out["user_location"] = {"type": "approximate", **location_fields(tool.user_location)}
+    elif tool.kind == "mcp":
+        if tool.name:
+            out["server_label"] = tool.name
+        if tool.url is not None:
+            out["server_url"] = tool.url
+    return apply_overlay(out, overlay)
 
 
 def tool_from_wire(tool: Any) -> ToolSpec:
-    """A ToolDefinition when the wire tool is exactly one (re-encoding gives it back); else the dict."""
+    """The canonical tool a wire tool is: a function tool is a :class:`ToolDefinition`, a
+    built-in one a :class:`ServerToolDefinition`; any other (or a tool too broken to read) stays
+    the dict. Re-encoding gives the wire tool back exactly."""
     if not isinstance(tool, dict):
         return {"invalid": tool}
-    if tool.get("type") != "function" or not set(tool) <= _FUNCTION_KEYS:
+    kind = tool.get("type")
+    if kind == "function":
+        return import_tool(API, tool, _definition, tool.get("parameters"))
+    if isinstance(kind, str) and kind in _KIND_OF:
+        return import_tool(API, tool, _server_definition)
+    return tool
+
+
+def _definition(tool: dict[str, Any]) -> ToolSpec:
+    parameters = tool.get("parameters")
+    schema, portable = schema_or_none(
+        {"type": "object", "properties": {}} if parameters is None else parameters)
+    if schema is None:
         return tool
+    description, strict = tool.get("description"), tool.get("strict")
+    callers = tool.get("allowed_callers")
+    defer = tool.get("defer_loading")
     try:
         definition = ToolDefinition(
-            name=tool["name"], description=tool["description"], input_schema=tool["parameters"],
-            side_effects=IMPORTED_SIDE_EFFECTS, strict=tool.get("strict"),
+            name=tool["name"], description=description if isinstance(description, str) else "",
+            input_schema=schema, side_effects=IMPORTED_SIDE_EFFECTS, portable_schema=portable,
+            strict=strict if isinstance(strict, bool) else None,
+            defer_loading=defer if isinstance(defer, bool) else None,
+            allowed_callers=tuple(callers) if isinstance(callers, list) and all(
+                isinstance(c, str) for c in callers) else None,
         )
     except (*SHAPE_ERRORS, SchemaError):
         return tool
-    return definition if tool_to_wire(definition, "tools", None) == tool else tool
+    again = _function_to_wire(definition, "", None)
+    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))
+
+
+def _server_definition(tool: dict[str, Any]) -> ToolSpec:
+    kind = _KIND_OF[tool["type"]]
+    filters = tool.get("filters")
+    allowed = filters.get("allowed_domains") if isinstance(filters, dict) else None
+    location = tool.get("user_location")
+    label, url = tool.get("server_label"), tool.get("server_url")
+    try:
+        definition = ServerToolDefinition(
+            kind=kind, issuer=ISSUER,
+            name=label if kind == "mcp" and isinstance(label, str) else None,
+            url=url if kind == "mcp" and isinstance(url, str) else None,
+            allowed_domains=tuple(allowed) if kind == "web_search" and isinstance(allowed, list)
+            and all(isinstance(d, str) for d in allowed) else None,
+            user_location=UserLocation(**{k: v for k, v in location.items() if isinstance(v, str) and
+                                          k in ("city", "region", "country", "timezone")})
+            if kind == "web_search" and isinstance(location, dict) else None,
+        )
+    except SHAPE_ERRORS:
+        return tool
+    again = _server_to_wire(definition, "", None, (ISSUER,)) or {}
+    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))
 
 
 def tool_choice_to_wire(choice: ToolChoice | None) -> str | dict[str, Any] | None:

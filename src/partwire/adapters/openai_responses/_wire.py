@@ -70,8 +70,11 @@ INCLUDE_REASONING = "reasoning.encrypted_content"
 
 IMAGE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 """Image types ``input_image`` takes by URL or as a data URL."""
-DOCUMENT_MEDIA_TYPES = frozenset({"application/pdf"})
-"""Documents ``input_file`` takes inline; text documents go as ``input_text``."""
+TEXT_FILE = "text/plain"
+"""The text type ``input_file`` takes inline: the API answered 200 to it, and its own 400
+message names it among the valid file types. Other text types go as ``input_text``."""
+DOCUMENT_MEDIA_TYPES = frozenset({"application/pdf", TEXT_FILE})
+"""Documents ``input_file`` takes inline."""
 
 # Output and input items the provider runs or makes itself (SDK 3.54's ResponseOutputItem and
 # ResponseInputItemParam unions). They have no canonical content: each is kept whole, echoed to
