@@ -7,7 +7,7 @@ import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
@@ -18,6 +18,50 @@ if TYPE_CHECKING:  # pydantic.json_schema is slow to import and needed only to m
 
 __all__ = ["CanonicalModel", "JsonValue", "NamedUnion", "ProviderData", "build", "fields_maker", "json_kind", "one_field",
            "replace"]
+
+
+_B = TypeVar("_B", bound=BaseModel)
+
+# An instance's four slots, each set by its own descriptor (what ``object.__setattr__`` finds by
+# name on every call, looked up once here): a third cheaper per instance, on every part and
+# message a reader makes. BaseModel declares them, so they are the same for every model class.
+_set_dict, _set_fields_set, _set_extra, _set_private = (
+    BaseModel.__dict__[name].__set__ for name in (
+        "__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"))
+_get_fields_set, _get_extra = (
+    BaseModel.__dict__[name].__get__ for name in ("__pydantic_fields_set__", "__pydantic_extra__"))
+# The extra fields of every instance with none: one empty dict, shared. Pydantic writes an
+# instance's extras (and its set of given fields) only on a fresh copy (model_copy, which
+# CanonicalModel gives its own) or after the frozen check has refused the write, so nothing ever
+# changes this one.
+_NO_EXTRA: dict[str, Any] = {}
+# Per class, the set of all its fields: the set of given fields of every instance given them all.
+_ALL_GIVEN: dict[type, set[str]] = {}
+
+
+def _all_given(cls: type) -> set[str]:
+    given = _ALL_GIVEN[cls] = set(cls.model_fields)  # type: ignore[attr-defined]
+    return given
+
+
+def _keep_fields_set(model: BaseModel, given: set[str]) -> None:
+    every = _ALL_GIVEN.get(model.__class__) or _all_given(model.__class__)
+    _set_fields_set(model, every if given == every else given)
+
+
+def _keep_extra(model: BaseModel, extra: dict[str, Any] | None) -> None:
+    _set_extra(model, extra if extra or extra is None else _NO_EXTRA)
+
+
+def _own(copied: _B) -> _B:
+    """``copied`` with a set of given fields and a dict of extras of its own: pydantic's
+    ``model_copy`` writes into both after copying."""
+    if _get_extra(copied) is _NO_EXTRA:
+        _set_extra(copied, {})
+    given: set[str] = _get_fields_set(copied)
+    if given is _ALL_GIVEN.get(copied.__class__):
+        _set_fields_set(copied, set(given))
+    return copied
 
 
 class CanonicalModel(BaseModel):
@@ -39,6 +83,21 @@ class CanonicalModel(BaseModel):
     )
 
     _eq_ignored: ClassVar[frozenset[str]] = frozenset({"provider_data"})
+
+    # pydantic gives every instance a set of the fields it was given and a dict of its extras.
+    # A loaded instance was given every field and has no extras, and the set alone weighed 40% of
+    # a loaded history. These descriptors come before BaseModel's slots in the lookup, so every
+    # write (pydantic-core's included) stores one set per class when all fields were given, and
+    # one shared empty dict for no extras. Nothing writes into either: the models are frozen, and
+    # the copies pydantic writes into get their own (__copy__, __deepcopy__ below).
+    __pydantic_fields_set__ = property(_get_fields_set, _keep_fields_set)
+    __pydantic_extra__ = property(_get_extra, _keep_extra)
+
+    def __copy__(self) -> Self:
+        return _own(super().__copy__())
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        return _own(super().__deepcopy__(memo))
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -74,16 +133,6 @@ def replace(model: M, **changes: Any) -> M:
     return type(model).model_validate(data)
 
 
-# An instance's four slots, each set by its own descriptor (what ``object.__setattr__`` finds by
-# name on every call, looked up once here): a third cheaper per instance, on every part and
-# message a reader makes. BaseModel declares them, so they are the same for every model class.
-_set_dict, _set_fields_set, _set_extra, _set_private = (
-    BaseModel.__dict__[name].__set__ for name in (
-        "__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"))
-# The extra fields of every instance build() makes: one empty dict, shared. Pydantic writes an
-# instance's extras (and its set of given fields) only on a fresh copy (model_copy) or after the
-# frozen check has refused the write, so nothing ever changes this one.
-_NO_EXTRA: dict[str, Any] = {}
 # Per class: the fields in order with their plain defaults, the fields made by a factory, and
 # the required fields.
 _Template = tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...], frozenset[str]]
@@ -128,7 +177,8 @@ def build(cls: type[M], fields: Mapping[str, Any]) -> M:
     for name, factory in factories:
         if name not in fields:
             data[name] = factory()
-    return _instance(cls, data, set(fields))
+    every = _ALL_GIVEN.get(cls) or _all_given(cls)
+    return _instance(cls, data, every if len(fields) == len(every) else set(fields))
 
 
 def _instance(cls: type[M], data: dict[str, Any], given: set[str]) -> M:
@@ -159,6 +209,8 @@ def fields_maker(cls: type[M], *names: str) -> Callable[..., M]:
             f in names for f, _ in factories):
         raise TypeError(f"one_field: {cls.__name__}.{', '.join(names)} is not its only field to set")
     given = set(names)  # shared like _NO_EXTRA: pydantic changes it only on a copy
+    if given == (_ALL_GIVEN.get(cls) or _all_given(cls)):
+        given = _ALL_GIVEN[cls]
     if len(names) == 1:
         (name,) = names
         new = object.__new__

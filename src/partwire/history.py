@@ -150,7 +150,7 @@ _EventUnion = HistoryEvent  # the name the benchmarks' plain mirror reads
 History = Sequence[HistoryEvent]
 """A history: events in order."""
 
-EVENT_ADAPTER: TypeAdapter[HistoryEvent] = TypeAdapter(HistoryEvent, config=ConfigDict(cache_strings="keys"))
+EVENT_ADAPTER: TypeAdapter[HistoryEvent] = TypeAdapter(HistoryEvent, config=ConfigDict(cache_strings="all"))
 """Validates and serialises one history line.
 
 Its JSON parser caches keys only (pydantic's default also caches every string value of up to 64

@@ -248,19 +248,52 @@ StreamEvent = (
 # -- part builders --------------------------------------------------------------------------
 
 
-class _TextBuilder:
-    __slots__ = ("base", "chunks", "citations", "provider_data")
+# A delta is a few characters, and a string of a few characters weighs about 50 bytes more than
+# its text: kept one by one until the end, a streamed text held 11x its size. Every _PENDING
+# deltas are joined into a block, so what is held is the text, about 50 bytes per block, and at
+# most _PENDING small strings: under 3x the text while the final join runs, at no cost per delta
+# beyond a length check.
+_PENDING = 256
+
+
+class _Pieces:
+    """Text that arrives in pieces: ``chunks`` the pieces not yet joined, ``blocks`` the joined."""
+
+    __slots__ = ("blocks", "chunks")
+
+    def __init__(self, text: str = "") -> None:
+        self.chunks: list[str] = [text] if text else []
+        self.blocks: list[str] = []
+
+    def fold(self) -> None:
+        """Join the pending pieces into one block (the feed's call every ``_PENDING`` pieces)."""
+        self.blocks.append("".join(self.chunks))
+        self.chunks.clear()
+
+    def text(self) -> str:
+        """The text so far, joined once and kept: a snapshot after every delta stays linear."""
+        blocks = self.blocks
+        if blocks:
+            blocks.extend(self.chunks)
+            text = "".join(blocks)
+            self.blocks = []
+        else:
+            text = "".join(self.chunks)
+        self.chunks = [text] if text else []
+        return text
+
+
+class _TextBuilder(_Pieces):
+    __slots__ = ("base", "citations", "provider_data")
 
     def __init__(self, base: TextPart | None) -> None:
+        super().__init__(base.text if base is not None else "")
         self.base = base
-        self.chunks: list[str] = [base.text] if base is not None else []
         self.citations: list[Citation] = []
         self.provider_data = base.provider_data if base is not None else None
 
     def build(self) -> TextPart:
-        text = "".join(self.chunks)
-        # Joined once and kept, so a UI asking for a snapshot after every delta stays linear.
-        self.chunks = [text]
+        text = self.text()
         base = self.base
         if base is None or not (base.citations or base.model_extra):
             # Building anew validates faster than model_copy copies.
@@ -271,18 +304,17 @@ class _TextBuilder:
         })
 
 
-class _ThinkingBuilder:
-    __slots__ = ("base", "chunks", "provider_data", "signature")
+class _ThinkingBuilder(_Pieces):
+    __slots__ = ("base", "provider_data", "signature")
 
     def __init__(self, base: ThinkingPart | None) -> None:
+        super().__init__(base.text if base is not None else "")
         self.base = base
-        self.chunks: list[str] = [base.text] if base is not None else []
         self.signature = base.signature if base is not None else None
         self.provider_data = base.provider_data if base is not None else None
 
     def build(self) -> ThinkingPart:
-        text = "".join(self.chunks)
-        self.chunks = [text]
+        text = self.text()
         base = self.base
         if base is None or not base.model_extra:
             return ThinkingPart(text=text, signature=self.signature, provider_data=self.provider_data,
@@ -292,21 +324,20 @@ class _ThinkingBuilder:
         })
 
 
-class _ToolCallBuilder:
-    __slots__ = ("chunks", "ended", "id", "name", "provider_data", "provider_ids")
+class _ToolCallBuilder(_Pieces):
+    __slots__ = ("ended", "id", "name", "provider_data", "provider_ids")
 
     def __init__(self, id: str, name: str, provider_ids: Mapping[str, str],
                  provider_data: ProviderData | None, arguments: str = "") -> None:
+        super().__init__(arguments)
         self.id = id
         self.name = name
         self.provider_ids = dict(provider_ids)
         self.provider_data = provider_data
-        self.chunks: list[str] = [arguments] if arguments else []
         self.ended = False
 
     def build(self) -> ToolCallPart:
-        arguments = "".join(self.chunks)
-        self.chunks = [arguments]
+        arguments = self.text()
         return ToolCallPart(id=self.id, name=self.name, arguments_json=arguments,
                             provider_ids=self.provider_ids, provider_data=self.provider_data)
 
@@ -386,12 +417,18 @@ class Accumulator:
         if type(event) is TextDeltaEvent:
             b = parts.get(event.index)
             if type(b) is _TextBuilder:
-                b.chunks.append(event.text)
+                chunks = b.chunks
+                chunks.append(event.text)
+                if len(chunks) >= _PENDING:
+                    b.fold()
                 return
         elif type(event) is ToolCallDeltaEvent:
             b = parts.get(event.index)
             if type(b) is _ToolCallBuilder:
-                b.chunks.append(event.arguments_delta)
+                chunks = b.chunks
+                chunks.append(event.arguments_delta)
+                if len(chunks) >= _PENDING:
+                    b.fold()
                 return
         match event:
             case TextDeltaEvent():
@@ -400,20 +437,29 @@ class Accumulator:
                     b = parts[event.index] = _TextBuilder(None)
                 elif type(b) is not _TextBuilder:
                     raise StreamProtocolError(event.index, event.type, _KIND[type(b)])
-                b.chunks.append(event.text)
+                chunks = b.chunks
+                chunks.append(event.text)
+                if len(chunks) >= _PENDING:
+                    b.fold()
             case ToolCallDeltaEvent():
                 b = parts.get(event.index)
                 if type(b) is not _ToolCallBuilder:
                     kind = "nothing" if b is None else _KIND[type(b)]
                     raise StreamProtocolError(event.index, event.type, kind)
-                b.chunks.append(event.arguments_delta)
+                chunks = b.chunks
+                chunks.append(event.arguments_delta)
+                if len(chunks) >= _PENDING:
+                    b.fold()
             case ThinkingDeltaEvent():
                 b = parts.get(event.index)
                 if b is None:
                     b = parts[event.index] = _ThinkingBuilder(None)
                 elif type(b) is not _ThinkingBuilder:
                     raise StreamProtocolError(event.index, event.type, _KIND[type(b)])
-                b.chunks.append(event.text)
+                chunks = b.chunks
+                chunks.append(event.text)
+                if len(chunks) >= _PENDING:
+                    b.fold()
             case SignatureEvent():
                 b = parts.get(event.index)
                 if b is None:

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Mapping, Sequence
+from collections import ChainMap
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
 
@@ -157,11 +158,17 @@ def to_messages(history: Sequence[HistoryEvent], *, strict: bool = False) -> Exp
 class _Context:
     """Tool-call ids seen so far, both ways."""
 
-    lc_ids: dict[str, str] = field(default_factory=dict)  # canonical -> LangChain
-    canonical: dict[str, str] = field(default_factory=dict)  # LangChain -> canonical
+    lc_ids: MutableMapping[str, str] = field(default_factory=dict)  # canonical -> LangChain
+    canonical: MutableMapping[str, str] = field(default_factory=dict)  # LangChain -> canonical
 
     def call_id(self, lc_id: str) -> str:
         return self.canonical.get(lc_id) or derive_id(ISSUER, lc_id, prefix="tu_")
+
+    def trial(self) -> _Context:
+        """A context that reads this one and writes only itself: a trial encoding learns the ids
+        it makes without touching this one, and without the copy of every id seen so far that
+        made an import quadratic in its tool calls."""
+        return _Context(ChainMap({}, self.lc_ids), ChainMap({}, self.canonical))
 
 
 def _differences(event: HistoryEvent, back: HistoryEvent) -> dict[str, Any]:
@@ -226,7 +233,7 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
     untimed = not (isinstance(carried, dict) and "created_at" in carried)
     if not verify:
         return event
-    rebuilt = _to_lc(event, _Context(dict(ctx.lc_ids), dict(ctx.canonical)), None, "")
+    rebuilt = _to_lc(event, ctx.trial(), None, "")
     if isinstance(carried, dict) and carried:
         rebuilt["response_metadata"] = {**rebuilt["response_metadata"], "partwire": carried}
     again = messages_from_dict([{"type": kind, "data": rebuilt}])[0].model_dump()
@@ -280,7 +287,7 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
         part = RedactedThinkingPart(data=Opaque(value=block["value"]["data"], issuer=issuer))
     else:
         return UnknownPart(original_type=f"{ISSUER}:{kind}", raw=block, issuer=ISSUER)
-    rebuilt = _block_from_part(part, issuer, _Context(dict(ctx.lc_ids), dict(ctx.canonical)), None, "")
+    rebuilt = _block_from_part(part, issuer, ctx.trial(), None, "")
     extras = {k: v for k, v in block.items() if (rebuilt or {}).get(k, _MISSING) != v}
     if kind == "server_tool_result":
         extras.pop("tool_call_id", None)

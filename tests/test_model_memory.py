@@ -1,0 +1,123 @@
+"""What a loaded history weighs: shared bookkeeping and interned values, with nothing else changed."""
+
+from __future__ import annotations
+
+import copy
+import gc
+import json
+import tracemalloc
+
+import orjson
+import pytest
+
+from partwire import AssistantMessage, TextPart, ToolCallPart, UserMessage
+from partwire._base import CanonicalModel
+from partwire.codec import dumps, loads
+from tests.benchmarks.agent_history import agent_history
+
+HISTORY = agent_history(300)
+DATA = dumps(HISTORY)
+
+
+def _models(value: object) -> list[CanonicalModel]:
+    """Every canonical model inside ``value``, depth first."""
+    found: list[CanonicalModel] = []
+    if isinstance(value, CanonicalModel):
+        found.append(value)
+        value = list(value.__dict__.values())
+    if isinstance(value, list | tuple):
+        for item in value:
+            found.extend(_models(item))
+    return found
+
+
+def test_loaded_history_equals_dumps_and_writes_the_same_bytes() -> None:
+    """A loaded history equals the one written, dumps like it, field for field, and writes the same bytes."""
+    loaded = loads(DATA)
+    assert loaded == HISTORY
+    assert dumps(loaded) == DATA
+    for ours, theirs in zip(loaded, HISTORY, strict=True):
+        assert ours.model_dump() == theirs.model_dump()
+        assert ours.model_dump(mode="json") == theirs.model_dump(mode="json")
+
+
+def test_loaded_models_share_one_field_set_per_class_and_dump_every_field_as_set() -> None:
+    """Every model read back was given all its fields: one set per class, and ``exclude_unset``
+    dumps keep every field, as the line holds it."""
+    loaded = loads(DATA)
+    models = _models(loaded)
+    by_class: dict[type, set[int]] = {}
+    for model in models:
+        assert model.model_fields_set == set(type(model).model_fields)
+        by_class.setdefault(type(model), set()).add(id(model.model_fields_set))
+        assert model.__pydantic_extra__ == {}
+    assert all(len(ids) == 1 for ids in by_class.values())
+    for event, line in zip(loaded, DATA.splitlines(), strict=True):
+        assert event.model_dump(mode="json", exclude_unset=True) == json.loads(line)
+
+
+def test_models_given_some_fields_still_know_which() -> None:
+    """A model built from some of its fields keeps exactly those as set, and ``exclude_unset`` drops the rest."""
+    part = TextPart(text="hi")
+    assert part.model_fields_set == {"text"}
+    assert part.model_dump(exclude_unset=True) == {"text": "hi"}
+    call = ToolCallPart(id="tu_1", name="f", arguments_json="{}")
+    assert call.model_fields_set == {"id", "name", "arguments_json"}
+    message = UserMessage("hi")
+    assert message.model_fields_set == {"parts"}
+    assert set(message.model_dump(exclude_unset=True)) == {"parts"}
+
+
+@pytest.mark.parametrize("deep", [False, True], ids=["copy", "deepcopy"])
+def test_a_copy_with_changes_leaves_every_other_instance_alone(deep: bool) -> None:
+    """``model_copy(update=...)`` with a new extra field changes the copy's set and extras, not the
+    shared ones other instances read."""
+    first, second = [e for e in loads(DATA) if isinstance(e, AssistantMessage)][:2]
+    changed = first.model_copy(update={"status": "aborted", "note": "x"}, deep=deep)
+    assert changed.__pydantic_extra__ == {"note": "x"}
+    assert "note" in changed.model_fields_set
+    assert second.__pydantic_extra__ == {}
+    assert second.model_fields_set == set(AssistantMessage.model_fields)
+    assert first.status != "aborted"
+    assert copy.copy(second) == second
+    assert copy.deepcopy(second) == second
+
+
+def test_extras_survive_load_and_resave() -> None:
+    """An unknown field on a line is kept per instance, not lost in the shared empty extras."""
+    line = json.loads(DATA.splitlines()[1])
+    line["future_field"] = {"a": 1}
+    loaded = loads(orjson.dumps(line) + b"\n" + DATA.splitlines()[2] + b"\n")
+    assert loaded[0].model_extra == {"future_field": {"a": 1}}
+    assert loaded[1].model_extra == {}
+    assert json.loads(dumps(loaded[:1]))["future_field"] == {"a": 1}
+
+
+def test_repeated_short_values_are_one_string_each() -> None:
+    """Issuers, model ids, roles and stop reasons read from many lines are a few objects, not one a line."""
+    messages = [e for e in loads(DATA) if isinstance(e, AssistantMessage)]
+    # pydantic-core's string cache is a fixed-size table shared by the process: a value can be
+    # evicted by another that hashes alike, so "one each" is a handful, never one per line.
+    for field in ("model", "provider", "api", "stop_reason_raw", "role", "type"):
+        assert len({id(getattr(m, field)) for m in messages}) <= len(messages) // 10, field
+
+
+def test_a_loaded_history_weighs_no_more_than_its_json_as_dicts() -> None:
+    """Loaded, the history holds no more bytes than ``orjson.loads`` of each of its lines."""
+    lines = DATA.splitlines()
+
+    def held(load: object) -> int:
+        gc.collect()
+        tracemalloc.start()
+        try:
+            kept = load() if callable(load) else None
+            gc.collect()
+            size = tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+        del kept
+        return size
+
+    ours = held(lambda: loads(DATA))
+    dicts = held(lambda: [orjson.loads(line) for line in lines])
+    assert ours <= dicts
