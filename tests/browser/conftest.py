@@ -1,8 +1,9 @@
 """A real headless Chromium for the HTML page's tests, driven by Playwright, with no network.
 
 The browser is Debian's ``chromium`` package: ``$PARTWIRE_CHROMIUM`` when set, else the one
-installed. When there is none and the tests run as root in CI (``CI`` set, as ``.ci/run`` runs),
-it is installed with apt-get; otherwise the tests fail and say how to install it. They never
+installed. When there is none and the tests run as root where apt-get exists (CI, or a fresh
+Debian machine running the README's test command), it is installed with apt-get, once, under a
+file lock (the xdist workers would otherwise race for apt's own lock); otherwise the tests fail and say how to install it. They never
 skip: a page nobody opened is not tested. Playwright never downloads a browser here
 (``executable_path`` points at the system one).
 """
@@ -47,14 +48,20 @@ def _install() -> None:
 
 
 def chromium_or_fail() -> str:
-    """The Chromium path; installed first when missing, as root in CI; else the test fails."""
+    """The Chromium path; installed first when missing and the tests run as root; else the test fails."""
     found = find_chromium()
-    can_install = os.environ.get("CI") and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get")
+    can_install = hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get")
     if found is None and can_install:
-        try:
-            _install()
-        except (subprocess.SubprocessError, OSError) as exc:
-            pytest.fail(f"Chromium is missing and installing it failed ({exc}); install it: {INSTALL}")
+        import fcntl
+        import tempfile
+
+        with open(os.path.join(tempfile.gettempdir(), "partwire-chromium-install.lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one worker installs; the others wait, then find it
+            try:
+                if find_chromium() is None:
+                    _install()
+            except (subprocess.SubprocessError, OSError) as exc:
+                pytest.fail(f"Chromium is missing and installing it failed ({exc}); install it: {INSTALL}")
         found = find_chromium()
     if found is None:
         where = os.environ.get("PARTWIRE_CHROMIUM")
