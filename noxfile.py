@@ -24,10 +24,12 @@ def tests(session: nox.Session) -> None:
 @nox.session(default=False)
 def deep(session: nox.Session) -> None:
     """Run only the property tests, each with ten times its examples (``PARTWIRE_HYPOTHESIS_SCALE``;
-    ``nox -s deep -- -k law`` narrows it): slower, for rarer failures. Never a default."""
+    ``nox -s deep -- -k law`` narrows it) and new random ones each run (the default run draws the
+    same examples every time): slower, for rarer failures. Never a default."""
     session.install("-e", DEV)
     session.run("pytest", "-n", "auto", "-m", "hypothesis", *session.posargs,
-                env={"PARTWIRE_HYPOTHESIS_SCALE": os.environ.get("PARTWIRE_HYPOTHESIS_SCALE", "10")})
+                env={"PARTWIRE_HYPOTHESIS_SCALE": os.environ.get("PARTWIRE_HYPOTHESIS_SCALE", "10"),
+                     "PARTWIRE_HYPOTHESIS_RANDOM": "1"})
 
 
 @nox.session
