@@ -461,3 +461,73 @@ async def test_astream_reads_event_stream_bytes_from_an_async_source() -> None:
     assert (message.text, message.status, message.stop_reason) == ("hi", "complete", "stop")
     assert message.usage is not None
     assert message.usage.input_tokens == 3
+
+
+# -- regressions from the law suite ----------------------------------------------------------
+
+
+def test_a_document_with_an_empty_name_is_sent_a_numbered_one_with_a_loss() -> None:
+    """Converse's document name has a minimum length of 1: an empty file name (no title) is sent
+    as a numbered name, reported as rewritten, and the request passes botocore's validator."""
+    from tests.harness.validity import request_errors
+
+    history: list[HistoryEvent] = [UserMessage([
+        TextPart(text="read this"),
+        DocumentPart(source=Base64Source(data=""), media_type="application/pdf", filename="")])]
+    projection = bedrock.to_wire(history, model=CLAUDE)
+    block = projection.request["messages"][0]["content"][1]["document"]
+    assert block["name"] == "document 1"
+    assert [(loss.path, loss.part_type, loss.action) for loss in projection.losses] == [
+        ("history[0].parts[1].title", "document", "rewritten")]
+    assert request_errors("bedrock", projection.request) == []
+
+
+def test_a_blank_document_title_is_also_replaced() -> None:
+    """A whitespace-only name passes the length check but names nothing: it is replaced too."""
+    history: list[HistoryEvent] = [UserMessage([
+        TextPart(text="read this"),
+        DocumentPart(source=Base64Source(data=""), media_type="application/pdf", title="   ")])]
+    projection = bedrock.to_wire(history, model=CLAUDE)
+    assert projection.request["messages"][0]["content"][1]["document"]["name"] == "document 1"
+    assert [loss.action for loss in projection.losses] == ["rewritten"]
+
+
+def test_audio_in_a_tool_result_is_dropped_with_a_loss_not_sent() -> None:
+    """Converse's tool result content takes json, text, image, document, video and searchResult
+    only: an audio attachment is not written there (botocore refuses it) but reported."""
+    from partwire.parts import AudioPart
+    from tests.harness.validity import request_errors
+
+    history: list[HistoryEvent] = [
+        UserMessage("go"),
+        AssistantMessage([ToolCallPart(id="tu_1", name="n", arguments_json="{}")]),
+        ToolMessage(call_id="tu_1", tool_name="n", output_text="",
+                    parts=(AudioPart(source=Base64Source(data=""), media_type="audio/wav"),))]
+    projection = bedrock.to_wire(history, model=CLAUDE)
+    result = projection.request["messages"][2]["content"][0]["toolResult"]
+    assert all("audio" not in block for block in result["content"])
+    assert [(loss.path, loss.part_type, loss.action) for loss in projection.losses] == [
+        ("history[2].parts[0]", "audio", "dropped")]
+    assert request_errors("bedrock", projection.request) == []
+
+
+@pytest.mark.parametrize("arguments", ["\r", " ", "\n\t"])
+def test_blank_but_not_empty_arguments_are_sent_as_an_object_with_a_loss(arguments: str) -> None:
+    """Arguments of only whitespace are not a JSON object: Converse gets {} and a loss says so
+    (they do not come back as they were, so silence would lose them)."""
+    history: list[HistoryEvent] = [
+        UserMessage("go"),
+        AssistantMessage([ToolCallPart(id="tu_1", name="A", arguments_json=arguments)])]
+    projection = bedrock.to_wire(history, model=CLAUDE)
+    assert projection.request["messages"][1]["content"][0]["toolUse"]["input"] == {}
+    assert [(loss.path, loss.part_type, loss.action) for loss in projection.losses] == [
+        ("history[1].parts[0]", "tool_call", "rewritten")]
+
+
+def test_empty_arguments_are_an_empty_object_without_a_loss() -> None:
+    """The empty string stays the usual spelling of no arguments: {} and no loss."""
+    history: list[HistoryEvent] = [
+        UserMessage("go"), AssistantMessage([ToolCallPart(id="tu_1", name="A", arguments_json="")])]
+    projection = bedrock.to_wire(history, model=CLAUDE)
+    assert projection.request["messages"][1]["content"][0]["toolUse"]["input"] == {}
+    assert projection.losses == ()

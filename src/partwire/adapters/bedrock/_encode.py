@@ -39,6 +39,9 @@ from partwire.parts import Part, TextPart, ThinkingPart, ToolCallPart, UnknownPa
 __all__ = ["Encoder", "tool_result_content"]
 
 _NO_MARKS: Mapping[str, Any] = {}
+# The members of Converse's ToolResultContentBlock union (botocore's service model): any other
+# block a part maps to cannot go inside a tool result.
+TOOL_RESULT_MEMBERS = frozenset({"json", "text", "image", "document", "video", "searchResult"})
 
 
 class _Turn:
@@ -250,6 +253,11 @@ class Encoder(PartEncoder):
             part_marks = self.marks(part.provider_data, i, j, part.type, message.id)
             block = self.part(part, i, j, message.id, part_marks)
             if block is None:
+                continue
+            kind = next(iter(block))
+            if kind not in TOOL_RESULT_MEMBERS:
+                self.lose(i, j, part.type, "dropped", f"a Converse tool result takes no {kind} "
+                          f"block (only {', '.join(sorted(TOOL_RESULT_MEMBERS))})", message.id)
                 continue
             if "cache_point" in part_marks:
                 self.lose(i, j, part.type, "dropped", "Converse refuses a cache point inside a "

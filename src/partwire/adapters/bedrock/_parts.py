@@ -222,7 +222,7 @@ class PartEncoder:
         except ValueError:
             arguments = None
         if type(arguments) is not dict:
-            if text.strip() or arguments is not None:
+            if text:  # anything but the empty string is rewritten, whitespace included
                 self.lose(i, j, "tool_call", "rewritten",
                           "the arguments are not a JSON object (truncated or malformed) and "
                           "Converse takes only an object; sent as {}", message_id)
@@ -367,6 +367,11 @@ class PartEncoder:
             self.lose(i, j, "document", "dropped", "Converse documents have one name; the title is "
                       "sent, not the file name", message_id, ".filename")
         sent = document_name(name)
+        if not sent.strip():
+            # Converse requires a name of at least one character, and not blank: an empty title
+            # or file name gets a numbered one, as a missing name does.
+            self.documents += 1
+            sent = f"document {self.documents}"
         if sent != name:
             self.lose(i, j, "document", "rewritten", f"Converse refuses the document name {name!r}; "
                       f"sent as {sent!r}", message_id, ".title")
