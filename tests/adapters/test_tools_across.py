@@ -32,6 +32,7 @@ NATIVE: dict[str, dict[str, Any]] = {
     "openai_chat": {"type": "custom", "custom": {"name": "grammar"}},
     "openai_responses": {"type": "apply_patch"},
     "google": {"googleMaps": {}},
+    "bedrock": {"systemTool": {"name": "some_system_tool"}},
 }
 
 
@@ -88,7 +89,7 @@ def test_a_native_dict_goes_only_to_the_api_whose_shape_it_has(source: str, targ
     adapter = get_adapter(target)
     model = f"{adapter.CAPABILITIES.issuer}:m"
     projection = adapter.to_wire(HISTORY, model=model, tools=[native])
-    found = list(projection.request.get("tools", []))
+    found = list(projection.request.get("tools", projection.request.get("toolConfig", {}).get("tools", [])))
     if source == target:
         assert found == [native]
         assert projection.losses == ()

@@ -24,6 +24,8 @@ _SPEC_KEYS = frozenset({"name", "description", "inputSchema", "strict"})
 # Converse's system tools partwire knows a kind for; any other name stays a native dict.
 _SYSTEM_TOOLS = {"nova_grounding": "web_search"}
 _SYSTEM_NAMES = {kind: name for name, kind in _SYSTEM_TOOLS.items()}
+# The members of Converse's Tool union: a native dict is sent as it is only in this shape.
+_NATIVE_KEYS = frozenset({"toolSpec", "systemTool", "cachePoint"})
 
 
 def tools_to_wire(tools: Sequence[ToolSpec], losses: Losses) -> list[dict[str, Any]]:
@@ -41,8 +43,12 @@ def tools_to_wire(tools: Sequence[ToolSpec], losses: Losses) -> list[dict[str, A
             wire = _server_to_wire(tool, k, losses)
             if wire is not None:
                 out.append(wire)
-        else:
+        elif len(tool) == 1 and next(iter(tool)) in _NATIVE_KEYS:
             out.append(dict(tool))
+        else:  # another API's native tool: never copied into a Converse body
+            losses.add(f"request.tools[{k}]", "tool_definition", "dropped",
+                       f"a native tool of another API's shape ({sorted(tool)[:3]}) has no Converse form; "
+                       "Converse tools are toolSpec, systemTool or cachePoint")
     return out
 
 
