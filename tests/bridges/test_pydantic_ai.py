@@ -322,3 +322,37 @@ def test_a_model_id_of_another_provider_comes_back_as_it_was() -> None:
                                provider="anthropic", status="complete")
     back = bridge.from_messages(bridge.to_messages([message]).messages)
     assert [m.model for m in back] == ["openai:gpt-5"]  # type: ignore[union-attr]
+
+
+def test_inline_bytes_whose_media_type_names_another_part_type_are_reported() -> None:
+    """pydantic-ai's binary content keeps a media type, not a part type: an image part holding
+    audio/wav bytes reads back as audio. The hypothesis law found it coming back so with no loss
+    (the falsifying history's user message, by hand); an assistant file part is the same."""
+    from partwire import AudioPart, Base64Source, ImagePart
+
+    wav = ImagePart(source=Base64Source(data="iJtI9SU="), media_type="audio/wav")
+    history: list[HistoryEvent] = [UserMessage([wav]), AssistantMessage([wav], provider="anthropic"),
+                                   UserMessage([ImagePart(source=Base64Source(data="iJtI9SU="),
+                                                          media_type="image/png")])]
+    exported = bridge.to_messages(history)
+    assert [(loss.path, loss.part_type, loss.action) for loss in exported.losses] == [
+        ("history[0].parts[0]", "image", "rewritten"),
+        ("history[1].parts[0]", "image", "rewritten"),
+    ]
+    back = bridge.from_messages(exported.messages)
+    assert [p for e in back[:2] for p in e.parts] == [  # type: ignore[union-attr]
+        AudioPart(source=Base64Source(data="iJtI9SU="), media_type="audio/wav")] * 2
+    assert back[2] == history[2]
+
+
+def test_an_empty_thinking_signature_comes_back_empty_not_absent() -> None:
+    """A signature of "" is exported as "" and must import as "", not as no signature (hypothesis
+    found ``Opaque(value='')`` coming back as None with no loss)."""
+    message = AssistantMessage([ThinkingPart(text="hm", signature=Opaque(value="", issuer="anthropic"))],
+                               provider="anthropic")
+    exported = bridge.to_messages([message])
+    assert exported.lossless
+    part = exported.messages[0].parts[0]
+    assert isinstance(part, m.ThinkingPart)
+    assert part.signature == ""
+    assert bridge.from_messages(exported.messages) == [message]

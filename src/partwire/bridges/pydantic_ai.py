@@ -307,8 +307,10 @@ class _Importer:
                 result = RedactedThinkingPart(data=Opaque(value=signature, issuer=own))
             else:
                 result = ThinkingPart(text=part["content"], id=part.get("id"),
+                                      # An empty signature is still one: exported as "", it
+                                      # comes back as "" (None is the absent one).
                                       signature=Opaque(value=signature, issuer=own)
-                                      if signature else None)
+                                      if signature is not None else None)
         elif kind == "tool-call":
             args = part.get("args")
             wire = part["tool_call_id"]
@@ -358,11 +360,13 @@ def _item_from_dict(item: Any) -> Part:
     image: dict[str, Any] = {"detail": detail} if detail in ("auto", "low", "high", "original") else {}
     if kind == "binary" and isinstance(media_type, str):
         source = Base64Source(data=item["data"])
-        if media_type.startswith("image/"):
-            return ImagePart(source=source, media_type=media_type, **image)
-        if media_type.startswith("audio/"):
-            return AudioPart(source=source, media_type=media_type)
-        return DocumentPart(source=source, media_type=media_type)
+        match _binary_part_type(media_type):
+            case "image":
+                return ImagePart(source=source, media_type=media_type, **image)
+            case "audio":
+                return AudioPart(source=source, media_type=media_type)
+            case _:
+                return DocumentPart(source=source, media_type=media_type)
     if kind in ("image-url", "document-url", "audio-url"):
         url = UrlSource(url=item["url"])
         if media_type == _inferred_media_type(kind, item["url"]):
@@ -373,6 +377,27 @@ def _item_from_dict(item: Any) -> Part:
             return AudioPart(source=url, media_type=media_type)
         return DocumentPart(source=url, media_type=media_type)
     return UnknownPart(original_type=f"{ISSUER}:{kind}", raw=item, issuer=ISSUER)
+
+
+def _binary_part_type(media_type: str) -> str:
+    """The canonical part type inline bytes import as: pydantic-ai's binary content has no kind of
+    its own, only a media type, so the media type decides (as pydantic-ai's is_image/is_audio do)."""
+    if media_type.startswith("image/"):
+        return "image"
+    if media_type.startswith("audio/"):
+        return "audio"
+    return "document"
+
+
+def _binary_mismatch(part: ImagePart | AudioPart | DocumentPart, log: LossLog | None, path: str,
+                     message_id: str | None) -> None:
+    """Report a part whose media type makes its inline bytes read back as another part type."""
+    assert part.media_type is not None
+    again = _binary_part_type(part.media_type)
+    if again != part.type and log is not None:
+        log.add(path, part.type, "rewritten",
+                f"pydantic-ai binary content has no part type, only a media type; "
+                f"{part.media_type} reads back as a {again} part", message_id)
 
 
 def _inferred_media_type(kind: str, url: str) -> str | None:
@@ -487,6 +512,7 @@ def _item_to_dict(part: Part, log: LossLog | None, path: str, message_id: str | 
                                 "none", message_id)
                 return out
             if isinstance(part.source, Base64Source) and part.media_type:
+                _binary_mismatch(part, log, path, message_id)
                 return {"kind": "binary", "data": part.source.data, "media_type": part.media_type,
                         **vendor}
             if log is not None:
@@ -612,6 +638,7 @@ def _response_part_to_dict(part: Part, ids: dict[str, str], issuer: str,
                     "provider_name": accepted.get(part.issuer, part.issuer)}
         case ImagePart() | AudioPart() | DocumentPart():
             if isinstance(part.source, Base64Source) and part.media_type:
+                _binary_mismatch(part, log, path, message_id)
                 return {"part_kind": "file", "content": {"kind": "binary", "data": part.source.data,
                                                          "media_type": part.media_type}}
             if log is not None:
