@@ -43,6 +43,7 @@ from partwire.ids import split_model_id
 from partwire.projection import check_switch
 from tests.harness.corpus import CORPUS
 from tests.harness.depth import examples
+from tests.harness.laws import tools_called
 
 MODELS = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-5", "openai_responses": "gpt-5",
           "google": "gemini-2.5-pro", "bedrock": "anthropic.claude-sonnet-4-20250514-v1:0"}
@@ -390,7 +391,8 @@ def test_dropped_provider_data_names_the_provider_data_not_the_part(name: str) -
                                model="elsewhere:m", provider="elsewhere")
     history: list[HistoryEvent] = [UserMessage("go"), message,
                                    ToolMessage("done", call_id="tu_1", tool_name="lookup")]
-    projection = get_adapter(name).to_wire(history, model=MODELS[name])
+    # The tool is defined, as a real request defines it (Anthropic reports each undefined call).
+    projection = get_adapter(name).to_wire(history, model=MODELS[name], tools=tools_called(history))
     named = {(loss.path, loss.part_type, loss.action) for loss in projection.losses
              if loss.path.startswith("history[1]")}
     assert named == {("history[1].parts[0].provider_data", "text", "dropped"),

@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, assert_never, cast
 
 from partwire._base import ProviderData
-from partwire.adapters._common import Losses, data_of, tool_status_loss
+from partwire.adapters._common import Losses, OrphanCheck, data_of, orphan_loss, tool_status_loss
 from partwire.adapters.bedrock._parts import FileResolver, ForeignThinking, PartEncoder
 from partwire.adapters.bedrock._wire import Blobs, WireBlock, WireMessage, default_joins
 from partwire.history import (
@@ -63,6 +63,7 @@ class Encoder(PartEncoder):
         super().__init__(issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
                          resolve_file=resolve_file, blobs=blobs)
         self.history = history
+        self.orphan = OrphanCheck(history)
         self.system: list[WireBlock] = []
         self.system_seen = False
         self.turns: list[_Turn] = []
@@ -238,9 +239,12 @@ class Encoder(PartEncoder):
 
     def _tool(self, message: ToolMessage, i: int) -> None:
         fields = message.__dict__
+        call_id = fields["call_id"]
+        if call_id not in self.wire_ids and self.orphan(call_id):
+            orphan_loss(self.losses, i, call_id, message.id, "Bedrock")
+            return
         pd = fields["provider_data"]
         turn = self._turn("tool", "user", pd, i)
-        call_id = fields["call_id"]
         if pd is None and not fields["parts"] and fields["status"] == "success":
             text = fields["output_text"]
             content = [{"text": text}] if text else tool_result_content(text, fields["data"], [])
