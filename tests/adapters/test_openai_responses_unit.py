@@ -650,3 +650,18 @@ def test_an_empty_answer_text_dropped_on_export_is_a_loss() -> None:
     assert [i.get("content") for i in projection.request["input"]] == ["q", "a"]
     assert [(x.path, x.part_type, x.action) for x in projection.losses] == [
         ("history[1].parts[0]", "text", "dropped")]
+
+
+def test_a_chained_request_keeps_a_tool_result_whose_call_the_stored_response_made() -> None:
+    """A chained body's function_call_output answers a call of the previous response, which the
+    request does not hold: it is read, and written back, not dropped as an orphan (the wire law
+    found this). A stateless body with the same result does drop it, with a loss."""
+    body = {"model": "gpt-5.5", "previous_response_id": "resp_1",
+            "input": [{"type": "function_call_output", "call_id": "call_1", "output": ""}]}
+    imported = openai_responses.from_wire_request(body)
+    again = openai_responses.to_wire(imported.history, **imported.to_wire_kwargs())
+    assert again.request == body
+    assert not [loss for loss in again.losses if "answers no tool call" in loss.reason]
+    stateless = openai_responses.to_wire(imported.history, model="gpt-5.5")
+    assert stateless.request["input"] == []
+    assert [loss.path for loss in stateless.losses if "answers no tool call" in loss.reason] == ["history[0]"]

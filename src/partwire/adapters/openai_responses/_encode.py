@@ -12,7 +12,7 @@ only to its issuer, item ids only to the API that issued them.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, assert_never
 
 from partwire.adapters._common import (
@@ -100,7 +100,7 @@ class Encoder(PartEncoder):
         self.wire_ids: dict[str, str] = {}  # canonical call id -> the call_id sent for it
         self.custom: set[str] = set()  # canonical ids of custom tool calls
         self.calls: dict[str, ToolCallPart] | None = None
-        self.orphan = OrphanCheck(history)
+        self.orphan: Callable[[str], bool] = OrphanCheck(history)
         self.items: list[WireItem] = []
         # item_reference items, in order: only the general path can send one (kept raw items).
         self.references: list[WireItem] = []

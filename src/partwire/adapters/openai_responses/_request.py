@@ -85,6 +85,10 @@ def chain_start(history: History, issuers: Collection[str]) -> tuple[int, str | 
     return 0, None, None
 
 
+def _no_orphans(call_id: str) -> bool:
+    return False
+
+
 def build_request(
     history: History, *, model: str, tools: Sequence[ToolSpec], settings: RequestSettings,
     native_choice: Mapping[str, Any] | None, params: Mapping[str, Any] | None,
@@ -102,6 +106,10 @@ def build_request(
         if why is not None:
             losses.add("history", "assistant_message", "downgraded",
                        f"chained continuation is not possible ({why}); every item is sent")
+    if previous is not None or (params is not None and params.get("previous_response_id")):
+        # A chained request continues a stored response: a tool result may answer a call that
+        # response made, which this history need not hold. Only the server can tell an orphan.
+        encoder.orphan = _no_orphans
     name = wire_model(model, ISSUER)
     request: dict[str, Any] = {"model": name}
     instructions = encoder.instructions()
