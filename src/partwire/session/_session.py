@@ -115,6 +115,8 @@ class Session:
         # The history index of each context message (a compaction's summary: the compaction's),
         # so losses name what the user holds rather than positions in the context.
         self._at: list[int] = []
+        self._shifted = False  # whether some context message is not at its own history index
+        self._mapped: dict[int, tuple[Loss, Loss]] = {}
         self._rebuild_context()
         self._projector = self._make_projector()
 
@@ -189,6 +191,8 @@ class Session:
                 if isinstance(event, _MESSAGES):
                     self._context.append(event)
                     self._at.append(k)
+                    if k != len(self._at) - 1:
+                        self._shifted = True
 
     def _write(self, events: Sequence[HistoryEvent]) -> None:
         if self._writer is not None:
@@ -204,6 +208,8 @@ class Session:
         compaction = max((k for k, e in enumerate(self._events) if type(e) is CompactionEvent),
                          default=-1)
         self._at = [where.get(id(m), compaction) for m in self._context]
+        self._shifted = any(k != j for j, k in enumerate(self._at))
+        self._mapped = {}  # the indexes moved: map every loss again
 
     # -- the request ----------------------------------------------------------------------------
 
@@ -271,15 +277,25 @@ class Session:
 
     def _in_history(self, losses: Sequence[Loss]) -> tuple[Loss, ...]:
         """The losses with paths into :attr:`history`: the projection counts the context's
-        messages (compaction applied, other events left out), the user holds the history."""
+        messages (compaction applied, other events left out), the user holds the history. While
+        every context message sits at its own history index the paths are already right, and
+        the losses are not walked (a request is made every turn, with all of its losses)."""
+        if not self._shifted:
+            return losses if isinstance(losses, tuple) else tuple(losses)
         out, changed = [], False
-        for loss in losses:
-            found = _HISTORY_PATH.match(loss.path)
-            k = int(found.group(1)) if found is not None else -1
-            if found is not None and 0 <= k < len(self._at) and self._at[k] != k:
-                loss = dataclasses.replace(loss, path=f"history[{self._at[k]}]{loss.path[found.end():]}")
+        mapped = self._mapped  # id(loss) -> (loss, its path into history): the same loss objects
+        for loss in losses:     # come back every turn (remembered losses), each mapped once
+            entry = mapped.get(id(loss))
+            if entry is None or entry[0] is not loss:
+                found = _HISTORY_PATH.match(loss.path)
+                k = int(found.group(1)) if found is not None else -1
+                moved = loss
+                if found is not None and 0 <= k < len(self._at) and self._at[k] != k:
+                    moved = dataclasses.replace(loss, path=f"history[{self._at[k]}]{loss.path[found.end():]}")
+                entry = mapped[id(loss)] = (loss, moved)
+            if entry[1] is not loss:
                 changed = True
-            out.append(loss)
+            out.append(entry[1])
         return tuple(out) if changed or not isinstance(losses, tuple) else losses
 
     def _mark(self, request: dict[str, Any], cache_at: Sequence[int] | None) -> dict[str, Any]:
