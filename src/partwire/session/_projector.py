@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import sys
 import sysconfig
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -77,14 +77,19 @@ class Projector:
     """Projects a growing list of messages onto one adapter, reusing the wire messages of earlier
     turns. ``project(messages)`` equals ``adapter.to_wire(messages, **kwargs)`` (as JSON)."""
 
-    def __init__(self, adapter: Adapter, kwargs: dict[str, Any], *, incremental: bool = True) -> None:
+    def __init__(self, adapter: Adapter, kwargs: dict[str, Any], *, incremental: bool = True,
+                 relocate: Callable[[Loss], Loss] | None = None) -> None:
         self.adapter = adapter
         self.kwargs = kwargs
         self.incremental = incremental
+        self.relocate = relocate
+        """Applied to each loss of a projection once, when it is new (the session maps context
+        paths to history paths with it): a kept loss is not walked again on later turns."""
         self.full_projections = 0
         """How many times the whole history was projected (for tests and diagnostics)."""
         self.recent: tuple[Loss, ...] = ()
         """The losses of what the last ``project`` projected anew (the rest were reported before)."""
+        self._out: tuple[Loss, ...] = ()  # the last projection's losses, relocated
         self._tail: list[Loss] | None = None
         # A list only this attribute refers to: its reference count, read the same way as that of
         # the kept list, is the count of a list nobody else holds (whatever the interpreter adds
@@ -102,6 +107,7 @@ class Projector:
         self.before_len = 0
         self.before_marks = 0  # cache_control marks already in the kept wire messages
         self.before_losses: list[Loss] = []
+        self.before_relocated: list[Loss] = []  # ``before_losses`` through ``relocate``
         self.head = 0  # leading system messages
         self.head_count = 0  # wire messages they give
         self.head_known = False
@@ -144,11 +150,18 @@ class Projector:
         with dry_run():
             return self.adapter.to_wire(list(messages), **self.kwargs)
 
+    def _relocated(self, losses: Sequence[Loss]) -> tuple[Loss, ...]:
+        relocate = self.relocate
+        if relocate is None:
+            return losses if isinstance(losses, tuple) else tuple(losses)
+        return tuple(map(relocate, losses))
+
     def _full(self, messages: Sequence[Message]) -> Projection:
         self.full_projections += 1
         self._tail = None
         projection = self._to_wire(messages)
-        self.recent = projection.losses
+        self._out = self._relocated(projection.losses)
+        self.recent = self._out
         return projection
 
     # -- projecting ---------------------------------------------------------------------------
@@ -159,7 +172,7 @@ class Projector:
             self.reset()
         self._scan(messages)
         if not self.incremental or self.mid_system:
-            return self._full(messages)
+            return self._relocated_projection(self._full(messages))
         if self.cut:
             result = self._spliced(messages)
             if result is None:
@@ -169,7 +182,13 @@ class Projector:
         else:
             result = self._full(messages)
         self._advance(messages, result)
-        return result
+        return result if self._tail is not None else self._relocated_projection(result)
+
+    def _relocated_projection(self, result: Projection) -> Projection:
+        """A whole projection with its losses relocated (``_full`` relocated them)."""
+        if self.relocate is None:
+            return result
+        return Projection(request=result.request, losses=self._out)
 
     def marks(self, wire: list[Any]) -> int:
         """The ``cache_control`` marks in ``wire`` (the last request's list), counting only the
@@ -204,8 +223,12 @@ class Projector:
                 losses.append(loss)
             else:
                 tail.append(_moved(loss, i, by))
-        self.recent = (*losses, *tail)
         self._tail = tail
+        new_losses, new_tail = self._relocated(losses), self._relocated(tail)
+        self.recent = (*new_losses, *new_tail)
+        self._out = (*new_losses, *self.before_relocated, *new_tail)
+        if self.relocate is not None:  # the raw losses are not needed again (``_advance``)
+            return Projection(request=request, losses=self._out)
         return Projection(request=request, losses=(*losses, *self.before_losses, *tail))
 
     def _reusable(self) -> list[Any] | None:
@@ -249,10 +272,13 @@ class Projector:
         self.before_src = full
         self.before_len = keep
         if self._tail is None:  # a whole projection: its losses are walked once, as it was
-            self.before_losses = [loss for loss in result.losses
-                                  if (i := _index(loss)) is not None and self.head <= i < j]
+            kept = [loss for loss in result.losses
+                    if (i := _index(loss)) is not None and self.head <= i < j]
+            self.before_losses = kept
+            self.before_relocated = list(self._relocated(kept))
         else:  # only the window's are new
-            self.before_losses.extend(loss for loss in self._tail
-                                      if (i := _index(loss)) is not None and i < j)
+            kept = [loss for loss in self._tail if (i := _index(loss)) is not None and i < j]
+            self.before_losses.extend(kept)
+            self.before_relocated.extend(self._relocated(kept))
         self.cut = j
         self.candidates = [c for c in self.candidates if c > j]

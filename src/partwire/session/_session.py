@@ -116,7 +116,6 @@ class Session:
         # so losses name what the user holds rather than positions in the context.
         self._at: list[int] = []
         self._shifted = False  # whether some context message is not at its own history index
-        self._mapped: dict[int, tuple[Loss, Loss]] = {}
         self._rebuild_context()
         self._projector = self._make_projector()
 
@@ -209,7 +208,6 @@ class Session:
                          default=-1)
         self._at = [where.get(id(m), compaction) for m in self._context]
         self._shifted = any(k != j for j, k in enumerate(self._at))
-        self._mapped = {}  # the indexes moved: map every loss again
 
     # -- the request ----------------------------------------------------------------------------
 
@@ -239,7 +237,8 @@ class Session:
             incremental = incremental and getattr(opts, "continuation", "stateless") != "chained"
         # The cache key is fixed for the projector's life (the session id may only become known
         # at the first append, so the kwargs are read again after a reset).
-        return Projector(self.adapter, self._kwargs(), incremental=incremental)
+        return Projector(self.adapter, self._kwargs(), incremental=incremental,
+                         relocate=self._relocate)
 
     def request(self, *, cache_at: Sequence[int] | None = None,
                 settings: RequestSettings | Mapping[str, Any] | None = None) -> Projection:
@@ -260,8 +259,8 @@ class Session:
                 projection = self._projector.project(self._context)
             finally:
                 self._projector.kwargs = base
-        losses = self._in_history(projection.losses)
-        self._log(self._in_history(self._projector.recent))
+        losses = projection.losses  # the projector relocates them into the history
+        self._log(self._projector.recent)
         if self.strict and losses:
             raise LossError(losses, self.target.adapter)
         request = projection.request
@@ -275,28 +274,24 @@ class Session:
             return projection
         return Projection(request=request, losses=losses)
 
-    def _in_history(self, losses: Sequence[Loss]) -> tuple[Loss, ...]:
-        """The losses with paths into :attr:`history`: the projection counts the context's
-        messages (compaction applied, other events left out), the user holds the history. While
-        every context message sits at its own history index the paths are already right, and
-        the losses are not walked (a request is made every turn, with all of its losses)."""
+    def _relocate(self, loss: Loss) -> Loss:
+        """``loss`` with its path into :attr:`history`: the projection counts the context's
+        messages (compaction applied, other events left out), the user holds the history. The
+        projector calls this once per new loss; a kept message's history index never moves
+        until the context is rebuilt, and then the projector starts over."""
         if not self._shifted:
-            return losses if isinstance(losses, tuple) else tuple(losses)
-        out, changed = [], False
-        mapped = self._mapped  # id(loss) -> (loss, its path into history): the same loss objects
-        for loss in losses:     # come back every turn (remembered losses), each mapped once
-            entry = mapped.get(id(loss))
-            if entry is None or entry[0] is not loss:
-                found = _HISTORY_PATH.match(loss.path)
-                k = int(found.group(1)) if found is not None else -1
-                moved = loss
-                if found is not None and 0 <= k < len(self._at) and self._at[k] != k:
-                    moved = dataclasses.replace(loss, path=f"history[{self._at[k]}]{loss.path[found.end():]}")
-                entry = mapped[id(loss)] = (loss, moved)
-            if entry[1] is not loss:
-                changed = True
-            out.append(entry[1])
-        return tuple(out) if changed or not isinstance(losses, tuple) else losses
+            return loss
+        found = _HISTORY_PATH.match(loss.path)
+        if found is None:
+            return loss
+        k = int(found.group(1))
+        if 0 <= k < len(self._at) and self._at[k] != k:
+            return dataclasses.replace(loss, path=f"history[{self._at[k]}]{loss.path[found.end():]}")
+        return loss
+
+    def _in_history(self, losses: Sequence[Loss]) -> tuple[Loss, ...]:
+        """The losses with paths into :attr:`history` (see :meth:`_relocate`)."""
+        return tuple(map(self._relocate, losses))
 
     def _mark(self, request: dict[str, Any], cache_at: Sequence[int] | None) -> dict[str, Any]:
         messages = request.get("messages")
