@@ -280,6 +280,22 @@ def test_malformed_arguments_are_sent_as_an_empty_object_and_reported() -> None:
     assert losses([AssistantMessage([call])]) == [("history[0].parts[0]", "tool_call", "rewritten")]
 
 
+
+@pytest.mark.parametrize("arguments", [" ", "\r", "\n\t"])
+def test_blank_but_not_empty_arguments_are_sent_as_an_object_with_a_loss(arguments: str) -> None:
+    """Arguments of only whitespace are not a JSON object: the API gets {} and a rewrite is
+    reported (they do not come back as they were, so silence would lose them)."""
+    call = ToolCallPart(id="tu_1", name="f", arguments_json=arguments)
+    assert request([AssistantMessage([call])])["messages"][0]["content"][0]["input"] == {}
+    assert losses([AssistantMessage([call])]) == [("history[0].parts[0]", "tool_call", "rewritten")]
+
+
+def test_empty_arguments_are_an_empty_object_without_a_loss() -> None:
+    """The empty string stays the usual spelling of no arguments: {} and no loss."""
+    call = ToolCallPart(id="tu_1", name="f", arguments_json="")
+    assert request([AssistantMessage([call])])["messages"][0]["content"][0]["input"] == {}
+    assert losses([AssistantMessage([call])]) == []
+
 def test_tool_result_status_maps_to_is_error() -> None:
     """error sets is_error; denied and aborted do too, reported on the status as a downgrade,
     with the same path and action as every other adapter that has an error flag."""

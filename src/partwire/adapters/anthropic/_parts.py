@@ -265,7 +265,7 @@ class PartEncoder:
         except ValueError:
             arguments = None
         if type(arguments) is not dict:
-            if text.strip() or arguments is not None:
+            if text:  # anything but the empty string is rewritten, whitespace included
                 self._lose(i, j, "tool_call", "rewritten",
                            "the arguments are not a JSON object (truncated or malformed) and the API "
                            "takes only an object; sent as {}", message_id)
