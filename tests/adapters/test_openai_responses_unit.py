@@ -44,6 +44,7 @@ from partwire.adapters.openai_responses._wire import admits_call_id
 from partwire.errors import LossError
 from partwire.streaming import accumulate
 from tests.harness.compare import comparable
+from tests.harness.validity import assert_valid_request
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "harness" / "responses" / "openai_responses" / "wire_examples"
 BLOB = "gAAAAABpVg8D3xq0Jd2mE1sYk9bR7tU4vW6zC8nL0pQ5aH3fG2jK1mN4rT7yX9cV6bZ8-_EXAMPLE_OPAQUE_BLOB=="
@@ -396,6 +397,28 @@ def test_custom_tool_call_round_trips() -> None:
     sent = items([UserMessage("q"), reply, ToolMessage(call_id=part.id, tool_name="python", output_text="1")])
     assert sent[1] == output[0]
     assert sent[2] == {"type": "custom_tool_call_output", "call_id": "call_c", "output": "1"}
+
+
+def test_a_field_the_input_item_type_lacks_is_dropped_with_a_loss() -> None:
+    """A custom tool call recorded with a status (a Codex rollout keeps one) goes back without it,
+    named by a loss, and the SDK's input type accepts the body; a function call keeps its status,
+    which its input type declares."""
+    custom = {"id": "ctc_1", "type": "custom_tool_call", "status": "completed", "call_id": "call_c",
+              "input": "print(1)", "name": "python"}
+    function = {"id": "fc_1", "type": "function_call", "status": "completed", "call_id": "call_f",
+                "arguments": "{}", "name": "get"}
+    reply = openai_responses.from_wire({"id": "resp_c", "model": "gpt-5.5", "status": "completed",
+                                        "output": [custom, function]})
+    history: list[HistoryEvent] = [
+        UserMessage("q"), reply, *(ToolMessage(call_id=p.id, tool_name="t", output_text="1")
+                                   for p in reply.parts if isinstance(p, ToolCallPart))]
+    projection = openai_responses.to_wire(history, model="gpt-5.5")
+    sent = projection.request["input"]
+    assert sent[1] == {k: v for k, v in custom.items() if k != "status"}
+    assert sent[2] == function
+    assert [(loss.path, loss.part_type, loss.action) for loss in projection.losses] == [
+        ("history[1].parts[0].provider_data.status", "tool_call", "dropped")]
+    assert_valid_request("openai_responses", projection.request)
 
 
 def test_server_items_are_kept_whole_and_echoed_to_openai_only() -> None:

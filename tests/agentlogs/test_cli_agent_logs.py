@@ -27,13 +27,25 @@ def test_show_reads_a_session_file(source: str, path: Path, says: str,
     assert "kept verbatim" in out
 
 
-def test_convert_a_claude_code_session_to_a_chat_request(capsys: pytest.CaptureFixture[str]) -> None:
-    """`convert --from claude-code` writes a request body the target SDK accepts; losses on stderr."""
-    assert main(["convert", "--from", "claude-code", "--to", "openai-chat", "--model", "openai:gpt-5",
-                 str(CLAUDE)]) == 0
+MODELS = {"anthropic": "anthropic:claude-sonnet-4-6", "openai-chat": "openai:gpt-5",
+          "openai-responses": "openai:gpt-5", "google": "google:gemini-2.5-pro",
+          "bedrock": "bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0"}
+
+
+@pytest.mark.parametrize("target", sorted(MODELS))
+@pytest.mark.parametrize(("source", "path"), [("claude-code", CLAUDE), ("codex", CODEX)],
+                         ids=["claude-code", "codex"])
+def test_convert_a_session_file_to_every_adapter(source: str, path: Path, target: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """`convert --from claude-code|codex --to <api>` writes a request body the target SDK's own
+    validator accepts, with no complaint; losses go to stderr."""
+    assert main(["convert", "--from", source, "--to", target, "--model", MODELS[target],
+                 str(path)]) == 0
     out, err = capsys.readouterr()
-    assert_valid_request("openai_chat", json.loads(out))
-    assert "loss: openai_chat:" in err  # the Anthropic thinking signature is not sent to OpenAI
+    api = target.replace("-", "_")
+    assert_valid_request(api, json.loads(out))
+    if api != ("anthropic" if source == "claude-code" else "openai_responses"):
+        assert f"loss: {api}:" in err  # the other provider's reasoning state is not sent
 
 
 def test_store_import_takes_session_files_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -627,8 +627,20 @@ class Encoder(PartEncoder):
             item = {"type": "function_call", "call_id": wire_id, "name": part.name,
                     "arguments": part.arguments_json}
         if isinstance(extra, dict) and extra:
+            allowed = _CALL_INPUT_KEYS[item["type"]]
+            if not extra.keys() <= allowed:
+                extra = self._undeclared(extra, allowed, item["type"], path, message_id)
             item = item_in_order({**extra, **item})
         self.items.append(item)  # type: ignore[arg-type]
+
+    def _undeclared(self, extra: Mapping[str, Any], allowed: frozenset[str], kind: str, path: str,
+                    message_id: str) -> dict[str, Any]:
+        """``extra`` without the keys the input item type does not declare, each one reported
+        (a response or a log, such as a Codex rollout, can record more than an input takes)."""
+        for key in sorted(extra.keys() - allowed):
+            self.losses.add(f"{path}.provider_data.{key}", "tool_call", "dropped",
+                            f"a {kind} input item has no {key!r} field; it is not sent", message_id)
+        return {k: v for k, v in extra.items() if k in allowed}
 
     def _id_mapped(self, part: ToolCallPart, path: str, message_id: str) -> None:
         self.losses.add(path, "tool_call", "id_mapped", self._id_reason(part.provider_ids),
@@ -732,6 +744,10 @@ _FOREIGN_REASONING = "reasoning is verifiable only by the provider that produced
 _RECORDS = frozenset({ErrorEvent, TaskMetadataEvent, CompactionEvent, RetryEvent, ModelSwitchEvent,
                       SubtaskEvent, UnknownEvent})
 _CALL_ITEM = frozenset({"id", "status"})
+# The optional fields of the SDK's input item types for a call (ResponseFunctionToolCallParam,
+# ResponseCustomToolCallParam): a custom tool call has no status, though Codex records one.
+_CALL_INPUT_KEYS = {"function_call": frozenset({"id", "status", "caller", "namespace", "async"}),
+                    "custom_tool_call": frozenset({"id", "caller", "namespace", "async"})}
 _LOGPROBS = frozenset({"logprobs"})
 
 
