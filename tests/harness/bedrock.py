@@ -3,7 +3,9 @@
 botocore validates types, required members and unions from the service model, offline; it checks
 no enum, pattern or length. The API's role enum, the ``ToolName`` and ``ToolUseId`` patterns,
 non-blank text and the tool-choice name are checked here, read from the same service model, so
-what a test accepts is what Converse accepts as far as its published model says.
+what a test accepts is what Converse accepts as far as its published model says. So are the
+cache-point rules its user guide states and the service enforces: at most four checkpoints a
+request, none first in a message or right after a reasoning block.
 """
 
 from __future__ import annotations
@@ -61,12 +63,25 @@ def converse_errors(request: Mapping[str, Any], *, stream: bool = False) -> list
                 continue
             if block.get("text") == "":
                 errors.append(f"{where}.text: blank")
+            if "cachePoint" in block:
+                before = message["content"][j - 1] if j else None
+                if before is None:
+                    errors.append(f"{where}.cachePoint: first in its message, after nothing")
+                elif isinstance(before, Mapping) and "reasoningContent" in before:
+                    errors.append(f"{where}.cachePoint: right after a reasoning block")
             if isinstance(block.get("toolUse"), Mapping):
                 name(block["toolUse"].get("name"), f"{where}.toolUse")
                 call_id(block["toolUse"].get("toolUseId"), f"{where}.toolUse")
             if isinstance(block.get("toolResult"), Mapping):
                 call_id(block["toolResult"].get("toolUseId"), f"{where}.toolResult")
     config = request.get("toolConfig")
+    tools = config.get("tools") if isinstance(config, Mapping) else None
+    points = sum(isinstance(b, Mapping) and "cachePoint" in b
+                 for blocks in (request.get("system"), tools, *(
+                     m.get("content") for m in request.get("messages") or [] if isinstance(m, Mapping)))
+                 if isinstance(blocks, list) for b in blocks)
+    if points > 4:
+        errors.append(f"cachePoint: {points} cache checkpoints, more than the four a request takes")
     if isinstance(config, Mapping):
         for k, tool in enumerate(config.get("tools") or []):
             if isinstance(tool, Mapping) and isinstance(tool.get("toolSpec"), Mapping):

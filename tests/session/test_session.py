@@ -318,7 +318,8 @@ def test_resume_from_a_store(tmp_path: Path) -> None:
 
 
 def _plain(node: Any) -> Any:
-    """A body without cache markers, a lone marked text block read as the string it stood for."""
+    """A body without cache markers (Anthropic's marks, Converse's cachePoint blocks), a lone
+    marked text block read as the string it stood for."""
     if isinstance(node, dict):
         out = {k: _plain(v) for k, v in node.items() if k != "cache_control"}
         content = out.get("content")
@@ -328,13 +329,14 @@ def _plain(node: Any) -> Any:
             out["content"] = content[0]["text"]
         return out
     if isinstance(node, list):
-        return [_plain(v) for v in node]
+        return [_plain(v) for v in node if not (isinstance(v, dict) and set(v) == {"cachePoint"})]
     return node
 
 
 def _count(node: Any) -> int:
     if isinstance(node, dict):
-        return ("cache_control" in node) + sum(_count(v) for v in node.values())
+        return ("cache_control" in node) + ("cachePoint" in node) + sum(
+            _count(v) for v in node.values())
     if isinstance(node, list):
         return sum(_count(v) for v in node)
     return 0
@@ -344,7 +346,8 @@ def _count(node: Any) -> int:
 def test_turn_n_plus_1_shares_turn_ns_whole_prefix(name: str) -> None:
     """Every turn's request repeats the previous request byte for byte before its new messages
     (cache markers aside), so the provider's prompt cache keeps hitting; Anthropic gets at most
-    four breakpoints, the newest on the last message; OpenAI a stable prompt_cache_key."""
+    four breakpoints, the newest on the last message (Bedrock too, as cachePoint blocks, in a
+    body botocore's validator accepts); OpenAI a stable prompt_cache_key."""
     events = agent_events(12)
     session = Session(f"{name}:{MODEL[name]}", history=events[:2])
     previous: dict[str, Any] | None = None
@@ -360,6 +363,11 @@ def test_turn_n_plus_1_shares_turn_ns_whole_prefix(name: str) -> None:
         if name == "anthropic":
             assert 2 <= _count(request) <= 4
             assert "cache_control" in json.dumps(request["messages"][-1])
+        if name == "bedrock":
+            assert 2 <= _count(request) <= 4
+            assert request["messages"][-1]["content"][-1] == {"cachePoint": {"type": "default"}}
+            assert request["system"][-1] == {"cachePoint": {"type": "default"}}
+            assert request_errors("bedrock", request) == []
         if name in ("openai_responses", "openai_chat"):
             assert request["prompt_cache_key"] == session.id == events[0].id
         previous = request

@@ -55,10 +55,11 @@ def wire_key(request: dict[str, Any]) -> str | None:
 
 
 def count_marks(node: Any) -> int:
-    """How many ``cache_control`` marks a wire value holds (a request import can keep some)."""
+    """How many prompt-cache markers a wire value holds (a request import can keep some):
+    Anthropic's ``cache_control`` marks and Converse's ``cachePoint`` blocks."""
     if isinstance(node, dict):
-        return ("cache_control" in node) + sum(count_marks(v) for v in node.values()
-                                               if isinstance(v, dict | list))
+        return ("cache_control" in node) + ("cachePoint" in node) + sum(
+            count_marks(v) for v in node.values() if isinstance(v, dict | list))
     if isinstance(node, list):
         return sum(count_marks(v) for v in node)
     return 0

@@ -24,7 +24,7 @@ from partwire.messages import (
 )
 from partwire.parts import ToolCallPart
 from partwire.projection import Loss, Projection, log_losses
-from partwire.session._cache import mark_anthropic
+from partwire.session._cache import mark_anthropic, mark_bedrock
 from partwire.session._projector import Projector
 from partwire.session._target import Target
 from partwire.settings import RequestSettings
@@ -243,8 +243,9 @@ class Session:
     def request(self, *, cache_at: Sequence[int] | None = None,
                 settings: RequestSettings | Mapping[str, Any] | None = None) -> Projection:
         """The :class:`Projection` for the next call: ``to_wire`` of the context, with prompt-cache
-        markers (Anthropic: ``cache_control``, automatic unless ``cache="off"``; ``cache_at``
-        names wire message indexes to mark by hand). ``settings`` override the target's settings
+        markers (Anthropic: ``cache_control``; Bedrock: ``cachePoint`` blocks, for the models
+        that take them; automatic unless ``cache="off"``; ``cache_at`` names wire message indexes
+        to mark by hand). ``settings`` override the target's settings
         for this request only, field by field. Each loss is logged once per session."""
         if "session" in self._projector.kwargs and self._projector.kwargs["session"] != self.id:
             self._projector = self._make_projector()
@@ -264,7 +265,7 @@ class Session:
         if self.strict and losses:
             raise LossError(losses, self.target.adapter)
         request = projection.request
-        if self.target.adapter == "anthropic" and self.cache != "off":
+        if self.target.adapter in ("anthropic", "bedrock") and self.cache != "off":
             request = self._mark(request, cache_at)
         elif cache_at:
             raise ArgumentError("cache_at", f"{self.target.adapter} has no cache markers; its "
@@ -304,8 +305,12 @@ class Session:
             wanted = [n - 1]
             if self._marked_last is not None and self._marked_last < n - 1:
                 wanted.append(self._marked_last)
-        body, marked = mark_anthropic(request, wanted, in_messages=self._projector.marks(
-            messages if isinstance(messages, list) else []))
+        in_messages = self._projector.marks(messages if isinstance(messages, list) else [])
+        if self.target.adapter == "bedrock":
+            body, marked = mark_bedrock(request, wanted, in_messages=in_messages,
+                                        any_model=cache_at is not None)
+        else:
+            body, marked = mark_anthropic(request, wanted, in_messages=in_messages)
         if cache_at is None and self.cache == "auto" and marked:
             self._marked_last = marked[-1]
         return body
