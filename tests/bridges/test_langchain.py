@@ -45,7 +45,8 @@ def dumped(messages: list[BaseMessage]) -> list[dict[str, Any]]:
 texts = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
 names = st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True)
 call_ids = st.from_regex(r"(toolu|call)_[A-Za-z0-9]{6}", fullmatch=True)
-providers = st.sampled_from([None, "anthropic", "openai"])
+providers = st.sampled_from([None, "anthropic", "openai", "bedrock_converse"])
+_STOP_KEY = {"anthropic": "stop_reason", "bedrock_converse": "stopReason"}
 json_objects = st.dictionaries(names, st.one_of(st.integers(-5, 5), texts, st.booleans()), max_size=3)
 user_blocks = st.one_of(
     st.builds(lambda t: {"type": "text", "text": t}, texts),
@@ -72,13 +73,15 @@ def ai_messages(draw: st.DrawFn) -> lc.AIMessage:
         st.builds(lambda t: {"type": "reasoning", "reasoning": t}, texts),
         st.builds(lambda d: {"type": "non_standard", "value": {"type": "redacted_thinking", "data": d}},
                   st.just("EmwKAhgB")),
+        *([st.builds(lambda d: {"type": "non_standard", "value": {"reasoningContent": {"redactedContent": d}}},
+                     st.binary(min_size=1, max_size=6))] if provider == "bedrock_converse" else []),
     ), max_size=3))
     meta: dict[str, Any] = {"output_version": "v1"}
     if provider:
         meta |= {"model_provider": provider, "model_name": draw(names)}
     if draw(st.booleans()):
-        meta["stop_reason" if provider == "anthropic" else "finish_reason"] = draw(
-            st.sampled_from(["end_turn", "stop", "tool_use", "length"]))
+        meta[_STOP_KEY.get(provider or "", "finish_reason")] = draw(
+            st.sampled_from(["end_turn", "stop", "tool_use", "length", "guardrail_intervened"]))
     usage = draw(st.one_of(st.none(), st.builds(
         lambda i, o: {"input_tokens": i, "output_tokens": o, "total_tokens": i + o},
         st.integers(0, 1000), st.integers(0, 1000))))

@@ -16,6 +16,7 @@ Requires ``langchain-core`` (``pip install 'partwire[langchain]'``); imported on
 
 from __future__ import annotations
 
+import base64
 import json
 import warnings
 from collections import ChainMap
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
 
 from partwire._base import ProviderData, replace
+from partwire.adapters._common import decode_base64
 from partwire.bridges._common import Export, LossLog, compact_json, extras_of, model_id, require
 from partwire.history import HistoryEvent, UnknownEvent
 from partwire.ids import derive_id
@@ -68,12 +70,24 @@ ISSUER = "langchain"
 
 _MISSING = object()
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
-# Provider stop reasons as LangChain passes them through (Anthropic's and OpenAI's words).
+# Provider stop reasons as LangChain passes them through (Anthropic's, OpenAI's and Bedrock
+# Converse's words; Converse's normalised as the Bedrock adapter does).
 _STOPS: dict[str, StopReason] = {
     "end_turn": "stop", "stop": "stop", "stop_sequence": "stop", "max_tokens": "length",
     "length": "length", "tool_use": "tool_use", "tool_calls": "tool_use",
     "content_filter": "content_filter", "refusal": "refusal", "pause_turn": "pause",
+    "model_context_window_exceeded": "length", "guardrail_intervened": "content_filter",
+    "content_filtered": "content_filter", "malformed_model_output": "error",
+    "malformed_tool_use": "error",
 }
+# LangChain's model_provider names that are not partwire's issuer names: langchain-aws's
+# ChatBedrockConverse says bedrock_converse, its ChatBedrock (InvokeModel) bedrock; either's
+# reasoning signatures are Bedrock's. An export names ChatBedrockConverse, whose input
+# conversion is what echoes a v1 reasoning block's signature to Converse.
+_PROVIDERS = {"bedrock_converse": "bedrock"}
+_LC_PROVIDERS = {"bedrock": "bedrock_converse"}
+# Where each provider's integration keeps the raw stop reason in response_metadata.
+_STOP_KEYS = {"anthropic": "stop_reason", "bedrock": "stopReason"}
 # Canonical fields that LangChain has no place for; carried in response_metadata["partwire"].
 _CARRIED = ("id", "created_at", "metadata", "parent_id", "status", "stop_reason", "stop_reason_raw",
             "api", "response_id", "routing", "usage", "call_id", "tool_name", "data",
@@ -178,7 +192,7 @@ def _differences(event: HistoryEvent, back: HistoryEvent) -> dict[str, Any]:
 
 
 def _mark(model: Any, data: dict[str, Any]) -> Any:
-    merged = {**extras_of(model.provider_data, ISSUER), **data}
+    merged = {**extras_of(model.provider_data, ISSUER), **_jsonable(data)}
     return replace(model, provider_data=ProviderData(issuer=ISSUER, data=merged))
 
 
@@ -199,11 +213,14 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
     common: dict[str, Any] = {"id": dumped.get("id") or derive_id(ISSUER, str(i))}
     if message is None:
         return UnknownEvent(original_type=f"{ISSUER}:{kind}", raw=dumped, **common)
-    issuer = dumped.get("response_metadata", {}).get("model_provider") or ISSUER
+    lc_provider = dumped.get("response_metadata", {}).get("model_provider")
+    issuer = _PROVIDERS.get(lc_provider, lc_provider) or ISSUER
     blocks: list[dict[str, Any]] = [dict(b) for b in message.content_blocks]
     if kind == "ai":
         blocks += [dict(b) for b in dumped.get("invalid_tool_calls") or []]
     parts = tuple(_part_from_block(b, issuer, ctx) for b in blocks)
+    if kind != "tool":  # a tool message's text is its output text, which holds no provider data
+        parts = _fold_cache_points(parts)
     event: HistoryEvent
     if kind == "human":
         event = UserMessage(parts=parts, **common)
@@ -220,8 +237,9 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
             data=dumped.get("artifact"), **common)
     else:
         meta = dumped.get("response_metadata", {})
-        provider, model_name = meta.get("model_provider"), meta.get("model_name")
-        raw = meta.get("stop_reason") or meta.get("finish_reason")
+        provider = _PROVIDERS.get(meta.get("model_provider"), meta.get("model_provider"))
+        model_name = meta.get("model_name")
+        raw = meta.get("stop_reason") or meta.get("finish_reason") or meta.get("stopReason")
         event = AssistantMessage(
             parts=parts, provider=provider,
             model=model_id(provider, model_name),
@@ -249,6 +267,11 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
     part: Part
     if kind == "text":
         part = TextPart(text=block.get("text", ""))
+    elif kind == "reasoning" and isinstance(_redacted(block), bytes):
+        part = RedactedThinkingPart(data=Opaque(value=_b64(_redacted(block)), issuer=issuer))
+    elif kind == "non_standard" and isinstance(_converse_redacted(block), bytes):
+        # Converse's own block: Bedrock's, whatever the message says of its provider.
+        part = RedactedThinkingPart(data=Opaque(value=_b64(_converse_redacted(block)), issuer="bedrock"))
     elif kind == "reasoning":
         signature = (block.get("extras") or {}).get("signature")
         part = ThinkingPart(text=block.get("reasoning", ""),
@@ -286,12 +309,97 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
             and block["value"].get("type") == "redacted_thinking" and isinstance(block["value"].get("data"), str):
         part = RedactedThinkingPart(data=Opaque(value=block["value"]["data"], issuer=issuer))
     else:
-        return UnknownPart(original_type=f"{ISSUER}:{kind}", raw=block, issuer=ISSUER)
+        return UnknownPart(original_type=f"{ISSUER}:{kind}", raw=_jsonable(block), issuer=ISSUER)
     rebuilt = _block_from_part(part, issuer, ctx.trial(), None, "")
     extras = {k: v for k, v in block.items() if (rebuilt or {}).get(k, _MISSING) != v}
     if kind == "server_tool_result":
         extras.pop("tool_call_id", None)
     return _mark(part, {"block": extras}) if extras else part
+
+
+def _fold_cache_points(parts: tuple[Part, ...]) -> tuple[Part, ...]:
+    """Each Converse ``cachePoint`` block (a non-standard block to LangChain) on the part before
+    it, where the Bedrock adapter records one, so a history sent to Bedrock keeps its cache
+    points; kept as an unknown part when that part already carries data of its own."""
+    out: list[Part] = []
+    for part in parts:
+        point = _cache_point(part)
+        if point is not None and out and out[-1].provider_data is None \
+                and not isinstance(out[-1], UnknownPart):
+            out[-1] = replace(out[-1], provider_data=ProviderData(issuer="bedrock",
+                                                                   data={"cache_point": point}))
+            continue
+        out.append(part)
+    return tuple(out)
+
+
+def _cache_point(part: Part) -> dict[str, Any] | None:
+    if not (isinstance(part, UnknownPart) and part.issuer == ISSUER
+            and part.original_type == f"{ISSUER}:non_standard" and isinstance(part.raw, dict)
+            and set(part.raw) == {"type", "value"}):
+        return None
+    value = part.raw["value"]
+    if isinstance(value, dict) and set(value) == {"cachePoint"} and isinstance(value["cachePoint"], dict):
+        return dict(value["cachePoint"])
+    return None
+
+
+def _converse_point(pd: ProviderData | None) -> dict[str, Any] | None:
+    """The cache point a part carries for Bedrock, when that is all of its provider data."""
+    if pd is None or pd.issuer != "bedrock" or not isinstance(pd.data, dict) \
+            or set(pd.data) != {"cache_point"} or not isinstance(pd.data["cache_point"], dict):
+        return None
+    return dict(pd.data["cache_point"])
+
+
+def _redacted(block: dict[str, Any]) -> Any:
+    """The encrypted reasoning that langchain-core's Converse translator puts in a reasoning
+    block's extras (``redacted_content``, the bytes boto3 gave), when that is all it holds."""
+    extras = block.get("extras")
+    if block.get("reasoning") or not isinstance(extras, dict) or set(extras) != {"redacted_content"}:
+        return None
+    return extras["redacted_content"]
+
+
+def _converse_redacted(block: dict[str, Any]) -> Any:
+    """The bytes of a Converse ``{"reasoningContent": {"redactedContent": ...}}`` block carried
+    as a non-standard block (the form an export writes, which ChatBedrockConverse sends as is)."""
+    value = block.get("value")
+    member = value.get("reasoningContent") if isinstance(value, dict) and len(value) == 1 else None
+    if not isinstance(member, dict) or set(member) != {"redactedContent"}:
+        return None
+    return member["redactedContent"]
+
+
+# The tag of bytes kept in JSON: LangChain messages hold bytes where boto3 gave them (Converse
+# images, documents, redacted reasoning), and canonical data is JSON.
+_BYTES = "partwire_bytes"
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` with every ``bytes`` as ``{"partwire_bytes": <base64>}``."""
+    if isinstance(value, bytes | bytearray):
+        return {_BYTES: _b64(bytes(value))}
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _unjson(value: Any) -> Any:
+    """The inverse of :func:`_jsonable`."""
+    if isinstance(value, dict):
+        if len(value) == 1 and isinstance(value.get(_BYTES), str):
+            return base64.b64decode(value[_BYTES])
+        return {k: _unjson(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unjson(v) for v in value]
+    return value
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
 
 
 def _source_of(block: dict[str, Any], issuer: str) -> Any:
@@ -324,7 +432,9 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
            ctx: _Context, log: LossLog | None, path: str) -> dict[str, Any]:
     """A canonical message as a LangChain message dump (``model_dump`` form), without carry."""
     own = extras_of(event.provider_data, ISSUER)
-    if event.provider_data is not None and event.provider_data.issuer != ISSUER and log is not None:
+    response = _converse_response(event)
+    if event.provider_data is not None and event.provider_data.issuer != ISSUER and log is not None \
+            and response is None:
         log.add(path, f"{event.role}_message", "dropped",
                 f"provider data from {event.provider_data.issuer} has no place in LangChain", event.id)
     issuer = (event.provider if isinstance(event, AssistantMessage) else None) or ISSUER
@@ -347,25 +457,33 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
             meta: dict[str, Any] = {"output_version": "v1"}
             model_name = event.model
             if event.provider:
-                meta["model_provider"] = event.provider
+                meta["model_provider"] = _LC_PROVIDERS.get(event.provider, event.provider)
                 if model_name and model_name.startswith(f"{event.provider}:"):
                     model_name = model_name.split(":", 1)[1]
             if model_name:
                 meta["model_name"] = model_name
             if event.stop_reason_raw:
-                meta["stop_reason" if event.provider == "anthropic" else "finish_reason"] = event.stop_reason_raw
+                meta[_STOP_KEYS.get(event.provider or "", "finish_reason")] = event.stop_reason_raw
+            if response:  # where ChatBedrockConverse keeps the rest of the Converse response
+                meta.update({k: v for k, v in response.items() if k not in meta})
             out.update(type="ai", response_metadata=meta, usage_metadata=_usage_to_lc(event.usage))
         case _:
             assert_never(event)
     blocks: list[dict[str, Any]] = []
     for j, part in enumerate(parts):
         ppath = f"{path}.parts[{j}]"
-        if part.provider_data is not None and part.provider_data.issuer != ISSUER and log is not None:
+        point = _converse_point(part.provider_data)
+        if part.provider_data is not None and part.provider_data.issuer != ISSUER and log is not None \
+                and point is None:
             log.add(ppath, part.type, "dropped",
                     f"provider data from {part.provider_data.issuer} has no place in LangChain", event.id)
         block = _block_from_part(part, issuer, ctx, log, ppath, event.id)
         if block is not None:
-            blocks.append({**block, **extras_of(part.provider_data, ISSUER).get("block", {})})
+            blocks.append({**block, **_unjson(extras_of(part.provider_data, ISSUER).get("block", {}))})
+            if point is not None:  # Converse's block, as langchain-aws sends it
+                blocks.append({"type": "non_standard", "value": {"cachePoint": point}})
+        elif point is not None and log is not None:
+            log.add(ppath, part.type, "dropped", "the cache point after it goes with it", event.id)
     if isinstance(event, AssistantMessage):
         out["tool_calls"] = [{"type": "tool_call", "id": b["id"], "name": b["name"], "args": b["args"]}
                              for b in blocks if b["type"] == "tool_call"]
@@ -375,7 +493,20 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
                  and blocks[0]["text"] != "")  # an empty string would read back as no block at all
     out["content"] = blocks[0]["text"] if only_text and not isinstance(event, AssistantMessage) \
         else ("" if not blocks and not isinstance(event, AssistantMessage) else blocks)
-    return {**out, **own.get("fields", {})}
+    return {**out, **_unjson(own.get("fields", {}))}
+
+
+def _converse_response(event: HistoryEvent) -> dict[str, Any] | None:
+    """The Converse response fields the Bedrock adapter kept on an answer (``metrics``, ``trace``,
+    ``additionalModelResponseFields``...), when that is all of its provider data."""
+    if not isinstance(event, AssistantMessage):
+        return None
+    pd = event.provider_data
+    if pd is None or pd.issuer != "bedrock" \
+            or event.provider != "bedrock" or not isinstance(pd.data, dict) or set(pd.data) != {"response"} \
+            or not isinstance(pd.data["response"], dict):
+        return None
+    return dict(pd.data["response"])
 
 
 def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None, path: str,
@@ -397,7 +528,17 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
                         message_id)
             return block
         case RedactedThinkingPart():
+            if part.data.issuer == "bedrock":
+                raw = decode_base64(part.data.value)
+                if raw is not None:  # Converse's own block (it names its issuer), bytes as boto3 takes them
+                    _check_opaque(part.data, part.data.issuer, log, path, message_id)
+                    return {"type": "non_standard",
+                            "value": {"reasoningContent": {"redactedContent": raw}}}
             _check_opaque(part.data, issuer, log, path, message_id)
+            if part.data.issuer == "bedrock" and log is not None:
+                log.add(path, "redacted_thinking", "rewritten",
+                        "Bedrock's encrypted reasoning is bytes and this value is not base64; "
+                        "kept in Anthropic's redacted_thinking shape", message_id)
             return {"type": "non_standard", "value": {"type": "redacted_thinking", "data": part.data.value}}
         case ToolCallPart():
             lc_id = part.provider_ids.get(issuer)
@@ -468,7 +609,7 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             return block
         case UnknownPart():
             if part.issuer == ISSUER and isinstance(part.raw, dict):
-                return dict(part.raw)
+                return dict(_unjson(part.raw))
             if log is not None:
                 log.add(path, "unknown", "dropped",
                         f"an unknown {part.original_type} part from {part.issuer} has no LangChain form",
