@@ -3,6 +3,7 @@ Converse takes them; every body passes botocore's validator and the cache-point 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,10 +16,14 @@ from partwire import (
     SystemMessage,
     TextPart,
     ThinkingPart,
+    ToolCallPart,
     ToolDefinition,
+    ToolMessage,
     UserMessage,
 )
 from partwire.adapters import bedrock
+from tests.harness.providers.bedrock import KIT
+from tests.harness.replay import use_cassette
 from tests.harness.validity import request_errors
 from tests.session.agent_loop import agent_events
 
@@ -134,3 +139,39 @@ def test_points_already_in_an_imported_request_count_toward_the_four() -> None:
         session.append(AssistantMessage(parts=(TextPart(text=f"answer {n}"),)),
                        UserMessage(f"question {n}"))
     assert len(_points(session.request().request)) == 4
+
+
+def start() -> Session:
+    """The cassette's session: a system prompt, a tool and the task."""
+    return Session(CLAUDE, tools=[TOOL], history=[
+        SystemMessage("You are a coding agent. Read before you write."),
+        UserMessage("tests/test_calc.py fails: add(2, 2) returns 0. Why?")])
+
+
+def answer_the_call(session: Session) -> None:
+    """The tool result for the call the first answer made."""
+    answer = session.history[-1]
+    assert isinstance(answer, AssistantMessage)
+    call = next(p for p in answer.parts if isinstance(p, ToolCallPart))
+    session.append(ToolMessage(call_id=call.id, tool_name="read_file",
+                               output_text="def test_add():\n    assert add(2, 2) == 4\n"))
+
+
+def test_boto3_sends_the_cache_points_and_the_cache_is_read() -> None:
+    """Through boto3's real client (vcrpy replaying a cassette written from the Converse
+    reference), a two-turn session sends its cache points as placed (botocore serialises them,
+    the cassette matches each body), and the second answer's usage reads the cache."""
+    session = start()
+    client = KIT.sync_client()
+    with use_cassette(Path(__file__).parent / "cassettes" / "bedrock_cache.yaml") as cassette:
+        first = session.request().request
+        assert _points(first) == ["system", "messages[0]"]
+        session.receive(client.converse(**first))
+        answer_the_call(session)
+        second = session.request().request
+        assert _points(second) == ["system", "messages[0]", "messages[2]"]
+        answer = session.receive(client.converse(**second))
+    assert cassette.play_count == 2
+    assert answer.usage is not None
+    assert (answer.usage.cache_read_tokens, answer.usage.cache_write_tokens) == (2056, 41)
+    assert answer.stop_reason == "stop"
