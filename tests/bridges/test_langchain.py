@@ -229,3 +229,17 @@ def test_a_model_id_of_another_provider_comes_back_as_it_was() -> None:
     message = AssistantMessage(["hi"], model="openai:gpt-5", provider="anthropic", status="complete")
     back = bridge.from_messages(bridge.to_messages([message]).messages)
     assert [m.model for m in back] == ["openai:gpt-5"]  # type: ignore[union-attr]
+
+
+def test_ids_of_other_providers_on_a_call_are_reported() -> None:
+    """A call holding ids from several providers goes out with the message provider's id only:
+    the others are named by a loss (found by the history law: they vanished in silence)."""
+    call = ToolCallPart(id="tu_1", name="A", arguments_json="{}",
+                        provider_ids={"anthropic": "toolu_1", "openai": "call_1"})
+    exported = bridge.to_messages([AssistantMessage([call], provider="anthropic")])
+    assert [(loss.path, loss.part_type, loss.action) for loss in exported.losses] == [
+        ("history[0].parts[0]", "tool_call", "dropped")]
+    assert "openai" in exported.losses[0].reason
+    back = bridge.from_messages(exported.messages)[0]
+    assert isinstance(back, AssistantMessage)
+    assert back.parts[0] == call.model_copy(update={"provider_ids": {"anthropic": "toolu_1"}})

@@ -546,6 +546,11 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
                 log.add(path, "tool_call", "id_mapped",
                         f"no id from {issuer}; the canonical id {part.id} replaces "
                         f"{sorted(part.provider_ids.values())}", message_id)
+            elif lc_id is not None and len(part.provider_ids) > 1 and log is not None:
+                others = ", ".join(sorted(k for k in part.provider_ids if k != issuer))
+                log.add(path, "tool_call", "dropped",
+                        f"a LangChain tool call keeps one id ({issuer}'s); the ids from {others} "
+                        "are not kept", message_id)
             lc_id = lc_id or part.id
             ctx.lc_ids[part.id] = lc_id
             ctx.canonical[lc_id] = part.id
