@@ -110,3 +110,32 @@ def test_long_strings_inside_json_are_counted(value: Any) -> None:
     cold = Tally()
     cold.add_json(value)
     assert cold.text >= floor
+
+
+def test_a_gemini_signature_is_billed_as_reference_or_as_replayed_thinking() -> None:
+    """A one-record signature costs a few tokens; a several-record one its replayed thinking."""
+    import base64
+
+    from partwire.adapters._estimate._google import signature_tokens
+
+    def record(size: int) -> bytes:
+        return b"\x0a" + bytes([0x80 | (size & 0x7F), size >> 7]) + bytes(size)
+
+    reference = base64.b64encode(record(700)).decode()
+    streamed = base64.b64encode(record(140) + record(280) + record(280)).decode()
+    wrapped = base64.b64encode(b"\x12" + bytes([0x80 | (703 & 0x7F), 703 >> 7])
+                               + record(700)).decode()
+    assert signature_tokens(reference) < 20
+    assert 120 < signature_tokens(streamed) < 160  # 700 bytes of thinking, about 140 tokens
+    assert 120 < signature_tokens(wrapped) < 160
+    body = {"contents": [
+        {"role": "user", "parts": [{"text": "Look it up."}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}},
+                                     "thoughtSignature": streamed}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"x": 1}}}]}]}
+    plain = {"contents": [*body["contents"][:1],
+                          {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
+                          body["contents"][2]]}
+    grown = _estimate.estimate_google_body(body) - _estimate.estimate_google_body(plain)
+    assert 120 < grown < 160
+    assert signature_tokens("not base64!") > 0  # unreadable: counted by its size, not dropped
