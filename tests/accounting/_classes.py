@@ -17,6 +17,7 @@ responses included):
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -169,7 +170,14 @@ def errors_by_class(provider: str) -> dict[str, ClassErrors]:
     estimate = ESTIMATORS[provider]
     chosen: list[Sample] = samples(provider, held_back=True) + samples(provider, held_back=False)
     grouped: dict[str, list[float]] = {name: [] for name in CLASSES}
+    seen: set[str] = set()
     for sample in chosen:
+        # samples() deduplicates within each part; a body recorded in both (a sync and a
+        # stream test sending the same request) is one request, counted once.
+        key = json.dumps(sample.request, sort_keys=True)
+        if key in seen:
+            continue
+        seen.add(key)
         grouped[class_of(sample.request)].append((estimate(sample.request) - sample.real)
                                                  / sample.real)
     return {name: ClassErrors(provider, name, tuple(sorted(errs, key=abs)))

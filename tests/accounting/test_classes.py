@@ -38,9 +38,10 @@ KNOWN_MISSES: dict[tuple[str, str], str] = {
         "images by URL: the 512x512 default (one tile) under-counts the 800x400 image (two "
         "tiles) two of the five requests send"),
     ("bedrock", "plain"): (
-        "14 requests of 7-54 tokens across five model families (Nova Micro and Lite, Titan, "
-        "Llama 3.2, Claude 3): each family frames a turn in its own template, unpublished for "
-        "most, and one or two tokens of framing are 10-50% of such a request"),
+        "12 requests of 7-54 tokens; Amazon publishes no template for Nova or Titan: two Nova "
+        "Lite requests with guardrail content, of 27 and 44 text tokens, were both billed 54, "
+        "Titan guardrail requests 17-28, and Nova Micro bills a bare question as its text alone "
+        "(7 where the framing gives 10): at this size two or three tokens are 25-50%"),
 }
 
 # Classes no public recording with usage was found for: no case is generated for them (a

@@ -139,3 +139,36 @@ def test_a_gemini_signature_is_billed_as_reference_or_as_replayed_thinking() -> 
     grown = _estimate.estimate_google_body(body) - _estimate.estimate_google_body(plain)
     assert 120 < grown < 160
     assert signature_tokens("not base64!") > 0  # unreadable: counted by its size, not dropped
+
+
+def test_gemini_counts_each_run_of_line_ends_as_a_token_of_its_own() -> None:
+    """Gemini text: a newline run after punctuation is a token, not merged as o200k_base does."""
+    from partwire.adapters._estimate._google import gemini_text
+
+    assert _estimate.count_text("}\n" * 50) == 50  # o200k_base: "}\n" is one token
+    assert gemini_text("}\n" * 50) == 100
+    assert gemini_text("no line ends here") == _estimate.count_text("no line ends here")
+    body = {"contents": [{"role": "user", "parts": [{"text": "}\n" * 50}]}]}
+    flat = {"contents": [{"role": "user", "parts": [{"text": "} " * 50}]}]}
+    assert _estimate.estimate_google_body(body) - _estimate.estimate_google_body(flat) >= 45
+
+
+def test_bedrock_counts_the_published_tool_prompt_and_template_of_the_model() -> None:
+    """Claude 3 models get Anthropic's per-model tool prompt; Llama 3.1+ Meta's dated template."""
+    from partwire.adapters.bedrock._tokens import estimate_request_tokens
+
+    tools = {"tools": [{"toolSpec": {"name": "f", "description": "d",
+                                     "inputSchema": {"json": {"type": "object"}}}}]}
+    body = {"messages": [{"role": "user", "content": [{"text": "Hi"}]}], "toolConfig": tools}
+
+    def count(model: str, **extra: object) -> int:
+        return estimate_request_tokens({**body, **extra, "modelId": model})
+
+    haiku, sonnet = "anthropic.claude-3-haiku-20240307-v1:0", "anthropic.claude-3-sonnet-20240229-v1:0"
+    assert count(haiku) - count(sonnet) == 264 - 159
+    forced = {**tools, "toolChoice": {"any": {}}}
+    assert count(haiku, toolConfig=forced) - count(haiku) == 340 - 264
+    plain = {"messages": body["messages"]}
+    llama_31 = estimate_request_tokens({**plain, "modelId": "meta.llama3-1-8b-instruct-v1:0"})
+    llama_30 = estimate_request_tokens({**plain, "modelId": "meta.llama3-8b-instruct-v1:0"})
+    assert llama_31 - llama_30 == 5 + 17  # the system block with its date lines
