@@ -1,9 +1,9 @@
 """An offline estimate of a Converse request's input tokens (docs/accounting.md).
 
 Converse fronts many model families; the body is counted once, text through the shared
-tokenizer, with the ratio and framing of the family the model id names (Claude, Nova, or the
-tokenizer's own count for the others). The corpus holds few Bedrock requests (29 distinct, most
-of a few tokens): the figures are rough, and docs/adapters/bedrock.md gives the measured error.
+tokenizer, with the ratio and framing of the family the model id names (Claude, Nova, Llama 3,
+or the tokenizer's own count for the others). The corpus holds few Bedrock requests (28
+distinct with usage, most of a few tokens): docs/accounting.md gives the measured error.
 """
 
 from __future__ import annotations
