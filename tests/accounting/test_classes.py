@@ -30,16 +30,19 @@ from tests.accounting.conftest import REPORT_KEY
 MEDIAN_BOUND = 0.10
 P90_BOUND = 0.25
 
+_URL_TILES = (
+    "images by URL have no size in the request: the recorded ones cost one 512-px tile (255) "
+    "or two (425, a 550x368 WebP); the one-tile default is exact for the first and 39% under "
+    "for the second (the same files sent inline are billed the same and estimated exactly)")
+
 KNOWN_MISSES: dict[tuple[str, str], str] = {
     ("anthropic", "media by reference"): (
-        "images by URL have no size in the request, and the recorded ones differ tenfold: the "
-        "Wikipedia logo (a 100x100 PNG, sent inline in other cassettes) costs about 20 tokens, "
-        "pelican.jpg about 260; no one default is within 25% of both (the best is 78% off "
-        "each), so the estimate keeps the 512x512 default (350) and the class misses"),
-    ("openai-chat", "media by reference"): (
-        "images by URL have no size in the request: the Wikipedia logo costs one tile (255), "
-        "the 800x400 image two (425); the one-tile default is exact for the first and 39% "
-        "under for the second, and a default between them would be fitted to these 4 requests"),
+        "images by URL have no size in the request, and the recorded ones cost 34 to 298 "
+        "tokens a request (a 100x100 PNG to a 550x368 WebP; the same files sent inline are "
+        "billed the same and estimated within 16%), so no one default is within 25% of both "
+        "ends; the estimate keeps the 512x512 default (350) and the class misses"),
+    ("openai-chat", "media by reference"): _URL_TILES,
+    ("openai-responses", "media by reference"): _URL_TILES,
     ("bedrock", "plain"): (
         "12 requests of 7-54 tokens; Amazon publishes no template for Nova or Titan: two Nova "
         "Lite requests with guardrail content, of 27 and 44 text tokens, were both billed 54, "

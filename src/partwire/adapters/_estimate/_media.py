@@ -403,11 +403,15 @@ _TILE_MODELS = (("gpt-4o-mini", (2833, 5667)), ("o1", (75, 150)), ("o3", (75, 15
 
 
 def google_image_tokens(width: int, height: int) -> int:
-    """Gemini's published rule: 258 tokens up to 384x384 px, else 258 per 768x768 tile."""
+    """Gemini's published rule: 258 tokens up to 384x384 px, else 258 per 768x768 tile.
+
+    Not tiles of a crop unit ``min(w, h) / 1.5``: Gemini 2.5 Flash billed a 512x512 JPEG and a
+    550x368 WebP 258 each (Mirascope's recordings, tests/corpus/google), where crop units give
+    1,032 and 1,548.
+    """
     if width <= 384 and height <= 384:
         return 258
-    tile = max(256, min(768, min(width, height) / 1.5))
-    return 258 * math.ceil(width / tile) * math.ceil(height / tile)
+    return 258 * math.ceil(width / 768) * math.ceil(height / 768)
 
 
 def image_dims(payload: str | None) -> tuple[int, int]:
