@@ -61,7 +61,9 @@ NO_DATA: dict[tuple[str, str], str] = {
     ("google", "compaction"): "Gemini has no compaction",
     ("bedrock", "compaction"): "Converse has no compaction",
     ("google", "media by reference"): "no recorded Gemini request with fileData has usage",
-    ("bedrock", "media"): "no recorded Converse request carries media bytes",
+    ("bedrock", "media"): (
+        "no recorded Converse request with media bytes has usage: the one public recording "
+        "found (Mirascope, an image to Nova Micro) was refused, Nova Micro takes no images"),
     ("bedrock", "media by reference"): "no recorded Converse request carries an S3 location",
     ("bedrock", "structured"): (
         "no recorded Converse request uses outputConfig (Mirascope's Nova requests ask for "
