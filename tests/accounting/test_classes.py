@@ -40,7 +40,7 @@ KNOWN_MISSES: dict[tuple[str, str], str] = {
         "images by URL have no size in the request, and the recorded ones cost 34 to 298 "
         "tokens a request (a 100x100 PNG to a 550x368 WebP; the same files sent inline are "
         "billed the same and estimated within 16%), so no one default is within 25% of both "
-        "ends; the estimate keeps the 512x512 default (350) and the class misses"),
+        "ends; the estimate keeps the 512x512 default (364) and the class misses"),
     ("openai-chat", "media by reference"): _URL_TILES,
     ("openai-responses", "media by reference"): _URL_TILES,
     ("bedrock", "plain"): (
