@@ -201,22 +201,20 @@ def _signature_records(signature: str) -> list[tuple[int, int]] | None:
     index = 0
     while index < len(raw):
         key, index = _varint(raw, index)
-        wire = key & 7
-        if wire == 2:
-            length, index = _varint(raw, index)
-        elif wire == 0:
-            start = index
+        field, wire = key >> 3, key & 7
+        start = index
+        if wire == 0:
             _, index = _varint(raw, index)
-            length = index - start
-        elif wire in (1, 5):
-            length = 8 if wire == 1 else 4
+        elif wire in (1, 2, 5):
+            length = 8 if wire == 1 else 4 if wire == 5 else -1
+            if wire == 2:
+                length, start = _varint(raw, index)
+            index = start + length if length >= 0 else len(raw) + 1
         else:
             return None
-        if key >> 3 == 0 or index + length > len(raw) or (wire != 0 and length < 0):
+        if field <= 0 or index > len(raw):
             return None
-        if wire != 0:
-            index += length
-        records.append((key >> 3, length))
+        records.append((field, index - start))
     return records
 
 
