@@ -17,6 +17,7 @@ responses included):
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -24,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from partwire.adapters import _estimate
-from tests.accounting._corpus import PROVIDERS, Sample, samples
+from partwire.adapters.bedrock._tokens import estimate_request_tokens as estimate_bedrock_body
+from tests.accounting._corpus import ALL_PROVIDERS, Sample, samples
 
 __all__ = ["BEGIN", "CLASSES", "DOCS", "END", "ClassErrors", "class_of", "errors_by_class",
-           "render_table", "write_table"]
+           "measure", "render_table", "write_table"]
 
 CLASSES = ("compaction", "media", "media by reference", "structured", "tools", "plain")
 
@@ -36,6 +38,7 @@ ESTIMATORS: dict[str, Callable[[Mapping[str, Any]], int]] = {
     "openai-chat": _estimate.estimate_openai_chat_body,
     "openai-responses": _estimate.estimate_openai_responses_body,
     "google": _estimate.estimate_google_body,
+    "bedrock": estimate_bedrock_body,
 }
 
 _MEDIA_TYPES = frozenset({"image", "document", "image_url", "input_image", "file", "input_file",
@@ -46,6 +49,9 @@ _TOOL_TYPES = frozenset({"tool_use", "tool_result", "function_call", "function_c
                          "mcp_tool_result", "server_tool_use"})
 _GEMINI_TOOL = frozenset({"functionCall", "functionResponse", "function_call",
                           "function_response"})
+# Converse content blocks are keyed by kind: {"image": {"source": {"bytes" | "s3Location"}}}.
+_CONVERSE_MEDIA = frozenset({"image", "document", "video", "audio"})
+_CONVERSE_TOOL = frozenset({"toolUse", "toolResult"})
 
 
 def _nodes(value: Any) -> Iterator[Mapping[str, Any]]:
@@ -78,7 +84,9 @@ def _structured(request: Mapping[str, Any]) -> bool:
     config = request.get("generationConfig")
     config = config if isinstance(config, dict) else {}
     output = request.get("output_config")
-    return ((isinstance(fmt, dict) and fmt.get("type") in ("json_schema", "json_object"))
+    converse = request.get("outputConfig")
+    return ((isinstance(converse, dict) and bool(converse.get("textFormat")))
+            or (isinstance(fmt, dict) and fmt.get("type") in ("json_schema", "json_object"))
             or (isinstance(inner, dict) and inner.get("type") in ("json_schema", "json_object"))
             or bool(request.get("output_format"))
             or (isinstance(output, dict) and bool(output.get("format")))
@@ -103,7 +111,14 @@ def class_of(request: Mapping[str, Any]) -> str:
                 media = True
             else:
                 by_reference = True
-        if kind in _TOOL_TYPES or "tool_calls" in node or not _GEMINI_TOOL.isdisjoint(node):
+        for key in _CONVERSE_MEDIA.intersection(node):
+            source = node[key].get("source") if isinstance(node[key], dict) else None
+            if isinstance(source, dict) and "bytes" in source:
+                media = True
+            elif isinstance(source, dict) and "s3Location" in source:
+                by_reference = True
+        if (kind in _TOOL_TYPES or "tool_calls" in node or not _GEMINI_TOOL.isdisjoint(node)
+                or not _CONVERSE_TOOL.isdisjoint(node)):
             tools = True
     if media:
         return "media"
@@ -111,7 +126,7 @@ def class_of(request: Mapping[str, Any]) -> str:
         return "media by reference"
     if _structured(request):
         return "structured"
-    if tools or request.get("tools"):
+    if tools or request.get("tools") or request.get("toolConfig"):
         return "tools"
     return "plain"
 
@@ -155,22 +170,34 @@ def errors_by_class(provider: str) -> dict[str, ClassErrors]:
     estimate = ESTIMATORS[provider]
     chosen: list[Sample] = samples(provider, held_back=True) + samples(provider, held_back=False)
     grouped: dict[str, list[float]] = {name: [] for name in CLASSES}
+    seen: set[str] = set()
     for sample in chosen:
+        # samples() deduplicates within each part; a body recorded in both (a sync and a
+        # stream test sending the same request) is one request, counted once.
+        key = json.dumps(sample.request, sort_keys=True)
+        if key in seen:
+            continue
+        seen.add(key)
         grouped[class_of(sample.request)].append((estimate(sample.request) - sample.real)
                                                  / sample.real)
     return {name: ClassErrors(provider, name, tuple(sorted(errs, key=abs)))
             for name, errs in grouped.items()}
 
 
+def measure() -> dict[str, dict[str, ClassErrors]]:
+    """The error of every wire format's recorded requests, by class."""
+    return {provider: errors_by_class(provider) for provider in ALL_PROVIDERS}
+
+
 def render_table(results: Mapping[str, Mapping[str, ClassErrors]]) -> str:
-    """The Markdown error table, one row per wire format and class."""
+    """The Markdown error table, one row per wire format and class (no data: no bounds)."""
     lines = ["| wire format | class | requests | median | p90 | max | signed median |",
              "|---|---|---:|---:|---:|---:|---:|"]
-    for provider in PROVIDERS:
+    for provider in ALL_PROVIDERS:
         for name in CLASSES:
             row = results[provider][name]
             if not row.n:
-                lines.append(f"| {provider} | {name} | 0 | - | - | - | - |")
+                lines.append(f"| {provider} | {name} | 0 | no data | | | |")
                 continue
             lines.append(f"| {provider} | {name} | {row.n} | {row.median:.1%} | {row.p90:.1%} "
                          f"| {row.worst:.0%} | {row.signed_median:+.1%} |")
@@ -193,7 +220,7 @@ def write_table(table: str) -> None:
 if __name__ == "__main__":
     import sys
 
-    measured = render_table({provider: errors_by_class(provider) for provider in PROVIDERS})
+    measured = render_table(measure())
     if "--write" in sys.argv[1:]:
         write_table(measured)
     print(measured)

@@ -18,6 +18,9 @@ from typing import Any
 
 _REPO = Path(__file__).resolve().parents[2]
 PROVIDERS = ("anthropic", "openai-chat", "openai-responses", "google")
+# Bedrock has too few recorded requests to hold a third back (tests/accounting/_classes.py
+# measures it on all of them, per class).
+ALL_PROVIDERS = (*PROVIDERS, "bedrock")
 
 # The provider ran a search server-side and counted the pages it read as input: the request
 # does not hold them, so no estimate of the request can see them.
@@ -61,14 +64,32 @@ def samples(provider: str, *, held_back: bool) -> list[Sample]:
         if not isinstance(request, dict) or record.get("status") not in (None, 200):
             continue
         text = json.dumps(record)
-        if any(marker in text for marker in _SERVER_SIDE_INPUT):
+        if any(marker in text for marker in _SERVER_SIDE_INPUT) or _filtered(record):
             continue
         real = real_input_tokens(record)
+        if provider == "bedrock" and record.get("model"):
+            # Converse names the model in the URL, which the corpus keeps beside the body; the
+            # estimate picks the model family's rules by it.
+            request = {**request, "modelId": record["model"]}
         key = json.dumps(request, sort_keys=True)
         if real and key not in seen:
             seen.add(key)
             out.append(Sample(path.name, request, real))
     return out
+
+
+def _filtered(record: Mapping[str, Any]) -> bool:
+    """Whether Bedrock's content filter blocked the request before the model read it.
+
+    Such a response reports one input token whatever the request held (a recorded Nova
+    request of about 500 tokens), so it says nothing about the request's size.
+    """
+    response = record.get("response")
+    if isinstance(response, dict) and response.get("stopReason") == "content_filtered":
+        return True
+    return any(isinstance(frame, dict) and isinstance(frame.get("messageStop"), dict)
+               and frame["messageStop"].get("stopReason") == "content_filtered"
+               for frame in record.get("chunks") or [])
 
 
 def _sse_data(sse: str | None) -> Iterator[dict[str, Any]]:
@@ -106,6 +127,8 @@ def real_input_tokens(record: Mapping[str, Any]) -> int | None:
             found = inner.get("usage") if isinstance(inner, dict) else event.get("usage")
             usage = found or usage
         return int(usage[key]) if usage and usage.get(key) is not None else None
+    if provider == "bedrock":
+        return _bedrock_input_tokens(record)
     items = response if isinstance(response, list) else [response]
     metadata = None
     for item in [*items, *events]:
@@ -113,3 +136,17 @@ def real_input_tokens(record: Mapping[str, Any]) -> int | None:
             metadata = item["usageMetadata"]
     count = metadata.get("promptTokenCount") if metadata else None
     return int(count) if count is not None else None
+
+
+def _bedrock_input_tokens(record: Mapping[str, Any]) -> int | None:
+    """Converse ``usage.inputTokens`` plus cache reads and writes, from the body or the stream."""
+    response = record.get("response")
+    usage = response.get("usage") if isinstance(response, dict) else None
+    for frame in record.get("chunks") or []:
+        for payload in frame.values() if isinstance(frame, dict) else ():
+            if isinstance(payload, dict) and isinstance(payload.get("usage"), dict):
+                usage = payload["usage"]
+    if not usage or usage.get("inputTokens") is None:
+        return None
+    keys = ("inputTokens", "cacheReadInputTokens", "cacheWriteInputTokens")
+    return sum(int(usage.get(k) or 0) for k in keys)

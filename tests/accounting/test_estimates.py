@@ -110,3 +110,65 @@ def test_long_strings_inside_json_are_counted(value: Any) -> None:
     cold = Tally()
     cold.add_json(value)
     assert cold.text >= floor
+
+
+def test_a_gemini_signature_is_billed_as_reference_or_as_replayed_thinking() -> None:
+    """A one-record signature costs a few tokens; a several-record one its replayed thinking."""
+    import base64
+
+    from partwire.adapters._estimate._google import signature_tokens
+
+    def record(size: int) -> bytes:
+        return b"\x0a" + bytes([0x80 | (size & 0x7F), size >> 7]) + bytes(size)
+
+    reference = base64.b64encode(record(700)).decode()
+    streamed = base64.b64encode(record(140) + record(280) + record(280)).decode()
+    wrapped = base64.b64encode(b"\x12" + bytes([0x80 | (703 & 0x7F), 703 >> 7])
+                               + record(700)).decode()
+    assert signature_tokens(reference) < 20
+    assert 120 < signature_tokens(streamed) < 160  # 700 bytes of thinking, about 140 tokens
+    assert 120 < signature_tokens(wrapped) < 160
+    body = {"contents": [
+        {"role": "user", "parts": [{"text": "Look it up."}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}},
+                                     "thoughtSignature": streamed}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"x": 1}}}]}]}
+    plain = {"contents": [*body["contents"][:1],
+                          {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
+                          body["contents"][2]]}
+    grown = _estimate.estimate_google_body(body) - _estimate.estimate_google_body(plain)
+    assert 120 < grown < 160
+    assert signature_tokens("not base64!") > 0  # unreadable: counted by its size, not dropped
+
+
+def test_gemini_counts_each_run_of_line_ends_as_a_token_of_its_own() -> None:
+    """Gemini text: a newline run after punctuation is a token, not merged as o200k_base does."""
+    from partwire.adapters._estimate._google import gemini_text
+
+    assert _estimate.count_text("}\n" * 50) == 50  # o200k_base: "}\n" is one token
+    assert gemini_text("}\n" * 50) == 100
+    assert gemini_text("no line ends here") == _estimate.count_text("no line ends here")
+    body = {"contents": [{"role": "user", "parts": [{"text": "}\n" * 50}]}]}
+    flat = {"contents": [{"role": "user", "parts": [{"text": "} " * 50}]}]}
+    assert _estimate.estimate_google_body(body) - _estimate.estimate_google_body(flat) >= 45
+
+
+def test_bedrock_counts_the_published_tool_prompt_and_template_of_the_model() -> None:
+    """Claude 3 models get Anthropic's per-model tool prompt; Llama 3.1+ Meta's dated template."""
+    from partwire.adapters.bedrock._tokens import estimate_request_tokens
+
+    tools = {"tools": [{"toolSpec": {"name": "f", "description": "d",
+                                     "inputSchema": {"json": {"type": "object"}}}}]}
+    body = {"messages": [{"role": "user", "content": [{"text": "Hi"}]}], "toolConfig": tools}
+
+    def count(model: str, **extra: object) -> int:
+        return estimate_request_tokens({**body, **extra, "modelId": model})
+
+    haiku, sonnet = "anthropic.claude-3-haiku-20240307-v1:0", "anthropic.claude-3-sonnet-20240229-v1:0"
+    assert count(haiku) - count(sonnet) == 264 - 159
+    forced = {**tools, "toolChoice": {"any": {}}}
+    assert count(haiku, toolConfig=forced) - count(haiku) == 340 - 264
+    plain = {"messages": body["messages"]}
+    llama_31 = estimate_request_tokens({**plain, "modelId": "meta.llama3-1-8b-instruct-v1:0"})
+    llama_30 = estimate_request_tokens({**plain, "modelId": "meta.llama3-8b-instruct-v1:0"})
+    assert llama_31 - llama_30 == 5 + 17  # the system block with its date lines

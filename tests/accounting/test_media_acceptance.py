@@ -12,8 +12,8 @@ Documented formulas (each cited where the rule is implemented, docs/accounting.m
 - Claude images: ``w*h/750`` (Anthropic, "Vision": image costs);
 - OpenAI images: 85 + 170 per 512-px tile after fitting in 2048 px and scaling the short side
   to 768 (OpenAI, "Images and vision": calculating costs, GPT-4o);
-- Gemini images: 258 per tile, the crop unit ``min(w, h) / 1.5`` clamped to 256..768 (Gemini,
-  "Image understanding": technical details);
+- Gemini images: 258 up to 384x384, else 258 per 768x768 tile (Gemini, "Understand and count
+  tokens": images);
 - Gemini PDF pages: 258 each (Gemini, "Document understanding");
 - Claude PDF pages: its text plus an image of the page, about 1,500 to 3,000 tokens a page
   (Anthropic, "PDF support": estimate your costs); the lower end is the formula for a sparse page;
@@ -141,9 +141,8 @@ def _within(estimate: int, formula: float) -> bool:
 
 
 def _gemini_tiles(width: int, height: int) -> int:
-    unit = min(768.0, max(256.0, min(width, height) / 1.5))
     return 258 if width <= 384 and height <= 384 else \
-        258 * math.ceil(width / unit) * math.ceil(height / unit)
+        258 * math.ceil(width / 768) * math.ceil(height / 768)
 
 
 @pytest.mark.parametrize(("adapter", "formula"), [

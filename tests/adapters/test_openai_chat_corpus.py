@@ -70,8 +70,8 @@ def _chunks(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_corpus_is_all_there() -> None:
-    """The corpus holds every recorded Chat Completions interaction (214), each with its source."""
-    assert len(FILES) == 214
+    """The corpus holds every recorded Chat Completions interaction (221), each with its source."""
+    assert len(FILES) == 221
     for path in FILES:
         data = _load(path)
         assert data["provider"] == "openai-chat"

@@ -32,6 +32,9 @@ _A_TOOLS_AUTO = 346
 _A_TOOLS_ANY = 313
 _A_TOOLS_AUTO_45 = 550
 _A_TOOLS_ANY_45 = 630
+# Claude 3 (published in the same table): (auto or none, any or tool).
+_A_TOOLS_CLAUDE_3 = {"opus": (530, 281), "sonnet": (159, 235), "haiku": (264, 340)}
+_CLAUDE_3 = re.compile(r"claude-3-(opus|sonnet|haiku)")
 _A_THINKING = 28  # the extended-thinking instructions, when thinking is on
 _A_TOOL_EACH = 6
 _A_TOOL_USE = 10
@@ -81,10 +84,7 @@ def estimate_anthropic_body(body: Mapping[str, Any]) -> int:
     if isinstance(tools, list) and tools:
         choice = body.get("tool_choice")
         forced = (choice.get("type") if isinstance(choice, dict) else None) in ("any", "tool")
-        if _claude_generation(model_name(body)) >= (4, 5):
-            tally.fixed += _A_TOOLS_ANY_45 if forced else _A_TOOLS_AUTO_45
-        else:
-            tally.fixed += _A_TOOLS_ANY if forced else _A_TOOLS_AUTO
+        tally.fixed += claude_tool_prompt(model_name(body), forced=forced)
         for tool in tools:
             if not isinstance(tool, dict):
                 continue
@@ -106,6 +106,18 @@ def estimate_anthropic_body(body: Mapping[str, Any]) -> int:
 
 
 _CLAUDE_VERSION = re.compile(r"claude-(?:(?:opus|sonnet|haiku)-)?(\d+)(?:[-.](\d)(?!\d))?")
+
+
+def claude_tool_prompt(model: str, *, forced: bool) -> int:
+    """The tokens of Claude's tool-use system prompt for ``model`` (an API or Bedrock id)."""
+    claude_3 = _CLAUDE_3.search(model)
+    if claude_3:
+        auto, any_tool = _A_TOOLS_CLAUDE_3[claude_3.group(1)]
+    elif _claude_generation(model) >= (4, 5):
+        auto, any_tool = _A_TOOLS_AUTO_45, _A_TOOLS_ANY_45
+    else:
+        auto, any_tool = _A_TOOLS_AUTO, _A_TOOLS_ANY
+    return any_tool if forced else auto
 
 
 def _claude_generation(model: str) -> tuple[int, int]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,8 +18,8 @@ from partwire.adapters._estimate._media import (
     video_seconds_b64,
 )
 from partwire.adapters._estimate._text import (
-    _MEMO,
     _SHAPES,
+    EXTRA_MEMOS,
     Tally,
     count_text,
     drop_titles,
@@ -33,16 +36,26 @@ __all__ = [
 _GEMINI_RATIO = 1.0
 _G_TURN = 1
 _G_REQUEST = 0
-# A thought signature replays the model's earlier thinking: about one token per 6 base64
-# characters (fitted on the corpus's tool loops).
-_G_SIGNATURE_CHARS = 6.0
-_G_SIGNATURE_HEADER = 300
+# A thought signature is a protobuf of encrypted records. One record alone is a reference to
+# the earlier thinking and is billed almost nothing; several records (a streamed turn's, one per
+# thought chunk) or Gemini 3's wrapped form carry the thinking itself, and promptTokenCount then
+# grows by the previous answer's thoughtsTokenCount. Bytes per billed token, each the ratio of
+# sums over the corpus's tool loops in the fitted two thirds (measured, docs/accounting.md).
+_G_SIGNATURE_REPLAY_BYTES = 4.9
+_G_SIGNATURE_REFERENCE_BYTES = 52.0
 _G_PDF_PAGE = 258  # published: a PDF page is an image of 258 tokens
 _G_AUDIO_SECOND = 32.0  # published
 _G_VIDEO_SECOND = 263.0  # published: 258 a frame at 1 fps plus 32 of audio
 # Audio given by URI (nothing to read): counted as this many seconds.
 _G_UNKNOWN_AUDIO_SECONDS = 60.0
 _G_TOOLS = 5
+# Gemini's tokenizer keeps a run of newlines a token of its own, where o200k_base merges it into
+# the punctuation before it ("}\n", ".\n\n", ":\n"): text with many line ends (a JSON schema in
+# a prompt, a listing) ran 13-18% under. A space before each run makes o200k_base count the run
+# apart as well. Measured on both parts of the corpus (docs/accounting.md), nothing fitted.
+_NEWLINES = re.compile(r"\n+")
+_G_TEXT: dict[str, int] = {}
+_G_TEXT_LIMIT = 500_000
 
 
 def estimate_google_body(body: Mapping[str, Any], model: str | None = None) -> int:
@@ -89,7 +102,7 @@ def _google_contents(contents: list[Any], tally: Tally, *, live: int) -> None:
     text, function calls and responses (a remembered count is a dict lookup, and the frames
     cost more). The fixed tokens are added in the same order as one by one on the tally.
     """
-    memo = _MEMO
+    memo = _G_TEXT
     shapes = _SHAPES
     text = 0
     fixed = tally.fixed
@@ -109,7 +122,7 @@ def _google_contents(contents: list[Any], tally: Tally, *, live: int) -> None:
                 if key == "text":
                     if type(value) is str:
                         known = memo.get(value)
-                        text += known if known is not None else count_text(value)
+                        text += known if known is not None else gemini_text(value)
                     else:
                         tally.add_text(value)
                 elif key in _STRUCTURED:
@@ -132,7 +145,7 @@ def _google_contents(contents: list[Any], tally: Tally, *, live: int) -> None:
                         tally.add_json(value)
                 elif key in _SIGNATURE:
                     if signatures and isinstance(value, str):
-                        fixed += max(0, len(value) - _G_SIGNATURE_HEADER) / _G_SIGNATURE_CHARS
+                        fixed += signature_tokens(value)
                 elif key in _MEDIA and isinstance(value, dict):
                     mime = str(value.get("mimeType", value.get("mime_type", "")))
                     data = value.get("data") if key in ("inlineData", "inline_data") else None
@@ -142,6 +155,80 @@ def _google_contents(contents: list[Any], tally: Tally, *, live: int) -> None:
 
 
 _RESPONSE = frozenset({"functionResponse", "function_response"})
+
+_SIGNATURE_MEMO: dict[str, float] = {}
+_SIGNATURE_MEMO_LIMIT = 20_000
+_URLSAFE = str.maketrans("-_", "+/")
+EXTRA_MEMOS.extend((_G_TEXT, _SIGNATURE_MEMO))
+
+
+def gemini_text(value: str) -> int:
+    """The tokens of a text part in o200k_base units, each run of newlines one of its own."""
+    known = _G_TEXT.get(value)
+    if known is None:
+        known = count_text(_NEWLINES.sub(r" \g<0>", value) if "\n" in value else value)
+        if len(_G_TEXT) >= _G_TEXT_LIMIT:
+            _G_TEXT.clear()
+        _G_TEXT[value] = known
+    return known
+
+
+def signature_tokens(signature: str) -> float:
+    """What replaying one ``thoughtSignature`` adds to ``promptTokenCount`` (remembered)."""
+    known = _SIGNATURE_MEMO.get(signature)
+    if known is None:
+        records = _signature_records(signature)
+        if records is not None and len(records) == 1 and records[0][0] == 1:
+            known = records[0][1] / _G_SIGNATURE_REFERENCE_BYTES
+        else:
+            size = sum(length for _, length in records) if records is not None \
+                else len(signature) * 3 // 4
+            known = size / _G_SIGNATURE_REPLAY_BYTES
+        if len(_SIGNATURE_MEMO) >= _SIGNATURE_MEMO_LIMIT:
+            _SIGNATURE_MEMO.clear()
+        _SIGNATURE_MEMO[signature] = known
+    return known
+
+
+def _signature_records(signature: str) -> list[tuple[int, int]] | None:
+    """The top-level (field number, byte length) records of a signature; None if unreadable."""
+    try:
+        raw = base64.b64decode(signature.translate(_URLSAFE) + "=" * (-len(signature) % 4),
+                               validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    records: list[tuple[int, int]] = []
+    index = 0
+    while index < len(raw):
+        key, index = _varint(raw, index)
+        field, wire = key >> 3, key & 7
+        start = index
+        if wire == 0:
+            _, index = _varint(raw, index)
+        elif wire in (1, 2, 5):
+            length = 8 if wire == 1 else 4 if wire == 5 else -1
+            if wire == 2:
+                length, start = _varint(raw, index)
+            index = start + length if length >= 0 else len(raw) + 1
+        else:
+            return None
+        if field <= 0 or index > len(raw):
+            return None
+        records.append((field, index - start))
+    return records
+
+
+def _varint(raw: bytes, index: int) -> tuple[int, int]:
+    """A protobuf varint at ``index`` and the index after it; past the end reads as -1."""
+    value = shift = 0
+    while index < len(raw):
+        byte = raw[index]
+        index += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, index
+        shift += 7
+    return -1, len(raw) + 1
 
 
 def _nested_media(parts: list[Any]) -> int:

@@ -57,6 +57,8 @@ _MEMO: dict[str, int] = {}
 _MEMO_CHARS = 32_000_000
 _MEMO_ENTRIES = 500_000
 _memo_chars = 0
+# Other modules' remembered counts (keyed by payload), dropped with these by forget_counts.
+EXTRA_MEMOS: list[dict[Any, Any]] = []
 
 
 def count_text(text: str) -> int:
@@ -87,6 +89,8 @@ def forget_counts() -> None:
     global _memo_chars
     _MEMO.clear()
     _SHAPES.clear()
+    for memo in EXTRA_MEMOS:
+        memo.clear()
     forget_media()
     _memo_chars = 0
 

@@ -1,9 +1,9 @@
 """An offline estimate of a Converse request's input tokens (docs/accounting.md).
 
 Converse fronts many model families; the body is counted once, text through the shared
-tokenizer, with the ratio and framing of the family the model id names (Claude, Nova, or the
-tokenizer's own count for the others). The corpus holds few Bedrock requests (29 distinct, most
-of a few tokens): the figures are rough, and docs/adapters/bedrock.md gives the measured error.
+tokenizer, with the ratio and framing of the family the model id names (Claude, Nova, Llama 3,
+or the tokenizer's own count for the others). The corpus holds few Bedrock requests (28
+distinct with usage, most of a few tokens): docs/accounting.md gives the measured error.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from partwire.adapters._estimate._anthropic import claude_tool_prompt
 from partwire.adapters._estimate._media import anthropic_image_tokens, image_dims, pdf_pages_b64
 from partwire.adapters._estimate._text import Tally, obj, seq
 from partwire.adapters.bedrock._wire import blob_text
@@ -18,11 +19,21 @@ from partwire.adapters.bedrock._wire import blob_text
 __all__ = ["estimate_request_tokens"]
 
 # Per family: tokens per o200k token, the request's framing, each further message's, and the
-# tool-use instructions rendered once when tools are given. Claude's ratio and tool prompt are the
-# Anthropic estimate's (Claude 3 on Bedrock renders a shorter one); Nova's instructions were
-# measured on the corpus's recorded Nova Micro requests with tools (about 390 tokens more than
-# the definitions themselves).
-_FAMILIES = {"claude": (1.12, 7, 3, 300), "nova": (1.0, 3, 3, 390), "other": (1.0, 7, 3, 86)}
+# tool-use instructions rendered once when tools are given. Claude's ratio is the Anthropic
+# estimate's and its tool prompt Anthropic's published one for the model (claude_tool_prompt);
+# Nova's instructions were measured on the corpus's recorded Nova Micro requests with tools (about
+# 390 tokens more than the definitions themselves).
+# Llama 3 follows Meta's published chat template: <|begin_of_text|>, a header
+# (<|start_header_id|>role<|end_header_id|> and a blank line: 4) and an <|eot_id|> for every
+# message, the system prompt's included, and the assistant header the answer follows. From 3.1 on
+# the system block is always there and opens with "Cutting Knowledge Date: December 2023" and
+# "Today Date: ..." (about 17 tokens).
+_LLAMA_FRAMING = 1 + 4 + 5
+_LLAMA_MESSAGE = 5
+_LLAMA_DATES = 17
+_LLAMA_DATED = ("meta.llama3-1", "meta.llama3-2", "meta.llama3-3")
+_FAMILIES = {"claude": (1.12, 7, 3, 0), "nova": (1.0, 3, 3, 390),
+             "llama": (1.0, _LLAMA_FRAMING, _LLAMA_MESSAGE, 86), "other": (1.0, 7, 3, 86)}
 _TOOL_EACH = 6
 _TOOL_USE = 10
 _TOOL_RESULT = 6
@@ -33,9 +44,13 @@ def estimate_request_tokens(body: Mapping[str, Any]) -> int:
     """Estimated input tokens of a Converse request body (``client.converse`` kwargs or JSON)."""
     model = str(body.get("modelId") or "").lower()
     family = "claude" if "anthropic." in model or "claude" in model else (
-        "nova" if "amazon.nova" in model else "other")
+        "nova" if "amazon.nova" in model else "llama" if "meta.llama3" in model else "other")
     ratio, framing, per_message, tool_prompt = _FAMILIES[family]
     tally = Tally(framing)
+    if family == "llama":
+        dated = any(name in model for name in _LLAMA_DATED)
+        if dated or seq(body.get("system")):
+            tally.fixed += _LLAMA_MESSAGE + (_LLAMA_DATES if dated else 0)
     for block in seq(body.get("system")):
         _block(block, tally)
     for index, message in enumerate(seq(body.get("messages"))):
@@ -44,6 +59,9 @@ def estimate_request_tokens(body: Mapping[str, Any]) -> int:
             _block(block, tally)
     tools = seq(obj(body.get("toolConfig")).get("tools"))
     if tools:
+        if family == "claude":
+            choice = obj(obj(body.get("toolConfig")).get("toolChoice"))
+            tool_prompt = claude_tool_prompt(model, forced="any" in choice or "tool" in choice)
         tally.fixed += tool_prompt
         for tool in tools:
             spec = obj(obj(tool).get("toolSpec"))
