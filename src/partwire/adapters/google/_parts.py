@@ -20,7 +20,14 @@ from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
 from partwire._base import ProviderData
-from partwire.adapters._common import SHAPE_ERRORS, Losses, json_text, parse_json, sniff_media_type
+from partwire.adapters._common import (
+    SHAPE_ERRORS,
+    Losses,
+    json_text,
+    parse_json,
+    sniff_media_type,
+    text_part,
+)
 from partwire.adapters.google._wire import DATA_KEYS, ISSUER, same_model
 from partwire.ids import new_tool_call_id
 from partwire.parts import (
@@ -138,6 +145,10 @@ def part_from_wire(raw: Mapping[str, Any], model: str | None) -> Part:
 
     ``model`` is the model that produced it (``modelVersion``), recorded with its signature.
     """
+    if len(raw) == 1 and type(raw) is dict:  # a plain text part, the commonest
+        text = raw.get("text")
+        if type(text) is str:
+            return text_part(text)
     try:
         kind = _kind(raw)
         sig = raw.get("thoughtSignature")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from partwire._base import ProviderData
+from partwire._base import ProviderData, build, one_field
 from partwire.adapters._common import (
     SHAPE_ERRORS,
     ImportedRequest,
@@ -24,6 +24,7 @@ from partwire.adapters._common import (
     WireFormatError,
     json_text,
     load_json,
+    shared_provider_data,
 )
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters.google._encode import Encoder
@@ -44,6 +45,9 @@ from partwire.parts import Part, ToolCallPart, UnknownPart
 from partwire.settings import RequestSettings
 
 __all__ = ["build_request", "from_wire_request"]
+
+# Messages of parts alone, the commonest the reader makes (build() without its fields dict).
+_user_message = one_field(UserMessage, "parts")
 
 _BODY_FIELDS = frozenset({"contents", "systemInstruction", "tools", "toolConfig", "generationConfig"})
 
@@ -118,9 +122,11 @@ class _Importer:
             for part in decoded:
                 if isinstance(part, ToolCallPart):
                     self.pending.append((part, _sent_id(part)))
-            marks: dict[str, Any] = {"content": extra} if extra else {}
-            self.history.append(AssistantMessage(parts=decoded, provider=ISSUER, api=API,
-                                                 provider_data=_marks(marks)))
+            # Validated parts, our own provider and API: nothing left for validation to check.
+            fields: dict[str, Any] = {"parts": decoded, "provider": ISSUER, "api": API}
+            if extra:
+                fields["provider_data"] = _marks({"content": extra})
+            self.history.append(build(AssistantMessage, fields))
             return
         self._user(parts, extra)
 
@@ -141,8 +147,10 @@ class _Importer:
         def flush() -> None:
             nonlocal first, plain
             if plain or (first and not parts):
-                self.history.append(UserMessage(parts=tuple(plain),
-                                                provider_data=_marks(marks_for_first())))
+                marks = marks_for_first()
+                self.history.append(build(UserMessage, {"parts": tuple(plain),
+                                                        "provider_data": _marks(marks)})
+                                    if marks else _user_message(tuple(plain)))
                 first = False
                 plain = []
 
@@ -203,9 +211,12 @@ class _Importer:
         beside = {k: v for k, v in raw.items() if k != "functionResponse"}
         if beside:
             marks["extra"] = beside
-        return ToolMessage(call_id=call_id, tool_name=name if isinstance(name, str) else "",
-                           status=status, output_text=text, data=data, parts=attachments,
-                           provider_data=_marks(marks))
+        fields = {"call_id": call_id, "tool_name": name if isinstance(name, str) else "",
+                  "status": status, "output_text": text, "parts": attachments,
+                  "provider_data": _marks(marks)}
+        if data is not None or type(text) is not str:  # data from outside: validated
+            return ToolMessage(**fields, data=data)
+        return build(ToolMessage, fields)
 
     def _pair(self, wire_id: str | None, name: Any) -> tuple[ToolCallPart | None, str | None]:
         pending = self.pending
@@ -222,7 +233,7 @@ class _Importer:
 
 
 def _marks(marks: dict[str, Any]) -> ProviderData | None:
-    return ProviderData(issuer=ISSUER, data=marks) if marks else None
+    return shared_provider_data(ISSUER, marks) if marks else None
 
 
 def _sent_id(call: ToolCallPart) -> str | None:
