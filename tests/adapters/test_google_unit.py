@@ -257,6 +257,31 @@ def test_key_styles_import_to_camel_case_and_keep_user_data() -> None:
         "snake_key": {"type": "STRING"}}
 
 
+def test_camel_keys_copies_only_what_it_renames() -> None:
+    """A camelCase body comes back as the same object; a mixed one is renamed in a copy, the input
+    unchanged, and the parts nothing was renamed in are shared."""
+    import copy
+
+    camel_body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+                  "generationConfig": {"maxOutputTokens": 5, "stopSequences": ["x"]}}
+    assert camel_keys(camel_body) is camel_body
+    assert camel_keys(camel_body) is camel_body  # the keys now known: the short walk
+    mixed = {"contents": camel_body["contents"],
+             "generation_config": {"max_output_tokens": 5, "thinking_config": {"include_thoughts": True}},
+             "tools": [{"functionDeclarations": [{"name": "f", "parameters": {
+                 "type": "OBJECT", "properties": {"snake_key": {"type": "STRING"}}}}]}]}
+    before = copy.deepcopy(mixed)
+    out = camel_keys(mixed)
+    assert mixed == before
+    assert out["generationConfig"] == {"maxOutputTokens": 5, "thinkingConfig": {"includeThoughts": True}}
+    assert out["contents"] is camel_body["contents"]
+    assert out["tools"] is mixed["tools"]  # property names are user data: nothing renamed there
+    nested = {"contents": [{"role": "user", "parts": [{"inline_data": {"mime_type": "a/b", "data": ""}}]}]}
+    renamed = camel_keys(nested)
+    assert renamed == {"contents": [{"role": "user", "parts": [{"inlineData": {"mimeType": "a/b", "data": ""}}]}]}
+    assert nested["contents"][0]["parts"][0] == {"inline_data": {"mime_type": "a/b", "data": ""}}
+
+
 def test_params_are_written_in_camel_case_and_merged_with_max_tokens() -> None:
     """Generation settings given in snake_case land in generationConfig in camelCase, beside maxOutputTokens."""
     body = wire([UserMessage("hi")], max_tokens=64,

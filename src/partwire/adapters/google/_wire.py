@@ -244,6 +244,10 @@ def camel_keys(value: Any) -> Any:
 # anything).
 _KEYS: dict[Any, tuple[Any, int]] = {}
 _KEYS_LIMIT = 4096
+# Keys seen that stay as they are: walked (_WALKED) or kept verbatim. A dict of these alone, the
+# common case, takes the short walk: only its dict and list values are looked at.
+_WALKED: set[Any] = set()
+_AS_IS: set[Any] = set()
 
 
 def _key(key: Any) -> tuple[Any, int]:
@@ -251,10 +255,32 @@ def _key(key: Any) -> tuple[Any, int]:
     mode = 0 if key in VERBATIM_KEYS or name in VERBATIM_KEYS else 1 if name in _NAMED_KEYS else 2
     if len(_KEYS) < _KEYS_LIMIT:
         _KEYS[key] = (name, mode)
+        if name == key and type(key) is str and mode != 1:
+            _AS_IS.add(key)
+            if mode == 2:
+                _WALKED.add(key)
     return name, mode
 
 
 def _camel_dict(value: dict[Any, Any]) -> dict[Any, Any]:
+    if value.keys() <= _AS_IS:
+        copied: dict[Any, Any] | None = None
+        walked = _WALKED
+        for key, item in value.items():
+            kind = type(item)
+            if kind is dict:
+                new = _camel_dict(item) if key in walked else item
+            elif kind is list:
+                new = _camel_list(item) if key in walked else item
+            elif kind is str or item is None or not isinstance(item, dict | list) or key not in walked:
+                continue
+            else:
+                new = camel_keys(item)
+            if new is not item:
+                if copied is None:
+                    copied = dict(value)
+                copied[key] = new
+        return value if copied is None else copied
     out: dict[Any, Any] = {}
     changed = False
     keys = _KEYS
@@ -275,9 +301,24 @@ def _camel_dict(value: dict[Any, Any]) -> dict[Any, Any]:
 
 def _camel_named(value: dict[Any, Any]) -> dict[Any, Any]:
     out = {k: camel_keys(v) for k, v in value.items()}
-    return out if any(out[k] is not v for k, v in value.items()) else value
+    for k, v in value.items():
+        if out[k] is not v:
+            return out
+    return value
 
 
 def _camel_list(value: list[Any]) -> list[Any]:
-    out = [camel_keys(v) if type(v) is dict or isinstance(v, dict | list) else v for v in value]
-    return out if any(new is not old for new, old in zip(out, value, strict=True)) else value
+    copied: list[Any] | None = None
+    for i, item in enumerate(value):
+        kind = type(item)
+        if kind is dict:
+            new = _camel_dict(item)
+        elif kind is str or not isinstance(item, dict | list):
+            continue
+        else:
+            new = camel_keys(item)
+        if new is not item:
+            if copied is None:
+                copied = list(value)
+            copied[i] = new
+    return value if copied is None else copied
