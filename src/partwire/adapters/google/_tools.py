@@ -23,6 +23,7 @@ from partwire.adapters._common import (
     apply_overlay,
     flag_losses,
     foreign_tool_loss,
+    import_tool,
     overlay_for,
     schema_or_none,
     server_kind_loss,
@@ -289,7 +290,11 @@ def tools_from_wire(tools: Any) -> tuple[ToolSpec, ...]:
     out: list[ToolSpec] = []
     for tool in tools:
         if holders and tool is holders[0]:
-            out.extend(_declaration_from_wire(d) for d in tool["functionDeclarations"])
+            # Each kind read once (import_tool): a session sends the same tools every turn.
+            out.extend(import_tool(API, d, _declaration_from_wire, d.get("parametersJsonSchema"))
+                       for d in tool["functionDeclarations"])
+        elif isinstance(tool, dict):
+            out.append(import_tool(API, tool, _server_from_wire))
         else:
             out.append(_server_from_wire(tool))
     return tuple(out)

@@ -244,8 +244,9 @@ def camel_keys(value: Any) -> Any:
 # anything).
 _KEYS: dict[Any, tuple[Any, int]] = {}
 _KEYS_LIMIT = 4096
-# Keys seen that stay as they are: walked (_WALKED) or kept verbatim. A dict of these alone, the
-# common case, takes the short walk: only its dict and list values are looked at.
+# Keys seen that stay as they are: walked (_WALKED), maps of names (_NAMED_KEYS) or kept
+# verbatim. A dict of these alone, the common case, takes the short walk: only its dict and list
+# values are looked at.
 _WALKED: set[Any] = set()
 _AS_IS: set[Any] = set()
 
@@ -255,7 +256,7 @@ def _key(key: Any) -> tuple[Any, int]:
     mode = 0 if key in VERBATIM_KEYS or name in VERBATIM_KEYS else 1 if name in _NAMED_KEYS else 2
     if len(_KEYS) < _KEYS_LIMIT:
         _KEYS[key] = (name, mode)
-        if name == key and type(key) is str and mode != 1:
+        if name == key and type(key) is str:
             _AS_IS.add(key)
             if mode == 2:
                 _WALKED.add(key)
@@ -269,13 +270,18 @@ def _camel_dict(value: dict[Any, Any]) -> dict[Any, Any]:
         for key, item in value.items():
             kind = type(item)
             if kind is dict:
-                new = _camel_dict(item) if key in walked else item
+                new = _camel_dict(item) if key in walked else _camel_named(item) \
+                    if key in _NAMED_KEYS else item
             elif kind is list:
                 new = _camel_list(item) if key in walked else item
-            elif kind is str or item is None or not isinstance(item, dict | list) or key not in walked:
+            elif kind is str or item is None or not isinstance(item, dict | list):
                 continue
-            else:
+            elif key in walked:
                 new = camel_keys(item)
+            elif key in _NAMED_KEYS and isinstance(item, dict):
+                new = _camel_named(item)
+            else:
+                continue
             if new is not item:
                 if copied is None:
                     copied = dict(value)

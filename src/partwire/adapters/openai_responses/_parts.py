@@ -20,6 +20,7 @@ from partwire.adapters._common import (
     data_of,
     decode_base64,
     foreign_unknown_reason,
+    shared_provider_data,
     sniff_media_type,
 )
 from partwire.adapters.openai_responses._wire import (
@@ -65,7 +66,7 @@ _URL_CITATION_KEYS = frozenset({"type", "url", "title", "start_index", "end_inde
 
 def marks_pd(marks: Mapping[str, Any]) -> ProviderData | None:
     """OpenAI's echo state for a part or message, or ``None`` when there is none."""
-    return ProviderData(issuer=ISSUER, data=dict(marks)) if marks else None
+    return shared_provider_data(ISSUER, dict(marks)) if marks else None
 
 
 def _extras(obj: Mapping[str, Any], used: Collection[str]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from partwire._base import build, one_field
 from partwire.adapters._common import (
     SHAPE_ERRORS,
     ImportedRequest,
@@ -24,6 +25,7 @@ from partwire.adapters._common import (
     ToolSpec,
     WireFormatError,
     load_json,
+    text_part,
     wire_model,
 )
 from partwire.adapters._kernel import at_path
@@ -164,12 +166,13 @@ def from_wire_request(request: Any) -> ImportedRequest:
     params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
     instructions = body.get("instructions")
     if isinstance(instructions, str):
-        history.append(SystemMessage(instructions))
+        history.append(_system_message((text_part(instructions),)))
     elif "instructions" in body:
         params["instructions"] = instructions
     raw_input = body["input"]
     if isinstance(raw_input, str):
-        history.append(UserMessage(raw_input, provider_data=marks_pd({"input": "string"})))
+        history.append(build(UserMessage, {"parts": (text_part(raw_input),),
+                                           "provider_data": marks_pd({"input": "string"})}))
     elif isinstance(raw_input, list):
         for i, item in enumerate(raw_input):
             if not isinstance(item, dict):
@@ -198,6 +201,14 @@ def from_wire_request(request: Any) -> ImportedRequest:
     return ImportedRequest(history=tuple(history), tools=tools, model=str(body.get("model", "")),
                            max_tokens=settings.max_output_tokens, tool_choice=choice, params=params,
                            options={"continuation": "none"}, settings=settings)
+
+
+# Messages of parts alone, the commonest the reader makes (build() without its fields dict).
+_system_message = one_field(SystemMessage, "parts")
+_assistant_message = one_field(AssistantMessage, "parts")
+_ONLY_PARTS = {cls: one_field(cls, "parts") for cls in (UserMessage, SystemMessage, DeveloperMessage)}
+_ROLES: dict[str, type[UserMessage | SystemMessage | DeveloperMessage]] = {
+    "user": UserMessage, "system": SystemMessage, "developer": DeveloperMessage}
 
 
 def _output_parts(item: dict[str, Any]) -> list[Part]:
@@ -230,7 +241,7 @@ class _RequestReader:
 
     def _flush(self) -> None:
         if self.parts:
-            self.history.append(AssistantMessage(parts=tuple(self.parts)))
+            self.history.append(_assistant_message(tuple(self.parts)))
             self.parts = []
 
     def item(self, item: dict[str, Any], i: int) -> None:
@@ -267,19 +278,17 @@ class _RequestReader:
             marks["form"] = "item"
         parts: tuple[Part, ...]
         if isinstance(content, str):
-            parts = (TextPart(text=content),)
+            parts = (text_part(content),)
         elif isinstance(content, list):
             parts = tuple(input_part_from_wire(c) for c in content)
             marks["content"] = "list"
         else:
             raise WireFormatError(API, "request", f"a {role} message has no content",
                                  f"input[{i}].content")
+        # Validated parts and provider data: nothing left for validation to check.
+        cls = _ROLES[role]
         pd = marks_pd(marks)
-        if role == "user":
-            return UserMessage(parts=parts, provider_data=pd)
-        if role == "system":
-            return SystemMessage(parts=parts, provider_data=pd)
-        return DeveloperMessage(parts=parts, provider_data=pd)
+        return build(cls, {"parts": parts, "provider_data": pd}) if pd is not None else _ONLY_PARTS[cls](parts)
 
     def _assistant_message(self, item: dict[str, Any]) -> None:
         content = item.get("content")
@@ -323,6 +332,7 @@ class _RequestReader:
             marks["layout"] = layout
         else:
             marks.setdefault("item", {})["output"] = output
-        return ToolMessage(call_id=call.id if call is not None else wire_id,
-                           tool_name=call.name if call is not None else "",
-                           output_text=text, parts=tuple(parts), provider_data=marks_pd(marks))
+        return build(ToolMessage, {"call_id": call.id if call is not None else wire_id,
+                                   "tool_name": call.name if call is not None else "",
+                                   "output_text": text, "parts": tuple(parts),
+                                   "provider_data": marks_pd(marks)})
