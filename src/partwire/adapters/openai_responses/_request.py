@@ -14,7 +14,7 @@ Continuation (``Options.continuation``):
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from partwire._base import build, one_field
@@ -206,7 +206,8 @@ def from_wire_request(request: Any) -> ImportedRequest:
 # Messages of parts alone, the commonest the reader makes (build() without its fields dict).
 _system_message = one_field(SystemMessage, "parts")
 _assistant_message = one_field(AssistantMessage, "parts")
-_ONLY_PARTS = {cls: one_field(cls, "parts") for cls in (UserMessage, SystemMessage, DeveloperMessage)}
+_ONLY_PARTS: dict[type[Any], Callable[[tuple[Part, ...]], UserMessage | SystemMessage | DeveloperMessage]] = {
+    cls: one_field(cls, "parts") for cls in (UserMessage, SystemMessage, DeveloperMessage)}
 _ROLES: dict[str, type[UserMessage | SystemMessage | DeveloperMessage]] = {
     "user": UserMessage, "system": SystemMessage, "developer": DeveloperMessage}
 
@@ -288,7 +289,9 @@ class _RequestReader:
         # Validated parts and provider data: nothing left for validation to check.
         cls = _ROLES[role]
         pd = marks_pd(marks)
-        return build(cls, {"parts": parts, "provider_data": pd}) if pd is not None else _ONLY_PARTS[cls](parts)
+        made: UserMessage | SystemMessage | DeveloperMessage = (
+            build(cls, {"parts": parts, "provider_data": pd}) if pd is not None else _ONLY_PARTS[cls](parts))
+        return made
 
     def _assistant_message(self, item: dict[str, Any]) -> None:
         content = item.get("content")
