@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from partwire.adapters import _common
-from partwire.adapters._common import known_loss, new_loss, parse_json
+from partwire.adapters._common import known_loss, new_loss, parse_json, parse_object
 
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -20,8 +20,9 @@ _json_values = st.recursive(
 
 
 def _outcome(fn: Any, text: str) -> tuple[str, Any]:
+    # repr, not ==: it tells True from 1 and 1 from 1.0, and a NaN equals a NaN.
     try:
-        return "value", fn(text)
+        return "value", repr(fn(text))
     except ValueError as exc:
         return type(exc).__name__, str(exc)
 
@@ -37,6 +38,17 @@ def test_parse_json_is_json_loads(value: Any, around: tuple[str, str], compact: 
 @pytest.mark.parametrize("text", ["", " ", "{", '{"a":1', "nul", "[1,]", "'a'", '{"a":1}}', "1 2", "NaN"])
 def test_parse_json_fails_or_succeeds_as_json_loads(text: str) -> None:
     assert _outcome(parse_json, text) == _outcome(json.loads, text)
+
+
+def test_parse_json_shares_short_strings_and_falls_back_to_the_stdlib() -> None:
+    """Two parses share their short keys and values (one string each); text pydantic-core refuses
+    (a lone surrogate escape) reads as json.loads reads it; parse_object gives objects only."""
+    first, second = parse_json('{"path": "src/a.py"}'), parse_json('{"n": 1, "path": "src/a.py"}')
+    assert next(iter(first)) is list(second)[1]
+    assert first["path"] is second["path"]
+    assert parse_json('{"s": "\\ud800"}') == json.loads('{"s": "\\ud800"}') == {"s": "\ud800"}
+    assert parse_object('{"a": [1, 2.5]}') == {"a": [1, 2.5]}
+    assert [parse_object(t) for t in ("[1]", "1", "{", '"x"', "")] == [None] * 5
 
 
 def test_known_loss_is_new_loss_made_once_per_key() -> None:

@@ -16,6 +16,8 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from pydantic_core import from_json
+
 from partwire._base import ProviderData, json_kind, one_field
 from partwire.errors import ArgumentError, ProviderError, SchemaError, WireFormatError
 from partwire.history import History, HistoryEvent
@@ -58,6 +60,7 @@ __all__ = [
     "orphan_loss",
     "overlay_for",
     "parse_json",
+    "parse_object",
     "resolve_settings",
     "same_json",
     "schema_or_none",
@@ -339,13 +342,21 @@ _decode = _DECODER.decode
 
 
 def parse_json(text: str) -> Any:
-    """``json.loads`` of a ``str``, taking the C scanner's fast path for a bare JSON value.
+    """``json.loads`` of a ``str``, lighter: what pydantic-core's parser reads, with short strings
+    shared.
 
-    ``json.loads`` matches a whitespace regex before and after the value; tool arguments are
-    almost always compact, and skipping the two matches saves a third of their parse. Any other
-    text (surrounding whitespace, trailing data, not JSON) goes to the full decoder, which returns
-    or raises exactly what ``json.loads`` would.
+    Tool arguments become part of every request body, and the same few keys (``path``,
+    ``query``) were a new string per call: pydantic-core's parser keeps one of each short string
+    (``cache_strings="all"``, its process-wide cache), which makes a parsed object two-fifths
+    lighter, and it parses faster than the stdlib. It reads JSON as ``json.loads`` does (NaN and
+    Infinity included); what it refuses (a lone surrogate escape, nesting deeper than its limit,
+    anything not JSON) goes to the stdlib, which returns or raises exactly what ``json.loads``
+    would.
     """
+    try:
+        return from_json(text, cache_strings="all")
+    except ValueError:
+        pass
     try:
         value, end = _scan_once(text, 0)
     except StopIteration:
@@ -353,6 +364,16 @@ def parse_json(text: str) -> Any:
     if end != len(text):
         return _decode(text)
     return value
+
+
+def parse_object(text: str) -> dict[str, Any] | None:
+    """:func:`parse_json` of a JSON object; ``None`` for any other value or text (the caller's
+    full path reports it)."""
+    try:
+        value = from_json(text, cache_strings="all")
+    except ValueError:
+        return None
+    return value if type(value) is dict else None
 
 
 SHAPE_ERRORS = (KeyError, IndexError, TypeError, ValueError, AttributeError)

@@ -25,8 +25,7 @@ object; ``data``: the output or error was JSON, not text), ``inner`` / ``extra``
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
 from partwire.adapters._common import (
@@ -34,6 +33,7 @@ from partwire.adapters._common import (
     OrphanCheck,
     first_accepted,
     orphan_loss,
+    parse_object,
     tool_status_loss,
 )
 from partwire.adapters.google._parts import _CHECKED, PartEncoder, base64_ok, kind_of
@@ -76,10 +76,6 @@ from partwire.parts import (
 __all__ = ["Encoder"]
 
 _SIGNED_ONLY = frozenset({"thoughtSignature", "model", "no_id"})
-# The JSON decoder's C scanner: (value, end) of the value at an index. Tool arguments are almost
-# always one compact object, read here without json.loads' two whitespace matches; any other text
-# (whitespace around it, not JSON, not an object) goes to PartEncoder.call, which parses it fully.
-_scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _FOREIGN_THOUGHT = "reasoning is verifiable only by the provider that produced it"
 """The loss of a thought another issuer signed (as :meth:`PartEncoder._thinking` says it)."""
 _MISSING: Any = object()
@@ -305,7 +301,6 @@ class Encoder(PartEncoder):
         same = self._same
         wire_ids = self.wire_ids
         checked = _CHECKED
-        scan = _scan_once
         admitted = ADMITTED
         first_call = -1
         first_j = 0
@@ -339,11 +334,8 @@ class Encoder(PartEncoder):
                 text = pf["arguments_json"]
                 call: dict[str, Any] | None
                 if text:
-                    try:
-                        args, end = scan(text, 0)
-                    except (StopIteration, ValueError):
-                        args = end = None
-                    if type(args) is not dict or end != len(text):
+                    args = parse_object(text)
+                    if args is None:
                         call = None
                     elif wire_id is not None:
                         call = {"id": wire_id, "name": pf["name"], "args": args}
