@@ -2,6 +2,8 @@
 
 ``llm-babel`` (import name ``llm_transform``; pure Python, the same job through one IR hub, eight
 formats) is a bench-only peer (``partwire[bench]``); without it this module reports nothing.
+Times are this process's CPU time (both libraries are pure computation): the bench machine is
+shared, and wall time counted the other processes' turns on the CPU.
 
 - ``roundtrip.<api>.vs_babel``: partwire's ``from_wire_request`` then ``to_wire`` over every
   request body of the corpus for that API, against babel's ``translate(fmt, fmt, body)``; the
@@ -104,7 +106,8 @@ def run() -> dict[str, dict[str, Any]]:
                 if not both:
                     continue
                 t_ours, t_peer = best_pair(lambda: [ours(b) for b in both],  # noqa: B023
-                                           lambda: [peer(b) for b in both], rounds=5)  # noqa: B023
+                                           lambda: [peer(b) for b in both],  # noqa: B023
+                                           rounds=5, cpu=True)
                 name = f"roundtrip.{source}" if source == target else f"translate.{source}.{target}"
                 results[f"{name}.vs_babel"] = {
                     "value": round(t_ours / t_peer, 3), "unit": f"x ({len(both)} requests)",
