@@ -107,18 +107,23 @@ class _Importer:
             {"content": rest} if rest else {})))
 
     def content(self, content: Any, i: int) -> None:
-        where = f"contents[{i}]"
         if not isinstance(content, dict):
-            raise WireFormatError(ISSUER, "request", "not a Content object", where)
+            raise WireFormatError(ISSUER, "request", "not a Content object", f"contents[{i}]")
         role = content.get("role")
-        extra: dict[str, Any] = {k: v for k, v in content.items() if k not in ("role", "parts")}
-        if "role" not in content:
-            extra["role"] = None
-        elif role not in ("user", "model"):
-            extra["role"] = role
-        parts = _parts(content, where)
+        extra: dict[str, Any]
+        if len(content) == 2 and (role == "user" or role == "model") and "parts" in content:
+            extra = {}  # the commonest content: a role and its parts, nothing to keep beside
+        else:
+            extra = {k: v for k, v in content.items() if k not in ("role", "parts")}
+            if "role" not in content:
+                extra["role"] = None
+            elif role not in ("user", "model"):
+                extra["role"] = role
+        parts = content.get("parts", [])
+        if type(parts) is not list or not all(type(p) is dict or isinstance(p, dict) for p in parts):
+            parts = _parts(content, f"contents[{i}]")
         if role == "model":
-            decoded = tuple(part_from_wire(p, None) for p in parts)
+            decoded = tuple([part_from_wire(p, None) for p in parts])
             for part in decoded:
                 if isinstance(part, ToolCallPart):
                     self.pending.append((part, _sent_id(part)))
