@@ -276,7 +276,11 @@ class RequestSettings(_Setting):
 
     def is_empty(self) -> bool:
         """Whether no field is set (the request states no setting)."""
-        return all(value is None for name, value in self.__dict__.items() if name != "provider_data")
+        # A loop, not all() over a generator: every to_wire asks, usually of empty settings.
+        for name, value in self.__dict__.items():
+            if value is not None and name != "provider_data":
+                return False
+        return True
 
 
 EMPTY_SETTINGS = RequestSettings()
