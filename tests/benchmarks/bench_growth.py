@@ -12,9 +12,10 @@ its events. CPython runs a full collection once the objects that survived into i
 generation have grown by a quarter since the last one; a single large call meets one such pass
 inside itself, while a single small call (timed alone, best of a few after a collection, as this
 module did at first) almost never does: one 1,000-event call was measured free of the passes that
-a stream of them pays for, which made every allocating operation look 2-5x worse at N than it
-is. CPU time, not wall time: the bench machine is shared, and a half-second call at N is
-interrupted by other processes where a millisecond call at 1,000 is not.
+a stream of them pays for. (The collector still costs more per event at N: a large result lives
+through the passes it triggers, docs/adapters/index.md.) CPU time, not wall time: the bench
+machine is shared, and a half-second call at N is interrupted by other processes where a
+millisecond call at 1,000 is not.
 
 The operations: ``codec.load``; each adapter's ``to_wire`` and ``from_wire_request`` (of the
 request its ``to_wire`` made); one ``Session`` turn per adapter (an assistant message and its tool
