@@ -32,6 +32,7 @@ from partwire.adapters import UnknownAdapterError, anthropic, get_adapter
 from partwire.history import HistoryEvent
 from partwire.projection import (
     Loss,
+    Losses,
     Projection,
     SwitchRefusedError,
     check_switch,
@@ -260,3 +261,66 @@ def test_a_history_larger_than_the_models_context_window_is_refused() -> None:
     assert "8,192" in refusal.reason
     assert "input tokens" in refusal.reason
     assert check_switch(history, "openai_chat", model="openai:gpt-5") == ()
+
+
+def _loss_n(k: int) -> Loss:
+    return Loss(path=f"history[{k}]", part_type="thinking", action="dropped", reason="r",
+                adapter="openai_chat")
+
+
+def test_losses_view_behaves_as_the_tuple_of_its_items() -> None:
+    """A session's ``Losses`` shares a growing list; it is the tuple of its items in every way a
+    caller can see: equality both ways, hash, indexing, slicing, adding, length, repr."""
+    head, middle, tail = (_loss_n(0),), [_loss_n(1), _loss_n(2)], (_loss_n(3),)
+    view = Losses(head, middle, 2, tail)
+    items = (*head, *middle, *tail)
+    assert view == items
+    assert items == view
+    assert view == Losses(items)
+    assert view != items[:-1]
+    assert view != list(items)
+    assert hash(view) == hash(items)
+    assert len(view) == 4
+    assert bool(view)
+    assert not Losses()
+    assert [view[i] for i in range(4)] == list(items)
+    assert view[-1] is tail[0]
+    assert view[-4] is head[0]
+    assert view[1:3] == items[1:3]
+    assert view + (_loss_n(9),) == (*items, _loss_n(9))  # noqa: RUF005 (the operator is tested)
+    assert (_loss_n(9),) + view == (_loss_n(9), *items)  # noqa: RUF005
+    assert repr(view) == repr(items)
+    assert view.index(middle[1]) == 2
+    assert middle[0] in view
+    with pytest.raises(IndexError):
+        view[4]
+    middle.append(_loss_n(7))  # the shared list grows after the view was made: the view does not
+    assert view == items
+    assert len(view) == 4
+    assert _loss_n(7) not in view
+
+
+def test_session_request_shares_the_kept_losses_between_turns() -> None:
+    """Two turns of a session: the second request's losses are the first's kept ones plus the
+    new ones, equal to to_wire's, without a copy of the kept ones."""
+    from partwire import Session
+
+    def turn(k: int) -> list[HistoryEvent]:
+        return [UserMessage(parts=(TextPart(text=f"q{k}"),)),
+                AssistantMessage(parts=(ThinkingPart(text=f"t{k}", signature=Opaque(value="s", issuer="anthropic")),
+                                        TextPart(text=f"a{k}")), provider="anthropic")]
+
+    session = Session("openai_chat:gpt-4.1", cache="off")
+    for k in range(4):
+        session.append(*turn(k))
+        first = session.request()
+    session.append(*turn(4))
+    second = session.request()
+    want = get_adapter("openai_chat").to_wire(list(session.context), model="gpt-4.1").losses
+    assert second.losses == want
+    assert len(want) == 5
+    assert isinstance(second.losses, Losses)
+    # The losses of the turns kept from the last request are its very objects (the last turn's
+    # messages are projected again, so their loss is a new object equal to the old).
+    shared = [a is b for a, b in zip(first.losses, second.losses, strict=False)]
+    assert shared == [True, True, True, False]

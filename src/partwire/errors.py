@@ -21,6 +21,7 @@ Attributes are structured (file, line, JSON path, keyword) so callers can act on
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
@@ -120,7 +121,8 @@ class LossError(PartwireError, ValueError):
         """The losses that would have happened (a sequence of ``Loss``)."""
         self.adapter = adapter
         """The adapter that refused."""
-        listed = "; ".join(str(loss) for loss in losses) if isinstance(losses, tuple | list) else repr(losses)
+        listed = ("; ".join(str(loss) for loss in losses)
+                  if isinstance(losses, Sequence) and not isinstance(losses, str) else repr(losses))
         super().__init__(f"{adapter}: strict projection would lose data: {listed}")
 
 

@@ -11,9 +11,10 @@ still finds it).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Literal
+from itertools import islice
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from partwire.errors import LossError, SwitchRefusedError
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Loss",
     "LossAction",
+    "Losses",
     "Projection",
     "SwitchRefusedError",
     "check_switch",
@@ -57,14 +59,79 @@ class Loss:
         return f"{self.adapter}: {self.path} ({self.part_type}) {self.action}: {self.reason}"
 
 
+class Losses(Sequence[Loss]):
+    """An immutable sequence of losses that shares its middle with a list that only grows: the
+    first ``kept`` items of ``middle``, between ``head`` and ``tail``. A session's request holds
+    its losses this way, so a turn does not copy the losses of every earlier turn (on a long
+    history that copy was most of a turn's cost). It compares, hashes and adds like the tuple of
+    its items (``losses == tuple(losses)``)."""
+
+    __slots__ = ("_head", "_kept", "_middle", "_tail")
+
+    def __init__(self, head: tuple[Loss, ...] = (), middle: Sequence[Loss] = (),
+                 kept: int | None = None, tail: tuple[Loss, ...] = ()) -> None:
+        self._head = head
+        self._middle = middle  # never changed below ``kept`` by whoever holds it
+        self._kept = len(middle) if kept is None else kept
+        self._tail = tail
+
+    def __len__(self) -> int:
+        return len(self._head) + self._kept + len(self._tail)
+
+    def __iter__(self) -> Iterator[Loss]:
+        yield from self._head
+        yield from islice(self._middle, self._kept)
+        yield from self._tail
+
+    @overload
+    def __getitem__(self, index: int) -> Loss: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Loss, ...]: ...
+    def __getitem__(self, index: int | slice) -> Loss | tuple[Loss, ...]:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        n = len(self)
+        i = index + n if index < 0 else index
+        if not 0 <= i < n:
+            raise IndexError("Losses index out of range")
+        if i < len(self._head):
+            return self._head[i]
+        i -= len(self._head)
+        if i < self._kept:
+            return self._middle[i]
+        return self._tail[i - self._kept]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Losses | tuple):
+            return len(self) == len(other) and tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __add__(self, other: object) -> tuple[Loss, ...]:
+        if isinstance(other, Losses | tuple):
+            return (*self, *other)
+        return NotImplemented
+
+    def __radd__(self, other: object) -> tuple[Loss, ...]:
+        if isinstance(other, tuple):
+            return (*other, *self)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
 @dataclass(frozen=True, slots=True)
 class Projection:
     """A request body ready for the provider's official client, and what it lost."""
 
     request: dict[str, Any]
     """The body: ``client.messages.create(**projection.request)`` for Anthropic."""
-    losses: tuple[Loss, ...] = ()
-    """Everything not sent as it is, in history order."""
+    losses: Sequence[Loss] = ()
+    """Everything not sent as it is, in history order: a tuple from ``to_wire``; a
+    :class:`Losses` (equal to the tuple of its items) from a session's ``request``."""
 
     @property
     def lossless(self) -> bool:

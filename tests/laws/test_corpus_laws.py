@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -217,7 +217,7 @@ def _escaped(text: str) -> str:
 
 
 def _silent_drops(history: tuple[HistoryEvent, ...], request: dict[str, Any],
-                  losses: tuple[Loss, ...]) -> list[str]:
+                  losses: Sequence[Loss]) -> list[str]:
     body = json.dumps(request, ensure_ascii=False, default=json_default)
     named = {loss.path for loss in losses}
     missing = []

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -165,11 +166,11 @@ _SETTINGS = ("allowed_domains", "blocked_domains", "max_uses", "user_location", 
 _HISTORY = [UserMessage("What is new?")]
 
 
-def _named(path: str, losses: tuple[Loss, ...]) -> bool:
+def _named(path: str, losses: Sequence[Loss]) -> bool:
     return any(loss.path == path or path.startswith(loss.path + ".") for loss in losses)
 
 
-def _missing(tools: list[ToolSpec], back: tuple[ToolSpec, ...], losses: tuple[Loss, ...]) -> list[str]:
+def _missing(tools: list[ToolSpec], back: tuple[ToolSpec, ...], losses: Sequence[Loss]) -> list[str]:
     """Every tool or typed setting of ``tools`` that neither came back nor is named by a loss."""
     functions = {t.name: t for t in back if isinstance(t, ToolDefinition)}
     servers: dict[str, list[ServerToolDefinition]] = {}

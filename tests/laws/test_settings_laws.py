@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -146,7 +147,7 @@ def _meaning(name: str, value: Any, target: str) -> Any:
     return value
 
 
-def _named(field: str, losses: tuple[Loss, ...]) -> bool:
+def _named(field: str, losses: Sequence[Loss]) -> bool:
     path = f"request.settings.{field}"
     return any(loss.path == path or loss.path.startswith(path + ".") for loss in losses)
 
@@ -156,7 +157,7 @@ def _fields(s: RequestSettings) -> list[str]:
             if name != "provider_data" and getattr(s, name) is not None]
 
 
-def _send(target: str, model: str, given: RequestSettings) -> tuple[dict[str, Any], tuple[Loss, ...],
+def _send(target: str, model: str, given: RequestSettings) -> tuple[dict[str, Any], Sequence[Loss],
                                                                      RequestSettings]:
     adapter = get_adapter(target)
     projection = adapter.to_wire(HISTORY, model=model, tools=TOOLS, settings=given)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -30,12 +31,12 @@ def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=json_default)
 
 
-def _losses(losses: tuple[Loss, ...]) -> list[tuple[Any, ...]]:
+def _losses(losses: Sequence[Loss]) -> list[tuple[Any, ...]]:
     return sorted((x.path, x.part_type, x.action, x.reason, x.adapter, x.message_id or "")
                   for x in losses)
 
 
-def _into_history(session: Session, losses: tuple[Loss, ...]) -> tuple[Loss, ...]:
+def _into_history(session: Session, losses: Sequence[Loss]) -> tuple[Loss, ...]:
     """``to_wire``'s losses on the context, with each ``history[k]`` the index in the session's
     history of the k-th context message (the latest compaction's for its summary)."""
     history = session.history

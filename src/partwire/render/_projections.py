@@ -117,7 +117,7 @@ def _adapter_turns(name: str, history: Sequence[HistoryEvent],
     projectors: dict[str, Projector] = {}
     out: list[dict[str, Any]] = []
     previous: dict[str, Any] = {}
-    previous_losses: tuple[Loss, ...] = ()
+    previous_losses: Sequence[Loss] = ()
     last_model: str | None = None
     for index, shared, length, restarted in contexts:
         context = shared[:length]

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from partwire.adapters._kernel import dry_run
 from partwire.messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
 from partwire.parts import ToolCallPart
-from partwire.projection import Loss, Projection
+from partwire.projection import Loss, Losses, Projection
 
 if TYPE_CHECKING:
     from partwire.adapters import Adapter
@@ -90,7 +90,7 @@ class Projector:
         """How many times the whole history was projected (for tests and diagnostics)."""
         self.recent: tuple[Loss, ...] = ()
         """The losses of what the last ``project`` projected anew (the rest were reported before)."""
-        self._out: tuple[Loss, ...] = ()  # the last projection's losses, relocated
+        self._out: Sequence[Loss] = ()  # the last projection's losses, relocated
         self._tail: list[Loss] | None = None
         # A list only this attribute refers to: its reference count, read the same way as that of
         # the kept list, is the count of a list nobody else holds (whatever the interpreter adds
@@ -227,10 +227,13 @@ class Projector:
         self._tail = tail
         new_losses, new_tail = self._relocated(losses), self._relocated(tail)
         self.recent = (*new_losses, *new_tail)
-        self._out = (*new_losses, *self.before_relocated, *new_tail)
-        if self.relocate is not None:  # the raw losses are not needed again (``_advance``)
+        # The kept turns' losses are shared, not copied: those lists only grow (a reset makes
+        # new ones), so their first items stay as this projection saw them.
+        if self.relocate is not None:
+            self._out = Losses(new_losses, self.before_relocated, len(self.before_relocated), new_tail)
             return Projection(request=request, losses=self._out)
-        return Projection(request=request, losses=(*losses, *self.before_losses, *tail))
+        return Projection(request=request, losses=Losses(
+            tuple(losses), self.before_losses, len(self.before_losses), tuple(tail)))
 
     def _reusable(self) -> list[Any] | None:
         """``before_src`` cut back to the kept wire messages, when nothing but the projector
