@@ -7,7 +7,6 @@ decoded event on write (``_derive``) and can be rebuilt from the lines (:meth:`S
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -16,8 +15,10 @@ from decimal import Decimal
 from types import TracebackType
 from typing import Any, Final, Literal, Protocol
 
-from partwire.codec import Record, encode, iter_records, read
-from partwire.codec._reader import is_complete_line
+from pydantic import ValidationError
+
+from partwire.codec import Record, encode, iter_records
+from partwire.codec._reader import LineDecoder, is_complete_line, validate_line
 from partwire.history import CompactionEvent, HistoryEvent, TaskMetadataEvent
 from partwire.ids import new_message_id
 
@@ -399,8 +400,21 @@ class Store:
         return b"".join(self.export(session_id, until=until))
 
     def load(self, session_id: str, *, until: str | None = None) -> list[HistoryEvent]:
-        """The session's events (up to and including ``until``), decoded tolerantly by the codec."""
-        return read(io.BytesIO(self.export_bytes(session_id, until=until))).events
+        """The session's events (up to and including ``until``), decoded tolerantly by the codec.
+
+        Eager: every event is validated here, each line parsed once, straight from the bytes the
+        database returns (what the codec's reader does with a file's lines), so a line the codec
+        cannot read whole is an ``UnknownEvent`` now, not an error later.
+        """
+        with self._backend.read() as cur:
+            last = self._event_seq(cur, session_id, until) if until is not None else None
+            if until is None:
+                self._require_session(cur, session_id)
+            upper = "" if last is None else " AND seq <= ?"
+            cur.execute(f"SELECT line FROM events WHERE session_id = ?{upper} ORDER BY seq",
+                        (session_id,) if last is None else (session_id, last))
+            lines = cur.fetchall()
+        return _decode_lines([line for (line,) in lines])
 
     def sessions(self, *, limit: int | None = None) -> list[SessionSummary]:
         """Every session, the most recently active first."""
@@ -724,11 +738,25 @@ def _limit(value: int) -> int:
     return value
 
 
-def _decode_lines(lines: list[bytes]) -> list[HistoryEvent]:
-    """Stored lines to events through the codec's tolerant reader: one event per line, always."""
-    events = read(io.BytesIO(b"".join(line + b"\n" for line in lines))).events
-    if len(events) != len(lines):  # a blank stored line: impossible through this API
-        raise StoreError(f"{len(lines) - len(events)} stored line(s) are blank")
+def _decode_lines(lines: Iterable[bytes]) -> list[HistoryEvent]:
+    """Stored lines to events as the codec's tolerant reader decodes a file: pydantic-core's
+    ``validate_json`` on each line's bytes, the reader's slow path (migrations, unknown types kept)
+    for a line it refuses. One event per line, always."""
+    events: list[HistoryEvent] = []
+    append = events.append
+    validate = validate_line
+    decoder: LineDecoder | None = None
+    for line_no, line in enumerate(lines, 1):
+        try:
+            append(validate(line))
+            continue
+        except ValidationError:
+            pass
+        decoder = decoder or LineDecoder()
+        record = decoder.slow(bytes(line), line_no)
+        if record is None:  # a blank stored line: impossible through this API
+            raise StoreError(f"stored line {line_no} is blank")
+        append(record.event)
     return events
 
 
