@@ -24,6 +24,8 @@ __all__ = ["PostgresBackend"]
 _SCHEMA_LOCK = 0x7061727477697265  # "partwire"
 # Mirrors the expression of the parts_fts index, which PostgreSQL matches textually.
 _TSV = "to_tsvector('english'::regconfig, left(p.text, 100000))"
+# Equal ranks: in stored order; within one lineage, in the lineage's order.
+_TIES = "p.session_id, p.seq, p.idx"
 _PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
 
 
@@ -142,7 +144,7 @@ class PostgresBackend:
             "'StartSel=[, StopSel=], MaxWords=16, MinWords=6, MaxFragments=1, FragmentDelimiter=...') "
             "FROM parts p JOIN events e ON e.session_id = p.session_id AND e.seq = p.seq, "
             "plainto_tsquery('english', ?) q "
-            f"WHERE {where} ORDER BY ts_rank({_TSV}, q) DESC, p.session_id, p.seq LIMIT ?",
+            f"WHERE {where} ORDER BY ts_rank({_TSV}, q) DESC, {_TIES if segments is None else 'p.seq, p.idx'} LIMIT ?",
             (*params, limit),
         )
         return [(sid, eid, int(seq), int(idx), typ, snip or "") for sid, eid, seq, idx, typ, snip in cur.fetchall()]

@@ -175,7 +175,8 @@ class SqliteBackend:
         cur.execute(
             f"SELECT e.session_id, e.id, e.seq, (parts_fts.rowid & {PART_SLOTS - 1}) - 1, e.line "
             f"FROM parts_fts JOIN events e ON e.rowid = (parts_fts.rowid >> {PART_BITS}) "
-            f"WHERE {where} ORDER BY rank LIMIT ?",
+            f"WHERE {where} ORDER BY rank, {'e.session_id, e.seq' if segments is None else 'e.seq'}, "
+            "parts_fts.rowid LIMIT ?",
             (*params, limit),
         )
         return [(sid, eid, seq, idx, *hit_text(bytes(line), idx, words))
