@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from partwire import HistoryEvent
 from partwire.codec import dumps
 from partwire.store import ConflictError, Store
 from tests.store._events import assistant, tool, turn_history, user
@@ -53,7 +54,7 @@ def test_a_fork_of_a_fork_walks_the_whole_lineage(store: Store) -> None:
     events = turn_history()
     store.append("s", events)
     store.fork("s", "E02", "child")
-    grown = [tool("C3", "tu_A", "grep", output="an offset in the child", t=3),
+    grown: list[HistoryEvent] = [tool("C3", "tu_A", "grep", output="an offset in the child", t=3),
              assistant("C4", "Done here.", (("tu_D", "grep"),), t=4)]
     store.append("child", grown, expect_last="E02")
     store.fork("child", "E01", "grand-early")
