@@ -21,8 +21,10 @@ from partwire.codec import Record, encode, iter_records
 from partwire.codec._reader import LineDecoder, is_complete_line, validate_line
 from partwire.history import CompactionEvent, HistoryEvent, TaskMetadataEvent
 from partwire.ids import new_message_id
+from partwire.messages import AssistantMessage
+from partwire.pricing import PriceTable
 
-from ._derive import Derived, SessionTotals, clean, derive
+from ._derive import Derived, SessionTotals, clean, derive, price
 from ._errors import (
     ConflictError,
     ExpectLastError,
@@ -369,6 +371,36 @@ class Store:
             self._insert_calls(cur, new_id, open_calls)
         return new_id
 
+    def reprice(self, session_id: str | None = None, *, table: PriceTable | None = None,
+                at: datetime | None = None) -> int:
+        """Recompute the cost and price version of every stored assistant message with usage (of one
+        session, or of all) in place, as ``partwire reprice`` does to a file: with the prices of
+        each message's own day, or of ``at``; from genai-prices, or ``table`` where it lists the
+        model. A model without a price gets no cost (a stale one would be a guess). Every
+        session's totals follow, forks included. The lines are not changed. Returns how many
+        messages were repriced."""
+        repriced = 0
+        with self._backend.write() as cur:
+            if session_id is not None:
+                self._require_session(cur, session_id)
+            where, params = ("", ()) if session_id is None else (" AND m.session_id = ?", (session_id,))
+            cur.execute("SELECT m.session_id, m.seq, e.line FROM messages m JOIN events e "
+                        "ON e.session_id = m.session_id AND e.seq = m.seq "
+                        f"WHERE m.input_tokens IS NOT NULL{where}", params)
+            rows = cur.fetchall()
+            updates = []
+            for (sid, seq, _line), event in zip(rows, _decode_lines(bytes(r[2]) for r in rows), strict=True):
+                if isinstance(event, AssistantMessage):
+                    cost, version = price(event, table=table, at=at)
+                    updates.append((None if cost is None else str(cost), version, sid, seq))
+            cur.executemany("UPDATE messages SET cost = ?, pricing_version = ? WHERE session_id = ? AND seq = ?",
+                            updates)
+            repriced = len(updates)
+            cur.execute("SELECT id FROM sessions")
+            for (sid,) in cur.fetchall():
+                self._recount_costs(cur, sid)
+        return repriced
+
     def rebuild(self, session_id: str | None = None) -> None:
         """Recompute every derived row (sessions, messages, parts, tool calls, the full-text
         index) of one session, or of all, from the verbatim lines."""
@@ -656,6 +688,21 @@ class Store:
             "finished_at = excluded.finished_at",
             [(session_id, *call) for call in calls],
         )
+
+    def _recount_costs(self, cur: Cursor, session_id: str) -> None:
+        """Set a session's cost and unpriced count from its lineage's messages rows."""
+        cost: Decimal | None = None
+        uncosted = 0
+        for sid, first, last in segments(cur, session_id):
+            cur.execute("SELECT cost FROM messages WHERE session_id = ? AND seq BETWEEN ? AND ? "
+                        "AND input_tokens IS NOT NULL", (sid, first, last))
+            for (value,) in cur.fetchall():
+                if value is None:
+                    uncosted += 1
+                else:
+                    cost = Decimal(value) if cost is None else cost + Decimal(value)
+        cur.execute("UPDATE sessions SET cost = ?, uncosted = ? WHERE id = ?",
+                    (None if cost is None else str(cost), uncosted, session_id))
 
     def _save_totals(self, cur: Cursor, session_id: str, t: SessionTotals) -> None:
         cur.execute(

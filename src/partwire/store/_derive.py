@@ -15,7 +15,7 @@ from typing import Any
 from partwire.history import HistoryEvent, ModelSwitchEvent, TaskMetadataEvent
 from partwire.messages import AssistantMessage, ToolMessage
 from partwire.parts import RefusalPart, TextPart, ThinkingPart, ToolCallPart
-from partwire.pricing import Cost, pricer
+from partwire.pricing import Cost, PriceTable, pricer
 from partwire.usage import Usage
 
 __all__ = ["Derived", "SessionTotals", "clean", "derive", "price", "timestamp"]
@@ -176,25 +176,29 @@ def _message(
     ))
 
 
-def price(message: AssistantMessage) -> tuple[Decimal | None, str | None]:
+def price(message: AssistantMessage, *, table: PriceTable | None = None,
+          at: datetime | None = None) -> tuple[Decimal | None, str | None]:
     """A message's cost and the version of the prices that made it, from the price data
     ``partwire cost`` uses (:func:`partwire.pricing.message_cost`: genai-prices, the ``pricing``
-    extra); ``(None, None)`` when its model has no price. Prices are looked up once per model and
-    day."""
+    extra, or a user ``table``), with the prices of its own day or of ``at``; ``(None, None)`` when
+    its model has no price. Prices are looked up once per model and day."""
     usage = message.usage
     if usage is None:
         return None, None
     model = message.model
     if model and ":" not in model and message.provider:
         model = f"{message.provider}:{model}"  # as message_cost names it
-    key = (model, message.created_at.date())
+    when = at or message.created_at
+    key = (model, when.date(), id(table) if table is not None else None)
     found = _PRICERS.get(key)
-    if found is None:
+    if found is None or table is not None:
         if len(_PRICERS) > 4096:
             _PRICERS.clear()
-        found = _PRICERS[key] = pricer(model, at=message.created_at)
+        found = pricer(model, at=when, table=table)
+        if table is None:
+            _PRICERS[key] = found
     cost = found(usage)
     return cost.usd, str(cost.version) if cost.usd is not None and cost.version else None
 
 
-_PRICERS: dict[tuple[str | None, date], Callable[[Usage], Cost]] = {}
+_PRICERS: dict[tuple[str | None, date, int | None], Callable[[Usage], Cost]] = {}
