@@ -34,7 +34,7 @@ from ._errors import (
     StoreUnavailableError,
 )
 from ._import import Batch, BatchReader
-from ._lineage import fork_start, segments
+from ._lineage import OPEN, fork_start, segments
 from ._schema import SCHEMA_VERSION, Dialect, create_ddl, migration_ddl
 from ._snippet import Hit, Row, Segment
 from ._sqlite import Cursor
@@ -587,7 +587,7 @@ class Store:
         try:
             with self._backend.write() as cur:
                 totals = self._lock_session(cur, session_id)
-                new, skipped = self._new_items(cur, session_id, items, totals.event_count > 0)
+                new, skipped = self._new_items(cur, session_id, items, totals)
                 if not new:
                     raise _NoChange(totals)
                 if not isinstance(expect_last, _Unset) and expect_last != totals.last_event_id:
@@ -607,23 +607,29 @@ class Store:
         return AppendResult(session_id, len(new), skipped, totals.last_event_id)
 
     def _lock_session(self, cur: Cursor, session_id: str) -> SessionTotals:
-        cur.execute("INSERT INTO sessions (id) VALUES (?) ON CONFLICT (id) DO NOTHING", (session_id,))
-        cur.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?"
-                    + (" FOR UPDATE" if self.backend == "postgresql" else ""), (session_id,))
+        """The session's totals, its row locked (created if new)."""
+        select = (f"SELECT {_SESSION_COLUMNS}, forked_seq FROM sessions WHERE id = ?"
+                  + (" FOR UPDATE" if self.backend == "postgresql" else ""))
+        cur.execute(select, (session_id,))
         row = cur.fetchone()
+        if row is None:
+            cur.execute("INSERT INTO sessions (id) VALUES (?) ON CONFLICT (id) DO NOTHING", (session_id,))
+            cur.execute(select, (session_id,))
+            row = cur.fetchone()
         assert row is not None
         values = list(row)
         values[13] = Decimal(values[13]) if values[13] is not None else None
         return SessionTotals(*values)
 
     def _new_items(
-        self, cur: Cursor, session_id: str, items: list[tuple[HistoryEvent, bytes]], look_up: bool
+        self, cur: Cursor, session_id: str, items: list[tuple[HistoryEvent, bytes]], totals: SessionTotals
     ) -> tuple[list[tuple[HistoryEvent, bytes]], int]:
         """The items not stored yet; raises :class:`ConflictError` for an id stored with other bytes."""
         seen: dict[str, bytes] = {}
-        if look_up:
+        if totals.event_count > 0:
             ids = list({clean(event.id) for event, _ in items})
-            for sid, first, last in segments(cur, session_id):
+            lineage = segments(cur, session_id) if totals.forked_seq else [(session_id, 1, OPEN)]
+            for sid, first, last in lineage:
                 for start in range(0, len(ids), _IN_CHUNK):
                     chunk = ids[start:start + _IN_CHUNK]
                     marks = ", ".join("?" * len(chunk))

@@ -64,6 +64,8 @@ class SessionTotals:
     reasoning_tokens: int = 0
     cost: Decimal | None = None
     uncosted: int = 0
+    forked_seq: int = 0
+    """A fork's first ``forked_seq`` events are its parent's (read, never written by a write)."""
 
 
 @dataclass(slots=True)
