@@ -1,4 +1,5 @@
-"""Session store speed (SQLite): import against a bare ``executemany`` of the same lines, and the
+"""Session store speed (SQLite): import against a bare ``executemany`` of the same lines (a
+reference: the targets against the stores users pick are in ``bench_store_peers.py``), and the
 unanswered-tool-calls and full-text queries over 100,000 stored events.
 
 ``python -m tests.benchmarks store`` runs it; ``python -m tests.benchmarks.bench_store --plans``
@@ -23,7 +24,7 @@ from partwire.store._derive import SessionTotals, derive
 from tests.benchmarks._timing import best_pair, best_time
 from tests.benchmarks.agent_history import agent_history
 
-TARGETS = {"import": 2.0, "query_ms": 5.0}
+TARGETS = {"query_ms": 5.0}
 IMPORT_EVENTS = 10_000
 QUERY_SESSIONS = 10  # 10 sessions of 10,000 events: 100,000 events for the queries
 APPENDS = 200  # one-message appends timed together
@@ -99,8 +100,8 @@ def _import(work: Path, history_file: Path, lines: list[bytes]) -> dict[str, dic
         t_append = best_time(append_some, repeat=3) / APPENDS
     n = len(lines)
     return {
-        f"store.import.{n}": {"value": round(t_ours / t_bare, 2), "unit": "x bare executemany",
-                              "target": TARGETS["import"]},
+        # A reference, no target: issue 25 replaced it with the peers' (bench_store_peers.py).
+        f"store.import.{n}": {"value": round(t_ours / t_bare, 2), "unit": "x bare executemany"},
         f"store.import.{n}.events_per_s": {"value": round(n / t_ours), "unit": "events/s"},
         f"store.import.{n}.bare_events_per_s": {"value": round(n / t_bare), "unit": "events/s"},
         # Where the target stands: decoding the lines with the codec alone, against the same floor.
