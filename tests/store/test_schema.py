@@ -119,11 +119,11 @@ def test_postgres_connection_lost_mid_way_is_one_clear_error(pg_server: str) -> 
 
 
 def test_new_sqlite_store_has_large_pages_and_an_old_file_keeps_its_own(tmp_path: Path) -> None:
-    """A new SQLite store is created with 16 KB pages in WAL mode; a 4 KB database opens and keeps 4 KB."""
+    """A new SQLite store is created with 8 KB pages in WAL mode; a 4 KB database opens and keeps 4 KB."""
     with open_store(tmp_path / "new.sqlite") as store:
         store.append("s", turn_history())
     conn = sqlite3.connect(tmp_path / "new.sqlite")
-    assert conn.execute("PRAGMA page_size").fetchone() == (PAGE_SIZE,) == (16_384,)
+    assert conn.execute("PRAGMA page_size").fetchone() == (PAGE_SIZE,) == (8_192,)
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     conn.close()
     old = sqlite3.connect(tmp_path / "old.sqlite")
