@@ -146,7 +146,7 @@ def _loop_rounds(events: list[HistoryEvent], work: Path, peer: _Peer) -> Result:
             peer.run(session.add_items([item]))
         session.close()
 
-    t_ours, t_peer = best_pair(ours, theirs, rounds=3)
+    t_ours, t_peer = best_pair(ours, theirs, rounds=5)
     return {
         "store.peer.loop": {"value": round(t_ours / t_peer, 2), "unit": "x SQLiteSession",
                             "target": TARGETS["loop"]},
@@ -246,9 +246,11 @@ def run(*, pg: bool = True) -> Result:
     histories = {n: agent_history(n) for n in SIZES}
     try:
         with _directory() as work:
+            # The loop first: timed after the 100,000-event rounds (a heap of millions of objects,
+            # a page cache full of their files) it came out 1.35 x where alone it was 0.84 x.
+            results.update(_loop_rounds(histories[min(SIZES)], work, peer))
             for n, events in histories.items():
                 results.update(_sqlite_rounds(n, events, work, peer))
-            results.update(_loop_rounds(histories[min(SIZES)], work, peer))
             results.update(_fork_growth(histories, work))
         if pg:
             with _pg_server() as base:
