@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
@@ -47,6 +47,7 @@ __all__ = [
     "cost_of",
     "load_price_table",
     "message_cost",
+    "pricer",
     "reprice",
 ]
 
@@ -247,36 +248,52 @@ def cost_of(usage: Usage | None, model: str | None, *, at: datetime | None = Non
     The user ``table`` wins over genai-prices for the models it lists. Never raises for an unknown
     model: the :class:`Cost` then has ``usd=None`` and a ``reason``.
     """
+    if usage is None:
+        return Cost(model or "", None, reason="no usage recorded")
+    return pricer(model, at=at, table=table)(usage)
+
+
+def pricer(model: str | None, *, at: datetime | None = None,
+           table: PriceTable | None = None) -> Callable[[Usage], Cost]:
+    """:func:`cost_of` for one model and date, its prices looked up once: for pricing many usage
+    records of one model (the session store prices every assistant message it stores)."""
     model_id = model or ""
     when = (at or datetime.now(UTC)).astimezone(UTC)
-    if usage is None:
-        return Cost(model_id, None, reason="no usage recorded")
     if not model:
-        return Cost(model_id, None, reason="no model recorded")
+        return lambda usage: Cost(model_id, None, reason="no model recorded")
     if table is not None:
         prices = table.lookup(model)
         if prices is not None:
-            breakdown = _breakdown(usage, lambda key, count: _flat(prices, key, count))
             version = PriceVersion(table.name, table.version, when.date())
-            return Cost(model_id, breakdown.total, breakdown, version)
+
+            def from_table(usage: Usage) -> Cost:
+                breakdown = _breakdown(usage, lambda key, count: _flat(prices, key, count))
+                return Cost(model_id, breakdown.total, breakdown, version)
+
+            return from_table
     found = _find(model)
     if isinstance(found, str):
-        return Cost(model_id, None, reason=found)
+        reason = found
+        return lambda usage: Cost(model_id, None, reason=reason)
     from genai_prices.types import calc_unit_price  # type: ignore[import-not-found,unused-ignore]
 
     model_price = found[1].get_prices(when)
+    version = PriceVersion(_SOURCE, _genai_version(), when.date())
 
-    def price(key: str, count: int) -> Decimal:
-        value = getattr(model_price, key, None)
-        if value is None and key in ("cache_read_mtok", "cache_write_mtok"):
-            value = getattr(model_price, "input_mtok", None)
-        if value is None or not count:
-            return Decimal(0)
-        result: Decimal = calc_unit_price(value, count, usage.input_tokens, 1_000_000)
-        return result
+    def from_genai(usage: Usage) -> Cost:
+        def price(key: str, count: int) -> Decimal:
+            value = getattr(model_price, key, None)
+            if value is None and key in ("cache_read_mtok", "cache_write_mtok"):
+                value = getattr(model_price, "input_mtok", None)
+            if value is None or not count:
+                return Decimal(0)
+            result: Decimal = calc_unit_price(value, count, usage.input_tokens, 1_000_000)
+            return result
 
-    breakdown = _breakdown(usage, price)
-    return Cost(model_id, breakdown.total, breakdown, PriceVersion(_SOURCE, _genai_version(), when.date()))
+        breakdown = _breakdown(usage, price)
+        return Cost(model_id, breakdown.total, breakdown, version)
+
+    return from_genai
 
 
 def _flat(prices: _Prices, key: str, count: int) -> Decimal:

@@ -137,7 +137,7 @@ def test_newer_schema_is_one_error_line(store_url: str, capsysbinary: pytest.Cap
     backend.close()
     code, _, err = _main(capsysbinary, "store", "--db", store_url, "ls")
     assert code == 2
-    assert err.startswith("partwire: error: the database has store schema version 7, newer than 2")
+    assert err.startswith("partwire: error: the database has store schema version 7, newer than 3")
     assert err.count("\n") == 1
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from decimal import Decimal
 from pathlib import Path
 
 import psycopg
@@ -55,7 +56,7 @@ def test_newer_schema_is_refused_and_left_alone(store_url: str) -> None:
     with backend.write() as cur:
         cur.execute("UPDATE store_meta SET value = '99' WHERE key = 'schema_version'")
     backend.close()
-    with pytest.raises(SchemaVersionError, match="schema version 99, newer than 2") as caught:
+    with pytest.raises(SchemaVersionError, match="schema version 99, newer than 3") as caught:
         open_store(store_url)
     assert (caught.value.found, caught.value.supported) == (99, SCHEMA_VERSION)
     backend = _backend(store_url)
@@ -118,11 +119,11 @@ def test_postgres_connection_lost_mid_way_is_one_clear_error(pg_server: str) -> 
 
 
 def test_new_sqlite_store_has_large_pages_and_an_old_file_keeps_its_own(tmp_path: Path) -> None:
-    """A new SQLite store is created with 16 KB pages in WAL mode; a 4 KB database opens and keeps 4 KB."""
+    """A new SQLite store is created with 8 KB pages in WAL mode; a 4 KB database opens and keeps 4 KB."""
     with open_store(tmp_path / "new.sqlite") as store:
         store.append("s", turn_history())
     conn = sqlite3.connect(tmp_path / "new.sqlite")
-    assert conn.execute("PRAGMA page_size").fetchone() == (PAGE_SIZE,) == (16_384,)
+    assert conn.execute("PRAGMA page_size").fetchone() == (PAGE_SIZE,) == (8_192,)
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     conn.close()
     old = sqlite3.connect(tmp_path / "old.sqlite")
@@ -135,3 +136,40 @@ def test_new_sqlite_store_has_large_pages_and_an_old_file_keeps_its_own(tmp_path
     conn = sqlite3.connect(tmp_path / "old.sqlite")
     assert conn.execute("PRAGMA page_size").fetchone() == (4096,)
     conn.close()
+
+
+def test_a_version_2_database_with_its_derived_rows_and_a_copied_fork_migrates(store_url: str) -> None:
+    """A database as schema 2 wrote it (parts with their text in the full-text index, a row per
+    message, a fork holding a copy of its prefix) opens at the current version: every line kept,
+    the fork still reading as before, search and costs answered from the rebuilt rows."""
+    events = turn_history()
+    backend = _backend(store_url)
+    rows = [(sid, i + 1, e.id, e.type, getattr(e, "role", None), "2026-01-01T00:00:00.000000Z", encode(e))
+            for sid, upto in (("s", len(events)), ("f", 3)) for i, e in enumerate(events[:upto])]
+    with backend.write() as cur:
+        for statement in create_ddl(backend.dialect, 2):
+            cur.execute(statement)
+        cur.execute("INSERT INTO store_meta (key, value) VALUES ('schema_version', '2')")
+        cur.execute("INSERT INTO sessions (id, event_count) VALUES ('s', 7)")
+        cur.execute("INSERT INTO sessions (id, event_count, forked_from, forked_at) VALUES ('f', 3, 's', 'E03')")
+        cur.executemany(
+            "INSERT INTO events (session_id, seq, id, type, role, created_at, line) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        cur.executemany(
+            "INSERT INTO messages (session_id, seq, id, role, created_at) VALUES (?, ?, ?, ?, ?)",
+            [(r[0], r[1], r[2], r[4], r[5]) for r in rows if r[4] is not None])
+        cur.executemany("INSERT INTO parts (session_id, seq, idx, type, text) VALUES (?, ?, 0, 'text', ?)",
+                        [("s", 1, "Find the flaky timezone test"), ("f", 1, "Find the flaky timezone test")])
+        if backend.dialect == "sqlite":
+            cur.execute("INSERT INTO parts_fts (rowid, text) SELECT rowid, text FROM parts")
+    backend.close()
+    with open_store(store_url) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.export_bytes("s") == dumps(events)
+        assert store.export_bytes("f") == dumps(events[:3])
+        assert (store.session("f").forked_from, store.session("f").forked_at) == ("s", "E03")
+        assert sorted(h.session_id for h in store.search("flaky")) == ["f", "s"]
+        assert [c.call_id for c in store.pending_tool_calls("f")] == ["tu_B"]
+        assert store.session("s").cost == Decimal("0.0125")
+        store.append("f", [], expect_last="E03")
+        store.fork("f", "E02", "g")
+        assert store.export_bytes("g") == dumps(events[:2])

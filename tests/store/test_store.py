@@ -10,7 +10,9 @@ import pytest
 from partwire import UserMessage
 from partwire.cli._example import example_history
 from partwire.codec import dumps, encode
+from partwire.pricing import message_cost
 from partwire.store import (
+    SCHEMA_VERSION,
     ConflictError,
     ExpectLastError,
     NotFoundError,
@@ -197,14 +199,20 @@ def test_latest_compaction(store: Store) -> None:
 
 
 def test_usage_by_session_and_model(store: Store) -> None:
-    """Usage sums per session and model, with costs summed exactly and missing costs counted."""
+    """Usage sums per session and model, with costs summed exactly, a message without a cost
+    priced on write as ``partwire cost`` prices it, and an unpriced model's messages counted."""
     store.append("s", turn_history())
-    store.append("t", [assistant("X", "hi", cost=None, tokens=(7, 1))])
+    unpriced = assistant("X", "hi", cost=None, tokens=(7, 1))
+    store.append("t", [unpriced, assistant("Y", "hi", cost=None, model="acme:no-such-model", t=1)])
     rows = {(u.session_id, u.model): u for u in store.usage()}
     assert rows["s", "anthropic:claude-sonnet-4-6"].cost == Decimal("0.01")
     assert rows["s", "openai:gpt-5"].input_tokens == 50
-    assert (rows["t", "anthropic:claude-sonnet-4-6"].cost, rows["t", "anthropic:claude-sonnet-4-6"].uncosted) == (None, 1)
-    assert [u.session_id for u in store.usage("t")] == ["t"]
+    priced = message_cost(unpriced)
+    assert priced.usd is not None
+    assert (rows["t", "anthropic:claude-sonnet-4-6"].cost, rows["t", "anthropic:claude-sonnet-4-6"].uncosted) == (priced.usd, 0)
+    assert (rows["t", "acme:no-such-model"].cost, rows["t", "acme:no-such-model"].uncosted) == (None, 1)
+    assert (store.session("t").cost, store.session("t").uncosted) == (priced.usd, 1)
+    assert {u.session_id for u in store.usage("t")} == {"t"}
 
 
 def test_search_finds_words_across_part_kinds(store: Store) -> None:
@@ -302,7 +310,7 @@ def test_reopening_keeps_everything(store_url: str) -> None:
         first.append("s", turn_history())
     with open_store(store_url) as second:
         assert second.export_bytes("s") == dumps(turn_history())
-        assert second.schema_version == 2
+        assert second.schema_version == SCHEMA_VERSION
 
 
 def test_compaction_helper_is_an_event(store: Store) -> None:

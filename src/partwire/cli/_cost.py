@@ -23,7 +23,7 @@ from partwire.history import HistoryEvent, TaskMetadataEvent
 from partwire.messages import AssistantMessage
 from partwire.pricing import Cost, PriceTable, load_price_table, message_cost, reprice
 
-__all__ = ["add_cost_parsers"]
+__all__ = ["add_cost_parsers", "parse_date"]
 
 
 def add_cost_parsers(commands: Any) -> None:
@@ -37,12 +37,13 @@ def add_cost_parsers(commands: Any) -> None:
     again.add_argument("src", metavar="IN", help="the history to read; '-' reads stdin")
     again.add_argument("dst", metavar="OUT", help="where to write it; '-' writes stdout")
     again.add_argument("--prices", metavar="TABLE", help="a TOML or JSON price table that overrides genai-prices")
-    again.add_argument("--at", metavar="DATE", type=_date,
+    again.add_argument("--at", metavar="DATE", type=parse_date,
                        help="use the prices of this date (YYYY-MM-DD) instead of each message's own")
     again.set_defaults(run=_reprice)
 
 
-def _date(text: str) -> datetime:
+def parse_date(text: str) -> datetime:
+    """``--at``'s date, as UTC midnight."""
     try:
         return datetime.fromisoformat(text).replace(tzinfo=UTC)
     except ValueError as exc:

@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from partwire.cli._convert import SESSION_FILES, read_session_file
+from partwire.cli._cost import parse_date
 from partwire.cli._render import add_render_options, write_rendering
 from partwire.codec import dumps, iter_records
 from partwire.history import TaskMetadataEvent
+from partwire.pricing import load_price_table
 from partwire.render._text import printable
 from partwire.store import Store, StoreError, open_store
 
@@ -93,6 +95,13 @@ def add_store_parser(commands: Any) -> None:
     stats.add_argument("--session", metavar="ID", help="one session only")
     stats.set_defaults(store_run=_stats)
 
+    again = verbs.add_parser("reprice", help="recompute the stored costs in place (the lines stay as they are)")
+    again.add_argument("--session", metavar="ID", help="one session only")
+    again.add_argument("--prices", metavar="TABLE", help="a TOML or JSON price table that overrides genai-prices")
+    again.add_argument("--at", metavar="DATE", type=parse_date,
+                       help="use the prices of this date (YYYY-MM-DD) instead of each message's own")
+    again.set_defaults(store_run=_reprice)
+
     fork = verbs.add_parser("fork", help="start a new session from a session's events up to EVENT_ID")
     fork.add_argument("session", metavar="SESSION_ID")
     fork.add_argument("event", metavar="EVENT_ID")
@@ -113,6 +122,13 @@ def run_store(args: argparse.Namespace) -> int:
 
 
 # -- verbs ------------------------------------------------------------------------------------
+
+
+def _reprice(store: Store, args: argparse.Namespace) -> int:
+    table = load_price_table(args.prices) if args.prices else None
+    count = store.reprice(args.session, table=table, at=args.at)
+    print(f"{count} message(s) repriced")
+    return 0
 
 
 def _import(store: Store, args: argparse.Namespace) -> int:

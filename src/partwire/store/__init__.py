@@ -3,8 +3,8 @@
 ``open_store(url)`` picks the backend from the URL: a path or ``sqlite:///path`` opens SQLite
 through the standard library; ``postgresql://...`` opens PostgreSQL through psycopg 3 (the
 ``partwire[postgres]`` extra). Every event's line is stored verbatim, so an export is
-byte-identical to what went in; sessions, messages, parts, tool calls and a full-text index are
-derived on write. See ``docs/store.md``.
+byte-identical to what went in; sessions, assistant messages (with their costs), tool calls and
+a full-text index are derived on write; a fork refers to its parent's prefix. See ``docs/store.md``.
 """
 
 from __future__ import annotations

@@ -7,21 +7,24 @@ decoded event on write (``_derive``) and can be rebuilt from the lines (:meth:`S
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from types import TracebackType
 from typing import Any, Final, Literal, Protocol
 
-from partwire.codec import Record, encode, iter_records, read
-from partwire.codec._reader import is_complete_line
+from pydantic import ValidationError
+
+from partwire.codec import Record, encode, iter_records
+from partwire.codec._reader import LineDecoder, is_complete_line, validate_line
 from partwire.history import CompactionEvent, HistoryEvent, TaskMetadataEvent
 from partwire.ids import new_message_id
+from partwire.messages import AssistantMessage
+from partwire.pricing import PriceTable
 
-from ._derive import Derived, SessionTotals, clean, derive
+from ._derive import Derived, SessionTotals, clean, derive, price
 from ._errors import (
     ConflictError,
     ExpectLastError,
@@ -31,7 +34,9 @@ from ._errors import (
     StoreUnavailableError,
 )
 from ._import import Batch, BatchReader
+from ._lineage import OPEN, fork_start, segments
 from ._schema import SCHEMA_VERSION, Dialect, create_ddl, migration_ddl
+from ._snippet import Hit, Row, Segment
 from ._sqlite import Cursor
 
 __all__ = [
@@ -79,9 +84,13 @@ class Backend(Protocol):
     def read(self) -> Any: ...
     def table_exists(self, cur: Cursor, name: str) -> bool: ...
     def schema_lock(self) -> Any: ...
-    def index_parts(self, cur: Cursor, session_id: str, after_seq: int) -> None: ...
-    def unindex_parts(self, cur: Cursor, session_id: str) -> None: ...
-    def search(self, cur: Cursor, text: str, session_id: str | None, limit: int) -> list[tuple[Any, ...]]: ...
+    def insert_events(self, cur: Cursor, rows: list[Row], after: int) -> int: ...
+    def insert_messages(self, cur: Cursor, rows: list[Row]) -> None: ...
+    def index_parts(self, cur: Cursor, rows: list[Row], rowids: int | dict[int, int]) -> None: ...
+    def unindex_session(self, cur: Cursor, session_id: str, rows: list[Row]) -> None: ...
+    def clear_index(self, cur: Cursor) -> None: ...
+    def rowids(self, cur: Cursor, session_id: str) -> dict[int, int]: ...
+    def search(self, cur: Cursor, text: str, segments: list[Segment] | None, limit: int) -> list[Hit]: ...
     def close(self) -> None: ...
 
 
@@ -340,27 +349,57 @@ class Store:
         return self.import_records(session_id, iter_records(name), progress=progress, read_ahead=True)
 
     def fork(self, session_id: str, event_id: str, new_session_id: str | None = None) -> str:
-        """Start a new session holding ``session_id``'s events up to and including ``event_id``.
+        """Start a new session whose history is ``session_id``'s up to and including ``event_id``.
 
-        Both sessions keep growing on their own afterwards. Returns the new session's id (a new
-        ``fork_<ULID>`` unless given); a new id that already names a session raises
-        :class:`ConflictError`.
+        The fork refers to that prefix, it does not copy it: reads of the fork (load, export,
+        search, tool calls, usage) see the whole lineage, and both sessions keep growing on their
+        own. Its cost does not grow with the prefix (only with what the parent holds after the
+        fork point). Returns the new session's id (a new ``fork_<ULID>`` unless given); a new id
+        that already names a session raises :class:`ConflictError`.
         """
         new_id = _session_id(new_session_id or f"fork_{new_message_id()}")
         with self._backend.write() as cur:
             seq = self._event_seq(cur, session_id, event_id)
-            lines = [row[0] for row in self._lines(cur, session_id, seq)]
             cur.execute("SELECT event_count FROM sessions WHERE id = ?", (new_id,))
             if cur.fetchone() is not None:
                 raise ConflictError(new_id, event_id, f"cannot fork into {new_id!r}: that session exists")
-            events = _decode_lines(lines)
-            totals = self._lock_session(cur, new_id)
-            after = totals.last_seq
-            rows = derive(new_id, list(zip(events, lines, strict=True)), totals)
-            self._insert(cur, new_id, rows, after, totals)
-            cur.execute("UPDATE sessions SET forked_from = ?, forked_at = ? WHERE id = ?",
-                        (session_id, clean(event_id), new_id))
+            parent = self._lock_session(cur, session_id)  # its writers wait: the suffix holds still
+            totals, open_calls = fork_start(cur, session_id, seq, parent)
+            cur.execute("INSERT INTO sessions (id, forked_from, forked_at, forked_seq) VALUES (?, ?, ?, ?)",
+                        (new_id, session_id, clean(event_id), seq))
+            self._save_totals(cur, new_id, totals)
+            self._insert_calls(cur, new_id, open_calls)
         return new_id
+
+    def reprice(self, session_id: str | None = None, *, table: PriceTable | None = None,
+                at: datetime | None = None) -> int:
+        """Recompute the cost and price version of every stored assistant message with usage (of one
+        session, or of all) in place, as ``partwire reprice`` does to a file: with the prices of
+        each message's own day, or of ``at``; from genai-prices, or ``table`` where it lists the
+        model. A model without a price gets no cost (a stale one would be a guess). Every
+        session's totals follow, forks included. The lines are not changed. Returns how many
+        messages were repriced."""
+        repriced = 0
+        with self._backend.write() as cur:
+            if session_id is not None:
+                self._require_session(cur, session_id)
+            where, params = ("", ()) if session_id is None else (" AND m.session_id = ?", (session_id,))
+            cur.execute("SELECT m.session_id, m.seq, e.line FROM messages m JOIN events e "
+                        "ON e.session_id = m.session_id AND e.seq = m.seq "
+                        f"WHERE m.input_tokens IS NOT NULL{where}", params)
+            rows = cur.fetchall()
+            updates = []
+            for (sid, seq, _line), event in zip(rows, _decode_lines(bytes(r[2]) for r in rows), strict=True):
+                if isinstance(event, AssistantMessage):
+                    cost, version = price(event, table=table, at=at)
+                    updates.append((None if cost is None else str(cost), version, sid, seq))
+            cur.executemany("UPDATE messages SET cost = ?, pricing_version = ? WHERE session_id = ? AND seq = ?",
+                            updates)
+            repriced = len(updates)
+            cur.execute("SELECT id FROM sessions")
+            for (sid,) in cur.fetchall():
+                self._recount_costs(cur, sid)
+        return repriced
 
     def rebuild(self, session_id: str | None = None) -> None:
         """Recompute every derived row (sessions, messages, parts, tool calls, the full-text
@@ -374,33 +413,41 @@ class Store:
         """The session's JSONL, one line (ending in a newline) at a time, in memory bounded by a
         chunk of lines; up to and including the event ``until`` when given."""
         with self._backend.read() as cur:
-            last = self._event_seq(cur, session_id, until) if until is not None else None
-            if until is None:
-                self._require_session(cur, session_id)
-        after = 0
-        while True:
-            with self._backend.read() as cur:
-                upper = "" if last is None else " AND seq <= ?"
-                params: tuple[Any, ...] = (session_id, after) if last is None else (session_id, after, last)
-                cur.execute(
-                    f"SELECT seq, line FROM events WHERE session_id = ? AND seq > ?{upper} "
-                    f"ORDER BY seq LIMIT {_EXPORT_CHUNK}",
-                    params,
-                )
-                rows = cur.fetchall()
-            for seq, line in rows:
-                yield bytes(line) + b"\n"
-                after = seq
-            if len(rows) < _EXPORT_CHUNK:
-                return
+            lineage = self._lineage(cur, session_id, until)
+        for sid, first, last in lineage:
+            after = first - 1
+            while True:
+                with self._backend.read() as cur:
+                    cur.execute(
+                        "SELECT seq, line FROM events WHERE session_id = ? AND seq > ? AND seq <= ? "
+                        f"ORDER BY seq LIMIT {_EXPORT_CHUNK}",
+                        (sid, after, last),
+                    )
+                    rows = cur.fetchall()
+                for seq, line in rows:
+                    yield bytes(line) + b"\n"
+                    after = seq
+                if len(rows) < _EXPORT_CHUNK:
+                    break
 
     def export_bytes(self, session_id: str, *, until: str | None = None) -> bytes:
         """The session's whole JSONL text (see :meth:`export`)."""
         return b"".join(self.export(session_id, until=until))
 
     def load(self, session_id: str, *, until: str | None = None) -> list[HistoryEvent]:
-        """The session's events (up to and including ``until``), decoded tolerantly by the codec."""
-        return read(io.BytesIO(self.export_bytes(session_id, until=until))).events
+        """The session's events (up to and including ``until``), decoded tolerantly by the codec.
+
+        Eager: every event is validated here, each line parsed once, straight from the bytes the
+        database returns (what the codec's reader does with a file's lines), so a line the codec
+        cannot read whole is an ``UnknownEvent`` now, not an error later.
+        """
+        lines: list[bytes] = []
+        with self._backend.read() as cur:
+            for sid, first, last in self._lineage(cur, session_id, until):
+                cur.execute("SELECT line FROM events WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+                            (sid, first, last))
+                lines.extend(line for (line,) in cur.fetchall())
+        return _decode_lines(lines)
 
     def sessions(self, *, limit: int | None = None) -> list[SessionSummary]:
         """Every session, the most recently active first."""
@@ -429,68 +476,99 @@ class Store:
     def tool_calls(
         self, session_id: str | None = None, *, status: str | None = None, name: str | None = None
     ) -> list[ToolCallRecord]:
-        """Tool calls, in call order within each session, filtered by session, status and name."""
-        where, params = [], []
-        for column, value in (("status", status), ("session_id", session_id), ("name", name)):
-            if value is not None:
-                where.append(f"{column} = ?")
-                params.append(value)
-        sql = f"SELECT {_TOOL_COLUMNS} FROM tool_calls"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY session_id, seq, call_id"
+        """Tool calls, in call order within each session, filtered by session, status and name.
+
+        A fork's calls are its lineage's as they stood at the fork point, then its own."""
         with self._backend.read() as cur:
+            lineage = segments(cur, session_id) if session_id is not None else None
+            if lineage is not None and len(lineage) > 1 and status != "pending":
+                # A fork holds the calls still open at its fork point (pending ones included), so
+                # only the other statuses need its ancestors' rows, the later session's row winning.
+                rows: dict[str, tuple[Any, ...]] = {}
+                for sid, _first, last in reversed(lineage):
+                    cur.execute(f"SELECT {_TOOL_COLUMNS}, seq FROM tool_calls WHERE session_id = ? AND seq <= ?",
+                                (sid, last))
+                    for row in cur.fetchall():
+                        rows.setdefault(row[1], (session_id, *row[1:]))
+                found = sorted(rows.values(), key=lambda r: (r[-1], r[1]))
+                return [_tool_call(r[:-1]) for r in found
+                        if (status is None or r[3] == status) and (name is None or r[2] == name)]
+            where, params = [], []
+            for column, value in (("status", status), ("session_id", session_id), ("name", name)):
+                if value is not None:
+                    where.append(f"{column} = ?")
+                    params.append(value)
+            sql = f"SELECT {_TOOL_COLUMNS} FROM tool_calls"
+            if where:
+                sql += " WHERE " + " AND ".join(where)
+            sql += " ORDER BY session_id, seq, call_id"
             cur.execute(sql, params)
             return [_tool_call(row) for row in cur.fetchall()]
 
     def latest_compaction(self, session_id: str) -> CompactionEvent | None:
         """The session's most recent compaction event, if any."""
+        row = None
         with self._backend.read() as cur:
-            cur.execute(
-                "SELECT line FROM events WHERE session_id = ? AND type = 'compaction' "
-                "ORDER BY seq DESC LIMIT 1",
-                (session_id,),
-            )
-            row = cur.fetchone()
+            for sid, first, last in reversed(segments(cur, session_id)):
+                cur.execute(
+                    "SELECT line FROM events WHERE session_id = ? AND type = 'compaction' AND role IS NULL "
+                    "AND seq BETWEEN ? AND ? ORDER BY seq DESC LIMIT 1",
+                    (sid, first, last),
+                )
+                row = cur.fetchone()
+                if row is not None:
+                    break
         if row is None:
             return None
         event = _decode_lines([bytes(row[0])])[0]
         return event if isinstance(event, CompactionEvent) else None
 
     def usage(self, session_id: str | None = None) -> list[UsageTotal]:
-        """Usage and cost of assistant messages, summed by session and model."""
-        where, params = "role = 'assistant'", []
-        if session_id is not None:
-            where += " AND session_id = ?"
-            params.append(session_id)
+        """Usage and cost of assistant messages, summed by session and model.
+
+        For one session, its lineage's messages (a fork's prefix included, as its totals); for
+        all, each stored message once, under the session that stores it."""
         with self._backend.read() as cur:
-            cur.execute(
-                "SELECT session_id, model, COUNT(*), COALESCE(SUM(input_tokens), 0), "
-                "COALESCE(SUM(output_tokens), 0), COALESCE(SUM(cache_read_tokens), 0), "
-                "COALESCE(SUM(cache_write_tokens), 0), COALESCE(SUM(reasoning_tokens), 0), "
-                "SUM(CASE WHEN cost IS NULL AND input_tokens IS NOT NULL THEN 1 ELSE 0 END) "
-                f"FROM messages WHERE {where} GROUP BY session_id, model ORDER BY session_id, model",
-                params,
-            )
-            rows = cur.fetchall()
-            # Costs are exact decimals kept as text; summed here, not in SQL floats.
-            cur.execute(f"SELECT session_id, model, cost FROM messages WHERE {where} AND cost IS NOT NULL",
-                        params)
-            costs: dict[tuple[str, str | None], Decimal] = {}
-            for sid, model, cost in cur.fetchall():
-                costs[sid, model] = costs.get((sid, model), Decimal(0)) + Decimal(cost)
+            if session_id is None:
+                parts: list[tuple[str, list[Any]]] = [("", [])]
+            else:
+                parts = [(" WHERE session_id = ? AND seq BETWEEN ? AND ?", list(segment))
+                         for segment in segments(cur, session_id)]
+            totals: dict[tuple[str, str | None], list[Any]] = {}
+            for where, params in parts:
+                cur.execute(
+                    "SELECT session_id, model, COUNT(*), COALESCE(SUM(input_tokens), 0), "
+                    "COALESCE(SUM(output_tokens), 0), COALESCE(SUM(cache_read_tokens), 0), "
+                    "COALESCE(SUM(cache_write_tokens), 0), COALESCE(SUM(reasoning_tokens), 0), "
+                    "SUM(CASE WHEN cost IS NULL AND input_tokens IS NOT NULL THEN 1 ELSE 0 END) "
+                    f"FROM messages{where} GROUP BY session_id, model",
+                    params,
+                )
+                for sid, model, *sums in cur.fetchall():
+                    acc = totals.setdefault((session_id or sid, model), [0] * 7 + [None])
+                    for k, value in enumerate(sums):
+                        acc[k] += int(value or 0)
+                # Costs are exact decimals kept as text; summed here, not in SQL floats.
+                cost_where = (f"{where} AND" if where else " WHERE") + " cost IS NOT NULL"
+                cur.execute(f"SELECT session_id, model, cost FROM messages{cost_where}", params)
+                for sid, model, cost in cur.fetchall():
+                    acc = totals[session_id or sid, model]
+                    acc[7] = Decimal(cost) if acc[7] is None else acc[7] + Decimal(cost)
         return [
-            UsageTotal(sid, model, int(n), int(i), int(o), int(cr), int(cw), int(r),
-                       costs.get((sid, model)), int(unc))
-            for sid, model, n, i, o, cr, cw, r, unc in rows
+            UsageTotal(sid, model, n, i, o, cr, cw, r, cost, unc)
+            for (sid, model), (n, i, o, cr, cw, r, unc, cost) in sorted(
+                totals.items(), key=lambda item: (item[0][0], item[0][1] is not None, item[0][1] or ""))
         ]
 
     def search(self, text: str, *, session_id: str | None = None, limit: int = 20) -> list[SearchHit]:
         """Text, thinking, refusal parts and tool outputs matching every word of ``text``, best
-        first (SQLite FTS5 with the Porter stemmer; PostgreSQL's ``english`` text search)."""
+        first (SQLite FTS5 with the Porter stemmer; PostgreSQL's ``english`` text search); within
+        one session's lineage when ``session_id`` is given."""
         with self._backend.read() as cur:
-            rows = self._backend.search(cur, clean(text), session_id, _limit(limit))
-        return [SearchHit(sid, eid, int(seq), int(idx), typ, snip or "") for sid, eid, seq, idx, typ, snip in rows]
+            lineage = segments(cur, session_id) if session_id is not None else None
+            rows = self._backend.search(cur, clean(text), lineage, _limit(limit))
+        return [SearchHit(session_id or sid, eid, int(seq), int(idx), typ, snip)
+                for sid, eid, seq, idx, typ, snip in rows]
 
     # -- internals: writing -----------------------------------------------------------------
 
@@ -509,7 +587,7 @@ class Store:
         try:
             with self._backend.write() as cur:
                 totals = self._lock_session(cur, session_id)
-                new, skipped = self._new_items(cur, session_id, items, totals.event_count > 0)
+                new, skipped = self._new_items(cur, session_id, items, totals)
                 if not new:
                     raise _NoChange(totals)
                 if not isinstance(expect_last, _Unset) and expect_last != totals.last_event_id:
@@ -529,28 +607,35 @@ class Store:
         return AppendResult(session_id, len(new), skipped, totals.last_event_id)
 
     def _lock_session(self, cur: Cursor, session_id: str) -> SessionTotals:
-        cur.execute("INSERT INTO sessions (id) VALUES (?) ON CONFLICT (id) DO NOTHING", (session_id,))
-        cur.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?"
-                    + (" FOR UPDATE" if self.backend == "postgresql" else ""), (session_id,))
+        """The session's totals, its row locked (created if new)."""
+        select = (f"SELECT {_SESSION_COLUMNS}, forked_seq FROM sessions WHERE id = ?"
+                  + (" FOR UPDATE" if self.backend == "postgresql" else ""))
+        cur.execute(select, (session_id,))
         row = cur.fetchone()
+        if row is None:
+            cur.execute("INSERT INTO sessions (id) VALUES (?) ON CONFLICT (id) DO NOTHING", (session_id,))
+            cur.execute(select, (session_id,))
+            row = cur.fetchone()
         assert row is not None
         values = list(row)
         values[13] = Decimal(values[13]) if values[13] is not None else None
         return SessionTotals(*values)
 
     def _new_items(
-        self, cur: Cursor, session_id: str, items: list[tuple[HistoryEvent, bytes]], look_up: bool
+        self, cur: Cursor, session_id: str, items: list[tuple[HistoryEvent, bytes]], totals: SessionTotals
     ) -> tuple[list[tuple[HistoryEvent, bytes]], int]:
         """The items not stored yet; raises :class:`ConflictError` for an id stored with other bytes."""
         seen: dict[str, bytes] = {}
-        if look_up:
+        if totals.event_count > 0:
             ids = list({clean(event.id) for event, _ in items})
-            for start in range(0, len(ids), _IN_CHUNK):
-                chunk = ids[start:start + _IN_CHUNK]
-                marks = ", ".join("?" * len(chunk))
-                cur.execute(f"SELECT id, line FROM events WHERE session_id = ? AND id IN ({marks})",
-                            (session_id, *chunk))
-                seen.update((eid, bytes(line)) for eid, line in cur.fetchall())
+            lineage = segments(cur, session_id) if totals.forked_seq else [(session_id, 1, OPEN)]
+            for sid, first, last in lineage:
+                for start in range(0, len(ids), _IN_CHUNK):
+                    chunk = ids[start:start + _IN_CHUNK]
+                    marks = ", ".join("?" * len(chunk))
+                    cur.execute(f"SELECT id, line FROM events WHERE session_id = ? AND id IN ({marks}) "
+                                "AND seq BETWEEN ? AND ?", (sid, *chunk, first, last))
+                    seen.update((eid, bytes(line)) for eid, line in cur.fetchall())
         new: list[tuple[HistoryEvent, bytes]] = []
         skipped = 0
         for event, line in items:
@@ -577,30 +662,14 @@ class Store:
         after: int,
         totals: SessionTotals,
         indexing: Callable[[SessionTotals], None] | None = None,
+        *,
+        rowids: dict[int, int] | None = None,
     ) -> None:
-        """Insert the rows of events appended after ``after`` and save the session's ``totals``."""
-        cur.executemany(
-            "INSERT INTO events (session_id, seq, id, type, role, created_at, line) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            rows.events,
-        )
-        cur.executemany(
-            "INSERT INTO messages (session_id, seq, id, role, created_at, parent_id, model, status, "
-            "stop_reason, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, "
-            "reasoning_tokens, cost, pricing_version) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows.messages,
-        )
-        cur.executemany("INSERT INTO parts (session_id, seq, idx, type, text) VALUES (?, ?, ?, ?, ?)", rows.parts)
-        cur.executemany(
-            "INSERT INTO tool_calls (session_id, call_id, seq, message_id, name, status, result_seq, "
-            "result_id, created_at, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (session_id, call_id) DO UPDATE SET seq = excluded.seq, "
-            "message_id = excluded.message_id, name = excluded.name, status = excluded.status, "
-            "result_seq = excluded.result_seq, result_id = excluded.result_id, "
-            "created_at = excluded.created_at, started_at = excluded.started_at, "
-            "finished_at = excluded.finished_at",
-            [(session_id, call_id, *values) for call_id, values in rows.tool_calls.items()],
-        )
+        """Insert the rows of events appended after ``after`` and save the session's ``totals``;
+        with ``rowids`` (a rebuild), the events are stored already, with these rowids by seq."""
+        base = self._backend.insert_events(cur, rows.events, after) if rowids is None else 0
+        self._backend.insert_messages(cur, rows.messages)
+        self._insert_calls(cur, session_id, [(call_id, *values) for call_id, values in rows.tool_calls.items()])
         cur.executemany(
             # Only a call made before the result: a result that comes first answers nothing.
             "UPDATE tool_calls SET status = ?, result_seq = ?, result_id = ?, started_at = ?, "
@@ -612,7 +681,34 @@ class Store:
         if indexing is not None:
             indexing(totals)
         if rows.parts:
-            self._backend.index_parts(cur, session_id, after)
+            self._backend.index_parts(cur, rows.parts, base if rowids is None else rowids)
+
+    def _insert_calls(self, cur: Cursor, session_id: str, calls: list[tuple[Any, ...]]) -> None:
+        cur.executemany(
+            "INSERT INTO tool_calls (session_id, call_id, seq, message_id, name, status, result_seq, "
+            "result_id, created_at, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (session_id, call_id) DO UPDATE SET seq = excluded.seq, "
+            "message_id = excluded.message_id, name = excluded.name, status = excluded.status, "
+            "result_seq = excluded.result_seq, result_id = excluded.result_id, "
+            "created_at = excluded.created_at, started_at = excluded.started_at, "
+            "finished_at = excluded.finished_at",
+            [(session_id, *call) for call in calls],
+        )
+
+    def _recount_costs(self, cur: Cursor, session_id: str) -> None:
+        """Set a session's cost and unpriced count from its lineage's messages rows."""
+        cost: Decimal | None = None
+        uncosted = 0
+        for sid, first, last in segments(cur, session_id):
+            cur.execute("SELECT cost FROM messages WHERE session_id = ? AND seq BETWEEN ? AND ? "
+                        "AND input_tokens IS NOT NULL", (sid, first, last))
+            for (value,) in cur.fetchall():
+                if value is None:
+                    uncosted += 1
+                else:
+                    cost = Decimal(value) if cost is None else cost + Decimal(value)
+        cur.execute("UPDATE sessions SET cost = ?, uncosted = ? WHERE id = ?",
+                    (None if cost is None else str(cost), uncosted, session_id))
 
     def _save_totals(self, cur: Cursor, session_id: str, t: SessionTotals) -> None:
         cur.execute(
@@ -627,23 +723,37 @@ class Store:
         )
 
     def _rebuild(self, cur: Cursor, session_id: str | None) -> None:
+        """Derive every row again from the lines (the events rows stay as they are)."""
+        cur.execute("SELECT id, forked_from, forked_seq FROM sessions ORDER BY id")
+        forks = {sid: (parent, int(at or 0)) for sid, parent, at in cur.fetchall()}
         if session_id is None:
-            cur.execute("SELECT id FROM sessions ORDER BY id")
-            ids = [row[0] for row in cur.fetchall()]
+            ids = _parents_first(forks)
+            self._backend.clear_index(cur)
+            for table in ("messages", "tool_calls"):
+                cur.execute(f"DELETE FROM {table}")
         else:
             self._require_session(cur, session_id)
             ids = [session_id]
         for sid in ids:
-            self._backend.unindex_parts(cur, sid)
-            for table in ("messages", "parts", "tool_calls"):
-                cur.execute(f"DELETE FROM {table} WHERE session_id = ?", (sid,))
-            cur.execute("SELECT line FROM events WHERE session_id = ? ORDER BY seq", (sid,))
-            lines = [bytes(row[0]) for row in cur.fetchall()]
-            cur.execute("DELETE FROM events WHERE session_id = ?", (sid,))
-            totals = SessionTotals()
-            self._save_totals(cur, sid, totals)
-            events = _decode_lines(lines)
-            self._insert(cur, sid, derive(sid, list(zip(events, lines, strict=True)), totals), 0, totals)
+            cur.execute("SELECT seq, line FROM events WHERE session_id = ? ORDER BY seq", (sid,))
+            stored = [(int(seq), bytes(line)) for seq, line in cur.fetchall()]
+            parent, at = forks[sid]
+            start = SessionTotals()
+            open_calls: list[tuple[Any, ...]] = []
+            if at and parent is not None:
+                start, open_calls = fork_start(cur, parent, at, self._lock_session(cur, parent))
+            # The texts a session's lines give are the texts that were indexed for them (a
+            # migration, which may change what is derived, rebuilds all and empties the index).
+            items = list(zip(_decode_lines(line for _, line in stored), (line for _, line in stored),
+                             strict=True))
+            totals = replace(start)
+            rows = derive(sid, items, totals)
+            if session_id is not None:
+                self._backend.unindex_session(cur, sid, rows.parts)
+                for table in ("messages", "tool_calls"):
+                    cur.execute(f"DELETE FROM {table} WHERE session_id = ?", (sid,))
+            self._insert_calls(cur, sid, open_calls)
+            self._insert(cur, sid, rows, start.last_seq, totals, rowids=self._backend.rowids(cur, sid))
 
     # -- internals: reading and schema --------------------------------------------------------
 
@@ -653,17 +763,23 @@ class Store:
             raise NotFoundError(f"no session {session_id!r}")
 
     def _event_seq(self, cur: Cursor, session_id: str, event_id: str) -> int:
+        """The position of ``event_id`` in ``session_id``'s lineage."""
         self._require_session(cur, session_id)
-        cur.execute("SELECT seq FROM events WHERE session_id = ? AND id = ?", (session_id, clean(event_id)))
-        row = cur.fetchone()
-        if row is None:
-            raise NotFoundError(f"session {session_id!r} has no event {event_id!r}")
-        return int(row[0])
+        for sid, first, last in segments(cur, session_id):
+            cur.execute("SELECT seq FROM events WHERE session_id = ? AND id = ? AND seq BETWEEN ? AND ?",
+                        (sid, clean(event_id), first, last))
+            row = cur.fetchone()
+            if row is not None:
+                return int(row[0])
+        raise NotFoundError(f"session {session_id!r} has no event {event_id!r}")
 
-    def _lines(self, cur: Cursor, session_id: str, last_seq: int) -> list[tuple[bytes]]:
-        cur.execute("SELECT line FROM events WHERE session_id = ? AND seq <= ? ORDER BY seq",
-                    (session_id, last_seq))
-        return [(bytes(row[0]),) for row in cur.fetchall()]
+    def _lineage(self, cur: Cursor, session_id: str, until: str | None) -> list[Segment]:
+        """The segments of ``session_id``'s events up to ``until``; :class:`NotFoundError` for an
+        unknown session or event."""
+        last = self._event_seq(cur, session_id, until) if until is not None else None
+        if until is None:
+            self._require_session(cur, session_id)
+        return segments(cur, session_id, last)
 
     def _read_version(self, cur: Cursor) -> int | None:
         if not self._backend.table_exists(cur, "store_meta"):
@@ -724,11 +840,25 @@ def _limit(value: int) -> int:
     return value
 
 
-def _decode_lines(lines: list[bytes]) -> list[HistoryEvent]:
-    """Stored lines to events through the codec's tolerant reader: one event per line, always."""
-    events = read(io.BytesIO(b"".join(line + b"\n" for line in lines))).events
-    if len(events) != len(lines):  # a blank stored line: impossible through this API
-        raise StoreError(f"{len(lines) - len(events)} stored line(s) are blank")
+def _decode_lines(lines: Iterable[bytes]) -> list[HistoryEvent]:
+    """Stored lines to events as the codec's tolerant reader decodes a file: pydantic-core's
+    ``validate_json`` on each line's bytes, the reader's slow path (migrations, unknown types kept)
+    for a line it refuses. One event per line, always."""
+    events: list[HistoryEvent] = []
+    append = events.append
+    validate = validate_line
+    decoder: LineDecoder | None = None
+    for line_no, line in enumerate(lines, 1):
+        try:
+            append(validate(line))
+            continue
+        except ValidationError:
+            pass
+        decoder = decoder or LineDecoder()
+        record = decoder.slow(bytes(line), line_no)
+        if record is None:  # a blank stored line: impossible through this API
+            raise StoreError(f"stored line {line_no} is blank")
+        append(record.event)
     return events
 
 
@@ -801,3 +931,22 @@ def _tool_call(row: tuple[Any, ...]) -> ToolCallRecord:
     assert created_at is not None
     return ToolCallRecord(sid, call_id, name, status, message_id, result_id, created_at,
                           _time(started), _time(finished))
+
+
+def _parents_first(forks: dict[str, tuple[str | None, int]]) -> list[str]:
+    """Session ids, each fork after the session it was forked from."""
+    done: list[str] = []
+    placed: set[str] = set()
+
+    def place(sid: str, trail: frozenset[str]) -> None:
+        if sid in placed or sid in trail:
+            return
+        parent, at = forks[sid]
+        if at and parent in forks:
+            place(parent, trail | {sid})
+        placed.add(sid)
+        done.append(sid)
+
+    for sid in sorted(forks):
+        place(sid, frozenset())
+    return done

@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterable
+from datetime import datetime
 from types import TracebackType
 
 from partwire.history import CompactionEvent, HistoryEvent
+from partwire.pricing import PriceTable
 
 from ._api import (
     UNSET,
@@ -108,6 +110,11 @@ class AsyncStore:
     async def fork(self, session_id: str, event_id: str, new_session_id: str | None = None) -> str:
         """See :meth:`Store.fork`."""
         return await asyncio.to_thread(self.sync.fork, session_id, event_id, new_session_id)
+
+    async def reprice(self, session_id: str | None = None, *, table: PriceTable | None = None,
+                      at: datetime | None = None) -> int:
+        """See :meth:`Store.reprice`."""
+        return await asyncio.to_thread(self.sync.reprice, session_id, table=table, at=at)
 
     async def rebuild(self, session_id: str | None = None) -> None:
         """See :meth:`Store.rebuild`."""

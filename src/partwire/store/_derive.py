@@ -6,16 +6,19 @@ derivation lives here once, for both backends, and is pure: events in, rows out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
 from partwire.history import HistoryEvent, ModelSwitchEvent, TaskMetadataEvent
 from partwire.messages import AssistantMessage, ToolMessage
 from partwire.parts import RefusalPart, TextPart, ThinkingPart, ToolCallPart
+from partwire.pricing import Cost, PriceTable, pricer
+from partwire.usage import Usage
 
-__all__ = ["Derived", "SessionTotals", "clean", "derive", "timestamp"]
+__all__ = ["Derived", "SessionTotals", "clean", "derive", "price", "timestamp"]
 
 Row = tuple[Any, ...]
 
@@ -61,6 +64,8 @@ class SessionTotals:
     reasoning_tokens: int = 0
     cost: Decimal | None = None
     uncosted: int = 0
+    forked_seq: int = 0
+    """A fork's first ``forked_seq`` events are its parent's (read, never written by a write)."""
 
 
 @dataclass(slots=True)
@@ -69,7 +74,10 @@ class Derived:
 
     events: list[Row] = field(default_factory=list)
     messages: list[Row] = field(default_factory=list)
+    """Assistant messages: ``(session_id, seq, model, status, stop_reason, input_tokens,
+    output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, pricing_version)``."""
     parts: list[Row] = field(default_factory=list)
+    """The searchable texts: ``(session_id, seq, idx, type, text)``."""
     tool_calls: dict[str, list[Any]] = field(default_factory=dict)
     """New calls by id: ``[seq, message_id, name, status, result_seq, result_id, created_at,
     started_at, finished_at]``."""
@@ -143,35 +151,56 @@ def _message(
         if event.output_text:
             parts_append((session_id, seq, TOOL_OUTPUT_INDEX, "tool_output", clean(event.output_text)))
     for index, part in enumerate(event.parts):
-        text = part.text if isinstance(part, _TEXT_PARTS) else None
-        if text:
+        if isinstance(part, _TEXT_PARTS) and part.text:
+            text = part.text
             if not text.isascii() or "\x00" in text:
                 text = clean(text)
-        else:
-            text = None
-        parts_append((session_id, seq, index, part.type, text))
-    parent = getattr(event, "parent_id", None)
-    if parent is not None:
-        parent = clean(parent)
-    if usage is None:
-        out.messages.append((
-            session_id, seq, event_id, event.role, created, parent, model, status, stop,
-            None, None, None, None, None, None, None,
-        ))
+            parts_append((session_id, seq, index, part.type, text))
+    if not isinstance(event, AssistantMessage):
         return
-    cost = None
+    if usage is None:
+        out.messages.append((session_id, seq, model, status, stop, None, None, None, None, None, None, None))
+        return
     totals.input_tokens += usage.input_tokens
     totals.output_tokens += usage.output_tokens
     totals.cache_read_tokens += usage.cache_read_tokens
     totals.cache_write_tokens += usage.cache_write_tokens
     totals.reasoning_tokens += usage.reasoning_tokens
-    if usage.cost is not None:
-        cost = str(usage.cost)
-        totals.cost = usage.cost if totals.cost is None else totals.cost + usage.cost
+    cost, version = (usage.cost, usage.pricing_version) if usage.cost is not None else price(event)
+    if cost is not None:
+        totals.cost = cost if totals.cost is None else totals.cost + cost
     else:
         totals.uncosted += 1
     out.messages.append((
-        session_id, seq, event_id, event.role, created, parent, model, status, stop,
+        session_id, seq, model, status, stop,
         usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens,
-        usage.reasoning_tokens, cost, usage.pricing_version,
+        usage.reasoning_tokens, None if cost is None else str(cost), version,
     ))
+
+
+def price(message: AssistantMessage, *, table: PriceTable | None = None,
+          at: datetime | None = None) -> tuple[Decimal | None, str | None]:
+    """A message's cost and the version of the prices that made it, from the price data
+    ``partwire cost`` uses (:func:`partwire.pricing.message_cost`: genai-prices, the ``pricing``
+    extra, or a user ``table``), with the prices of its own day or of ``at``; ``(None, None)`` when
+    its model has no price. Prices are looked up once per model and day."""
+    usage = message.usage
+    if usage is None:
+        return None, None
+    model = message.model
+    if model and ":" not in model and message.provider:
+        model = f"{message.provider}:{model}"  # as message_cost names it
+    when = at or message.created_at
+    key = (model, when.date(), id(table) if table is not None else None)
+    found = _PRICERS.get(key)
+    if found is None or table is not None:
+        if len(_PRICERS) > 4096:
+            _PRICERS.clear()
+        found = pricer(model, at=when, table=table)
+        if table is None:
+            _PRICERS[key] = found
+    cost = found(usage)
+    return cost.usd, str(cost.version) if cost.usd is not None and cost.version else None
+
+
+_PRICERS: dict[tuple[str | None, date, int | None], Callable[[Usage], Cost]] = {}

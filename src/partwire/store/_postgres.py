@@ -15,7 +15,8 @@ from contextlib import contextmanager
 from typing import Any, Final
 
 from ._errors import StoreUnavailableError
-from ._sqlite import Cursor
+from ._snippet import Hit, Row, Segment
+from ._sqlite import MESSAGE_COLUMNS, Cursor
 
 __all__ = ["PostgresBackend"]
 
@@ -23,6 +24,8 @@ __all__ = ["PostgresBackend"]
 _SCHEMA_LOCK = 0x7061727477697265  # "partwire"
 # Mirrors the expression of the parts_fts index, which PostgreSQL matches textually.
 _TSV = "to_tsvector('english'::regconfig, left(p.text, 100000))"
+# Equal ranks: in stored order; within one lineage, in the lineage's order.
+_TIES = "p.session_id, p.seq, p.idx"
 _PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
 
 
@@ -100,29 +103,51 @@ class PostgresBackend:
             finally:
                 self._conn.execute("SELECT pg_advisory_unlock(%s)", (_SCHEMA_LOCK,))
 
-    def index_parts(self, cur: Cursor, session_id: str, after_seq: int) -> None:
-        """Nothing to do: the GIN index follows the table."""
+    def insert_events(self, cur: Cursor, rows: list[Row], after: int) -> int:
+        """Insert event rows by ``COPY``; the returned base is unused (no rowids here)."""
+        cur.copy("events", "session_id, seq, id, type, role, created_at, line", rows)
+        return 0
 
-    def unindex_parts(self, cur: Cursor, session_id: str) -> None:
-        """Nothing to do: the GIN index follows the table."""
+    def insert_messages(self, cur: Cursor, rows: list[Row]) -> None:
+        """Insert assistant message rows by ``COPY``."""
+        cur.copy("messages", MESSAGE_COLUMNS, rows)
 
-    def search(self, cur: Cursor, text: str, session_id: str | None, limit: int) -> list[tuple[Any, ...]]:
-        """Rows ``(session_id, event_id, seq, idx, type, snippet)`` best match first."""
+    def index_parts(self, cur: Cursor, rows: list[Row], rowids: int | dict[int, int]) -> None:
+        """Insert the searchable texts by ``COPY``; the GIN index follows the table."""
+        cur.copy("parts", "session_id, seq, idx, type, text", rows)
+
+    def unindex_session(self, cur: Cursor, session_id: str, rows: list[Row]) -> None:
+        """Remove a session's texts."""
+        cur.execute("DELETE FROM parts WHERE session_id = ?", (session_id,))
+
+    def clear_index(self, cur: Cursor) -> None:
+        """Remove every text."""
+        cur.execute("DELETE FROM parts")
+
+    def rowids(self, cur: Cursor, session_id: str) -> dict[int, int]:
+        """Nothing: PostgreSQL's texts are keyed by session and seq."""
+        return {}
+
+    def search(self, cur: Cursor, text: str, segments: list[Segment] | None, limit: int) -> list[Hit]:
+        """Rows ``(session_id, event_id, seq, idx, type, snippet)`` best match first, within
+        ``segments`` (stored session, first seq, last seq) when given."""
         where = f"p.text IS NOT NULL AND {_TSV} @@ q"
         params: list[Any] = [text]
-        if session_id is not None:
-            where += " AND p.session_id = ?"
-            params.append(session_id)
+        if segments is not None:
+            if not segments:
+                return []
+            where += " AND (" + " OR ".join(["(p.session_id = ? AND p.seq BETWEEN ? AND ?)"] * len(segments)) + ")"
+            params.extend(v for segment in segments for v in segment)
         cur.execute(
             "SELECT p.session_id, e.id, p.seq, p.idx, p.type, "
             "ts_headline('english', left(p.text, 100000), q, "
             "'StartSel=[, StopSel=], MaxWords=16, MinWords=6, MaxFragments=1, FragmentDelimiter=...') "
             "FROM parts p JOIN events e ON e.session_id = p.session_id AND e.seq = p.seq, "
             "plainto_tsquery('english', ?) q "
-            f"WHERE {where} ORDER BY ts_rank({_TSV}, q) DESC, p.session_id, p.seq LIMIT ?",
+            f"WHERE {where} ORDER BY ts_rank({_TSV}, q) DESC, {_TIES if segments is None else 'p.seq, p.idx'} LIMIT ?",
             (*params, limit),
         )
-        return cur.fetchall()
+        return [(sid, eid, int(seq), int(idx), typ, snip or "") for sid, eid, seq, idx, typ, snip in cur.fetchall()]
 
     def close(self) -> None:
         """Close the connection."""
@@ -142,6 +167,13 @@ class _PgCursor(Cursor):
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement for each row (pipelined by psycopg)."""
         super().executemany(self._convert(sql), rows)
+
+    def copy(self, table: str, columns: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Insert ``rows`` with one ``COPY ... FROM STDIN``: PostgreSQL's bulk load."""
+        if rows:
+            with self._cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
 
     @classmethod
     def _convert(cls, sql: str) -> str:

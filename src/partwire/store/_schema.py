@@ -14,9 +14,10 @@ __all__ = ["SCHEMA_VERSION", "Dialect", "create_ddl", "migration_ddl"]
 
 Dialect = Literal["sqlite", "postgresql"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The store schema this partwire writes. Version 1 had no parts table, no full-text index and no
-fork columns."""
+fork columns; version 2 copied a fork's prefix, kept a row per message and (in SQLite) each part's
+text beside the line."""
 
 # Version 1: the canonical format spec's sessions / messages / tool_calls, plus the verbatim
 # events. Kept as written so tests can build a version-1 database and migrate it.
@@ -128,9 +129,44 @@ ALTER TABLE sessions ADD COLUMN forked_at TEXT;
 """
 
 
+# Version 3: text stored once, forks that refer to their parent's prefix, compact message rows.
+# SQLite: the full-text index is contentless, keyed by the event's rowid and the part's index (its
+# text is the line's; snippets are cut from the decoded line), so there is no parts table; only
+# assistant messages have a messages row, without what the events row already holds.
+_V3_MESSAGES = """
+DROP TABLE messages;
+CREATE TABLE messages (
+    session_id TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    model TEXT,
+    status TEXT,
+    stop_reason TEXT,
+    input_tokens BIGINT,
+    output_tokens BIGINT,
+    cache_read_tokens BIGINT,
+    cache_write_tokens BIGINT,
+    reasoning_tokens BIGINT,
+    cost TEXT,
+    pricing_version TEXT,
+    PRIMARY KEY (session_id, seq)
+){without_rowid};
+DROP INDEX events_type;
+CREATE INDEX events_type ON events (session_id, type, seq) WHERE role IS NULL;
+ALTER TABLE sessions ADD COLUMN forked_seq BIGINT NOT NULL DEFAULT 0
+"""
+_V3_SQLITE = """
+DROP TABLE parts_fts;
+DROP TABLE parts;
+CREATE VIRTUAL TABLE parts_fts USING fts5(text, content='', tokenize='porter unicode61');
+""" + _V3_MESSAGES
+_V3_POSTGRES = _V3_MESSAGES
+
+
 def _statements(text: str, dialect: Dialect) -> list[str]:
     blob = "BLOB" if dialect == "sqlite" else "BYTEA"
-    return [s.strip().replace("{blob}", blob) for s in text.split(";\n") if s.strip()]
+    without_rowid = " WITHOUT ROWID" if dialect == "sqlite" else ""
+    return [s.strip().replace("{blob}", blob).replace("{without_rowid}", without_rowid)
+            for s in text.split(";\n") if s.strip()]
 
 
 def version_ddl(version: int, dialect: Dialect) -> list[str]:
@@ -139,6 +175,8 @@ def version_ddl(version: int, dialect: Dialect) -> list[str]:
         return _statements(_V1, dialect)
     if version == 2:
         return _statements(_V2_SQLITE if dialect == "sqlite" else _V2_POSTGRES, dialect)
+    if version == 3:
+        return _statements(_V3_SQLITE if dialect == "sqlite" else _V3_POSTGRES, dialect)
     raise ValueError(f"no store schema version {version}")
 
 
