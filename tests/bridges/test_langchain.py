@@ -20,6 +20,8 @@ from partwire import (
     Opaque,
     RedactedThinkingPart,
     RetryEvent,
+    ServerToolCallPart,
+    ServerToolResultPart,
     SystemMessage,
     ThinkingPart,
     ToolCallPart,
@@ -45,7 +47,7 @@ def dumped(messages: list[BaseMessage]) -> list[dict[str, Any]]:
 texts = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
 names = st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True)
 call_ids = st.from_regex(r"(toolu|call)_[A-Za-z0-9]{6}", fullmatch=True)
-providers = st.sampled_from([None, "anthropic", "openai", "bedrock_converse"])
+providers = st.sampled_from([None, "anthropic", "openai", "bedrock_converse", "google_genai", "google_vertexai"])
 _STOP_KEY = {"anthropic": "stop_reason", "bedrock_converse": "stopReason"}
 json_objects = st.dictionaries(names, st.one_of(st.integers(-5, 5), texts, st.booleans()), max_size=3)
 user_blocks = st.one_of(
@@ -243,3 +245,19 @@ def test_ids_of_other_providers_on_a_call_are_reported() -> None:
     back = bridge.from_messages(exported.messages)[0]
     assert isinstance(back, AssistantMessage)
     assert back.parts[0] == call.model_copy(update={"provider_ids": {"anthropic": "toolu_1"}})
+
+
+@pytest.mark.parametrize("provider", [None, "openai"])
+def test_server_tool_parts_keep_their_issuer_whatever_the_message_provider(provider: str | None) -> None:
+    """A server tool call and result Anthropic issued, on a message with no provider or another
+    provider, come back issued by Anthropic (found by the history law: they came back issued by
+    the message's provider, or by langchain)."""
+    parts = (ServerToolCallPart(id="srvtoolu_01", name="web_search", input={"query": "partwire"},
+                                issuer="anthropic"),
+             ServerToolResultPart(call_id="srvtoolu_01", name="", output=[{"type": "web_search_result"}],
+                                  issuer="anthropic"))
+    answer = AssistantMessage(parts, provider=provider)
+    exported = bridge.to_messages([answer])
+    assert exported.losses == ()
+    assert [b.get("extras") for b in exported.messages[0].content_blocks] == [{"issuer": "anthropic"}] * 2
+    assert bridge.from_messages(exported.messages) == [answer]

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from partwire._base import ProviderData, replace
 from partwire.adapters._common import decode_base64
+from partwire.adapters.google._wire import stop_reason as gemini_stop_reason
 from partwire.bridges._common import Export, LossLog, compact_json, extras_of, model_id, require
 from partwire.history import HistoryEvent, UnknownEvent
 from partwire.ids import derive_id
@@ -80,12 +81,15 @@ _STOPS: dict[str, StopReason] = {
     "content_filtered": "content_filter", "malformed_model_output": "error",
     "malformed_tool_use": "error",
 }
-# LangChain's model_provider names that are not partwire's issuer names: langchain-aws's
-# ChatBedrockConverse says bedrock_converse, its ChatBedrock (InvokeModel) bedrock; either's
-# reasoning signatures are Bedrock's. An export names ChatBedrockConverse, whose input
-# conversion is what echoes a v1 reasoning block's signature to Converse.
-_PROVIDERS = {"bedrock_converse": "bedrock"}
-_LC_PROVIDERS = {"bedrock": "bedrock_converse"}
+# LangChain's model_provider names that are not partwire's issuer names, and back.
+# langchain-aws's ChatBedrockConverse says bedrock_converse, its ChatBedrock (InvokeModel)
+# bedrock; either's reasoning signatures are Bedrock's. langchain-google-genai's chat model says
+# google_genai (on the Gemini API and on Vertex AI alike), langchain-google-vertexai's
+# ChatVertexAI google_vertexai; both carry Gemini's thought signatures, which Vertex and the
+# Gemini API share. An export names the integration whose input conversion treats the blocks as
+# its own (echoes a v1 reasoning block's signature): ChatBedrockConverse, ChatGoogleGenerativeAI.
+_PROVIDERS = {"bedrock_converse": "bedrock", "google_genai": "google", "google_vertexai": "google"}
+_LC_PROVIDERS = {"bedrock": "bedrock_converse", "google": "google_genai"}
 # Where each provider's integration keeps the raw stop reason in response_metadata.
 _STOP_KEYS = {"anthropic": "stop_reason", "bedrock": "stopReason"}
 # Canonical fields that LangChain has no place for; carried in response_metadata["partwire"].
@@ -240,10 +244,13 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
         provider = _PROVIDERS.get(meta.get("model_provider"), meta.get("model_provider"))
         model_name = meta.get("model_name")
         raw = meta.get("stop_reason") or meta.get("finish_reason") or meta.get("stopReason")
+        stop = _STOPS.get(raw) if isinstance(raw, str) else None
+        if provider == "google":  # Gemini's finishReason, read as the Google adapter reads it
+            stop = gemini_stop_reason(raw, tool_calls=any(isinstance(p, ToolCallPart) for p in parts))
         event = AssistantMessage(
             parts=parts, provider=provider,
             model=model_id(provider, model_name),
-            stop_reason=_STOPS.get(raw) if isinstance(raw, str) else None,
+            stop_reason=stop,
             stop_reason_raw=raw if isinstance(raw, str) else None,
             usage=_usage_from_lc(dumped.get("usage_metadata")), **common)
     if isinstance(carried, dict) and carried:
@@ -288,10 +295,10 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
         ctx.canonical[lc_id] = canonical
     elif kind == "server_tool_call":
         part = ServerToolCallPart(id=block["id"], name=block["name"], input=block.get("args"),
-                                  issuer=issuer)
+                                  issuer=_issuer_of(block, issuer))
     elif kind == "server_tool_result":
         part = ServerToolResultPart(call_id=block["tool_call_id"], name="", output=block.get("output"),
-                                    issuer=issuer)
+                                    issuer=_issuer_of(block, issuer))
     elif kind == "refusal":
         part = RefusalPart(text=block["refusal"])
     elif kind in ("image", "audio", "file") and _source_of(block, issuer) is not None:
@@ -402,14 +409,21 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
+def _issuer_of(block: dict[str, Any], issuer: str) -> str:
+    """Who issued a block: the message's provider, unless the block's extras name another (an
+    export names one there whenever the part's issuer is not the message's provider)."""
+    extras = block.get("extras")
+    owner = extras.get("issuer") if isinstance(extras, dict) else None
+    return owner if isinstance(owner, str) else issuer
+
+
 def _source_of(block: dict[str, Any], issuer: str) -> Any:
     if isinstance(block.get("url"), str):
         return UrlSource(url=block["url"])
     if isinstance(block.get("base64"), str):
         return Base64Source(data=block["base64"])
     if isinstance(block.get("file_id"), str):
-        owner = (block.get("extras") or {}).get("issuer")
-        return ProviderFileSource(file_id=block["file_id"], issuer=owner if isinstance(owner, str) else issuer)
+        return ProviderFileSource(file_id=block["file_id"], issuer=_issuer_of(block, issuer))
     return None
 
 
@@ -569,13 +583,14 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
                 log.add(path, "server_tool_call", "rewritten",
                         "LangChain holds server tool arguments as an object; wrapped as {'input': ...}",
                         message_id)
-            return {"type": "server_tool_call", "id": part.id, "name": part.name, "args": args}
+            return {"type": "server_tool_call", "id": part.id, "name": part.name, "args": args,
+                    **_owner(part.issuer, issuer)}
         case ServerToolResultPart():
             if part.name and log is not None:
                 log.add(path, "server_tool_result", "dropped",
                         "a LangChain server tool result keeps no tool name", message_id)
             return {"type": "server_tool_result", "tool_call_id": part.call_id, "status": "success",
-                    "output": part.output}
+                    "output": part.output, **_owner(part.issuer, issuer)}
         case RefusalPart():
             return {"type": "refusal", "refusal": part.text}
         case ImagePart() | AudioPart() | DocumentPart():
@@ -588,8 +603,7 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
                 block["base64"] = src.data
             elif isinstance(src, ProviderFileSource):
                 block["file_id"] = src.file_id
-                if src.issuer != issuer:
-                    block["extras"] = {"issuer": src.issuer}  # who can read the file
+                block.update(_owner(src.issuer, issuer))  # who can read the file
             elif isinstance(src, TextSource) and part.type == "document":
                 block = {"type": "text-plain", "text": src.text}
             else:
@@ -622,6 +636,12 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             return None
         case _:
             assert_never(part)
+
+
+def _owner(owner: str, issuer: str) -> dict[str, Any]:
+    """The extras naming a block's issuer when it is not the message's provider, which import
+    would otherwise give it (LangChain blocks have no issuer of their own)."""
+    return {} if owner == issuer else {"extras": {"issuer": owner}}
 
 
 def _check_opaque(opaque: Opaque, issuer: str, log: LossLog | None, path: str,
