@@ -25,7 +25,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
 
 from partwire._base import ProviderData, replace
-from partwire.adapters._common import decode_base64
+from partwire.adapters._common import Losses, decode_base64
+from partwire.adapters.bedrock._decode import BlobReader
+from partwire.adapters.bedrock._decode import part_from_wire as converse_part
+from partwire.adapters.bedrock._parts import PartEncoder as ConverseEncoder
 from partwire.adapters.google._wire import stop_reason as gemini_stop_reason
 from partwire.bridges._common import Export, LossLog, compact_json, extras_of, model_id, require
 from partwire.history import HistoryEvent, UnknownEvent
@@ -163,6 +166,11 @@ def to_messages(history: Sequence[HistoryEvent], *, strict: bool = False) -> Exp
                  and derive_id(ISSUER, out_ctx.lc_ids[p.id], prefix="tu_") != p.id}
         if calls:
             carried["calls"] = calls  # canonical ids import would not derive from LangChain's
+        spelled = {p.id: p.arguments_json for p in event.parts if isinstance(p, ToolCallPart)
+                   and (args := _object_args(p.arguments_json)) is not None
+                   and compact_json(args) != p.arguments_json}
+        if spelled:
+            carried["arguments"] = spelled  # the exact text of arguments LangChain holds as objects
         if extras_of(event.provider_data, ISSUER).get("untimed"):
             carried.pop("created_at", None)  # LangChain gave it no time; import gives it one
         if carried:
@@ -209,10 +217,14 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
 
     kind = dumped.get("type")
     role = _ROLES.get(kind) if isinstance(kind, str) else None
-    carried = dumped.get("response_metadata", {}).get("partwire")
-    if isinstance(carried, dict) and isinstance(carried.get("calls"), dict):
+    carried = as_carried = dumped.get("response_metadata", {}).get("partwire")
+    spelled: dict[str, Any] = {}
+    if isinstance(carried, dict):
         carried = dict(carried)
-        ctx.canonical.update(carried.pop("calls"))
+        if isinstance(carried.get("calls"), dict):
+            ctx.canonical.update(carried.pop("calls"))
+        if isinstance(carried.get("arguments"), dict):
+            spelled = carried.pop("arguments")
     message = messages_from_dict([{"type": kind, "data": dumped}])[0] if role else None
     common: dict[str, Any] = {"id": dumped.get("id") or derive_id(ISSUER, str(i))}
     if message is None:
@@ -223,6 +235,10 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
     if kind == "ai":
         blocks += [dict(b) for b in dumped.get("invalid_tool_calls") or []]
     parts = tuple(_part_from_block(b, issuer, ctx) for b in blocks)
+    if spelled:
+        parts = tuple(replace(p, arguments_json=spelled[p.id])
+                      if isinstance(p, ToolCallPart) and isinstance(spelled.get(p.id), str) else p
+                      for p in parts)
     if kind != "tool":  # a tool message's text is its output text, which holds no provider data
         parts = _fold_cache_points(parts)
     event: HistoryEvent
@@ -259,8 +275,8 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
     if not verify:
         return event
     rebuilt = _to_lc(event, ctx.trial(), None, "")
-    if isinstance(carried, dict) and carried:
-        rebuilt["response_metadata"] = {**rebuilt["response_metadata"], "partwire": carried}
+    if isinstance(as_carried, dict) and as_carried:
+        rebuilt["response_metadata"] = {**rebuilt["response_metadata"], "partwire": as_carried}
     again = messages_from_dict([{"type": kind, "data": rebuilt}])[0].model_dump()
     extras = {k: v for k, v in dumped.items() if again.get(k, _MISSING) != v}
     marks: dict[str, Any] = {"fields": extras} if extras else {}
@@ -276,6 +292,12 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
         part = TextPart(text=block.get("text", ""))
     elif kind == "reasoning" and isinstance(_redacted(block), bytes):
         part = RedactedThinkingPart(data=Opaque(value=_b64(_redacted(block)), issuer=issuer))
+    elif (native := _converse_native_block(block)) is not None:
+        # Converse's own block (guardContent, document, video...): the Bedrock adapter's decoder
+        # reads it, so the part is the one that adapter sends back; Bedrock's, whatever the
+        # message says of its provider. Its Bedrock marks are its provider data, so a block
+        # written in another form (langchain-aws's typed one) is kept by the message's check.
+        return converse_part(native, BlobReader())
     elif kind == "non_standard" and isinstance(_converse_redacted(block), bytes):
         # Converse's own block: Bedrock's, whatever the message says of its provider.
         part = RedactedThinkingPart(data=Opaque(value=_b64(_converse_redacted(block)), issuer="bedrock"))
@@ -331,10 +353,12 @@ def _fold_cache_points(parts: tuple[Part, ...]) -> tuple[Part, ...]:
     out: list[Part] = []
     for part in parts:
         point = _cache_point(part)
-        if point is not None and out and out[-1].provider_data is None \
-                and not isinstance(out[-1], UnknownPart):
-            out[-1] = replace(out[-1], provider_data=ProviderData(issuer="bedrock",
-                                                                   data={"cache_point": point}))
+        before = out[-1].provider_data if out else None
+        marks = {} if before is None else _converse_marks(before)
+        if point is not None and out and not isinstance(out[-1], UnknownPart) \
+                and marks is not None and "cache_point" not in marks:
+            out[-1] = replace(out[-1], provider_data=ProviderData(
+                issuer="bedrock", data={**marks, "cache_point": point}))
             continue
         out.append(part)
     return tuple(out)
@@ -351,12 +375,64 @@ def _cache_point(part: Part) -> dict[str, Any] | None:
     return None
 
 
-def _converse_point(pd: ProviderData | None) -> dict[str, Any] | None:
-    """The cache point a part carries for Bedrock, when that is all of its provider data."""
-    if pd is None or pd.issuer != "bedrock" or not isinstance(pd.data, dict) \
-            or set(pd.data) != {"cache_point"} or not isinstance(pd.data["cache_point"], dict):
+def _converse_point(part: Part) -> dict[str, Any] | None:
+    """The cache point a part carries for Bedrock, when the rest of its provider data (if any)
+    is what the Bedrock adapter's encoder writes into the part's block."""
+    marks = _converse_marks(part.provider_data)
+    point = marks.get("cache_point") if marks is not None else None
+    if not isinstance(point, dict) or (set(marks or {}) != {"cache_point"} and _converse_block(part) is None):
         return None
-    return dict(pd.data["cache_point"])
+    return dict(point)
+
+
+def _converse_marks(pd: ProviderData | None) -> dict[str, Any] | None:
+    """A part's Bedrock provider data, when it is Bedrock's and a JSON object."""
+    if pd is None or pd.issuer != "bedrock" or not isinstance(pd.data, dict):
+        return None
+    return pd.data
+
+
+# Converse content-block members the Bedrock adapter's decoder reads into parts and that
+# LangChain has no standard block for (langchain-aws sends them as they are).
+_CONVERSE_NATIVE = frozenset({"guardContent", "document", "video", "image", "audio"})
+# langchain-aws's own typed blocks for them: {"type": "document", "document": {...}}, ...
+_LC_AWS_TYPED = frozenset({"document", "video", "image", "audio"})
+
+
+def _converse_native_block(block: dict[str, Any]) -> dict[str, Any] | None:
+    """The Converse block a LangChain block holds verbatim (non-standard to LangChain, or a
+    ``video`` block in langchain-aws's form), or None."""
+    value = block.get("value") if block.get("type") == "non_standard" else block
+    if not isinstance(value, dict):
+        return None
+    if len(value) == 1 and next(iter(value)) in _CONVERSE_NATIVE and isinstance(next(iter(value.values())), dict):
+        return dict(value)
+    kind = value.get("type")
+    if set(value) == {"type", kind} and kind in _LC_AWS_TYPED and isinstance(value[kind], dict):
+        return {kind: value[kind]}
+    if set(value) == {"type", "text"} and kind == "guard_content" and isinstance(value["text"], str):
+        return {"guardContent": {"text": {"text": value["text"]}}}
+    return None
+
+
+def _converse_block(part: Part) -> dict[str, Any] | None:
+    """The Converse block the Bedrock adapter's own encoder writes for a part that only Bedrock
+    can hold as it is (guarded text, media with Bedrock's marks, an unknown Converse block), when
+    it writes one with no loss; None for any other part."""
+    if isinstance(part, UnknownPart):
+        if part.issuer != "bedrock":
+            return None
+        marks: dict[str, Any] = {}
+    elif isinstance(part, TextPart | ImagePart | AudioPart | DocumentPart):
+        found = _converse_marks(part.provider_data)
+        if not found or set(found) <= {"cache_point"}:
+            return None
+        marks = found
+    else:
+        return None
+    losses = Losses("bedrock")
+    block = ConverseEncoder(issuers=("bedrock",), losses=losses).part(part, 0, 0, "", marks)
+    return block if block is not None and not losses.items else None
 
 
 def _redacted(block: dict[str, Any]) -> Any:
@@ -486,9 +562,9 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
     blocks: list[dict[str, Any]] = []
     for j, part in enumerate(parts):
         ppath = f"{path}.parts[{j}]"
-        point = _converse_point(part.provider_data)
+        point = _converse_point(part)
         if part.provider_data is not None and part.provider_data.issuer != ISSUER and log is not None \
-                and point is None:
+                and point is None and _converse_block(part) is None:
             log.add(ppath, part.type, "dropped",
                     f"provider data from {part.provider_data.issuer} has no place in LangChain", event.id)
         block = _block_from_part(part, issuer, ctx, log, ppath, event.id)
@@ -526,6 +602,9 @@ def _converse_response(event: HistoryEvent) -> dict[str, Any] | None:
 def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None, path: str,
                      message_id: str | None = None) -> dict[str, Any] | None:
     """A canonical part as a v1 content block (None: LangChain cannot hold it)."""
+    native = _converse_block(part)
+    if native is not None:  # Converse's own block, as langchain-aws sends it
+        return {"type": "non_standard", "value": native}
     match part:
         case TextPart():
             if part.citations and log is not None:
@@ -568,13 +647,11 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             lc_id = lc_id or part.id
             ctx.lc_ids[part.id] = lc_id
             ctx.canonical[lc_id] = part.id
-            try:
-                args = json.loads(part.arguments_json) if part.arguments_json else {}
-            except json.JSONDecodeError:
-                args = None
-            if isinstance(args, dict) and compact_json(args) == part.arguments_json:
+            args = _object_args(part.arguments_json)
+            if args is not None:  # spelled otherwise, the text is carried (to_messages)
                 return {"type": "tool_call", "id": lc_id, "name": part.name, "args": args}
-            # Malformed or differently spaced JSON: LangChain's invalid_tool_call keeps the text.
+            # Malformed JSON, or not an object: LangChain's invalid_tool_call keeps the text (and
+            # provider packages do not send it).
             return {"type": "invalid_tool_call", "id": lc_id, "name": part.name,
                     "args": part.arguments_json, "error": None}
         case ServerToolCallPart():
@@ -636,6 +713,15 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             return None
         case _:
             assert_never(part)
+
+
+def _object_args(text: str) -> dict[str, Any] | None:
+    """Tool-call arguments as the object LangChain holds, or None when they are not one."""
+    try:
+        args = json.loads(text) if text else {}
+    except json.JSONDecodeError:
+        return None
+    return args if isinstance(args, dict) else None
 
 
 def _owner(owner: str, issuer: str) -> dict[str, Any]:
