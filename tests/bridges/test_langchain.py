@@ -14,7 +14,9 @@ from langchain_core.messages import BaseMessage, messages_to_dict
 
 from partwire import (
     AssistantMessage,
+    Base64Source,
     DeveloperMessage,
+    DocumentPart,
     HistoryEvent,
     LossError,
     Opaque,
@@ -23,6 +25,7 @@ from partwire import (
     ServerToolCallPart,
     ServerToolResultPart,
     SystemMessage,
+    TextSource,
     ThinkingPart,
     ToolCallPart,
     ToolMessage,
@@ -259,5 +262,52 @@ def test_server_tool_parts_keep_their_issuer_whatever_the_message_provider(provi
     answer = AssistantMessage(parts, provider=provider)
     exported = bridge.to_messages([answer])
     assert exported.losses == ()
-    assert [b.get("extras") for b in exported.messages[0].content_blocks] == [{"issuer": "anthropic"}] * 2
+    message = exported.messages[0]
+    if provider is None:  # the one issuer of its parts names it, as langchain-anthropic needs
+        assert message.response_metadata["model_provider"] == "anthropic"
+    else:
+        assert [b.get("extras") for b in message.content_blocks] == [{"issuer": "anthropic"}] * 2
     assert bridge.from_messages(exported.messages) == [answer]
+
+
+@pytest.mark.parametrize("media_type", [None, "text/markdown", "text/plain"])
+def test_a_text_document_keeps_its_media_type(media_type: str | None) -> None:
+    """A text-source document comes back with the media type it had, none included (found by
+    the history law: it came back text/plain, LangChain's only plain-text type)."""
+    result = ToolMessage("", call_id="tu_1", tool_name="read",
+                         parts=(DocumentPart(source=TextSource(text="# notes"), media_type=media_type),))
+    exported = bridge.to_messages([result])
+    assert exported.losses == ()
+    block: dict[str, Any] = dict(exported.messages[0].content_blocks[0])
+    assert block["mime_type"] == "text/plain"
+    assert bridge.from_messages(exported.messages) == [result]
+
+
+def test_an_answer_with_no_provider_goes_out_under_the_one_issuer_of_its_state() -> None:
+    """An answer that names no provider (as one imported from a request) but holds Anthropic's
+    signature and call id goes out as Anthropic's, so langchain-anthropic echoes both, with
+    no loss; it comes back naming no provider. State from two issuers names neither."""
+    thinking = ThinkingPart(text="Read it first.", signature=Opaque(value="sig-1", issuer="anthropic"))
+    call = ToolCallPart(id="tu_1", name="read_file", arguments_json="{}", provider_ids={"anthropic": "toolu_1"})
+    answer = AssistantMessage([thinking, call])
+    exported = bridge.to_messages([answer])
+    assert exported.losses == ()
+    message = exported.messages[0]
+    assert message.response_metadata["model_provider"] == "anthropic"
+    assert isinstance(message, lc.AIMessage)
+    assert message.tool_calls[0]["id"] == "toolu_1"
+    assert bridge.from_messages([message]) == [answer]
+    mixed = AssistantMessage([thinking, call.model_copy(update={"provider_ids": {"openai": "call_1"}})])
+    assert "model_provider" not in bridge.to_messages([mixed]).messages[0].response_metadata
+
+
+def test_a_document_keeps_its_file_name() -> None:
+    """A document's file name goes where LangChain's OpenAI translator reads it (the block's
+    extras) and comes back."""
+    user = UserMessage([DocumentPart(source=Base64Source(data="JVBERi0="), media_type="application/pdf",
+                                     filename="report.pdf")])
+    exported = bridge.to_messages([user])
+    assert exported.losses == ()
+    block: dict[str, Any] = dict(exported.messages[0].content_blocks[0])
+    assert block["extras"] == {"filename": "report.pdf"}
+    assert bridge.from_messages(exported.messages) == [user]

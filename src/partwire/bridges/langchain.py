@@ -319,7 +319,9 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
         part = ServerToolCallPart(id=block["id"], name=block["name"], input=block.get("args"),
                                   issuer=_issuer_of(block, issuer))
     elif kind == "server_tool_result":
-        part = ServerToolResultPart(call_id=block["tool_call_id"], name="", output=block.get("output"),
+        block_type = (block.get("extras") or {}).get("block_type")
+        part = ServerToolResultPart(call_id=block["tool_call_id"], output=block.get("output"),
+                                    name=block_type if isinstance(block_type, str) else "",
                                     issuer=_issuer_of(block, issuer))
     elif kind == "refusal":
         part = RefusalPart(text=block["refusal"])
@@ -331,9 +333,12 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
         else:
             cls = {"image": ImagePart, "audio": AudioPart, "file": DocumentPart}[kind]
             part = cls(source=source, media_type=block.get("mime_type"))
+            if isinstance(part, DocumentPart):
+                part = replace(part, filename=_filename(block))
     elif kind == "text-plain" and isinstance(block.get("text"), str):
-        part = DocumentPart(source=TextSource(text=block["text"]), media_type="text/plain",
-                            title=block.get("title"))
+        extras = block.get("extras") or {}
+        part = DocumentPart(source=TextSource(text=block["text"]), title=block.get("title"),
+                            media_type=extras.get("media_type", "text/plain"), filename=_filename(block))
     elif kind == "non_standard" and isinstance(block.get("value"), dict) \
             and block["value"].get("type") == "redacted_thinking" and isinstance(block["value"].get("data"), str):
         part = RedactedThinkingPart(data=Opaque(value=block["value"]["data"], issuer=issuer))
@@ -485,6 +490,12 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
+def _filename(block: dict[str, Any]) -> str | None:
+    extras = block.get("extras")
+    name = extras.get("filename") if isinstance(extras, dict) else None
+    return name if isinstance(name, str) else None
+
+
 def _issuer_of(block: dict[str, Any], issuer: str) -> str:
     """Who issued a block: the message's provider, unless the block's extras name another (an
     export names one there whenever the part's issuer is not the message's provider)."""
@@ -527,7 +538,8 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
             and response is None:
         log.add(path, f"{event.role}_message", "dropped",
                 f"provider data from {event.provider_data.issuer} has no place in LangChain", event.id)
-    issuer = (event.provider if isinstance(event, AssistantMessage) else None) or ISSUER
+    answerer = _answerer(event) if isinstance(event, AssistantMessage) else None
+    issuer = answerer or ISSUER
     out: dict[str, Any] = {"additional_kwargs": {}, "response_metadata": {}, "name": None,
                            "id": event.id}
     parts = event.parts
@@ -546,14 +558,14 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
         case AssistantMessage():
             meta: dict[str, Any] = {"output_version": "v1"}
             model_name = event.model
-            if event.provider:
-                meta["model_provider"] = _LC_PROVIDERS.get(event.provider, event.provider)
-                if model_name and model_name.startswith(f"{event.provider}:"):
+            if answerer:
+                meta["model_provider"] = _LC_PROVIDERS.get(answerer, answerer)
+                if model_name and model_name.startswith(f"{answerer}:"):
                     model_name = model_name.split(":", 1)[1]
             if model_name:
                 meta["model_name"] = model_name
             if event.stop_reason_raw:
-                meta[_STOP_KEYS.get(event.provider or "", "finish_reason")] = event.stop_reason_raw
+                meta[_STOP_KEYS.get(answerer or "", "finish_reason")] = event.stop_reason_raw
             if response:  # where ChatBedrockConverse keeps the rest of the Converse response
                 meta.update({k: v for k, v in response.items() if k not in meta})
             out.update(type="ai", response_metadata=meta, usage_metadata=_usage_to_lc(event.usage))
@@ -584,6 +596,26 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
     out["content"] = blocks[0]["text"] if only_text and not isinstance(event, AssistantMessage) \
         else ("" if not blocks and not isinstance(event, AssistantMessage) else blocks)
     return {**out, **_unjson(own.get("fields", {}))}
+
+
+def _answerer(event: AssistantMessage) -> str | None:
+    """The provider an answer is exported under: its own, or else the one issuer of all the
+    provider state its parts hold (an answer imported from a request names no provider, and
+    LangChain's provider packages echo signatures and call ids only under their own name)."""
+    if event.provider:
+        return event.provider
+    found: set[str] = set()
+    for part in event.parts:
+        if isinstance(part, ThinkingPart) and part.signature is not None:
+            found.add(part.signature.issuer)
+        elif isinstance(part, RedactedThinkingPart):
+            found.add(part.data.issuer)
+        elif isinstance(part, ToolCallPart):
+            found.update(part.provider_ids)
+        elif isinstance(part, ServerToolCallPart | ServerToolResultPart):
+            found.add(part.issuer)
+    found.discard(ISSUER)
+    return found.pop() if len(found) == 1 else None
 
 
 def _converse_response(event: HistoryEvent) -> dict[str, Any] | None:
@@ -663,11 +695,11 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             return {"type": "server_tool_call", "id": part.id, "name": part.name, "args": args,
                     **_owner(part.issuer, issuer)}
         case ServerToolResultPart():
-            if part.name and log is not None:
-                log.add(path, "server_tool_result", "dropped",
-                        "a LangChain server tool result keeps no tool name", message_id)
-            return {"type": "server_tool_result", "tool_call_id": part.call_id, "status": "success",
-                    "output": part.output, **_owner(part.issuer, issuer)}
+            block = {"type": "server_tool_result", "tool_call_id": part.call_id, "status": "success",
+                     "output": part.output, **_owner(part.issuer, issuer)}
+            if part.name:  # where LangChain keeps the result's block type (Anthropic's name for it)
+                block["extras"] = {**block.get("extras", {}), "block_type": part.name}
+            return block
         case RefusalPart():
             return {"type": "refusal", "refusal": part.text}
         case ImagePart() | AudioPart() | DocumentPart():
@@ -691,6 +723,9 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             media_type = part.media_type if block["type"] != "text-plain" else "text/plain"
             if media_type:
                 block["mime_type"] = media_type
+            if block["type"] == "text-plain" and part.media_type != "text/plain":
+                # LangChain's plain-text block is text/plain; the part's own type rides in extras
+                block["extras"] = {"media_type": part.media_type}
             if isinstance(part, ImagePart) and part.detail is not None:
                 block["extras"] = {**block.get("extras", {}), "detail": part.detail}  # OpenAI's hint, where LangChain puts it
             if isinstance(part, DocumentPart):
@@ -699,9 +734,8 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
                 elif part.title is not None and log is not None:
                     log.add(path, "document", "dropped", "the document's title has no place there",
                             message_id)
-                if part.filename is not None and log is not None:
-                    log.add(path, "document", "dropped", "a LangChain block keeps no file name",
-                            message_id)
+                if part.filename is not None:  # where LangChain's OpenAI translator reads it
+                    block["extras"] = {**block.get("extras", {}), "filename": part.filename}
             return block
         case UnknownPart():
             if part.issuer == ISSUER and isinstance(part.raw, dict):
