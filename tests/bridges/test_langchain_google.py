@@ -4,6 +4,7 @@ Gemini's finish reasons mean what the Google adapter says they mean."""
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -13,7 +14,7 @@ from langchain_core import messages as lc
 from langchain_core.language_models.chat_models import _gen_info_and_msg_metadata
 from langchain_google_genai.chat_models import _parse_chat_history, _response_to_result
 
-from partwire import AssistantMessage, ThinkingPart, ToolCallPart
+from partwire import AssistantMessage, ProviderData, TextPart, ThinkingPart, ToolCallPart
 from partwire.adapters import google
 from partwire.adapters.google._wire import FINISH_REASONS
 from partwire.bridges import langchain as bridge
@@ -142,5 +143,31 @@ def test_gemini_function_calls_from_the_corpus_come_in_as_googles() -> None:
         assert all(set(c.provider_ids) <= {"google"} for c in calls), path.name
         if answer.stop_reason_raw == "STOP":
             assert answer.stop_reason == "tool_use", path.name
+        wire = [p for p in response["candidates"][0]["content"]["parts"] if "functionCall" in p]
+        sent = [p for p in google.to_wire([answer], model=MODEL).request["contents"][0]["parts"]
+                if "functionCall" in p]
+        assert [p.get("thoughtSignature") for p in sent] == [p.get("thoughtSignature") for p in wire], path.name
         seen += 1
     assert seen > 0
+
+
+def test_a_gemini_signature_in_either_alphabet_reaches_langchain_google_genai() -> None:
+    """A call's and a text part's thought signatures (as the Google adapter keeps them) go where
+    langchain-google-genai keeps them, in the standard base64 it decodes, and come back spelled
+    as they were (google-genai dumps URL-safe base64 without padding)."""
+    signature = "Cu8BAXLI2nzz-_w"  # URL-safe, unpadded
+    call = ToolCallPart(id="tu_1", name="get_weather", arguments_json='{"city":"Paris"}',
+                        provider_ids={"google": "call-1"},
+                        provider_data=ProviderData(issuer="google", data={"thoughtSignature": signature}))
+    text = TextPart(text="Checking.", provider_data=ProviderData(issuer="google", data={"thoughtSignature": "c2ln"}))
+    answer = AssistantMessage([text, call], provider="google", model=f"google:{MODEL}")
+    exported = bridge.to_messages([answer])
+    assert exported.losses == ()
+    message = exported.messages[0]
+    assert message.additional_kwargs["__gemini_function_call_thought_signatures__"] == {"call-1": "Cu8BAXLI2nzz+/w="}
+    assert message.content_blocks[0] == {"type": "text", "text": "Checking.", "extras": {"signature": "c2ln"}}
+    assert bridge.from_messages([message]) == [answer]
+    _system, contents = _parse_chat_history([lc.HumanMessage("Weather?"), message], model=MODEL)
+    parts = contents[1].parts
+    assert parts is not None
+    assert [p.thought_signature for p in parts] == [b"sig", base64.urlsafe_b64decode(signature + "=")]

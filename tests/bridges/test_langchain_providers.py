@@ -11,6 +11,7 @@ the way; text blocks may merge, as LangChain merges consecutive messages of one 
 
 from __future__ import annotations
 
+import binascii
 import functools
 import json
 from collections import Counter
@@ -175,3 +176,64 @@ def test_langchain_openai_sends_a_documents_file_name() -> None:
     payload = _chat_openai()._get_request_payload(list(bridge.to_messages([user]).messages))
     assert payload["messages"][0]["content"][0]["file"]["filename"] == "report.pdf"
     assert request_errors("openai_chat", payload) == []
+
+
+# --- Gemini: langchain-google-genai's history conversion ------------------------------------------
+
+
+def _google_records() -> list[Path]:
+    paths = []
+    for path in sorted((CORPUS / "google").glob("*.json")):
+        record = json.loads(path.read_text())
+        request = record.get("request")
+        if record.get("status") != 400 and isinstance(request, dict) and isinstance(request.get("contents"), list):
+            paths.append(path)
+    return paths or [CORPUS / "google" / "MISSING-CORPUS.json"]
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+def _gemini_kinds(contents: list[Any]) -> Counter[str]:
+    """How many parts hold each key but text (either spelling), leaving out thoughts with no
+    signature: langchain-google-genai drops those on purpose (Gemini cannot use them)."""
+    kinds: Counter[str] = Counter()
+    for content in contents:
+        for part in content.get("parts", ()):
+            signed = "thoughtSignature" in part or "thought_signature" in part
+            if part.get("thought") and not signed:
+                continue
+            kinds.update(_camel(k) for k in part if k != "text")
+    return kinds
+
+
+def _urlsafe_media(request: dict[str, Any]) -> bool:
+    """Whether the request's inline media is URL-safe base64 (how google-genai dumps bytes)."""
+    return any("-" in data or "_" in data for content in request["contents"] for part in content["parts"]
+               if isinstance(data := (part.get("inlineData") or part.get("inline_data") or {}).get("data"), str))
+
+
+@pytest.mark.parametrize("path", _google_records(), ids=lambda p: p.stem)
+def test_langchain_google_genai_sends_every_gemini_request_the_bridge_exports(path: Path) -> None:
+    """A generateContent request through partwire and LangChain comes out of
+    langchain-google-genai's history conversion as contents google-genai's types accept, with
+    every function call, response, media part and thought signature it held."""
+    from langchain_google_genai.chat_models import _parse_chat_history
+
+    record = json.loads(path.read_text())
+    request = record["request"]
+    messages = list(bridge.to_messages(get_adapter("google").from_wire_request(request).history).messages)
+    try:
+        system, contents = _parse_chat_history(messages, model="gemini-2.5-flash")
+    except binascii.Error:
+        # langchain-google-genai decodes audio and document data as standard base64 only; the
+        # canonical data is the recorded URL-safe text (its quirk, in docs/migrate/langchain.md)
+        assert _urlsafe_media(request)
+        return
+    body: dict[str, Any] = {"contents": [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in contents]}
+    if system is not None:
+        body["systemInstruction"] = system.model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert request_errors("google", body) == []
+    assert _gemini_kinds(body["contents"]) == _gemini_kinds(request["contents"])

@@ -93,6 +93,10 @@ _STOPS: dict[str, StopReason] = {
 # its own (echoes a v1 reasoning block's signature): ChatBedrockConverse, ChatGoogleGenerativeAI.
 _PROVIDERS = {"bedrock_converse": "bedrock", "google_genai": "google", "google_vertexai": "google"}
 _LC_PROVIDERS = {"bedrock": "bedrock_converse", "google": "google_genai"}
+_GOOGLE = "google"
+# langchain-google-genai keeps a function call's thought signature beside the message's calls,
+# keyed by call id (a text part's in its block's extras).
+_GEMINI_SIGNATURES = "__gemini_function_call_thought_signatures__"
 # Where each provider's integration keeps the raw stop reason in response_metadata.
 _STOP_KEYS = {"anthropic": "stop_reason", "bedrock": "stopReason"}
 # Canonical fields that LangChain has no place for; carried in response_metadata["partwire"].
@@ -171,6 +175,10 @@ def to_messages(history: Sequence[HistoryEvent], *, strict: bool = False) -> Exp
                    and compact_json(args) != p.arguments_json}
         if spelled:
             carried["arguments"] = spelled  # the exact text of arguments LangChain holds as objects
+        signatures = {_standard_base64(sig): sig for p in event.parts
+                      if (sig := _gemini_signature(p)) is not None and _standard_base64(sig) != sig}
+        if signatures:
+            carried["signatures"] = signatures  # Gemini signatures as spelled before LangChain's form
         if extras_of(event.provider_data, ISSUER).get("untimed"):
             carried.pop("created_at", None)  # LangChain gave it no time; import gives it one
         if carried:
@@ -186,6 +194,7 @@ class _Context:
 
     lc_ids: MutableMapping[str, str] = field(default_factory=dict)  # canonical -> LangChain
     canonical: MutableMapping[str, str] = field(default_factory=dict)  # LangChain -> canonical
+    signatures: Mapping[str, Any] = field(default_factory=dict)  # the message's Gemini call signatures
 
     def call_id(self, lc_id: str) -> str:
         return self.canonical.get(lc_id) or derive_id(ISSUER, lc_id, prefix="tu_")
@@ -219,12 +228,15 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
     role = _ROLES.get(kind) if isinstance(kind, str) else None
     carried = as_carried = dumped.get("response_metadata", {}).get("partwire")
     spelled: dict[str, Any] = {}
+    respelled: dict[str, Any] = {}
     if isinstance(carried, dict):
         carried = dict(carried)
         if isinstance(carried.get("calls"), dict):
             ctx.canonical.update(carried.pop("calls"))
         if isinstance(carried.get("arguments"), dict):
             spelled = carried.pop("arguments")
+        if isinstance(carried.get("signatures"), dict):
+            respelled = carried.pop("signatures")
     message = messages_from_dict([{"type": kind, "data": dumped}])[0] if role else None
     common: dict[str, Any] = {"id": dumped.get("id") or derive_id(ISSUER, str(i))}
     if message is None:
@@ -232,9 +244,15 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
     lc_provider = dumped.get("response_metadata", {}).get("model_provider")
     issuer = _PROVIDERS.get(lc_provider, lc_provider) or ISSUER
     blocks: list[dict[str, Any]] = [dict(b) for b in message.content_blocks]
+    signatures = dumped.get("additional_kwargs", {}).get(_GEMINI_SIGNATURES)
+    ctx.signatures = signatures if isinstance(signatures, dict) else {}
     if kind == "ai":
         blocks += [dict(b) for b in dumped.get("invalid_tool_calls") or []]
     parts = tuple(_part_from_block(b, issuer, ctx) for b in blocks)
+    if respelled:
+        parts = tuple(replace(p, provider_data=_gemini_data(respelled[sig]))
+                      if (sig := _gemini_signature(p)) is not None and isinstance(respelled.get(sig), str) else p
+                      for p in parts)
     if spelled:
         parts = tuple(replace(p, arguments_json=spelled[p.id])
                       if isinstance(p, ToolCallPart) and isinstance(spelled.get(p.id), str) else p
@@ -289,7 +307,9 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
     kind = block.get("type")
     part: Part
     if kind == "text":
-        part = TextPart(text=block.get("text", ""))
+        signature = (block.get("extras") or {}).get("signature")
+        part = TextPart(text=block.get("text", ""), provider_data=_gemini_data(signature)
+                        if issuer == _GOOGLE else None)
     elif kind == "reasoning" and isinstance(_redacted(block), bytes):
         part = RedactedThinkingPart(data=Opaque(value=_b64(_redacted(block)), issuer=issuer))
     elif (native := _converse_native_block(block)) is not None:
@@ -315,6 +335,8 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
                             provider_ids={} if lc_id == canonical else {issuer: lc_id})
         ctx.lc_ids[canonical] = lc_id
         ctx.canonical[lc_id] = canonical
+        if (data := _gemini_data(ctx.signatures.get(lc_id))) is not None:
+            part = replace(part, provider_data=data)
     elif kind == "server_tool_call":
         part = ServerToolCallPart(id=block["id"], name=block["name"], input=block.get("args"),
                                   issuer=_issuer_of(block, issuer))
@@ -490,6 +512,34 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
+def _gemini_data(signature: Any) -> ProviderData | None:
+    """A Gemini thought signature on a text part or function call, as the Google adapter keeps it."""
+    return ProviderData(issuer=_GOOGLE, data={"thoughtSignature": signature}) \
+        if isinstance(signature, str) and signature else None
+
+
+def _gemini_signature(part: Part) -> str | None:
+    """The Gemini thought signature a text part or call carries in its provider data (the Google
+    adapter's form), when that is what the data holds (beside the signing model and the mark of a
+    call without an id, which LangChain does not keep)."""
+    pd = part.provider_data
+    if not isinstance(part, TextPart | ToolCallPart) or pd is None or pd.issuer != _GOOGLE \
+            or not isinstance(pd.data, dict) or not set(pd.data) <= {"thoughtSignature", "model", "no_id"}:
+        return None
+    signature = pd.data.get("thoughtSignature")
+    return signature if isinstance(signature, str) and signature else None
+
+
+def _standard_base64(signature: str) -> str:
+    """A Gemini signature in standard, padded base64, the only form langchain-google-genai
+    decodes (google-genai's own dumps are URL-safe and unpadded; Gemini reads either)."""
+    try:
+        raw = base64.urlsafe_b64decode(signature.replace("+", "-").replace("/", "_") + "=" * (-len(signature) % 4))
+    except ValueError:
+        return signature
+    return _b64(raw)
+
+
 def _filename(block: dict[str, Any]) -> str | None:
     extras = block.get("extras")
     name = extras.get("filename") if isinstance(extras, dict) else None
@@ -575,11 +625,22 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
     for j, part in enumerate(parts):
         ppath = f"{path}.parts[{j}]"
         point = _converse_point(part)
+        signature = _gemini_signature(part)
         if part.provider_data is not None and part.provider_data.issuer != ISSUER and log is not None \
-                and point is None and _converse_block(part) is None:
+                and point is None and signature is None and _converse_block(part) is None:
             log.add(ppath, part.type, "dropped",
                     f"provider data from {part.provider_data.issuer} has no place in LangChain", event.id)
+        if signature is not None and log is not None and part.provider_data is not None:
+            rest = sorted(set(dict(part.provider_data.data or {})) - {"thoughtSignature"})  # type: ignore[arg-type]
+            if rest:
+                log.add(ppath, part.type, "dropped", "LangChain keeps the thought signature of Gemini's "
+                        f"part data, not its {', '.join(rest)}", event.id)
         block = _block_from_part(part, issuer, ctx, log, ppath, event.id)
+        if signature is not None and block is not None and block["type"] in ("tool_call", "invalid_tool_call"):
+            # where langchain-google-genai keeps (and reads back) a function call's signature
+            held = out["additional_kwargs"].get(_GEMINI_SIGNATURES, {})
+            out["additional_kwargs"] = {**out["additional_kwargs"],
+                                        _GEMINI_SIGNATURES: {**held, block["id"]: _standard_base64(signature)}}
         if block is not None:
             blocks.append({**block, **_unjson(extras_of(part.provider_data, ISSUER).get("block", {}))})
             if point is not None:  # Converse's block, as langchain-aws sends it
@@ -614,6 +675,8 @@ def _answerer(event: AssistantMessage) -> str | None:
             found.update(part.provider_ids)
         elif isinstance(part, ServerToolCallPart | ServerToolResultPart):
             found.add(part.issuer)
+        if _gemini_signature(part) is not None:
+            found.add(_GOOGLE)
     found.discard(ISSUER)
     return found.pop() if len(found) == 1 else None
 
@@ -642,6 +705,9 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             if part.citations and log is not None:
                 log.add(path, "text", "dropped", "citations are not mapped to LangChain annotations",
                         message_id)
+            signature = _gemini_signature(part)
+            if signature is not None:  # where langchain-google-genai keeps a text part's signature
+                return {"type": "text", "text": part.text, "extras": {"signature": _standard_base64(signature)}}
             return {"type": "text", "text": part.text}
         case ThinkingPart():
             block: dict[str, Any] = {"type": "reasoning", "reasoning": part.text}
