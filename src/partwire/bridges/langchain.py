@@ -446,6 +446,8 @@ def _converse_block(part: Part) -> dict[str, Any] | None:
     """The Converse block the Bedrock adapter's own encoder writes for a part that only Bedrock
     can hold as it is (guarded text, media with Bedrock's marks, an unknown Converse block), when
     it writes one with no loss; None for any other part."""
+    if part.provider_data is None and not isinstance(part, UnknownPart):
+        return None  # the common case, first
     if isinstance(part, UnknownPart):
         if part.issuer != "bedrock":
             return None
