@@ -267,7 +267,7 @@ def test_server_tool_parts_keep_their_issuer_whatever_the_message_provider(provi
         assert message.response_metadata["model_provider"] == "anthropic"
     else:
         assert [b.get("extras") for b in message.content_blocks] == [{"issuer": "anthropic"}] * 2
-    assert bridge.from_messages(exported.messages) == [answer]
+    assert [m.model_dump() for m in bridge.from_messages(exported.messages)] == [answer.model_dump()]
 
 
 @pytest.mark.parametrize("media_type", [None, "text/markdown", "text/plain"])

@@ -251,4 +251,4 @@ def test_a_guarded_converse_request_exports_in_the_form_langchain_aws_sends() ->
     assert exported.losses == ()
     assert exported.messages[0].content_blocks == [{"type": "non_standard", "value": GUARDED},
                                                    {"type": "non_standard", "value": VIDEO}]
-    assert bridge.from_messages(exported.messages) == list(history)
+    assert [m.model_dump() for m in bridge.from_messages(exported.messages)] == [m.model_dump() for m in history]

@@ -308,8 +308,8 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
     part: Part
     if kind == "text":
         signature = (block.get("extras") or {}).get("signature")
-        part = TextPart(text=block.get("text", ""), provider_data=_gemini_data(signature)
-                        if issuer == _GOOGLE else None)
+        # Only langchain-google-genai signs text blocks: a signature there is Gemini's.
+        part = TextPart(text=block.get("text", ""), provider_data=_gemini_data(signature))
     elif kind == "reasoning" and isinstance(_redacted(block), bytes):
         part = RedactedThinkingPart(data=Opaque(value=_b64(_redacted(block)), issuer=issuer))
     elif (native := _converse_native_block(block)) is not None:
