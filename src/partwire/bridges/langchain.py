@@ -524,12 +524,16 @@ def _gemini_signature(part: Part) -> str | None:
     """The Gemini thought signature a text part or call carries in its provider data (the Google
     adapter's form), when that is what the data holds (beside the signing model and the mark of a
     call without an id, which LangChain does not keep)."""
-    pd = part.provider_data
-    if not isinstance(part, TextPart | ToolCallPart) or pd is None or pd.issuer != _GOOGLE \
-            or not isinstance(pd.data, dict) or not set(pd.data) <= {"thoughtSignature", "model", "no_id"}:
+    marks = _gemini_marks(part)
+    if not isinstance(part, TextPart | ToolCallPart) or not set(marks) <= {"thoughtSignature", "model", "no_id"}:
         return None
-    signature = pd.data.get("thoughtSignature")
+    signature = marks.get("thoughtSignature")
     return signature if isinstance(signature, str) and signature else None
+
+
+def _gemini_marks(part: Part) -> dict[str, Any]:
+    pd = part.provider_data
+    return pd.data if pd is not None and pd.issuer == _GOOGLE and isinstance(pd.data, dict) else {}
 
 
 def _standard_base64(signature: str) -> str:
@@ -632,8 +636,8 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
                 and point is None and signature is None and _converse_block(part) is None:
             log.add(ppath, part.type, "dropped",
                     f"provider data from {part.provider_data.issuer} has no place in LangChain", event.id)
-        if signature is not None and log is not None and part.provider_data is not None:
-            rest = sorted(set(dict(part.provider_data.data or {})) - {"thoughtSignature"})  # type: ignore[arg-type]
+        if signature is not None and log is not None:
+            rest = sorted(set(_gemini_marks(part)) - {"thoughtSignature"})
             if rest:
                 log.add(ppath, part.type, "dropped", "LangChain keeps the thought signature of Gemini's "
                         f"part data, not its {', '.join(rest)}", event.id)
