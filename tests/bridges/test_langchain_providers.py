@@ -237,3 +237,72 @@ def test_langchain_google_genai_sends_every_gemini_request_the_bridge_exports(pa
         body["systemInstruction"] = system.model_dump(mode="json", by_alias=True, exclude_none=True)
     assert request_errors("google", body) == []
     assert _gemini_kinds(body["contents"]) == _gemini_kinds(request["contents"])
+
+
+
+# --- answers: the next turn after a recorded response ---------------------------------------------
+
+
+def _responses(folder: str) -> list[Path]:
+    paths = []
+    for path in sorted((CORPUS / folder).glob("*.json")):
+        record = json.loads(path.read_text())
+        if isinstance(record.get("response"), dict) and record.get("status") in (200, None):
+            paths.append(path)
+    return paths or [CORPUS / folder / "MISSING-CORPUS.json"]
+
+
+def _next_turn(answer: Any) -> list[Any]:
+    """A question, the recorded answer, and what follows it (a result for each call, or another
+    question): the canonical history of the next request."""
+    from partwire import ToolCallPart, ToolMessage, UserMessage
+
+    results = [ToolMessage("done", call_id=p.id, tool_name=p.name) for p in answer.parts
+               if isinstance(p, ToolCallPart)]
+    return [UserMessage("Go on."), answer, *results, *([] if results else [UserMessage("And then?")])]
+
+
+def _signatures(blocks: list[Any]) -> list[str]:
+    """Every signature in the blocks, wherever it sits."""
+    found = []
+    for block in blocks:
+        text = json.dumps(block, default=str)
+        found += [part.split('"', 2)[1] for part in text.split('"signature": ')[1:]]
+    return sorted(found)
+
+
+@pytest.mark.parametrize("path", _responses("bedrock"), ids=lambda p: p.stem)
+def test_langchain_aws_sends_the_next_turn_after_every_bedrock_answer(path: Path) -> None:
+    """After each recorded Converse answer, decoded by the Bedrock adapter and exported through
+    the bridge, ChatBedrockConverse builds a next call botocore accepts, with the answer's blocks
+    and signatures as the Bedrock adapter sends them from the same messages."""
+    from partwire.adapters import bedrock
+
+    record = json.loads(path.read_text())
+    model = record["model"] or "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+    messages = list(bridge.to_messages(_next_turn(bedrock.from_wire(record["response"], model_id=model))).messages)
+    ours = bedrock.to_wire(bridge.from_messages(messages), model=f"bedrock:{model}").request
+    names = sorted({b["toolUse"]["name"] for b in ours["messages"][1]["content"] if "toolUse" in b})
+    tools = {"toolConfig": {"tools": [{"toolSpec": {"name": n, "inputSchema": {"json": {"type": "object"}}}}
+                                      for n in names]}} if names else {}
+    call = converse_call(messages, model, **tools)
+    assert converse_errors(call) == []
+    assert _kinds([call["messages"][1]], "") == _kinds([ours["messages"][1]], "")
+    assert _signatures(call["messages"][1]["content"]) == _signatures(ours["messages"][1]["content"])
+
+
+@pytest.mark.parametrize("path", _responses("anthropic"), ids=lambda p: p.stem)
+def test_langchain_anthropic_sends_the_next_turn_after_every_anthropic_answer(path: Path) -> None:
+    """After each recorded Messages answer, decoded by the Anthropic adapter and exported through
+    the bridge, ChatAnthropic builds a next request with the answer's blocks and every signature
+    the answer held, which the SDK accepts wherever it accepts the Anthropic adapter's own
+    request from the same messages (the installed SDK lacks some newer beta block types)."""
+    from partwire.adapters import anthropic
+
+    record = json.loads(path.read_text())
+    messages = list(bridge.to_messages(_next_turn(anthropic.from_wire(record["response"]))).messages)
+    ours = anthropic.to_wire(bridge.from_messages(messages), model="claude-sonnet-4-5").request
+    payload = _chat_anthropic()._get_request_payload(messages)
+    assert bool(request_errors("anthropic", payload)) <= bool(request_errors("anthropic", ours))
+    assert _kinds([payload["messages"][1]], "type") == _kinds([ours["messages"][1]], "type")
+    assert _signatures(payload["messages"][1]["content"]) == _signatures(record["response"]["content"])
