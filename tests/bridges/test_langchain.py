@@ -14,13 +14,18 @@ from langchain_core.messages import BaseMessage, messages_to_dict
 
 from partwire import (
     AssistantMessage,
+    Base64Source,
     DeveloperMessage,
+    DocumentPart,
     HistoryEvent,
     LossError,
     Opaque,
     RedactedThinkingPart,
     RetryEvent,
+    ServerToolCallPart,
+    ServerToolResultPart,
     SystemMessage,
+    TextSource,
     ThinkingPart,
     ToolCallPart,
     ToolMessage,
@@ -45,7 +50,7 @@ def dumped(messages: list[BaseMessage]) -> list[dict[str, Any]]:
 texts = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
 names = st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True)
 call_ids = st.from_regex(r"(toolu|call)_[A-Za-z0-9]{6}", fullmatch=True)
-providers = st.sampled_from([None, "anthropic", "openai", "bedrock_converse"])
+providers = st.sampled_from([None, "anthropic", "openai", "bedrock_converse", "google_genai", "google_vertexai"])
 _STOP_KEY = {"anthropic": "stop_reason", "bedrock_converse": "stopReason"}
 json_objects = st.dictionaries(names, st.one_of(st.integers(-5, 5), texts, st.booleans()), max_size=3)
 user_blocks = st.one_of(
@@ -243,3 +248,66 @@ def test_ids_of_other_providers_on_a_call_are_reported() -> None:
     back = bridge.from_messages(exported.messages)[0]
     assert isinstance(back, AssistantMessage)
     assert back.parts[0] == call.model_copy(update={"provider_ids": {"anthropic": "toolu_1"}})
+
+
+@pytest.mark.parametrize("provider", [None, "openai"])
+def test_server_tool_parts_keep_their_issuer_whatever_the_message_provider(provider: str | None) -> None:
+    """A server tool call and result Anthropic issued, on a message with no provider or another
+    provider, come back issued by Anthropic (found by the history law: they came back issued by
+    the message's provider, or by langchain)."""
+    parts = (ServerToolCallPart(id="srvtoolu_01", name="web_search", input={"query": "partwire"},
+                                issuer="anthropic"),
+             ServerToolResultPart(call_id="srvtoolu_01", name="", output=[{"type": "web_search_result"}],
+                                  issuer="anthropic"))
+    answer = AssistantMessage(parts, provider=provider)
+    exported = bridge.to_messages([answer])
+    assert exported.losses == ()
+    message = exported.messages[0]
+    if provider is None:  # the one issuer of its parts names it, as langchain-anthropic needs
+        assert message.response_metadata["model_provider"] == "anthropic"
+    else:
+        assert [b.get("extras") for b in message.content_blocks] == [{"issuer": "anthropic"}] * 2
+    assert [m.model_dump() for m in bridge.from_messages(exported.messages)] == [answer.model_dump()]
+
+
+@pytest.mark.parametrize("media_type", [None, "text/markdown", "text/plain"])
+def test_a_text_document_keeps_its_media_type(media_type: str | None) -> None:
+    """A text-source document comes back with the media type it had, none included (found by
+    the history law: it came back text/plain, LangChain's only plain-text type)."""
+    result = ToolMessage("", call_id="tu_1", tool_name="read",
+                         parts=(DocumentPart(source=TextSource(text="# notes"), media_type=media_type),))
+    exported = bridge.to_messages([result])
+    assert exported.losses == ()
+    block: dict[str, Any] = dict(exported.messages[0].content_blocks[0])
+    assert block["mime_type"] == "text/plain"
+    assert bridge.from_messages(exported.messages) == [result]
+
+
+def test_an_answer_with_no_provider_goes_out_under_the_one_issuer_of_its_state() -> None:
+    """An answer that names no provider (as one imported from a request) but holds Anthropic's
+    signature and call id goes out as Anthropic's, so langchain-anthropic echoes both, with
+    no loss; it comes back naming no provider. State from two issuers names neither."""
+    thinking = ThinkingPart(text="Read it first.", signature=Opaque(value="sig-1", issuer="anthropic"))
+    call = ToolCallPart(id="tu_1", name="read_file", arguments_json="{}", provider_ids={"anthropic": "toolu_1"})
+    answer = AssistantMessage([thinking, call])
+    exported = bridge.to_messages([answer])
+    assert exported.losses == ()
+    message = exported.messages[0]
+    assert message.response_metadata["model_provider"] == "anthropic"
+    assert isinstance(message, lc.AIMessage)
+    assert message.tool_calls[0]["id"] == "toolu_1"
+    assert bridge.from_messages([message]) == [answer]
+    mixed = AssistantMessage([thinking, call.model_copy(update={"provider_ids": {"openai": "call_1"}})])
+    assert "model_provider" not in bridge.to_messages([mixed]).messages[0].response_metadata
+
+
+def test_a_document_keeps_its_file_name() -> None:
+    """A document's file name goes where LangChain's OpenAI translator reads it (the block's
+    extras) and comes back."""
+    user = UserMessage([DocumentPart(source=Base64Source(data="JVBERi0="), media_type="application/pdf",
+                                     filename="report.pdf")])
+    exported = bridge.to_messages([user])
+    assert exported.losses == ()
+    block: dict[str, Any] = dict(exported.messages[0].content_blocks[0])
+    assert block["extras"] == {"filename": "report.pdf"}
+    assert bridge.from_messages(exported.messages) == [user]

@@ -193,3 +193,62 @@ def test_converse_format_user_content_with_bytes_imports_and_goes_back_exactly()
     exported = bridge.to_messages(history)
     assert exported.losses == ()
     assert exported.messages[0].model_dump() == human.model_dump()
+
+
+def test_arguments_spelled_otherwise_go_out_as_a_tool_call_and_come_back_as_spelled() -> None:
+    """A call whose arguments are a JSON object in other spacing (as a Converse request imports
+    them) is a valid LangChain tool call, which provider packages send (an invalid_tool_call
+    they drop, and the call vanished from the next request); the exact text comes back."""
+    call = ToolCallPart(id="tu_01", name="top_song", arguments_json='{"sign": "WZPZ"}',
+                        provider_ids={"bedrock": "tooluse_ZQEZ"})
+    answer = AssistantMessage([call], provider="bedrock", model=f"bedrock:{MODEL}")
+    exported = bridge.to_messages([answer])
+    assert exported.losses == ()
+    message = exported.messages[0]
+    assert isinstance(message, lc.AIMessage)
+    assert message.tool_calls == [{"type": "tool_call", "id": "tooluse_ZQEZ", "name": "top_song",
+                                   "args": {"sign": "WZPZ"}}]
+    assert message.invalid_tool_calls == []
+    assert bridge.from_messages([message]) == [answer]
+
+
+GUARDED = {"guardContent": {"text": {"text": "Tokyo is the capital of Japan.", "qualifiers": ["grounding_source"]}}}
+VIDEO = {"video": {"format": "mp4", "source": {"s3Location": {"uri": "s3://clips/launch.mp4"}}}}
+DOCUMENT = {"document": {"format": "txt", "name": "notes", "source": {"text": "Ship on Friday."},
+                         "citations": {"enabled": True}}}
+
+
+@pytest.mark.parametrize("form", ["converse", "langchain-aws"])
+def test_converse_native_blocks_in_langchain_content_reach_converse(form: str) -> None:
+    """guardContent, video and document blocks in LangChain content (Converse's own form, or
+    langchain-aws's typed form) are read by the Bedrock adapter's own decoder, so the Bedrock
+    adapter sends them as they were; the message exports back exactly as it was written."""
+    if form == "converse":  # (langchain-core reads a Converse document block as a file block itself)
+        content: list[Any] = [GUARDED, VIDEO, {"text": "What is the capital of Japan?"}]
+        sent = [GUARDED, VIDEO, {"text": "What is the capital of Japan?"}]
+    else:
+        content = [{"type": "guard_content", "text": "Tokyo is the capital of Japan."},
+                   {"type": "video", "video": VIDEO["video"]}, {"type": "document", "document": DOCUMENT["document"]},
+                   {"type": "text", "text": "What is the capital of Japan?"}]
+        sent = [{"guardContent": {"text": {"text": "Tokyo is the capital of Japan."}}}, VIDEO, DOCUMENT,
+                {"text": "What is the capital of Japan?"}]
+    human = lc.HumanMessage(content=content)
+    history = bridge.from_messages([human])
+    projection = bedrock.to_wire(history, model=f"bedrock:{MODEL}")
+    assert projection.losses == ()
+    assert projection.request["messages"][0]["content"] == sent
+    assert request_errors("bedrock", projection.request) == []
+    exported = bridge.to_messages(history)
+    assert exported.losses == ()
+    assert exported.messages[0].model_dump() == human.model_dump()
+
+
+def test_a_guarded_converse_request_exports_in_the_form_langchain_aws_sends() -> None:
+    """A Converse request's guardContent and video imported by the Bedrock adapter export as
+    Converse's own blocks (non-standard to LangChain), with no loss, and come back equal."""
+    history = bedrock.from_wire_request({"messages": [{"role": "user", "content": [GUARDED, VIDEO]}]}).history
+    exported = bridge.to_messages(history)
+    assert exported.losses == ()
+    assert exported.messages[0].content_blocks == [{"type": "non_standard", "value": GUARDED},
+                                                   {"type": "non_standard", "value": VIDEO}]
+    assert [m.model_dump() for m in bridge.from_messages(exported.messages)] == [m.model_dump() for m in history]

@@ -25,7 +25,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
 
 from partwire._base import ProviderData, replace
-from partwire.adapters._common import decode_base64
+from partwire.adapters._common import Losses, decode_base64
+from partwire.adapters.bedrock._decode import BlobReader
+from partwire.adapters.bedrock._decode import part_from_wire as converse_part
+from partwire.adapters.bedrock._parts import PartEncoder as ConverseEncoder
+from partwire.adapters.google._wire import stop_reason as gemini_stop_reason
 from partwire.bridges._common import Export, LossLog, compact_json, extras_of, model_id, require
 from partwire.history import HistoryEvent, UnknownEvent
 from partwire.ids import derive_id
@@ -80,12 +84,19 @@ _STOPS: dict[str, StopReason] = {
     "content_filtered": "content_filter", "malformed_model_output": "error",
     "malformed_tool_use": "error",
 }
-# LangChain's model_provider names that are not partwire's issuer names: langchain-aws's
-# ChatBedrockConverse says bedrock_converse, its ChatBedrock (InvokeModel) bedrock; either's
-# reasoning signatures are Bedrock's. An export names ChatBedrockConverse, whose input
-# conversion is what echoes a v1 reasoning block's signature to Converse.
-_PROVIDERS = {"bedrock_converse": "bedrock"}
-_LC_PROVIDERS = {"bedrock": "bedrock_converse"}
+# LangChain's model_provider names that are not partwire's issuer names, and back.
+# langchain-aws's ChatBedrockConverse says bedrock_converse, its ChatBedrock (InvokeModel)
+# bedrock; either's reasoning signatures are Bedrock's. langchain-google-genai's chat model says
+# google_genai (on the Gemini API and on Vertex AI alike), langchain-google-vertexai's
+# ChatVertexAI google_vertexai; both carry Gemini's thought signatures, which Vertex and the
+# Gemini API share. An export names the integration whose input conversion treats the blocks as
+# its own (echoes a v1 reasoning block's signature): ChatBedrockConverse, ChatGoogleGenerativeAI.
+_PROVIDERS = {"bedrock_converse": "bedrock", "google_genai": "google", "google_vertexai": "google"}
+_LC_PROVIDERS = {"bedrock": "bedrock_converse", "google": "google_genai"}
+_GOOGLE = "google"
+# langchain-google-genai keeps a function call's thought signature beside the message's calls,
+# keyed by call id (a text part's in its block's extras).
+_GEMINI_SIGNATURES = "__gemini_function_call_thought_signatures__"
 # Where each provider's integration keeps the raw stop reason in response_metadata.
 _STOP_KEYS = {"anthropic": "stop_reason", "bedrock": "stopReason"}
 # Canonical fields that LangChain has no place for; carried in response_metadata["partwire"].
@@ -159,6 +170,15 @@ def to_messages(history: Sequence[HistoryEvent], *, strict: bool = False) -> Exp
                  and derive_id(ISSUER, out_ctx.lc_ids[p.id], prefix="tu_") != p.id}
         if calls:
             carried["calls"] = calls  # canonical ids import would not derive from LangChain's
+        spelled = {p.id: p.arguments_json for p in event.parts if isinstance(p, ToolCallPart)
+                   and (args := _object_args(p.arguments_json)) is not None
+                   and compact_json(args) != p.arguments_json}
+        if spelled:
+            carried["arguments"] = spelled  # the exact text of arguments LangChain holds as objects
+        signatures = {_standard_base64(sig): sig for p in event.parts
+                      if (sig := _gemini_signature(p)) is not None and _standard_base64(sig) != sig}
+        if signatures:
+            carried["signatures"] = signatures  # Gemini signatures as spelled before LangChain's form
         if extras_of(event.provider_data, ISSUER).get("untimed"):
             carried.pop("created_at", None)  # LangChain gave it no time; import gives it one
         if carried:
@@ -174,6 +194,7 @@ class _Context:
 
     lc_ids: MutableMapping[str, str] = field(default_factory=dict)  # canonical -> LangChain
     canonical: MutableMapping[str, str] = field(default_factory=dict)  # LangChain -> canonical
+    signatures: Mapping[str, Any] = field(default_factory=dict)  # the message's Gemini call signatures
 
     def call_id(self, lc_id: str) -> str:
         return self.canonical.get(lc_id) or derive_id(ISSUER, lc_id, prefix="tu_")
@@ -205,10 +226,17 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
 
     kind = dumped.get("type")
     role = _ROLES.get(kind) if isinstance(kind, str) else None
-    carried = dumped.get("response_metadata", {}).get("partwire")
-    if isinstance(carried, dict) and isinstance(carried.get("calls"), dict):
+    carried = as_carried = dumped.get("response_metadata", {}).get("partwire")
+    spelled: dict[str, Any] = {}
+    respelled: dict[str, Any] = {}
+    if isinstance(carried, dict):
         carried = dict(carried)
-        ctx.canonical.update(carried.pop("calls"))
+        if isinstance(carried.get("calls"), dict):
+            ctx.canonical.update(carried.pop("calls"))
+        if isinstance(carried.get("arguments"), dict):
+            spelled = carried.pop("arguments")
+        if isinstance(carried.get("signatures"), dict):
+            respelled = carried.pop("signatures")
     message = messages_from_dict([{"type": kind, "data": dumped}])[0] if role else None
     common: dict[str, Any] = {"id": dumped.get("id") or derive_id(ISSUER, str(i))}
     if message is None:
@@ -216,9 +244,19 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
     lc_provider = dumped.get("response_metadata", {}).get("model_provider")
     issuer = _PROVIDERS.get(lc_provider, lc_provider) or ISSUER
     blocks: list[dict[str, Any]] = [dict(b) for b in message.content_blocks]
+    signatures = dumped.get("additional_kwargs", {}).get(_GEMINI_SIGNATURES)
+    ctx.signatures = signatures if isinstance(signatures, dict) else {}
     if kind == "ai":
         blocks += [dict(b) for b in dumped.get("invalid_tool_calls") or []]
     parts = tuple(_part_from_block(b, issuer, ctx) for b in blocks)
+    if respelled:
+        parts = tuple(replace(p, provider_data=_gemini_data(respelled[sig]))
+                      if (sig := _gemini_signature(p)) is not None and isinstance(respelled.get(sig), str) else p
+                      for p in parts)
+    if spelled:
+        parts = tuple(replace(p, arguments_json=spelled[p.id])
+                      if isinstance(p, ToolCallPart) and isinstance(spelled.get(p.id), str) else p
+                      for p in parts)
     if kind != "tool":  # a tool message's text is its output text, which holds no provider data
         parts = _fold_cache_points(parts)
     event: HistoryEvent
@@ -240,10 +278,13 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
         provider = _PROVIDERS.get(meta.get("model_provider"), meta.get("model_provider"))
         model_name = meta.get("model_name")
         raw = meta.get("stop_reason") or meta.get("finish_reason") or meta.get("stopReason")
+        stop = _STOPS.get(raw) if isinstance(raw, str) else None
+        if provider == "google":  # Gemini's finishReason, read as the Google adapter reads it
+            stop = gemini_stop_reason(raw, tool_calls=any(isinstance(p, ToolCallPart) for p in parts))
         event = AssistantMessage(
             parts=parts, provider=provider,
             model=model_id(provider, model_name),
-            stop_reason=_STOPS.get(raw) if isinstance(raw, str) else None,
+            stop_reason=stop,
             stop_reason_raw=raw if isinstance(raw, str) else None,
             usage=_usage_from_lc(dumped.get("usage_metadata")), **common)
     if isinstance(carried, dict) and carried:
@@ -252,8 +293,8 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
     if not verify:
         return event
     rebuilt = _to_lc(event, ctx.trial(), None, "")
-    if isinstance(carried, dict) and carried:
-        rebuilt["response_metadata"] = {**rebuilt["response_metadata"], "partwire": carried}
+    if isinstance(as_carried, dict) and as_carried:
+        rebuilt["response_metadata"] = {**rebuilt["response_metadata"], "partwire": as_carried}
     again = messages_from_dict([{"type": kind, "data": rebuilt}])[0].model_dump()
     extras = {k: v for k, v in dumped.items() if again.get(k, _MISSING) != v}
     marks: dict[str, Any] = {"fields": extras} if extras else {}
@@ -266,9 +307,17 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
     kind = block.get("type")
     part: Part
     if kind == "text":
-        part = TextPart(text=block.get("text", ""))
+        signature = (block.get("extras") or {}).get("signature")
+        # Only langchain-google-genai signs text blocks: a signature there is Gemini's.
+        part = TextPart(text=block.get("text", ""), provider_data=_gemini_data(signature))
     elif kind == "reasoning" and isinstance(_redacted(block), bytes):
         part = RedactedThinkingPart(data=Opaque(value=_b64(_redacted(block)), issuer=issuer))
+    elif (native := _converse_native_block(block)) is not None:
+        # Converse's own block (guardContent, document, video...): the Bedrock adapter's decoder
+        # reads it, so the part is the one that adapter sends back; Bedrock's, whatever the
+        # message says of its provider. Its Bedrock marks are its provider data, so a block
+        # written in another form (langchain-aws's typed one) is kept by the message's check.
+        return converse_part(native, BlobReader())
     elif kind == "non_standard" and isinstance(_converse_redacted(block), bytes):
         # Converse's own block: Bedrock's, whatever the message says of its provider.
         part = RedactedThinkingPart(data=Opaque(value=_b64(_converse_redacted(block)), issuer="bedrock"))
@@ -286,12 +335,16 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
                             provider_ids={} if lc_id == canonical else {issuer: lc_id})
         ctx.lc_ids[canonical] = lc_id
         ctx.canonical[lc_id] = canonical
+        if (data := _gemini_data(ctx.signatures.get(lc_id))) is not None:
+            part = replace(part, provider_data=data)
     elif kind == "server_tool_call":
         part = ServerToolCallPart(id=block["id"], name=block["name"], input=block.get("args"),
-                                  issuer=issuer)
+                                  issuer=_issuer_of(block, issuer))
     elif kind == "server_tool_result":
-        part = ServerToolResultPart(call_id=block["tool_call_id"], name="", output=block.get("output"),
-                                    issuer=issuer)
+        block_type = (block.get("extras") or {}).get("block_type")
+        part = ServerToolResultPart(call_id=block["tool_call_id"], output=block.get("output"),
+                                    name=block_type if isinstance(block_type, str) else "",
+                                    issuer=_issuer_of(block, issuer))
     elif kind == "refusal":
         part = RefusalPart(text=block["refusal"])
     elif kind in ("image", "audio", "file") and _source_of(block, issuer) is not None:
@@ -302,9 +355,12 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
         else:
             cls = {"image": ImagePart, "audio": AudioPart, "file": DocumentPart}[kind]
             part = cls(source=source, media_type=block.get("mime_type"))
+            if isinstance(part, DocumentPart):
+                part = replace(part, filename=_filename(block))
     elif kind == "text-plain" and isinstance(block.get("text"), str):
-        part = DocumentPart(source=TextSource(text=block["text"]), media_type="text/plain",
-                            title=block.get("title"))
+        extras = block.get("extras") or {}
+        part = DocumentPart(source=TextSource(text=block["text"]), title=block.get("title"),
+                            media_type=extras.get("media_type", "text/plain"), filename=_filename(block))
     elif kind == "non_standard" and isinstance(block.get("value"), dict) \
             and block["value"].get("type") == "redacted_thinking" and isinstance(block["value"].get("data"), str):
         part = RedactedThinkingPart(data=Opaque(value=block["value"]["data"], issuer=issuer))
@@ -324,10 +380,12 @@ def _fold_cache_points(parts: tuple[Part, ...]) -> tuple[Part, ...]:
     out: list[Part] = []
     for part in parts:
         point = _cache_point(part)
-        if point is not None and out and out[-1].provider_data is None \
-                and not isinstance(out[-1], UnknownPart):
-            out[-1] = replace(out[-1], provider_data=ProviderData(issuer="bedrock",
-                                                                   data={"cache_point": point}))
+        before = out[-1].provider_data if out else None
+        marks = {} if before is None else _converse_marks(before)
+        if point is not None and out and not isinstance(out[-1], UnknownPart) \
+                and marks is not None and "cache_point" not in marks:
+            out[-1] = replace(out[-1], provider_data=ProviderData(
+                issuer="bedrock", data={**marks, "cache_point": point}))
             continue
         out.append(part)
     return tuple(out)
@@ -344,12 +402,66 @@ def _cache_point(part: Part) -> dict[str, Any] | None:
     return None
 
 
-def _converse_point(pd: ProviderData | None) -> dict[str, Any] | None:
-    """The cache point a part carries for Bedrock, when that is all of its provider data."""
-    if pd is None or pd.issuer != "bedrock" or not isinstance(pd.data, dict) \
-            or set(pd.data) != {"cache_point"} or not isinstance(pd.data["cache_point"], dict):
+def _converse_point(part: Part) -> dict[str, Any] | None:
+    """The cache point a part carries for Bedrock, when the rest of its provider data (if any)
+    is what the Bedrock adapter's encoder writes into the part's block."""
+    marks = _converse_marks(part.provider_data)
+    point = marks.get("cache_point") if marks is not None else None
+    if not isinstance(point, dict) or (set(marks or {}) != {"cache_point"} and _converse_block(part) is None):
         return None
-    return dict(pd.data["cache_point"])
+    return dict(point)
+
+
+def _converse_marks(pd: ProviderData | None) -> dict[str, Any] | None:
+    """A part's Bedrock provider data, when it is Bedrock's and a JSON object."""
+    if pd is None or pd.issuer != "bedrock" or not isinstance(pd.data, dict):
+        return None
+    return pd.data
+
+
+# Converse content-block members the Bedrock adapter's decoder reads into parts and that
+# LangChain has no standard block for (langchain-aws sends them as they are).
+_CONVERSE_NATIVE = frozenset({"guardContent", "document", "video", "image", "audio"})
+# langchain-aws's own typed blocks for them: {"type": "document", "document": {...}}, ...
+_LC_AWS_TYPED = frozenset({"document", "video", "image", "audio"})
+
+
+def _converse_native_block(block: dict[str, Any]) -> dict[str, Any] | None:
+    """The Converse block a LangChain block holds verbatim (non-standard to LangChain, or a
+    ``video`` block in langchain-aws's form), or None."""
+    value = block.get("value") if block.get("type") == "non_standard" else block
+    if not isinstance(value, dict):
+        return None
+    if len(value) == 1 and next(iter(value)) in _CONVERSE_NATIVE and isinstance(next(iter(value.values())), dict):
+        return dict(value)
+    kind = value.get("type")
+    if set(value) == {"type", kind} and kind in _LC_AWS_TYPED and isinstance(value[kind], dict):
+        return {kind: value[kind]}
+    if set(value) == {"type", "text"} and kind == "guard_content" and isinstance(value["text"], str):
+        return {"guardContent": {"text": {"text": value["text"]}}}
+    return None
+
+
+def _converse_block(part: Part) -> dict[str, Any] | None:
+    """The Converse block the Bedrock adapter's own encoder writes for a part that only Bedrock
+    can hold as it is (guarded text, media with Bedrock's marks, an unknown Converse block), when
+    it writes one with no loss; None for any other part."""
+    if part.provider_data is None and not isinstance(part, UnknownPart):
+        return None  # the common case, first
+    if isinstance(part, UnknownPart):
+        if part.issuer != "bedrock":
+            return None
+        marks: dict[str, Any] = {}
+    elif isinstance(part, TextPart | ImagePart | AudioPart | DocumentPart):
+        found = _converse_marks(part.provider_data)
+        if not found or set(found) <= {"cache_point"}:
+            return None
+        marks = found
+    else:
+        return None
+    losses = Losses("bedrock")
+    block = ConverseEncoder(issuers=("bedrock",), losses=losses).part(part, 0, 0, "", marks)
+    return block if block is not None and not losses.items else None
 
 
 def _redacted(block: dict[str, Any]) -> Any:
@@ -402,14 +514,59 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
+def _gemini_data(signature: Any) -> ProviderData | None:
+    """A Gemini thought signature on a text part or function call, as the Google adapter keeps it."""
+    return ProviderData(issuer=_GOOGLE, data={"thoughtSignature": signature}) \
+        if isinstance(signature, str) and signature else None
+
+
+def _gemini_signature(part: Part) -> str | None:
+    """The Gemini thought signature a text part or call carries in its provider data (the Google
+    adapter's form), when that is what the data holds (beside the signing model and the mark of a
+    call without an id, which LangChain does not keep)."""
+    marks = _gemini_marks(part)
+    if not isinstance(part, TextPart | ToolCallPart) or not set(marks) <= {"thoughtSignature", "model", "no_id"}:
+        return None
+    signature = marks.get("thoughtSignature")
+    return signature if isinstance(signature, str) and signature else None
+
+
+def _gemini_marks(part: Part) -> dict[str, Any]:
+    pd = part.provider_data
+    return pd.data if pd is not None and pd.issuer == _GOOGLE and isinstance(pd.data, dict) else {}
+
+
+def _standard_base64(signature: str) -> str:
+    """A Gemini signature in standard, padded base64, the only form langchain-google-genai
+    decodes (google-genai's own dumps are URL-safe and unpadded; Gemini reads either)."""
+    try:
+        raw = base64.urlsafe_b64decode(signature.replace("+", "-").replace("/", "_") + "=" * (-len(signature) % 4))
+    except ValueError:
+        return signature
+    return _b64(raw)
+
+
+def _filename(block: dict[str, Any]) -> str | None:
+    extras = block.get("extras")
+    name = extras.get("filename") if isinstance(extras, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _issuer_of(block: dict[str, Any], issuer: str) -> str:
+    """Who issued a block: the message's provider, unless the block's extras name another (an
+    export names one there whenever the part's issuer is not the message's provider)."""
+    extras = block.get("extras")
+    owner = extras.get("issuer") if isinstance(extras, dict) else None
+    return owner if isinstance(owner, str) else issuer
+
+
 def _source_of(block: dict[str, Any], issuer: str) -> Any:
     if isinstance(block.get("url"), str):
         return UrlSource(url=block["url"])
     if isinstance(block.get("base64"), str):
         return Base64Source(data=block["base64"])
     if isinstance(block.get("file_id"), str):
-        owner = (block.get("extras") or {}).get("issuer")
-        return ProviderFileSource(file_id=block["file_id"], issuer=owner if isinstance(owner, str) else issuer)
+        return ProviderFileSource(file_id=block["file_id"], issuer=_issuer_of(block, issuer))
     return None
 
 
@@ -437,7 +594,8 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
             and response is None:
         log.add(path, f"{event.role}_message", "dropped",
                 f"provider data from {event.provider_data.issuer} has no place in LangChain", event.id)
-    issuer = (event.provider if isinstance(event, AssistantMessage) else None) or ISSUER
+    answerer = _answerer(event) if isinstance(event, AssistantMessage) else None
+    issuer = answerer or ISSUER
     out: dict[str, Any] = {"additional_kwargs": {}, "response_metadata": {}, "name": None,
                            "id": event.id}
     parts = event.parts
@@ -456,14 +614,14 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
         case AssistantMessage():
             meta: dict[str, Any] = {"output_version": "v1"}
             model_name = event.model
-            if event.provider:
-                meta["model_provider"] = _LC_PROVIDERS.get(event.provider, event.provider)
-                if model_name and model_name.startswith(f"{event.provider}:"):
+            if answerer:
+                meta["model_provider"] = _LC_PROVIDERS.get(answerer, answerer)
+                if model_name and model_name.startswith(f"{answerer}:"):
                     model_name = model_name.split(":", 1)[1]
             if model_name:
                 meta["model_name"] = model_name
             if event.stop_reason_raw:
-                meta[_STOP_KEYS.get(event.provider or "", "finish_reason")] = event.stop_reason_raw
+                meta[_STOP_KEYS.get(answerer or "", "finish_reason")] = event.stop_reason_raw
             if response:  # where ChatBedrockConverse keeps the rest of the Converse response
                 meta.update({k: v for k, v in response.items() if k not in meta})
             out.update(type="ai", response_metadata=meta, usage_metadata=_usage_to_lc(event.usage))
@@ -472,12 +630,23 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
     blocks: list[dict[str, Any]] = []
     for j, part in enumerate(parts):
         ppath = f"{path}.parts[{j}]"
-        point = _converse_point(part.provider_data)
+        point = _converse_point(part)
+        signature = _gemini_signature(part)
         if part.provider_data is not None and part.provider_data.issuer != ISSUER and log is not None \
-                and point is None:
+                and point is None and signature is None and _converse_block(part) is None:
             log.add(ppath, part.type, "dropped",
                     f"provider data from {part.provider_data.issuer} has no place in LangChain", event.id)
+        if signature is not None and log is not None:
+            rest = sorted(set(_gemini_marks(part)) - {"thoughtSignature"})
+            if rest:
+                log.add(ppath, part.type, "dropped", "LangChain keeps the thought signature of Gemini's "
+                        f"part data, not its {', '.join(rest)}", event.id)
         block = _block_from_part(part, issuer, ctx, log, ppath, event.id)
+        if signature is not None and block is not None and block["type"] in ("tool_call", "invalid_tool_call"):
+            # where langchain-google-genai keeps (and reads back) a function call's signature
+            held = out["additional_kwargs"].get(_GEMINI_SIGNATURES, {})
+            out["additional_kwargs"] = {**out["additional_kwargs"],
+                                        _GEMINI_SIGNATURES: {**held, block["id"]: _standard_base64(signature)}}
         if block is not None:
             blocks.append({**block, **_unjson(extras_of(part.provider_data, ISSUER).get("block", {}))})
             if point is not None:  # Converse's block, as langchain-aws sends it
@@ -496,6 +665,28 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
     return {**out, **_unjson(own.get("fields", {}))}
 
 
+def _answerer(event: AssistantMessage) -> str | None:
+    """The provider an answer is exported under: its own, or else the one issuer of all the
+    provider state its parts hold (an answer imported from a request names no provider, and
+    LangChain's provider packages echo signatures and call ids only under their own name)."""
+    if event.provider:
+        return event.provider
+    found: set[str] = set()
+    for part in event.parts:
+        if isinstance(part, ThinkingPart) and part.signature is not None:
+            found.add(part.signature.issuer)
+        elif isinstance(part, RedactedThinkingPart):
+            found.add(part.data.issuer)
+        elif isinstance(part, ToolCallPart):
+            found.update(part.provider_ids)
+        elif isinstance(part, ServerToolCallPart | ServerToolResultPart):
+            found.add(part.issuer)
+        if _gemini_signature(part) is not None:
+            found.add(_GOOGLE)
+    found.discard(ISSUER)
+    return found.pop() if len(found) == 1 else None
+
+
 def _converse_response(event: HistoryEvent) -> dict[str, Any] | None:
     """The Converse response fields the Bedrock adapter kept on an answer (``metrics``, ``trace``,
     ``additionalModelResponseFields``...), when that is all of its provider data."""
@@ -512,11 +703,17 @@ def _converse_response(event: HistoryEvent) -> dict[str, Any] | None:
 def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None, path: str,
                      message_id: str | None = None) -> dict[str, Any] | None:
     """A canonical part as a v1 content block (None: LangChain cannot hold it)."""
+    native = _converse_block(part)
+    if native is not None:  # Converse's own block, as langchain-aws sends it
+        return {"type": "non_standard", "value": native}
     match part:
         case TextPart():
             if part.citations and log is not None:
                 log.add(path, "text", "dropped", "citations are not mapped to LangChain annotations",
                         message_id)
+            signature = _gemini_signature(part)
+            if signature is not None:  # where langchain-google-genai keeps a text part's signature
+                return {"type": "text", "text": part.text, "extras": {"signature": _standard_base64(signature)}}
             return {"type": "text", "text": part.text}
         case ThinkingPart():
             block: dict[str, Any] = {"type": "reasoning", "reasoning": part.text}
@@ -554,13 +751,11 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             lc_id = lc_id or part.id
             ctx.lc_ids[part.id] = lc_id
             ctx.canonical[lc_id] = part.id
-            try:
-                args = json.loads(part.arguments_json) if part.arguments_json else {}
-            except json.JSONDecodeError:
-                args = None
-            if isinstance(args, dict) and compact_json(args) == part.arguments_json:
+            args = _object_args(part.arguments_json)
+            if args is not None:  # spelled otherwise, the text is carried (to_messages)
                 return {"type": "tool_call", "id": lc_id, "name": part.name, "args": args}
-            # Malformed or differently spaced JSON: LangChain's invalid_tool_call keeps the text.
+            # Malformed JSON, or not an object: LangChain's invalid_tool_call keeps the text (and
+            # provider packages do not send it).
             return {"type": "invalid_tool_call", "id": lc_id, "name": part.name,
                     "args": part.arguments_json, "error": None}
         case ServerToolCallPart():
@@ -569,13 +764,14 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
                 log.add(path, "server_tool_call", "rewritten",
                         "LangChain holds server tool arguments as an object; wrapped as {'input': ...}",
                         message_id)
-            return {"type": "server_tool_call", "id": part.id, "name": part.name, "args": args}
+            return {"type": "server_tool_call", "id": part.id, "name": part.name, "args": args,
+                    **_owner(part.issuer, issuer)}
         case ServerToolResultPart():
-            if part.name and log is not None:
-                log.add(path, "server_tool_result", "dropped",
-                        "a LangChain server tool result keeps no tool name", message_id)
-            return {"type": "server_tool_result", "tool_call_id": part.call_id, "status": "success",
-                    "output": part.output}
+            block = {"type": "server_tool_result", "tool_call_id": part.call_id, "status": "success",
+                     "output": part.output, **_owner(part.issuer, issuer)}
+            if part.name:  # where LangChain keeps the result's block type (Anthropic's name for it)
+                block["extras"] = {**block.get("extras", {}), "block_type": part.name}
+            return block
         case RefusalPart():
             return {"type": "refusal", "refusal": part.text}
         case ImagePart() | AudioPart() | DocumentPart():
@@ -588,8 +784,7 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
                 block["base64"] = src.data
             elif isinstance(src, ProviderFileSource):
                 block["file_id"] = src.file_id
-                if src.issuer != issuer:
-                    block["extras"] = {"issuer": src.issuer}  # who can read the file
+                block.update(_owner(src.issuer, issuer))  # who can read the file
             elif isinstance(src, TextSource) and part.type == "document":
                 block = {"type": "text-plain", "text": src.text}
             else:
@@ -600,6 +795,9 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             media_type = part.media_type if block["type"] != "text-plain" else "text/plain"
             if media_type:
                 block["mime_type"] = media_type
+            if block["type"] == "text-plain" and part.media_type != "text/plain":
+                # LangChain's plain-text block is text/plain; the part's own type rides in extras
+                block["extras"] = {"media_type": part.media_type}
             if isinstance(part, ImagePart) and part.detail is not None:
                 block["extras"] = {**block.get("extras", {}), "detail": part.detail}  # OpenAI's hint, where LangChain puts it
             if isinstance(part, DocumentPart):
@@ -608,9 +806,8 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
                 elif part.title is not None and log is not None:
                     log.add(path, "document", "dropped", "the document's title has no place there",
                             message_id)
-                if part.filename is not None and log is not None:
-                    log.add(path, "document", "dropped", "a LangChain block keeps no file name",
-                            message_id)
+                if part.filename is not None:  # where LangChain's OpenAI translator reads it
+                    block["extras"] = {**block.get("extras", {}), "filename": part.filename}
             return block
         case UnknownPart():
             if part.issuer == ISSUER and isinstance(part.raw, dict):
@@ -622,6 +819,21 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             return None
         case _:
             assert_never(part)
+
+
+def _object_args(text: str) -> dict[str, Any] | None:
+    """Tool-call arguments as the object LangChain holds, or None when they are not one."""
+    try:
+        args = json.loads(text) if text else {}
+    except json.JSONDecodeError:
+        return None
+    return args if isinstance(args, dict) else None
+
+
+def _owner(owner: str, issuer: str) -> dict[str, Any]:
+    """The extras naming a block's issuer when it is not the message's provider, which import
+    would otherwise give it (LangChain blocks have no issuer of their own)."""
+    return {} if owner == issuer else {"extras": {"issuer": owner}}
 
 
 def _check_opaque(opaque: Opaque, issuer: str, log: LossLog | None, path: str,
