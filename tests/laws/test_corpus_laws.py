@@ -15,8 +15,10 @@ with ``==`` on models, so lost echo state (signatures, provider ids) shows.
 
 from __future__ import annotations
 
+import base64
 import importlib
 import json
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -216,6 +218,18 @@ def _escaped(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)[1:-1]
 
 
+_TEXT_FILE = re.compile(r"data:text/plain;base64,([A-Za-z0-9+/=]+)")
+
+
+def _present(mark: str, body: str) -> bool:
+    """Whether ``mark`` is in the JSON ``body``, as text or inside a ``text/plain`` file's base64
+    (a text document goes to the Responses API as such a file)."""
+    if _escaped(mark) in body:
+        return True
+    return any(mark in base64.b64decode(found).decode("utf-8", "replace")
+               for found in _TEXT_FILE.findall(body))
+
+
 def _silent_drops(history: tuple[HistoryEvent, ...], request: dict[str, Any],
                   losses: Sequence[Loss]) -> list[str]:
     body = json.dumps(request, ensure_ascii=False, default=json_default)
@@ -235,7 +249,7 @@ def _silent_drops(history: tuple[HistoryEvent, ...], request: dict[str, Any],
             here = f"{path}.parts[{j}]"
             if any(p == here or p.startswith(here + ".") for p in named):
                 continue
-            if any(_escaped(mark) not in body for mark in _marks(part)):
+            if not all(_present(mark, body) for mark in _marks(part)):
                 missing.append(here)
     return missing
 
