@@ -261,7 +261,7 @@ class Session:
             finally:
                 self._projector.kwargs = base
         losses = projection.losses  # the projector relocates them into the history
-        self._log(self._projector.recent)
+        self._log(self._projector.take_recent())
         if self.strict and losses:
             raise LossError(losses, self.target.adapter)
         request = projection.request
