@@ -147,3 +147,52 @@ def test_a_long_agent_session_reuses_earlier_turns(name: str) -> None:
     assert session.full_projections <= 3
     if _REFCOUNT is not None:  # CPython: a list let go is extended in place (half the turns)
         assert reused >= 10
+
+
+def _check_marks_every_turn(name: str, history: list[HistoryEvent], model: str) -> int:
+    """Feed ``history`` to two sessions with automatic cache marks, one incremental (marks put on
+    its kept list in place, then taken off) and one projecting the whole history each turn:
+    their requests are equal at every turn, and a request held through the next turn is left as
+    it was. Returns how many turns had a body."""
+    fast = Session(Target(adapter=name, model=model), cache="auto")
+    whole = Session(Target(adapter=name, model=model), cache="auto", incremental=False)
+    held: tuple[dict[str, Any], str] | None = None
+    bodies = 0
+    for n, event in enumerate(history, 1):
+        fast.append(event)
+        whole.append(event)
+        error, got = _outcome(fast.request)
+        want_error, want = _outcome(whole.request)
+        assert error == want_error, f"turn {n}"
+        if held is not None:
+            assert _dump(held[0]) == held[1], f"turn {n} changed the request of turn {n - 1}"
+            held = None
+        if got is None or want is None:
+            continue
+        bodies += 1
+        assert _dump(got.request) == _dump(want.request), f"turn {n}"
+        if n % 2:
+            held = (got.request, _dump(got.request))
+        del got, want
+    return bodies
+
+
+@pytest.mark.parametrize("name", ["anthropic", "bedrock"])
+@LAWS
+@given(history=histories(max_turns=8))
+def test_cache_marks_in_place_equal_marks_on_a_whole_projection(
+        name: str, history: list[HistoryEvent]) -> None:
+    """The session marks the kept wire list in place and puts the messages back before reusing
+    it: at every turn the body equals the one marked on a whole projection, and a request still
+    held is never changed."""
+    _check_marks_every_turn(name, history, _model(name) if name == "anthropic"
+                            else "anthropic.claude-sonnet-4-20250514-v1:0")
+
+
+@pytest.mark.parametrize("name", ["anthropic", "bedrock"])
+def test_cache_marks_in_place_on_a_long_agent_session(name: str) -> None:
+    """The same on a 30-turn tool loop, where the kept list is reused in place."""
+    from tests.session.agent_loop import agent_events
+
+    model = _model(name) if name == "anthropic" else "anthropic.claude-sonnet-4-20250514-v1:0"
+    assert _check_marks_every_turn(name, agent_events(30), model) > 20

@@ -50,11 +50,14 @@ def _marked_content(content: Any) -> Any | None:
 
 
 def mark_anthropic(request: dict[str, Any], message_indexes: Sequence[int], *,
-                   prefix: bool = True, in_messages: int = 0) -> tuple[dict[str, Any], list[int]]:
+                   prefix: bool = True, in_messages: int = 0,
+                   replaced: dict[int, Any] | None = None) -> tuple[dict[str, Any], list[int]]:
     """A copy of ``request`` with breakpoints: the system prompt or tools (``prefix``), then the
     wire messages at ``message_indexes`` (negative counts from the end), the latest first, up to
     the limit less the marks already there (``in_messages``: those in the messages, which the
-    caller counts). Returns the body and the message indexes actually marked."""
+    caller counts). Returns the body and the message indexes actually marked. With ``replaced``,
+    the messages list is marked in place (no copy) and each message it replaces is put there
+    under its index, for the caller to put back."""
     body = dict(request)
     existing = _existing(body)
     budget = MAX_BREAKPOINTS - existing - in_messages
@@ -77,7 +80,7 @@ def mark_anthropic(request: dict[str, Any], message_indexes: Sequence[int], *,
         return body, done
     n = len(messages)
     wanted = sorted({i % n for i in message_indexes if -n <= i < n}, reverse=True)
-    copy = list(messages)
+    copy = list(messages) if replaced is None else messages
     for i in wanted:
         if budget <= 0:
             break
@@ -87,6 +90,8 @@ def mark_anthropic(request: dict[str, Any], message_indexes: Sequence[int], *,
             message = copy[k]
             content = _marked_content(message.get("content")) if isinstance(message, dict) else None
             if content is not None:
+                if replaced is not None:
+                    replaced.setdefault(k, message)
                 copy[k] = {**message, "content": content}
                 done.append(k)
                 budget -= 1
@@ -131,13 +136,14 @@ def _ends_in(blocks: Any, key: str) -> bool:
 
 
 def mark_bedrock(request: dict[str, Any], message_indexes: Sequence[int], *,
-                 prefix: bool = True, in_messages: int = 0,
-                 any_model: bool = False) -> tuple[dict[str, Any], list[int]]:
+                 prefix: bool = True, in_messages: int = 0, any_model: bool = False,
+                 replaced: dict[int, Any] | None = None) -> tuple[dict[str, Any], list[int]]:
     """A copy of ``request`` (``client.converse`` arguments) with ``cachePoint`` blocks: after the
     system prompt or the tools (``prefix``), then after the wire messages at ``message_indexes``,
     the latest first, up to the limit less the points already there (``in_messages``: those in
     the messages, which the caller counts). Nothing for a model that refuses cache points, unless
-    ``any_model`` (points asked for by hand). Returns the body and the message indexes marked."""
+    ``any_model`` (points asked for by hand). Returns the body and the message indexes marked.
+    ``replaced``: as for :func:`mark_anthropic`."""
     body = dict(request)
     model = body.get("modelId")
     takes, in_tools = caches_on_bedrock(model) if isinstance(model, str) else (False, False)
@@ -161,7 +167,7 @@ def mark_bedrock(request: dict[str, Any], message_indexes: Sequence[int], *,
         return body, done
     n = len(messages)
     wanted = sorted({i % n for i in message_indexes if -n <= i < n}, reverse=True)
-    copy = list(messages)
+    copy = list(messages) if replaced is None else messages
     for i in wanted:
         if budget <= 0:
             break
@@ -174,6 +180,8 @@ def mark_bedrock(request: dict[str, Any], message_indexes: Sequence[int], *,
                 done.append(k)
                 break
             if isinstance(content, list) and content and not _ends_in(content, "reasoningContent"):
+                if replaced is not None:
+                    replaced.setdefault(k, message)
                 copy[k] = {**message, "content": [*content, _point()]}
                 done.append(k)
                 budget -= 1

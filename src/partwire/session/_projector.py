@@ -107,6 +107,9 @@ class Projector:
         self.before_src: list[Any] = []
         self.before_len = 0
         self.before_marks = 0  # cache_control marks already in the kept wire messages
+        # Messages of ``before_src`` that the session replaced with marked copies in place, by
+        # index: put back before the kept messages are used again.
+        self.patches: dict[int, Any] = {}
         self.before_losses: list[Loss] = []
         self.before_relocated: list[Loss] = []  # ``before_losses`` through ``relocate``
         self.head = 0  # leading system messages
@@ -220,7 +223,13 @@ class Projector:
             return None
         wire = window.request[key]
         request = dict(window.request)
-        kept = self._reusable() or self.before_src[:self.before_len]
+        reused = self._reusable()
+        kept = self.before_src[:self.before_len] if reused is None else reused
+        for k, original in self.patches.items():
+            if k < len(kept):
+                kept[k] = original
+        if reused is not None:
+            self.patches = {}  # the one list they were in is unmarked again
         kept.extend(wire[self.head_count:])
         request[key] = kept
         by = cut - self.head
@@ -281,6 +290,8 @@ class Projector:
         if count < 1 or keep < self.before_len or full[keep:] != wire[self.head_count:]:
             return
         self.before_marks += count_marks(full[self.before_len:keep])
+        if full is not self.before_src:
+            self.patches = {}  # they were in the list given up (a copy, or the caller's)
         self.before_src = full
         self.before_len = keep
         if self._tail is None:  # a whole projection: its losses are walked once, as it was

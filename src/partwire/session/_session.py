@@ -306,11 +306,16 @@ class Session:
             if self._marked_last is not None and self._marked_last < n - 1:
                 wanted.append(self._marked_last)
         in_messages = self._projector.marks(messages if isinstance(messages, list) else [])
+        # Marked in place, not in a copy of the whole list (a copy per turn grows with the
+        # history): the projector puts the replaced messages back before it reuses its list; a
+        # list it does not keep is the request's alone.
+        replaced = self._projector.patches if messages is self._projector.before_src else {}
         if self.target.adapter == "bedrock":
             body, marked = mark_bedrock(request, wanted, in_messages=in_messages,
-                                        any_model=cache_at is not None)
+                                        any_model=cache_at is not None, replaced=replaced)
         else:
-            body, marked = mark_anthropic(request, wanted, in_messages=in_messages)
+            body, marked = mark_anthropic(request, wanted, in_messages=in_messages,
+                                          replaced=replaced)
         if cache_at is None and self.cache == "auto" and marked:
             self._marked_last = marked[-1]
         return body
