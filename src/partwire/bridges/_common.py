@@ -12,7 +12,12 @@ from partwire.adapters._common import PROVIDER_PREFIXES
 from partwire.errors import LossError
 from partwire.projection import Loss, LossAction, log_losses
 
-__all__ = ["Export", "LossLog", "compact_json", "extras_of", "model_id", "require"]
+__all__ = ["UNKNOWN_FIELDS", "Export", "LossLog", "compact_json", "extras_of", "model_id", "require",
+           "unknown_fields", "unknown_fields_reason", "with_unknown_fields"]
+
+# The key under which a bridge carries a message's fields unknown to this version (a newer
+# version's, or an application's): beside its other carried fields, apart so no name can collide.
+UNKNOWN_FIELDS = "unknown_fields"
 
 T = TypeVar("T")
 
@@ -62,6 +67,27 @@ def extras_of(pd: ProviderData | None, issuer: str) -> dict[str, Any]:
     if pd is None or pd.issuer != issuer or not isinstance(pd.data, dict):
         return {}
     return dict(pd.data)
+
+
+def unknown_fields(model: Any) -> dict[str, Any]:
+    """The fields ``model`` carries that this version does not declare (``extra="allow"``)."""
+    return dict(model.__pydantic_extra__ or {})
+
+
+def with_unknown_fields(data: dict[str, Any], carried: dict[str, Any]) -> dict[str, Any]:
+    """``data`` updated by a message's ``carried`` fields, its unknown fields spread back in."""
+    rest = dict(carried)
+    unknown = rest.pop(UNKNOWN_FIELDS, None)
+    return {**data, **rest, **(unknown if isinstance(unknown, dict) else {})}
+
+
+def unknown_fields_reason(model: Any, peer: str) -> str | None:
+    """The loss reason for a part's unknown fields (``None`` when it has none): a peer's parts
+    have no place for them."""
+    names = sorted(model.__pydantic_extra__ or ())
+    if not names:
+        return None
+    return f"fields unknown to this version ({', '.join(names)}) have no place in {peer}"
 
 
 def require(module: str, extra: str) -> None:

@@ -30,7 +30,18 @@ from partwire.adapters.bedrock._decode import BlobReader
 from partwire.adapters.bedrock._decode import part_from_wire as converse_part
 from partwire.adapters.bedrock._parts import PartEncoder as ConverseEncoder
 from partwire.adapters.google._wire import stop_reason as gemini_stop_reason
-from partwire.bridges._common import Export, LossLog, compact_json, extras_of, model_id, require
+from partwire.bridges._common import (
+    UNKNOWN_FIELDS,
+    Export,
+    LossLog,
+    compact_json,
+    extras_of,
+    model_id,
+    require,
+    unknown_fields,
+    unknown_fields_reason,
+    with_unknown_fields,
+)
 from partwire.history import HistoryEvent, UnknownEvent
 from partwire.ids import derive_id
 from partwire.messages import (
@@ -209,7 +220,10 @@ class _Context:
 def _differences(event: HistoryEvent, back: HistoryEvent) -> dict[str, Any]:
     a = event.model_dump(mode="json")
     b = back.model_dump(mode="json")
-    return {k: a[k] for k in _CARRIED if k in a and a[k] != b.get(k, _MISSING)}
+    carried = {k: a[k] for k in _CARRIED if k in a and a[k] != b.get(k, _MISSING)}
+    if unknown := unknown_fields(event):
+        carried[UNKNOWN_FIELDS] = unknown
+    return carried
 
 
 def _mark(model: Any, data: dict[str, Any]) -> Any:
@@ -288,7 +302,7 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
             stop_reason_raw=raw if isinstance(raw, str) else None,
             usage=_usage_from_lc(dumped.get("usage_metadata")), **common)
     if isinstance(carried, dict) and carried:
-        event = type(event).model_validate({**event.model_dump(), **carried})
+        event = type(event).model_validate(with_unknown_fields(event.model_dump(), carried))
     untimed = not (isinstance(carried, dict) and "created_at" in carried)
     if not verify:
         return event
@@ -628,14 +642,17 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
         case _:
             assert_never(event)
     blocks: list[dict[str, Any]] = []
+    lead = len(parts) - len(event.parts)  # a tool message's output text goes first, as a text block
     for j, part in enumerate(parts):
-        ppath = f"{path}.parts[{j}]"
+        ppath = f"{path}.parts[{j - lead}]" if j >= lead else f"{path}.output_text"
         point = _converse_point(part)
         signature = _gemini_signature(part)
         if part.provider_data is not None and part.provider_data.issuer != ISSUER and log is not None \
                 and point is None and signature is None and _converse_block(part) is None:
             log.add(ppath, part.type, "dropped",
                     f"provider data from {part.provider_data.issuer} has no place in LangChain", event.id)
+        if log is not None and (reason := unknown_fields_reason(part, "LangChain")):
+            log.add(ppath, part.type, "dropped", reason, event.id)
         if signature is not None and log is not None:
             rest = sorted(set(_gemini_marks(part)) - {"thoughtSignature"})
             if rest:

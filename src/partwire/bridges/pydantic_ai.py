@@ -18,10 +18,21 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any, TypeVar, assert_never
 
-from partwire._base import ProviderData, replace
-from partwire.bridges._common import Export, LossLog, compact_json, extras_of, model_id, require
+from partwire._base import CanonicalModel, ProviderData, replace
+from partwire.bridges._common import (
+    UNKNOWN_FIELDS,
+    Export,
+    LossLog,
+    compact_json,
+    extras_of,
+    model_id,
+    require,
+    unknown_fields,
+    unknown_fields_reason,
+    with_unknown_fields,
+)
 from partwire.history import (
     CompactionEvent,
     ErrorEvent,
@@ -178,18 +189,23 @@ def _carried(event: Any, derived_id: str) -> dict[str, Any]:
             continue  # the tool return's outcome says it
         elif value != fields[name].get_default(call_default_factory=True):
             out[name] = value
+    if unknown := unknown_fields(event):
+        out[UNKNOWN_FIELDS] = unknown
     return out
 
 
-def _with_carried(event: Any, carried: Any) -> Any:
+M = TypeVar("M", bound=CanonicalModel)
+
+
+def _with_carried(event: M, carried: Any) -> M:
     if not isinstance(carried, dict) or not carried:
         return event
-    return type(event).model_validate({**event.model_dump(), **carried})
+    return type(event).model_validate(with_unknown_fields(event.model_dump(), carried))
 
 
 def _identity(metadata: Any) -> dict[str, Any]:
     found = metadata.get("partwire") if isinstance(metadata, dict) else None
-    return found if isinstance(found, dict) else {}
+    return dict(found) if isinstance(found, dict) else {}  # a copy: readers pop what they take
 
 
 class _Importer:
@@ -228,12 +244,10 @@ class _Importer:
             return
         carried = _identity(message.get("metadata")).get("parts")
         for j, part in enumerate(message["parts"]):
-            event = self._request_part(i, j, part)
-            if isinstance(carried, list) and j < len(carried):
-                event = _with_carried(event, carried[j])
-            self.events.append(event)
+            self.events.append(self._request_part(
+                i, j, part, carried[j] if isinstance(carried, list) and j < len(carried) else None))
 
-    def _request_part(self, i: int, j: int, part: dict[str, Any]) -> HistoryEvent:
+    def _request_part(self, i: int, j: int, part: dict[str, Any], carried: Any) -> HistoryEvent:
         kind = part["part_kind"]
         when = _time(part.get("timestamp"))
         common: dict[str, Any] = {"id": derive_id(ISSUER, str(i), str(j), at=when)}
@@ -255,7 +269,10 @@ class _Importer:
         elif kind == "retry-feedback" and isinstance(part["content"], str):
             event = UserMessage(parts=(TextPart(text=part["content"]),), **common)
         else:
-            return UnknownEvent(original_type=f"{ISSUER}:{kind}", raw=part, **common)
+            return _with_carried(UnknownEvent(original_type=f"{ISSUER}:{kind}", raw=part, **common), carried)
+        # The carried fields first: the part is checked against what export makes of the event
+        # as it will be (a carried call id changes the tool_call_id it writes).
+        event = _with_carried(event, carried)
         rebuilt = _request_part_to_dict(event, self.ids, None)
         extras = self.types.extras(self.types.request_part, part, rebuilt)
         return _mark(event, {"part": extras}) if extras else event
@@ -293,7 +310,7 @@ class _Importer:
             again = self.types.response.dump_python(
                 self.types.response.validate_python({**rebuilt, "parts": []}), mode="json")["usage"]
             extras["usage"] = {k: v for k, v in extras["usage"].items() if again.get(k, _MISSING) != v}
-        return _mark(msg, {"response": extras}) if extras else msg  # type: ignore[no-any-return]
+        return _mark(msg, {"response": extras}) if extras else msg
 
     def _response_part(self, part: dict[str, Any], issuer: str, calls: Any) -> Part:
         kind = part["part_kind"]
@@ -707,6 +724,9 @@ class _Exporter:
                 if isinstance(event, DeveloperMessage):
                     self.log.add(path, "developer_message", "attached",
                                  "pydantic-ai has no developer role; sent as a user prompt", event.id)
+                for j, each in enumerate(event.parts):
+                    if reason := unknown_fields_reason(each, "pydantic-ai"):
+                        self.log.add(f"{path}.parts[{j}]", each.type, "dropped", reason, event.id)
                 part = {**_request_part_to_dict(event, self.ids, self.log, path), **own.get("part", {})}
                 self._open(own.get("request"))["parts"].append(part)
                 self.request_events.append(event)
@@ -740,6 +760,8 @@ class _Exporter:
                 self.log.add(ppath, part.type, "dropped",
                              f"provider data from {part.provider_data.issuer} has no place in "
                              "pydantic-ai", msg.id)
+            if reason := unknown_fields_reason(part, "pydantic-ai"):
+                self.log.add(ppath, part.type, "dropped", reason, msg.id)
             wire = _response_part_to_dict(part, self.ids, issuer, accepted, self.log, ppath, msg.id)
             if wire is not None:
                 parts.append({**wire, **extras_of(part.provider_data, ISSUER).get("part", {})})
