@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from partwire import (
     AssistantMessage,
     HistoryEvent,
@@ -63,3 +66,14 @@ def write_until_killed(url: str, session_id: str, log: str, payload: int) -> Non
             out.write(f"done {n}\n")
             n += 1
 
+
+
+def search_at_once(url: str, words: list[str], barrier: Any, out: str) -> None:
+    """Wait for the other searchers, then search each word (the first search catches the index
+    up); write the hits, as JSON lists, to ``out``."""
+    with open_store(url) as store:
+        barrier.wait(timeout=120)
+        hits = {word: [[h.session_id, h.event_id, h.part_index, h.part_type, h.snippet]
+                       for h in store.search(word, limit=100_000)] for word in words}
+    with open(out, "w", encoding="utf-8") as handle:
+        json.dump(hits, handle)

@@ -15,7 +15,7 @@ from partwire.cli._example import example_history
 from partwire.cli._store import default_db, make_progress
 from partwire.codec import dumps
 from partwire.render import to_html, to_markdown, to_text
-from partwire.store import open_store
+from partwire.store import SCHEMA_VERSION, open_store
 from partwire.store._api import Backend
 from partwire.store._postgres import PostgresBackend
 from partwire.store._sqlite import SqliteBackend
@@ -137,7 +137,7 @@ def test_newer_schema_is_one_error_line(store_url: str, capsysbinary: pytest.Cap
     backend.close()
     code, _, err = _main(capsysbinary, "store", "--db", store_url, "ls")
     assert code == 2
-    assert err.startswith("partwire: error: the database has store schema version 7, newer than 3")
+    assert err.startswith(f"partwire: error: the database has store schema version 7, newer than {SCHEMA_VERSION}")
     assert err.count("\n") == 1
 
 

@@ -56,7 +56,7 @@ def test_newer_schema_is_refused_and_left_alone(store_url: str) -> None:
     with backend.write() as cur:
         cur.execute("UPDATE store_meta SET value = '99' WHERE key = 'schema_version'")
     backend.close()
-    with pytest.raises(SchemaVersionError, match="schema version 99, newer than 3") as caught:
+    with pytest.raises(SchemaVersionError, match=f"schema version 99, newer than {SCHEMA_VERSION}") as caught:
         open_store(store_url)
     assert (caught.value.found, caught.value.supported) == (99, SCHEMA_VERSION)
     backend = _backend(store_url)

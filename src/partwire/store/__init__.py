@@ -4,7 +4,8 @@
 through the standard library; ``postgresql://...`` opens PostgreSQL through psycopg 3 (the
 ``partwire[postgres]`` extra). Every event's line is stored verbatim, so an export is
 byte-identical to what went in; sessions, assistant messages (with their costs), tool calls and
-a full-text index are derived on write; a fork refers to its parent's prefix. See ``docs/store.md``.
+a full-text index are derived on write (a write of more than ``DEFERRED_INDEX`` events leaves its
+texts for the next search to index); a fork refers to its parent's prefix. See ``docs/store.md``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ._api import (
     UsageTotal,
 )
 from ._async import AsyncStore, open_async_store
+from ._backlog import DEFERRED_INDEX
 from ._errors import (
     ConflictError,
     ExpectLastError,
@@ -35,6 +37,7 @@ from ._errors import (
 from ._schema import SCHEMA_VERSION
 
 __all__ = [
+    "DEFERRED_INDEX",
     "IMPORT_BATCH",
     "SCHEMA_VERSION",
     "UNSET",

@@ -24,6 +24,7 @@ from partwire.ids import new_message_id
 from partwire.messages import AssistantMessage
 from partwire.pricing import PriceTable
 
+from ._backlog import DEFERRED_INDEX, behind, catch_up, record
 from ._derive import Derived, SessionTotals, clean, derive, price
 from ._errors import (
     ConflictError,
@@ -89,7 +90,7 @@ class Backend(Protocol):
     def index_parts(self, cur: Cursor, rows: list[Row], rowids: int | dict[int, int]) -> None: ...
     def unindex_session(self, cur: Cursor, session_id: str, rows: list[Row]) -> None: ...
     def clear_index(self, cur: Cursor) -> None: ...
-    def rowids(self, cur: Cursor, session_id: str) -> dict[int, int]: ...
+    def rowids(self, cur: Cursor, session_id: str, first: int = ..., last: int = ...) -> dict[int, int]: ...
     def search(self, cur: Cursor, text: str, segments: list[Segment] | None, limit: int) -> list[Hit]: ...
     def close(self) -> None: ...
 
@@ -407,6 +408,14 @@ class Store:
         with self._backend.write() as cur:
             self._rebuild(cur, session_id)
 
+    def index(self) -> int:
+        """Bring the full-text index up to date, in one transaction: index the texts that writes
+        of more than :data:`~partwire.store.DEFERRED_INDEX` events left for later. :meth:`search`
+        does this first when needed; call it to pay that cost at a time of your choosing (after
+        an import, before a database is made read-only). Returns how many events it indexed."""
+        with self._backend.write() as cur:
+            return catch_up(cur, self._backend, _decode_lines)
+
     # -- reading ----------------------------------------------------------------------------
 
     def export(self, session_id: str, *, until: str | None = None) -> Iterator[bytes]:
@@ -563,12 +572,24 @@ class Store:
     def search(self, text: str, *, session_id: str | None = None, limit: int = 20) -> list[SearchHit]:
         """Text, thinking, refusal parts and tool outputs matching every word of ``text``, best
         first (SQLite FTS5 with the Porter stemmer; PostgreSQL's ``english`` text search); within
-        one session's lineage when ``session_id`` is given."""
+        one session's lineage when ``session_id`` is given.
+
+        Texts that a large write left out of the index are indexed first (:meth:`index`), so a
+        search finds every stored event; that first search is then a write (it waits for the
+        write lock) and pays the indexing."""
+        text, limit = clean(text), _limit(limit)
         with self._backend.read() as cur:
-            lineage = segments(cur, session_id) if session_id is not None else None
-            rows = self._backend.search(cur, clean(text), lineage, _limit(limit))
+            rows = None if behind(cur) else self._search(cur, text, session_id, limit)
+        if rows is None:
+            self.index()
+            with self._backend.read() as cur:
+                rows = self._search(cur, text, session_id, limit)
         return [SearchHit(session_id or sid, eid, int(seq), int(idx), typ, snip)
                 for sid, eid, seq, idx, typ, snip in rows]
+
+    def _search(self, cur: Cursor, text: str, session_id: str | None, limit: int) -> list[Hit]:
+        lineage = segments(cur, session_id) if session_id is not None else None
+        return self._backend.search(cur, text, lineage, limit)
 
     # -- internals: writing -----------------------------------------------------------------
 
@@ -593,12 +614,13 @@ class Store:
                 if not isinstance(expect_last, _Unset) and expect_last != totals.last_event_id:
                     raise ExpectLastError(session_id, expect_last, totals.last_event_id)
                 after = totals.last_seq
-                prepared = ahead.rows_for(totals, new) if ahead is not None else None
+                later = len(new) > DEFERRED_INDEX  # the texts are left to the next search
+                prepared = ahead.rows_for(totals, new, with_texts=not later) if ahead is not None else None
                 if prepared is None:
-                    rows = derive(session_id, new, totals)
+                    rows = derive(session_id, new, totals, with_texts=not later)
                 else:
                     rows, totals = prepared
-                self._insert(cur, session_id, rows, after, totals, indexing)
+                self._insert(cur, session_id, rows, after, totals, indexing, index_later=later)
         except _NoChange as nothing:
             unchanged: SessionTotals = nothing.args[0]
             if indexing is not None:
@@ -664,9 +686,11 @@ class Store:
         indexing: Callable[[SessionTotals], None] | None = None,
         *,
         rowids: dict[int, int] | None = None,
+        index_later: bool = False,
     ) -> None:
         """Insert the rows of events appended after ``after`` and save the session's ``totals``;
-        with ``rowids`` (a rebuild), the events are stored already, with these rowids by seq."""
+        with ``rowids`` (a rebuild), the events are stored already, with these rowids by seq;
+        with ``index_later``, their texts are left to the next catch-up (``_backlog``)."""
         base = self._backend.insert_events(cur, rows.events, after) if rowids is None else 0
         self._backend.insert_messages(cur, rows.messages)
         self._insert_calls(cur, session_id, [(call_id, *values) for call_id, values in rows.tool_calls.items()])
@@ -680,7 +704,9 @@ class Store:
         # From here on the transaction runs inside the database (indexing, then the commit).
         if indexing is not None:
             indexing(totals)
-        if rows.parts:
+        if index_later:
+            record(cur, session_id, after + 1, totals.last_seq)
+        elif rows.parts:
             self._backend.index_parts(cur, rows.parts, base if rowids is None else rowids)
 
     def _insert_calls(self, cur: Cursor, session_id: str, calls: list[tuple[Any, ...]]) -> None:
@@ -729,10 +755,14 @@ class Store:
         if session_id is None:
             ids = _parents_first(forks)
             self._backend.clear_index(cur)
+            cur.execute("DELETE FROM unindexed")  # all indexed again below
             for table in ("messages", "tool_calls"):
                 cur.execute(f"DELETE FROM {table}")
         else:
             self._require_session(cur, session_id)
+            # Unindexing deletes the texts the lines give, which must all be in the index (a
+            # contentless FTS5 index given texts it does not hold is damaged).
+            catch_up(cur, self._backend, _decode_lines)
             ids = [session_id]
         for sid in ids:
             cur.execute("SELECT seq, line FROM events WHERE session_id = ? ORDER BY seq", (sid,))

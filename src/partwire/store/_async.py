@@ -119,3 +119,7 @@ class AsyncStore:
     async def rebuild(self, session_id: str | None = None) -> None:
         """See :meth:`Store.rebuild`."""
         await asyncio.to_thread(self.sync.rebuild, session_id)
+
+    async def index(self) -> int:
+        """See :meth:`Store.index`."""
+        return await asyncio.to_thread(self.sync.index)

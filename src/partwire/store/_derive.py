@@ -18,7 +18,7 @@ from partwire.parts import RefusalPart, TextPart, ThinkingPart, ToolCallPart
 from partwire.pricing import Cost, PriceTable, pricer
 from partwire.usage import Usage
 
-__all__ = ["Derived", "SessionTotals", "clean", "derive", "price", "timestamp"]
+__all__ = ["Derived", "SessionTotals", "clean", "derive", "price", "texts", "timestamp"]
 
 Row = tuple[Any, ...]
 
@@ -85,9 +85,13 @@ class Derived:
     """``(status, result_seq, result_id, started_at, finished_at, call_id)`` for calls stored earlier."""
 
 
-def derive(session_id: str, items: list[tuple[HistoryEvent, bytes]], totals: SessionTotals) -> Derived:
-    """The rows for ``items`` appended after ``totals.last_seq``; updates ``totals`` in place."""
+def derive(
+    session_id: str, items: list[tuple[HistoryEvent, bytes]], totals: SessionTotals, *, with_texts: bool = True
+) -> Derived:
+    """The rows for ``items`` appended after ``totals.last_seq``; updates ``totals`` in place.
+    Without ``with_texts``, no searchable texts (their indexing is left for later: :func:`texts`)."""
     out = Derived()
+    add_text: Callable[[Row], None] | None = out.parts.append if with_texts else None
     events_append = out.events.append
     seq = totals.last_seq
     created_at, updated_at = totals.created_at, totals.updated_at
@@ -107,7 +111,7 @@ def derive(session_id: str, items: list[tuple[HistoryEvent, bytes]], totals: Ses
             updated_at = created
         if role is not None:
             messages += 1
-            _message(session_id, seq, event_id, event, created, out, totals)
+            _message(session_id, seq, event_id, event, created, out, totals, add_text)
         elif isinstance(event, TaskMetadataEvent):
             if event.title is not None:
                 totals.title = clean(event.title)
@@ -123,10 +127,10 @@ def derive(session_id: str, items: list[tuple[HistoryEvent, bytes]], totals: Ses
 
 
 def _message(
-    session_id: str, seq: int, event_id: str, event: Any, created: str, out: Derived, totals: SessionTotals
+    session_id: str, seq: int, event_id: str, event: Any, created: str, out: Derived, totals: SessionTotals,
+    add_text: Callable[[Row], None] | None,
 ) -> None:
     model = status = stop = usage = None
-    parts_append = out.parts.append
     if isinstance(event, AssistantMessage):
         model = clean(event.model) if event.model is not None else None
         status, stop, usage = event.status, event.stop_reason, event.usage
@@ -148,14 +152,8 @@ def _message(
             pending[3:] = [event.status, seq, event_id, pending[6], started, finished]
         else:
             out.results.append((event.status, seq, event_id, started, finished, call_id))
-        if event.output_text:
-            parts_append((session_id, seq, TOOL_OUTPUT_INDEX, "tool_output", clean(event.output_text)))
-    for index, part in enumerate(event.parts):
-        if isinstance(part, _TEXT_PARTS) and part.text:
-            text = part.text
-            if not text.isascii() or "\x00" in text:
-                text = clean(text)
-            parts_append((session_id, seq, index, part.type, text))
+    if add_text is not None:
+        _texts(session_id, seq, event, add_text)
     if not isinstance(event, AssistantMessage):
         return
     if usage is None:
@@ -176,6 +174,27 @@ def _message(
         usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens,
         usage.reasoning_tokens, None if cost is None else str(cost), version,
     ))
+
+
+def texts(session_id: str, items: list[tuple[int, HistoryEvent]]) -> list[Row]:
+    """The searchable texts ``(session_id, seq, idx, type, text)`` of events stored at ``seq``: the
+    rows :func:`derive` gives them (what the full-text index was, or is to be, given)."""
+    out: list[Row] = []
+    for seq, event in items:
+        if getattr(event, "role", None) is not None:
+            _texts(session_id, seq, event, out.append)
+    return out
+
+
+def _texts(session_id: str, seq: int, event: Any, append: Callable[[Row], None]) -> None:
+    if isinstance(event, ToolMessage) and event.output_text:
+        append((session_id, seq, TOOL_OUTPUT_INDEX, "tool_output", clean(event.output_text)))
+    for index, part in enumerate(event.parts):
+        if isinstance(part, _TEXT_PARTS) and part.text:
+            text = part.text
+            if not text.isascii() or "\x00" in text:
+                text = clean(text)
+            append((session_id, seq, index, part.type, text))
 
 
 def price(message: AssistantMessage, *, table: PriceTable | None = None,

@@ -25,6 +25,7 @@ from typing import Final
 from partwire.codec import Record
 from partwire.history import HistoryEvent
 
+from ._backlog import DEFERRED_INDEX
 from ._derive import Derived, SessionTotals, derive
 from ._errors import StoreError
 
@@ -50,11 +51,16 @@ class Batch:
     totals: SessionTotals | None = None
     """The session's totals after them."""
 
+    with_texts: bool = True
+    """Whether ``derived`` holds the searchable texts (a batch that the writer indexes inline)."""
+
     def rows_for(
-        self, current: SessionTotals, new: list[tuple[HistoryEvent, bytes]]
+        self, current: SessionTotals, new: list[tuple[HistoryEvent, bytes]], *, with_texts: bool
     ) -> tuple[Derived, SessionTotals] | None:
-        """The rows derived ahead, if the session is as they assumed and every item is new."""
-        if self.derived is None or self.totals is None or len(new) != len(self.items) or self.after != current:
+        """The rows derived ahead, if the session is as they assumed, every item is new and the
+        texts were derived as the writer needs them."""
+        if (self.derived is None or self.totals is None or len(new) != len(self.items)
+                or self.after != current or self.with_texts != with_texts):
             return None
         return self.derived, self.totals
 
@@ -116,7 +122,10 @@ class BatchReader:
                     return
                 if after is not None:
                     batch.after, batch.totals = after, replace(after)
-                    batch.derived = derive(self._session_id, batch.items, batch.totals)
+                    # As the writer will if every item is new: texts only for a batch it indexes inline.
+                    batch.with_texts = len(batch.items) <= DEFERRED_INDEX
+                    batch.derived = derive(self._session_id, batch.items, batch.totals,
+                                           with_texts=batch.with_texts)
                 self._ready.put(batch)
                 after = self._go.get()
                 if after is _STOP:

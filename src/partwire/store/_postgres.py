@@ -124,7 +124,7 @@ class PostgresBackend:
         """Remove every text."""
         cur.execute("DELETE FROM parts")
 
-    def rowids(self, cur: Cursor, session_id: str) -> dict[int, int]:
+    def rowids(self, cur: Cursor, session_id: str, first: int = 1, last: int = 1 << 62) -> dict[int, int]:
         """Nothing: PostgreSQL's texts are keyed by session and seq."""
         return {}
 

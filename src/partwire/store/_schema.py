@@ -14,10 +14,10 @@ __all__ = ["SCHEMA_VERSION", "Dialect", "create_ddl", "migration_ddl"]
 
 Dialect = Literal["sqlite", "postgresql"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The store schema this partwire writes. Version 1 had no parts table, no full-text index and no
 fork columns; version 2 copied a fork's prefix, kept a row per message and (in SQLite) each part's
-text beside the line."""
+text beside the line; version 3 indexed every write's texts for search as part of the write."""
 
 # Version 1: the canonical format spec's sessions / messages / tool_calls, plus the verbatim
 # events. Kept as written so tests can build a version-1 database and migrate it.
@@ -161,6 +161,18 @@ CREATE VIRTUAL TABLE parts_fts USING fts5(text, content='', tokenize='porter uni
 """ + _V3_MESSAGES
 _V3_POSTGRES = _V3_MESSAGES
 
+# Version 4: a large write leaves its texts out of the full-text index and records the events here;
+# the next search (or Store.index) indexes them in its own transaction before it searches. A
+# version-3 partwire, which would search without doing so, refuses the database.
+_V4 = """
+CREATE TABLE unindexed (
+    session_id TEXT NOT NULL,
+    first_seq BIGINT NOT NULL,
+    last_seq BIGINT NOT NULL,
+    PRIMARY KEY (session_id, first_seq)
+)
+"""
+
 
 def _statements(text: str, dialect: Dialect) -> list[str]:
     blob = "BLOB" if dialect == "sqlite" else "BYTEA"
@@ -177,6 +189,8 @@ def version_ddl(version: int, dialect: Dialect) -> list[str]:
         return _statements(_V2_SQLITE if dialect == "sqlite" else _V2_POSTGRES, dialect)
     if version == 3:
         return _statements(_V3_SQLITE if dialect == "sqlite" else _V3_POSTGRES, dialect)
+    if version == 4:
+        return _statements(_V4, dialect)
     raise ValueError(f"no store schema version {version}")
 
 

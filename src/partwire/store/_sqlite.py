@@ -153,9 +153,10 @@ class SqliteBackend:
         """Empty the full-text index."""
         cur.execute("INSERT INTO parts_fts (parts_fts) VALUES ('delete-all')")
 
-    def rowids(self, cur: Cursor, session_id: str) -> dict[int, int]:
-        """The rowid of each of a session's stored events, by seq."""
-        cur.execute("SELECT seq, rowid FROM events WHERE session_id = ?", (session_id,))
+    def rowids(self, cur: Cursor, session_id: str, first: int = 1, last: int = 1 << 62) -> dict[int, int]:
+        """The rowid of each of a session's stored events (from seq ``first`` to ``last``), by seq."""
+        cur.execute("SELECT seq, rowid FROM events WHERE session_id = ? AND seq BETWEEN ? AND ?",
+                    (session_id, first, last))
         return {int(seq): int(rowid) for seq, rowid in cur.fetchall()}
 
     def search(self, cur: Cursor, text: str, segments: list[Segment] | None, limit: int) -> list[Hit]:
