@@ -70,6 +70,19 @@ _SESSION_COLUMNS = (
     "input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, uncosted"
 )
 _SUMMARY_COLUMNS = f"id, {_SESSION_COLUMNS}, forked_from, forked_at"
+_CALLS_INSERT = (
+    "INSERT INTO tool_calls (session_id, call_id, seq, message_id, name, status, result_seq, "
+    "result_id, created_at, started_at, finished_at)"
+)
+_CALLS_ARRAYS = ("?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], "
+                 "?::text[], ?::text[], ?::text[]")
+_CALLS_UPSERT = (
+    "ON CONFLICT (session_id, call_id) DO UPDATE SET seq = excluded.seq, "
+    "message_id = excluded.message_id, name = excluded.name, status = excluded.status, "
+    "result_seq = excluded.result_seq, result_id = excluded.result_id, "
+    "created_at = excluded.created_at, started_at = excluded.started_at, "
+    "finished_at = excluded.finished_at"
+)
 _TOOL_COLUMNS = (
     "session_id, call_id, name, status, message_id, result_id, created_at, started_at, finished_at"
 )
@@ -710,16 +723,17 @@ class Store:
             self._backend.index_parts(cur, rows.parts, base if rowids is None else rowids)
 
     def _insert_calls(self, cur: Cursor, session_id: str, calls: list[tuple[Any, ...]]) -> None:
-        cur.executemany(
-            "INSERT INTO tool_calls (session_id, call_id, seq, message_id, name, status, result_seq, "
-            "result_id, created_at, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (session_id, call_id) DO UPDATE SET seq = excluded.seq, "
-            "message_id = excluded.message_id, name = excluded.name, status = excluded.status, "
-            "result_seq = excluded.result_seq, result_id = excluded.result_id, "
-            "created_at = excluded.created_at, started_at = excluded.started_at, "
-            "finished_at = excluded.finished_at",
-            [(session_id, *call) for call in calls],
-        )
+        """Insert tool-call rows ``(call_id, seq, ..., finished_at)``, a stored call's row replaced."""
+        if not calls:
+            return
+        if self.backend == "postgresql":
+            # One statement over arrays, not one per row (a pipeline of thousands of statements
+            # was a fifth of a bulk write); call ids are unique within ``calls``.
+            cur.execute(f"{_CALLS_INSERT} SELECT ?, * FROM unnest({_CALLS_ARRAYS}) {_CALLS_UPSERT}",
+                        (session_id, *(list(column) for column in zip(*calls, strict=True))))
+            return
+        cur.executemany(f"{_CALLS_INSERT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) {_CALLS_UPSERT}",
+                        [(session_id, *call) for call in calls])
 
     def _recount_costs(self, cur: Cursor, session_id: str) -> None:
         """Set a session's cost and unpriced count from its lineage's messages rows."""

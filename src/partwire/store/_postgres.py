@@ -26,6 +26,10 @@ _SCHEMA_LOCK = 0x7061727477697265  # "partwire"
 _TSV = "to_tsvector('english'::regconfig, left(p.text, 100000))"
 # Equal ranks: in stored order; within one lineage, in the lineage's order.
 _TIES = "p.session_id, p.seq, p.idx"
+# The columns' types, for binary COPY (psycopg must be told them: a Python int or str fits several).
+_EVENT_TYPES = ("text", "int8", "text", "text", "text", "text", "bytea")
+_MESSAGE_TYPES = ("text", "int8", "text", "text", "text", "int8", "int8", "int8", "int8", "int8", "text", "text")
+_PART_TYPES = ("text", "int8", "int4", "text", "text")
 _PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
 
 
@@ -105,16 +109,16 @@ class PostgresBackend:
 
     def insert_events(self, cur: Cursor, rows: list[Row], after: int) -> int:
         """Insert event rows by ``COPY``; the returned base is unused (no rowids here)."""
-        cur.copy("events", "session_id, seq, id, type, role, created_at, line", rows)
+        cur.copy("events", "session_id, seq, id, type, role, created_at, line", rows, _EVENT_TYPES)
         return 0
 
     def insert_messages(self, cur: Cursor, rows: list[Row]) -> None:
         """Insert assistant message rows by ``COPY``."""
-        cur.copy("messages", MESSAGE_COLUMNS, rows)
+        cur.copy("messages", MESSAGE_COLUMNS, rows, _MESSAGE_TYPES)
 
     def index_parts(self, cur: Cursor, rows: list[Row], rowids: int | dict[int, int]) -> None:
         """Insert the searchable texts by ``COPY``; the GIN index follows the table."""
-        cur.copy("parts", "session_id, seq, idx, type, text", rows)
+        cur.copy("parts", "session_id, seq, idx, type, text", rows, _PART_TYPES)
 
     def unindex_session(self, cur: Cursor, session_id: str, rows: list[Row]) -> None:
         """Remove a session's texts."""
@@ -168,12 +172,19 @@ class _PgCursor(Cursor):
         """Run one statement for each row (pipelined by psycopg)."""
         super().executemany(self._convert(sql), rows)
 
-    def copy(self, table: str, columns: str, rows: Sequence[Sequence[Any]]) -> None:
-        """Insert ``rows`` with one ``COPY ... FROM STDIN``: PostgreSQL's bulk load."""
-        if rows:
-            with self._cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
+    def copy(self, table: str, columns: str, rows: Sequence[Sequence[Any]],
+             types: Sequence[str] | None = None) -> None:
+        """Insert ``rows`` with one ``COPY ... FROM STDIN``: PostgreSQL's bulk load; in its binary
+        format when the columns' ``types`` are given (a line's bytes go as they are, not as hex
+        text twice their size for the server to decode)."""
+        if not rows:
+            return
+        binary = " (FORMAT BINARY)" if types is not None else ""
+        with self._cursor.copy(f"COPY {table} ({columns}) FROM STDIN{binary}") as copy:
+            if types is not None:
+                copy.set_types(types)
+            for row in rows:
+                copy.write_row(row)
 
     @classmethod
     def _convert(cls, sql: str) -> str:

@@ -231,8 +231,10 @@ class Cursor:
             except UnicodeEncodeError as exc:
                 raise _not_text([v for row in rows for v in row]) from exc
 
-    def copy(self, table: str, columns: str, rows: Sequence[Sequence[Any]]) -> None:
-        """Insert ``rows`` into ``columns`` of ``table`` (PostgreSQL: by ``COPY``)."""
+    def copy(self, table: str, columns: str, rows: Sequence[Sequence[Any]],
+             types: Sequence[str] | None = None) -> None:
+        """Insert ``rows`` into ``columns`` of ``table`` (PostgreSQL: by ``COPY``, binary when the
+        columns' PostgreSQL ``types`` are given)."""
         self.executemany(f"INSERT INTO {table} ({columns}) VALUES ({_marks(columns)})", rows)
 
     def fetchone(self) -> tuple[Any, ...] | None:
