@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from partwire import HistoryEvent
+from partwire.cli import main
 from partwire.codec import dumps
 from partwire.store import DEFERRED_INDEX, SearchHit, Store, open_store
 from tests.store import _workers
@@ -147,3 +148,18 @@ def test_the_first_event_past_the_threshold_defers(store: Store, size: int) -> N
     store.append("s", events)
     assert len(store.search("meridian", limit=100_000)) == size
     assert store.index() == 0
+
+
+def test_store_index_verb(store_url: str, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """``partwire store index`` after a large import indexes its events and says how many; run
+    again, it has nothing to do; a search then finds the last event."""
+    events = history(400)  # 1,200 events: one import batch, left to the next search
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(dumps(events))
+    assert main(["store", "--db", store_url, "import", str(path)]) == 0
+    capsysbinary.readouterr()
+    for expected in (len(events), 0):
+        assert main(["store", "--db", store_url, "index"]) == 0
+        assert capsysbinary.readouterr().out.decode() == f"{expected} event(s) indexed\n"
+    assert main(["store", "--db", store_url, "search", "chunk399"]) == 0
+    assert events[-1].id in capsysbinary.readouterr().out.decode()

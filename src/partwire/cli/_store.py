@@ -102,6 +102,9 @@ def add_store_parser(commands: Any) -> None:
                        help="use the prices of this date (YYYY-MM-DD) instead of each message's own")
     again.set_defaults(store_run=_reprice)
 
+    index = verbs.add_parser("index", help="index for search the texts that large writes left for the next search")
+    index.set_defaults(store_run=_index)
+
     fork = verbs.add_parser("fork", help="start a new session from a session's events up to EVENT_ID")
     fork.add_argument("session", metavar="SESSION_ID")
     fork.add_argument("event", metavar="EVENT_ID")
@@ -128,6 +131,11 @@ def _reprice(store: Store, args: argparse.Namespace) -> int:
     table = load_price_table(args.prices) if args.prices else None
     count = store.reprice(args.session, table=table, at=args.at)
     print(f"{count} message(s) repriced")
+    return 0
+
+
+def _index(store: Store, args: argparse.Namespace) -> int:
+    print(f"{store.index()} event(s) indexed")
     return 0
 
 
