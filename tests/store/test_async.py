@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from partwire.codec import dumps
-from partwire.store import ExpectLastError, open_async_store
+from partwire.store import DEFERRED_INDEX, ExpectLastError, open_async_store
 from tests.store._events import turn_history, user
 
 
@@ -42,3 +42,13 @@ async def test_concurrent_tasks_append_in_order(store_url: str) -> None:
         assert len(ids) == 80
         for k in range(4):
             assert [i for i in ids if i.startswith(f"T{k}-")] == [f"T{k}-{n:02d}" for n in range(20)]
+
+
+async def test_async_index_after_a_large_append(store_url: str) -> None:
+    """index() as a coroutine indexes what a large append left, and says how many events."""
+    events = [user(f"U{n:05d}", f"note {n} lantern") for n in range(DEFERRED_INDEX + 5)]
+    async with await open_async_store(store_url) as store:
+        await store.append("s", events)
+        assert await store.index() == len(events)
+        assert await store.index() == 0
+        assert len(await store.search("lantern", limit=100_000)) == len(events)
