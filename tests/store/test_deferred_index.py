@@ -7,15 +7,17 @@ import json
 import multiprocessing
 import sqlite3
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
 from partwire import HistoryEvent
 from partwire.cli import main
 from partwire.codec import dumps
-from partwire.store import DEFERRED_INDEX, SearchHit, Store, open_store
+from partwire.store import DEFERRED_INDEX, SearchHit, Store, StoreUnavailableError, open_store
 from tests.store import _workers
 from tests.store._events import assistant, tool, user
+from tests.store.conftest import fresh_schema_url
 
 WORDS = ["zanzibar", "offsets", "parsing", "kettle", "quorum", "lantern", "meridian"]
 _SPAWN = multiprocessing.get_context("spawn")
@@ -164,3 +166,22 @@ def test_store_index_verb(store_url: str, tmp_path: Path, capsysbinary: pytest.C
         assert capsysbinary.readouterr().out.decode() == f"{expected} event(s) indexed\n"
     assert main(["store", "--db", store_url, "search", "chunk399"]) == 0
     assert events[-1].id in capsysbinary.readouterr().out.decode()
+
+
+def test_a_read_only_connection_with_texts_waiting_is_one_clear_error(pg_server: str) -> None:
+    """PostgreSQL: a search on a read-only connection while a large write's texts wait raises
+    StoreUnavailableError naming the server (no password) and the refusal; once indexed by a
+    writer, the read-only connection searches."""
+    url = fresh_schema_url(pg_server)
+    events = history(400)
+    with open_store(url) as store:
+        store.append("bulk", events)
+    read_only = url + quote(" -cdefault_transaction_read_only=on")
+    with open_store(read_only) as store:
+        with pytest.raises(StoreUnavailableError, match="read-only transaction") as caught:
+            store.search("chunk399")
+        assert "postgres:***@" in str(caught.value)
+    with open_store(url) as store:
+        assert store.index() == len(events)
+    with open_store(read_only) as store:
+        assert [h.event_id for h in store.search("chunk399")] == [events[-1].id]

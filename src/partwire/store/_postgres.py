@@ -80,10 +80,13 @@ class PostgresBackend:
 
     @contextmanager
     def _lost(self) -> Iterator[None]:
-        """A connection lost mid-way (server restarted, network gone) as one clear error."""
+        """A connection lost mid-way (server restarted, network gone), or a write refused to a
+        read-only connection (a standby, ``default_transaction_read_only``, a role without the
+        privilege), as one clear error."""
+        errors = self._psycopg.errors
         try:
             yield
-        except self._psycopg.OperationalError as exc:
+        except (self._psycopg.OperationalError, errors.ReadOnlySqlTransaction, errors.InsufficientPrivilege) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise StoreUnavailableError(f"PostgreSQL at {redact(self.url)}: {first}") from exc
 
