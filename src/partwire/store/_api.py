@@ -417,7 +417,8 @@ class Store:
 
     def rebuild(self, session_id: str | None = None) -> None:
         """Recompute every derived row (sessions, messages, parts, tool calls, the full-text
-        index) of one session, or of all, from the verbatim lines."""
+        index) of one session, or of all, from the verbatim lines. Rebuilding one session first
+        indexes what large writes left for later (of every session, as :meth:`index` does)."""
         with self._backend.write() as cur:
             self._rebuild(cur, session_id)
 
