@@ -27,7 +27,7 @@ from partwire import (
     UserMessage,
 )
 from partwire.adapters import ProviderError, WireFormatError, get_adapter, google
-from partwire.adapters.google._wire import PLACEHOLDER_SIGNATURE, camel_keys, same_model
+from partwire.adapters.google._wire import PLACEHOLDER_SIGNATURE, camel_keys, same_model, shape
 from partwire.errors import LossError
 from partwire.parts import Base64Source, ServerToolCallPart, ServerToolResultPart, UrlSource
 from partwire.streaming import (
@@ -635,3 +635,48 @@ def test_a_known_part_of_a_strange_shape_is_kept_whole(role: str, raw: dict[str,
     assert part.raw == raw
     again = google.to_wire(imported.history, **{**imported.to_wire_kwargs(), "model": "gemini-2.5-flash"})
     assert again.request["contents"][1]["parts"] == [raw]
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """Every JSON object inside ``value``, depth first."""
+    found: list[dict[str, Any]] = []
+    if isinstance(value, dict):
+        found.append(value)
+        for item in value.values():
+            found.extend(_objects(item))
+    elif isinstance(value, list):
+        for item in value:
+            found.extend(_objects(item))
+    return found
+
+
+def test_body_objects_are_plain_independent_dicts() -> None:
+    """Every object of a body is a plain dict; changing one (a key added or set) changes no other."""
+    call = ToolCallPart.create("grep", {"q": "x"}, provider_ids={"google": "c1"})
+    other = ToolCallPart.create("grep", {"q": "y"}, provider_ids={"google": "c2"})
+    history = [UserMessage("find it"), AssistantMessage([TextPart(text="looking"), call, other]),
+               ToolMessage(call_id=call.id, tool_name="grep", output_text="found"),
+               ToolMessage(call_id=other.id, tool_name="grep", status="error", output_text="no"),
+               UserMessage("thanks")]
+    body = wire(history, model="gemini-2.5-flash")
+    before = json.dumps(body)
+    objects = _objects(body)
+    assert objects
+    assert all(type(o) is dict for o in objects)
+    first_call, second_call = body["contents"][1]["parts"][1:3]
+    first_call["extra"] = 1
+    first_call["functionCall"]["name"] = "renamed"
+    assert second_call == {"functionCall": {"id": "c2", "name": "grep", "args": {"q": "y"}}}
+    assert json.loads(before)["contents"][2] == body["contents"][2]
+    assert list(first_call) == ["functionCall", "extra"]
+
+
+def test_shape_copies_keep_key_order() -> None:
+    """A copy of a shape() template lists its keys in the template's order, whatever order they were set in."""
+    template = shape("id", "name", "args")
+    made = template.copy()
+    made["args"], made["name"], made["id"] = {}, "n", "i"
+    assert type(made) is dict
+    assert list(made) == ["id", "name", "args"]
+    assert json.dumps(made) == '{"id": "i", "name": "n", "args": {}}'
+    assert template == {"id": None, "name": None, "args": None}

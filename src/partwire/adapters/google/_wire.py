@@ -6,6 +6,7 @@ Facts from ``../shared/wire/google.md`` (the ``google-genai`` SDK source, run ag
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
@@ -32,6 +33,7 @@ __all__ = [
     "camel",
     "camel_keys",
     "same_model",
+    "shape",
     "stop_reason",
     "usage_from_wire",
     "wire_model_name",
@@ -328,3 +330,30 @@ def _camel_list(value: list[Any]) -> list[Any]:
                 copied = list(value)
             copied[i] = new
     return value if copied is None else copied
+
+
+# -- the body's small objects -------------------------------------------------------------------
+
+
+def shape(*keys: str) -> dict[str, Any]:
+    """A template for the body's small objects with ``keys``: ``d = template.copy()``, then set
+    every key (in any order: ``keys`` is the order they are written in).
+
+    On CPython the template is an instance's ``__dict__``, so its copies share one key table and
+    hold only their values: 88 to 104 bytes for one to three keys where a dict literal takes 184.
+    A body holds a few of these per part, and with plain dicts the request's containers alone
+    weighed 0.62 of its JSON. The copies are ordinary dicts (``type(d) is dict``; adding a key
+    works and only makes that one dict a plain one). Where the interpreter does not make such
+    copies smaller, the template is a plain dict and copies cost what a literal does.
+    """
+    holder = type("_Shape", (), {})
+    for _ in range(40):  # CPython trims a class's shared key table with each new instance
+        instance = holder()
+        for key in keys:
+            setattr(instance, key, None)
+    template: dict[str, Any] = instance.__dict__
+    plain = dict.fromkeys(keys)
+    copy = template.copy()
+    if list(copy) != list(keys) or sys.getsizeof(copy) >= sys.getsizeof(plain):
+        return plain
+    return template
