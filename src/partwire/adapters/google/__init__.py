@@ -29,7 +29,7 @@ from partwire.adapters.google._request import from_wire_request as _from_wire_re
 from partwire.adapters.google._stream import GeminiTranslator
 from partwire.adapters.google._tokens import estimate_request_tokens
 from partwire.adapters.google._tools import SchemaDialect
-from partwire.adapters.google._wire import ISSUER, wire_model_name
+from partwire.adapters.google._wire import ISSUER, OWN_ISSUERS, wire_model_name
 
 if TYPE_CHECKING:
     from partwire.history import History
@@ -185,7 +185,7 @@ def to_wire(
     request = build_request(
         history, model=name, tools=tools, settings=resolved, native_choice=native, params=params,
         losses=losses,
-        issuers=accept_issuers if accept_issuers is not None else {ISSUER},
+        issuers=accept_issuers if accept_issuers is not None else OWN_ISSUERS,
         require_signatures=opts.requires_signatures(name), schema_dialect=opts.schema_dialect,
         vertex=opts.backend == "vertex")
     return project(request, losses, adapter=NAME, strict=strict, session=session)
@@ -270,7 +270,7 @@ def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
         history, model=name, tools=tools,
         settings=resolved.model_copy(update={"max_output_tokens": None}), native_choice=native,
         params=params, losses=_Unread(NAME),
-        issuers=accept_issuers if accept_issuers is not None else {ISSUER},
+        issuers=accept_issuers if accept_issuers is not None else OWN_ISSUERS,
         require_signatures=opts.requires_signatures(name) if name else False,
         schema_dialect=opts.schema_dialect, vertex=opts.backend == "vertex")
     return estimate_request_tokens(request)

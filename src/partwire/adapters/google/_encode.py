@@ -40,6 +40,7 @@ from partwire.adapters.google._parts import _CHECKED, PartEncoder, base64_ok, ki
 from partwire.adapters.google._wire import (
     ADMITTED,
     ISSUER,
+    OWN_ISSUERS,
     PLACEHOLDER_SIGNATURE,
     admits_call_id,
     shape,
@@ -77,6 +78,7 @@ from partwire.parts import (
 __all__ = ["Encoder"]
 
 _SIGNED_ONLY = frozenset({"thoughtSignature", "model", "no_id"})
+_OWN_ORDER = [ISSUER]  # the issuer order of the default issuers (never changed)
 _FOREIGN_THOUGHT = "reasoning is verifiable only by the provider that produced it"
 """The loss of a thought another issuer signed (as :meth:`PartEncoder._thinking` says it)."""
 _MISSING: Any = object()
@@ -108,7 +110,8 @@ class Encoder(PartEncoder):
         super().__init__(issuers=issuers, model=model, losses=losses)
         self.history = history
         own = ISSUER
-        self.issuer_order = ([own] if own in self.issuers else []) + sorted(self.issuers - {own})
+        self.issuer_order = _OWN_ORDER if self.issuers == OWN_ISSUERS else (
+            ([own] if own in self.issuers else []) + sorted(self.issuers - {own}))
         self.require_signatures = require_signatures
         self.contents: list[dict[str, Any]] = []
         self.system: dict[str, Any] | None = None
@@ -126,11 +129,7 @@ class Encoder(PartEncoder):
         self.run_start = 0
         self.run_ids: list[str] = []
         self.run_idless = False
-        self.own_only = self.issuer_order == [own]
-        # The loss of a turn's first call sent with Google's placeholder signature.
-        self.placeholder_reason = (f"{model} requires a thought signature on the first function "
-                                   "call of a turn and none valid for it was kept; sent with "
-                                   "Google's placeholder signature")
+        self.own_only = self.issuer_order == _OWN_ORDER
 
     def run(self) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
         """The wire contents and the system instruction of the whole history."""
@@ -454,7 +453,9 @@ class Encoder(PartEncoder):
         if first_call >= 0 and self.require_signatures and "thoughtSignature" not in parts[first_call]:
             parts[first_call]["thoughtSignature"] = PLACEHOLDER_SIGNATURE
             self.losses.add(f"history[{i}].parts[{first_j}]", "tool_call", "rewritten",
-                            self.placeholder_reason, message_id)
+                            f"{self.model} requires a thought signature on the first function "
+                            "call of a turn and none valid for it was kept; sent with Google's "
+                            "placeholder signature", message_id)
         if fields["provider_data"] is None:
             content = _new_content()
             content["role"] = "model"

@@ -22,6 +22,7 @@ from partwire.adapters._common import (
     Losses,
     ToolSpec,
     WireFormatError,
+    imported_request,
     json_text,
     load_json,
     shared_provider_data,
@@ -101,10 +102,11 @@ class _Importer:
     def system(self, instruction: Any) -> None:
         if not isinstance(instruction, dict):
             raise WireFormatError(ISSUER, "request", "not a Content object", "systemInstruction")
-        parts = tuple(part_from_wire(p, None) for p in _parts(instruction, "systemInstruction"))
+        parts = tuple([part_from_wire(p, None) for p in _parts(instruction, "systemInstruction")])
         rest = {k: v for k, v in instruction.items() if k != "parts"}
-        self.history.append(SystemMessage(parts=parts, provider_data=_marks(
-            {"content": rest} if rest else {})))
+        # Parts just validated, marks of our own: nothing left for validation to check.
+        self.history.append(build(SystemMessage, {"parts": parts, "provider_data": _marks(
+            {"content": rest} if rest else {})}))
 
     def content(self, content: Any, i: int) -> None:
         if not isinstance(content, dict):
@@ -120,7 +122,14 @@ class _Importer:
             elif role not in ("user", "model"):
                 extra["role"] = role
         parts = content.get("parts", [])
-        if type(parts) is not list or not all(type(p) is dict or isinstance(p, dict) for p in parts):
+        responses = False
+        if type(parts) is list:
+            for p in parts:
+                if type(p) is not dict and not isinstance(p, dict):
+                    parts = _parts(content, f"contents[{i}]")  # raises
+                if "functionResponse" in p:
+                    responses = True
+        else:
             parts = _parts(content, f"contents[{i}]")
         if role == "model":
             decoded = tuple([part_from_wire(p, None) for p in parts])
@@ -132,6 +141,9 @@ class _Importer:
             if extra:
                 fields["provider_data"] = _marks({"content": extra})
             self.history.append(build(AssistantMessage, fields))
+            return
+        if not responses and not extra and parts:  # the commonest: a user turn of plain parts
+            self.history.append(_user_message(tuple([part_from_wire(p, None) for p in parts])))
             return
         self._user(parts, extra)
 
@@ -292,12 +304,6 @@ def from_wire_request(request: Any) -> ImportedRequest:
     if "toolConfig" in body and tool_choice is None:
         params["toolConfig"] = body["toolConfig"]
     settings = settings_from_wire(body, params)
-    return ImportedRequest(
-        history=tuple(importer.history),
-        tools=tools_from_wire(body["tools"]) if body.get("tools") else (),
-        model="",
-        max_tokens=settings.max_output_tokens,
-        tool_choice=tool_choice,
-        params=params,
-        settings=settings,
-    )
+    return imported_request(tuple(importer.history),
+                            tools_from_wire(body["tools"]) if body.get("tools") else (), "",
+                            settings.max_output_tokens, tool_choice, params, None, settings)

@@ -22,6 +22,7 @@ __all__ = [
     "DATA_KEYS",
     "FINISH_REASONS",
     "ISSUER",
+    "OWN_ISSUERS",
     "PLACEHOLDER_SIGNATURE",
     "RETRYABLE_STATUSES",
     "VERBATIM_KEYS",
@@ -43,6 +44,8 @@ ISSUER = "google"
 """The issuer of Gemini's ids, signatures and echo state."""
 API = "google"
 """The ``api`` recorded on assistant messages."""
+OWN_ISSUERS = frozenset({ISSUER})
+"""The issuers the adapter accepts unless told otherwise (``accept_issuers``)."""
 
 # Google's documented dummy signature for function calls that never had one (a history from
 # another provider or model, calls injected by the application): the validator skips it.
