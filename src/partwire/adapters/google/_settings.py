@@ -24,6 +24,7 @@ from partwire.adapters._settings import (
 from partwire.adapters.google._wire import ISSUER
 from partwire.errors import ArgumentError
 from partwire.settings import (
+    EMPTY_SETTINGS,
     AllowedToolsChoice,
     AutoToolChoice,
     JsonObjectOutput,
@@ -195,10 +196,12 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
     nothing else was in it), ``toolConfig`` too when it is canonical."""
     values: dict[str, Any] = {}
     marks: dict[str, Any] = {}
-    choice = _tool_choice_from_wire(body.get("toolConfig"))
+    choice = _tool_choice_from_wire(body["toolConfig"]) if "toolConfig" in body else None
     if choice is not None:
         values["tool_choice"] = choice
     given = params.get("generationConfig")
+    if not given and not values:
+        return EMPTY_SETTINGS
     generation: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
     taken: dict[str, Any] = {}
 
@@ -221,14 +224,16 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
     stop = generation.get("stopSequences")
     if isinstance(stop, list) and all(isinstance(s, str) for s in stop):
         values["stop_sequences"] = tuple(take("stop_sequences", "stopSequences"))
-    reasoning = _reasoning_from_wire(generation.get("thinkingConfig"))
+    reasoning = _reasoning_from_wire(generation["thinkingConfig"]) \
+        if "thinkingConfig" in generation else None
     if reasoning is not None:
         if "thinkingLevel" in take("reasoning", "thinkingConfig"):
             marks["thinking"] = "level"  # a level, whatever the model (the body does not say it)
         values["reasoning"] = reasoning
-    fmt = _format_from_wire(generation, marks, take)
-    if fmt is not None:
-        values["output_format"] = fmt
+    if "responseMimeType" in generation:  # no output format without one
+        fmt = _format_from_wire(generation, marks, take)
+        if fmt is not None:
+            values["output_format"] = fmt
     if taken:
         # What the settings do not cover stays; an object they emptied goes (they write it back).
         if generation:

@@ -24,6 +24,7 @@ from partwire.adapters._common import (
     Losses,
     ToolSpec,
     WireFormatError,
+    imported_request,
     load_json,
     text_part,
     wire_model,
@@ -198,9 +199,9 @@ def from_wire_request(request: Any) -> ImportedRequest:
         choice = None
     settings = settings_from_wire(body, params)
     # The body's own store, include and previous_response_id are in params: to_wire adds none.
-    return ImportedRequest(history=tuple(history), tools=tools, model=str(body.get("model", "")),
-                           max_tokens=settings.max_output_tokens, tool_choice=choice, params=params,
-                           options={"continuation": "none"}, settings=settings)
+    return imported_request(tuple(history), tools, str(body.get("model", "")),
+                            settings.max_output_tokens, choice, params, {"continuation": "none"},
+                            settings)
 
 
 # Messages of parts alone, the commonest the reader makes (build() without its fields dict).
