@@ -282,6 +282,21 @@ def test_camel_keys_copies_only_what_it_renames() -> None:
     assert nested["contents"][0]["parts"][0] == {"inline_data": {"mime_type": "a/b", "data": ""}}
 
 
+def test_camel_keys_remembers_a_field_only_while_it_is_unchanged() -> None:
+    """A body field seen in camelCase is not walked again, yet the same tools with a snake_case key
+    added in place, or in another body, are still renamed."""
+    tools = [{"functionDeclarations": [{"name": "f", "parameters": {"type": "OBJECT"}}]}]
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": tools}
+    assert camel_keys(body) is body
+    assert camel_keys(body) is body  # remembered: the same value comes back itself
+    tools[0]["functionDeclarations"][0]["parameters"]["property_ordering"] = ["a"]
+    renamed = camel_keys(body)
+    assert renamed["tools"][0]["functionDeclarations"][0]["parameters"] == {
+        "type": "OBJECT", "propertyOrdering": ["a"]}
+    other = {"contents": body["contents"], "tools": [{"function_declarations": [{"name": "f"}]}]}
+    assert camel_keys(other)["tools"] == [{"functionDeclarations": [{"name": "f"}]}]
+
+
 def test_params_are_written_in_camel_case_and_merged_with_max_tokens() -> None:
     """Generation settings given in snake_case land in generationConfig in camelCase, beside maxOutputTokens."""
     body = wire([UserMessage("hi")], max_tokens=64,

@@ -51,6 +51,7 @@ __all__ = ["build_request", "from_wire_request"]
 _user_message = one_field(UserMessage, "parts")
 
 _BODY_FIELDS = frozenset({"contents", "systemInstruction", "tools", "toolConfig", "generationConfig"})
+_BUILT = frozenset({"contents"})  # a body field build_request always makes, even empty
 
 
 def build_request(
@@ -62,7 +63,8 @@ def build_request(
     """The ``generateContent`` body for ``history`` (the model goes in the URL, not the body)."""
     # Tools first: their losses are the request's own, before the history's (as a session's
     # projector, which reuses the history's, orders them).
-    wire_tools = tools_to_wire(tools, losses, dialect=schema_dialect, vertex=vertex, issuers=issuers)
+    wire_tools = tools_to_wire(tools, losses, dialect=schema_dialect, vertex=vertex,
+                               issuers=issuers) if tools else None
     encoder = Encoder(history, issuers=issuers, model=model, losses=losses,
                       require_signatures=require_signatures)
     contents, system = encoder.run()
@@ -71,7 +73,7 @@ def build_request(
         request["systemInstruction"] = system
     if wire_tools:
         request["tools"] = wire_tools
-    rest = camel_keys(dict(params or {}))
+    rest = camel_keys(dict(params)) if params else {}
     given = rest.pop("generationConfig", None)
     if given is not None and not isinstance(given, Mapping):
         raise ArgumentError("params", "params['generationConfig'] must be an object")
@@ -85,7 +87,7 @@ def build_request(
                             "thinkingLevel (Gemini 3), not both")
     if given is not None or generation:
         request["generationConfig"] = generation
-    return merge_params(request, rest, built=frozenset({"contents"}))
+    return merge_params(request, rest, built=_BUILT) if rest else request
 
 
 # -- import -----------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ Facts from ``../shared/wire/google.md`` (the ``google-genai`` SDK source, run ag
 
 from __future__ import annotations
 
+import marshal
 import re
 import sys
 from collections.abc import Mapping
@@ -274,7 +275,9 @@ def _camel_dict(value: dict[Any, Any]) -> dict[Any, Any]:
         walked = _WALKED
         for key, item in value.items():
             kind = type(item)
-            if kind is dict:
+            if key in _REMEMBERED and (kind is dict or kind is list):
+                new = _camel_remembered(item)
+            elif kind is dict:
                 new = _camel_dict(item) if key in walked else _camel_named(item) \
                     if key in _NAMED_KEYS else item
             elif kind is list:
@@ -308,6 +311,32 @@ def _camel_dict(value: dict[Any, Any]) -> dict[Any, Any]:
         if new is not item or name != key:
             changed = True
     return out if changed else value
+
+
+# The body fields a conversation sends alike with every request (its tools and their schemas,
+# generationConfig, the system instruction): each value found already in camelCase is
+# remembered by its marshalled bytes (exact about types and key order), so the next request
+# with the same value is not walked again; marshalling is a C pass, a tenth of the walk. Only
+# values the walk returns unchanged are remembered: a hit returns the value itself. Bounded.
+_REMEMBERED = frozenset({"tools", "generationConfig", "systemInstruction", "toolConfig",
+                         "safetySettings"})
+_CAMEL_SEEN: set[bytes] = set()
+_CAMEL_SEEN_LIMIT = 1024
+
+
+def _camel_remembered(value: dict[Any, Any] | list[Any]) -> Any:
+    try:
+        packed = marshal.dumps(value, 2)
+    except (ValueError, RecursionError):  # not plain built-in values: walked every time
+        return camel_keys(value)
+    if packed in _CAMEL_SEEN:
+        return value
+    new = camel_keys(value)
+    if new is value:
+        if len(_CAMEL_SEEN) >= _CAMEL_SEEN_LIMIT:
+            _CAMEL_SEEN.clear()
+        _CAMEL_SEEN.add(packed)
+    return new
 
 
 def _camel_named(value: dict[Any, Any]) -> dict[Any, Any]:
