@@ -285,11 +285,12 @@ def test_camel_keys_copies_only_what_it_renames() -> None:
 def test_camel_keys_remembers_a_field_only_while_it_is_unchanged() -> None:
     """A body field seen in camelCase is not walked again, yet the same tools with a snake_case key
     added in place, or in another body, are still renamed."""
-    tools = [{"functionDeclarations": [{"name": "f", "parameters": {"type": "OBJECT"}}]}]
+    parameters: dict[str, Any] = {"type": "OBJECT"}
+    tools = [{"functionDeclarations": [{"name": "f", "parameters": parameters}]}]
     body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": tools}
     assert camel_keys(body) is body
     assert camel_keys(body) is body  # remembered: the same value comes back itself
-    tools[0]["functionDeclarations"][0]["parameters"]["property_ordering"] = ["a"]
+    parameters["property_ordering"] = ["a"]
     renamed = camel_keys(body)
     assert renamed["tools"][0]["functionDeclarations"][0]["parameters"] == {
         "type": "OBJECT", "propertyOrdering": ["a"]}
