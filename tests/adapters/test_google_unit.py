@@ -696,3 +696,18 @@ def test_shape_copies_keep_key_order() -> None:
     assert list(made) == ["id", "name", "args"]
     assert json.dumps(made) == '{"id": "i", "name": "n", "args": {}}'
     assert template == {"id": None, "name": None, "args": None}
+
+
+def test_settings_read_again_leave_the_same_rest_in_params() -> None:
+    """A generationConfig read a second time gives the same settings and the same keys left in
+    params, and a value the settings refuse is put back every time, never remembered as read."""
+    config = {"maxOutputTokens": 64, "temperature": 0.5, "candidateCount": 2}
+    bad = {"maxOutputTokens": 64, "temperature": -3.0}
+    for _ in range(2):
+        imported = google.from_wire_request({"contents": [], "generationConfig": dict(config)})
+        assert imported.settings.max_output_tokens == 64
+        assert imported.settings.temperature == 0.5
+        assert imported.params == {"generationConfig": {"candidateCount": 2}}
+        refused = google.from_wire_request({"contents": [], "generationConfig": dict(bad)})
+        assert refused.settings.temperature is None
+        assert refused.params == {"generationConfig": {"temperature": -3.0}}

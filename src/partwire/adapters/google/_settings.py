@@ -10,6 +10,7 @@ Gemini has no end-user id and no switch for parallel calls: those are losses. Th
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -190,18 +191,52 @@ def _format_to_wire(generation: dict[str, Any], settings: RequestSettings,
 # -- from_wire_request ----------------------------------------------------------------------
 
 
+# (toolConfig, generationConfig) marshalled -> the settings read from them and the
+# generationConfig keys they took: a conversation sends the same ones with every request. Only
+# readings that put nothing back are remembered. Bounded.
+_READ: dict[bytes, tuple[RequestSettings, frozenset[str]]] = {}
+_READ_LIMIT = 1024
+
+
 def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> RequestSettings:
     """The settings of a camelCase body. ``params`` holds the body's other fields, its
     ``generationConfig`` included: the keys read are taken out of it (and the object itself when
     nothing else was in it), ``toolConfig`` too when it is canonical."""
+    given = params.get("generationConfig")
+    if not given and "toolConfig" not in body:
+        return EMPTY_SETTINGS
+    try:
+        key: bytes | None = marshal.dumps(("toolConfig" in body, body.get("toolConfig"), given), 2)
+    except (ValueError, RecursionError):  # not plain built-in values: read every time
+        key = None
+    if key is not None and key in _READ:
+        settings, read = _READ[key]
+        if read and isinstance(given, dict):  # keys were taken from it: a dict
+            rest = {k: v for k, v in given.items() if k not in read}
+            if rest:
+                params["generationConfig"] = rest
+            else:
+                del params["generationConfig"]
+        return settings
+    settings, read, whole = _settings_from_wire(body, params, given)
+    if key is not None and whole:
+        if len(_READ) >= _READ_LIMIT:
+            _READ.clear()
+        _READ[key] = (settings, read)
+    return settings
+
+
+def _settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], given: Any
+                        ) -> tuple[RequestSettings, frozenset[str], bool]:
+    """:func:`settings_from_wire` itself: the settings, the ``generationConfig`` keys taken, and
+    whether every value read went into the settings (nothing was put back)."""
     values: dict[str, Any] = {}
     marks: dict[str, Any] = {}
     choice = _tool_choice_from_wire(body["toolConfig"]) if "toolConfig" in body else None
     if choice is not None:
         values["tool_choice"] = choice
-    given = params.get("generationConfig")
     if not given and not values:
-        return EMPTY_SETTINGS
+        return EMPTY_SETTINGS, frozenset(), True
     generation: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
     taken: dict[str, Any] = {}
 
@@ -241,12 +276,17 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
         else:
             del params["generationConfig"]
 
+    restored = False
+
     def put_back(field: str) -> None:
+        nonlocal restored
+        restored = True
         # A canonical tool choice is also the import's native one: nothing to put back for it.
         if field in taken:
             params.setdefault("generationConfig", {}).update(taken[field])
 
-    return read_settings(values, put_back, ISSUER, marks)
+    settings = read_settings(values, put_back, ISSUER, marks)
+    return settings, frozenset(k for keys in taken.values() for k in keys), not restored
 
 
 def _tool_choice_from_wire(config: Any) -> Any:

@@ -277,6 +277,8 @@ def _camel_dict(value: dict[Any, Any]) -> dict[Any, Any]:
             kind = type(item)
             if key in _REMEMBERED and (kind is dict or kind is list):
                 new = _camel_remembered(item)
+            elif key == "contents" and kind is list:
+                new = _camel_contents(item)
             elif kind is dict:
                 new = _camel_dict(item) if key in walked else _camel_named(item) \
                     if key in _NAMED_KEYS else item
@@ -337,6 +339,30 @@ def _camel_remembered(value: dict[Any, Any] | list[Any]) -> Any:
             _CAMEL_SEEN.clear()
         _CAMEL_SEEN.add(packed)
     return new
+
+
+_CONTENT_KEYS = frozenset({"role", "parts"})
+
+
+def _camel_contents(value: list[Any]) -> list[Any]:
+    """:func:`_camel_list` for a body's ``contents``: a content of text parts alone, the
+    commonest by far, is looked at here, without a walk of each of its dicts."""
+    copied: list[Any] | None = None
+    for i, content in enumerate(value):
+        if type(content) is dict and content.keys() <= _CONTENT_KEYS:
+            parts = content.get("parts")
+            if type(parts) is list:
+                for part in parts:
+                    if type(part) is not dict or len(part) != 1 or type(part.get("text")) is not str:
+                        break
+                else:
+                    continue  # a role and text parts: nothing to rename
+        new = camel_keys(content)
+        if new is not content:
+            if copied is None:
+                copied = list(value)
+            copied[i] = new
+    return value if copied is None else copied
 
 
 def _camel_named(value: dict[Any, Any]) -> dict[Any, Any]:
