@@ -190,7 +190,7 @@ def from_wire_request(request: Any) -> ImportedRequest:
     tools: tuple[ToolSpec, ...] = ()
     raw_tools = body.get("tools")
     if isinstance(raw_tools, list) and raw_tools:
-        tools = tuple(tool_from_wire(t) for t in raw_tools)
+        tools = tuple([tool_from_wire(t) for t in raw_tools])
     elif "tools" in body:
         params["tools"] = raw_tools  # an empty list (or a malformed value) is kept as it was
     choice = body.get("tool_choice")
@@ -275,6 +275,9 @@ class _RequestReader:
 
     def _message(self, item: dict[str, Any], role: str, i: int) -> HistoryEvent:
         content = item.get("content")
+        if type(content) is str and len(item) == 2 and role != "system":
+            # {"role", "content": "..."}, the commonest item: no marks to keep.
+            return _ONLY_PARTS[_ROLES[role]]((text_part(content),))
         marks = self._marks(item)
         if role == "system":
             marks["form"] = "item"
