@@ -711,3 +711,20 @@ def test_settings_read_again_leave_the_same_rest_in_params() -> None:
         refused = google.from_wire_request({"contents": [], "generationConfig": dict(bad)})
         assert refused.settings.temperature is None
         assert refused.params == {"generationConfig": {"temperature": -3.0}}
+
+
+def test_a_tool_sent_again_reports_its_losses_at_its_new_place() -> None:
+    """A definition converted before gives the same declaration, its losses at the path it has in
+    this request, and a declaration of its own that the caller may extend."""
+    lazy = ToolDefinition(name="lookup", description="Look up.", input_schema={"type": "object"},
+                          side_effects="none", defer_loading=True)
+    other = ToolDefinition(name="other", description="Other.", input_schema={"type": "object"},
+                           side_effects="none")
+    first = google.to_wire([UserMessage("hi")], model=MODEL, tools=[lazy])
+    second = google.to_wire([UserMessage("hi")], model=MODEL, tools=[other, lazy])
+    assert [loss.path for loss in first.losses] == ["request.tools[0].defer_loading"]
+    assert [loss.path for loss in second.losses] == ["request.tools[1].defer_loading"]
+    declared = first.request["tools"][0]["functionDeclarations"][0]
+    assert second.request["tools"][0]["functionDeclarations"][1] == declared
+    declared["behavior"] = "NON_BLOCKING"
+    assert "behavior" not in second.request["tools"][0]["functionDeclarations"][1]

@@ -105,6 +105,11 @@ _new_blob = shape("mimeType", "data").copy
 class Encoder(PartEncoder):
     """Projects one history onto ``contents``; :meth:`run` returns them, losses go to ``losses``."""
 
+    # Slots: one is made per request, and its fields are read in every loop of the walk.
+    __slots__ = ("call_order", "contents", "history", "issuer_order", "orphan", "own_only",
+                 "require_signatures", "run_idless", "run_ids", "run_parts", "run_start",
+                 "started", "system", "turn", "wire_ids")
+
     def __init__(self, history: History, *, issuers: Collection[str], model: str, losses: Losses,
                  require_signatures: bool) -> None:
         super().__init__(issuers=issuers, model=model, losses=losses)

@@ -96,6 +96,8 @@ def build_request(
 class _Importer:
     """Reads ``contents`` into messages, pairing function responses with their calls."""
 
+    __slots__ = ("history", "pending")
+
     def __init__(self) -> None:
         self.history: list[HistoryEvent] = []
         # Calls not answered yet, in order: (call, the id it goes back with, or None).

@@ -108,22 +108,24 @@ def _put(generation: dict[str, Any], key: str, value: Any) -> None:
     generation[key] = value
 
 
+# Exact types, not class patterns: isinstance() on a pydantic model class goes through ABCMeta's
+# check, and settings are written with every request.
 def _tool_choice_to_wire(choice: Any, losses: Losses) -> dict[str, Any]:
-    match choice:
-        case AutoToolChoice():
-            return {"mode": "AUTO"}
-        case RequiredToolChoice():
-            return {"mode": "ANY"}
-        case NoToolChoice():
-            return {"mode": "NONE"}
-        case NamedToolChoice():
-            return {"mode": "ANY", "allowedFunctionNames": [choice.name]}
-        case AllowedToolsChoice():
-            if choice.mode == "required" and len(choice.names) == 1:
-                setting_loss(losses, "tool_choice", "rewritten",
-                             "one allowed tool, required, is sent as that tool")
-            mode = "ANY" if choice.mode == "required" else "VALIDATED"
-            return {"mode": mode, "allowedFunctionNames": list(choice.names)}
+    kind = type(choice)
+    if kind is AutoToolChoice:
+        return {"mode": "AUTO"}
+    if kind is RequiredToolChoice:
+        return {"mode": "ANY"}
+    if kind is NoToolChoice:
+        return {"mode": "NONE"}
+    if kind is NamedToolChoice:
+        return {"mode": "ANY", "allowedFunctionNames": [choice.name]}
+    if kind is AllowedToolsChoice:
+        if choice.mode == "required" and len(choice.names) == 1:
+            setting_loss(losses, "tool_choice", "rewritten",
+                         "one allowed tool, required, is sent as that tool")
+        mode = "ANY" if choice.mode == "required" else "VALIDATED"
+        return {"mode": mode, "allowedFunctionNames": list(choice.names)}
     raise TypeError(f"not a tool choice: {choice!r}")  # pragma: no cover
 
 
@@ -173,19 +175,21 @@ def _reasoning_to_wire(generation: dict[str, Any], settings: RequestSettings, lo
 
 def _format_to_wire(generation: dict[str, Any], settings: RequestSettings,
                     marks: Mapping[str, Any], losses: Losses) -> None:
-    match settings.output_format:
-        case TextOutput():
-            _put(generation, "responseMimeType", _TEXT)
-        case JsonObjectOutput():
-            _put(generation, "responseMimeType", _JSON)
-        case JsonSchemaOutput() as fmt:
-            _put(generation, "responseMimeType", _JSON)
-            _put(generation, "responseSchema" if marks.get("schema") == "openapi"
-                 else "responseJsonSchema", fmt.json_schema)
-            for name in ("name", "description", "strict"):
-                if getattr(fmt, name) is not None:
-                    setting_loss(losses, f"output_format.{name}", "dropped",
-                                 f"Gemini's response schema has no {name}")
+    fmt = settings.output_format
+    kind = type(fmt)  # exact types, as in _tool_choice_to_wire
+    if kind is TextOutput:
+        _put(generation, "responseMimeType", _TEXT)
+    elif kind is JsonObjectOutput:
+        _put(generation, "responseMimeType", _JSON)
+    elif kind is JsonSchemaOutput:
+        assert isinstance(fmt, JsonSchemaOutput)
+        _put(generation, "responseMimeType", _JSON)
+        _put(generation, "responseSchema" if marks.get("schema") == "openapi"
+             else "responseJsonSchema", fmt.json_schema)
+        for name in ("name", "description", "strict"):
+            if getattr(fmt, name) is not None:
+                setting_loss(losses, f"output_format.{name}", "dropped",
+                             f"Gemini's response schema has no {name}")
 
 
 # -- from_wire_request ----------------------------------------------------------------------
