@@ -144,6 +144,9 @@ class Options:
         return f"{base}/{version}/{path}:{method}"
 
 
+_DEFAULTS = Options()
+
+
 def to_wire(
     history: History,
     *,
@@ -177,7 +180,7 @@ def to_wire(
     shortcuts for those settings and win over them when given; a ``tool_choice`` mapping is the
     API's own, sent as it is.
     """
-    opts = resolve_options(Options, options, switches)
+    opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
     name = wire_model(model, ISSUER) if model else ""
     losses = Losses(NAME)
     resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
@@ -211,7 +214,8 @@ def from_wire_request(request: Any, *,
 
     ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back, in camelCase.
     """
-    resolve_options(Options, options, switches)
+    if options is not None or switches:
+        resolve_options(Options, options, switches)  # refuses a switch Gemini does not have
     with guard(NAME, "request"):
         return _from_wire_request(request)
 
