@@ -138,7 +138,7 @@ class _Importer:
         if role == "model":
             decoded = tuple([part_from_wire(p, None) for p in parts])
             for part in decoded:
-                if isinstance(part, ToolCallPart):
+                if type(part) is ToolCallPart:  # exact: part_from_wire makes no subclass
                     self.pending.append((part, _sent_id(part)))
             # Validated parts, our own provider and API: nothing left for validation to check.
             fields: dict[str, Any] = {"parts": decoded, "provider": ISSUER, "api": API}
@@ -154,7 +154,7 @@ class _Importer:
     def _user(self, parts: list[dict[str, Any]], extra: dict[str, Any]) -> None:
         first = True
         plain: list[Part] = []
-        previous_tool = bool(self.history) and isinstance(self.history[-1], ToolMessage)
+        previous_tool = bool(self.history) and type(self.history[-1]) is ToolMessage
 
         def marks_for_first() -> dict[str, Any]:
             marks: dict[str, Any] = {}
