@@ -728,3 +728,19 @@ def test_a_tool_sent_again_reports_its_losses_at_its_new_place() -> None:
     assert second.request["tools"][0]["functionDeclarations"][1] == declared
     declared["behavior"] = "NON_BLOCKING"
     assert "behavior" not in second.request["tools"][0]["functionDeclarations"][1]
+
+
+def test_shape_falls_back_to_a_plain_template(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where shared key tables are not smaller, shape() gives a plain dict template whose copies
+    keep the template's key order all the same."""
+    import sys
+
+    size = sys.getsizeof
+    monkeypatch.setattr(sys, "getsizeof", lambda obj: 0)  # nothing looks smaller
+    template = shape("role", "parts")
+    assert size(template) == size({"role": None, "parts": None})  # a plain dict's table
+    made = template.copy()
+    made["parts"], made["role"] = [], "user"
+    assert list(made) == ["role", "parts"]
+    assert made == {"role": "user", "parts": []}
+    assert template == {"role": None, "parts": None}
