@@ -27,7 +27,7 @@ from partwire import (
     UserMessage,
 )
 from partwire.adapters import ProviderError, WireFormatError, get_adapter, google
-from partwire.adapters.google._wire import PLACEHOLDER_SIGNATURE, camel_keys, same_model
+from partwire.adapters.google._wire import PLACEHOLDER_SIGNATURE, camel_keys, same_model, shape
 from partwire.errors import LossError
 from partwire.parts import Base64Source, ServerToolCallPart, ServerToolResultPart, UrlSource
 from partwire.streaming import (
@@ -280,6 +280,22 @@ def test_camel_keys_copies_only_what_it_renames() -> None:
     renamed = camel_keys(nested)
     assert renamed == {"contents": [{"role": "user", "parts": [{"inlineData": {"mimeType": "a/b", "data": ""}}]}]}
     assert nested["contents"][0]["parts"][0] == {"inline_data": {"mime_type": "a/b", "data": ""}}
+
+
+def test_camel_keys_remembers_a_field_only_while_it_is_unchanged() -> None:
+    """A body field seen in camelCase is not walked again, yet the same tools with a snake_case key
+    added in place, or in another body, are still renamed."""
+    parameters: dict[str, Any] = {"type": "OBJECT"}
+    tools = [{"functionDeclarations": [{"name": "f", "parameters": parameters}]}]
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": tools}
+    assert camel_keys(body) is body
+    assert camel_keys(body) is body  # remembered: the same value comes back itself
+    parameters["property_ordering"] = ["a"]
+    renamed = camel_keys(body)
+    assert renamed["tools"][0]["functionDeclarations"][0]["parameters"] == {
+        "type": "OBJECT", "propertyOrdering": ["a"]}
+    other = {"contents": body["contents"], "tools": [{"function_declarations": [{"name": "f"}]}]}
+    assert camel_keys(other)["tools"] == [{"functionDeclarations": [{"name": "f"}]}]
 
 
 def test_params_are_written_in_camel_case_and_merged_with_max_tokens() -> None:
@@ -635,3 +651,96 @@ def test_a_known_part_of_a_strange_shape_is_kept_whole(role: str, raw: dict[str,
     assert part.raw == raw
     again = google.to_wire(imported.history, **{**imported.to_wire_kwargs(), "model": "gemini-2.5-flash"})
     assert again.request["contents"][1]["parts"] == [raw]
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """Every JSON object inside ``value``, depth first."""
+    found: list[dict[str, Any]] = []
+    if isinstance(value, dict):
+        found.append(value)
+        for item in value.values():
+            found.extend(_objects(item))
+    elif isinstance(value, list):
+        for item in value:
+            found.extend(_objects(item))
+    return found
+
+
+def test_body_objects_are_plain_independent_dicts() -> None:
+    """Every object of a body is a plain dict; changing one (a key added or set) changes no other."""
+    call = ToolCallPart.create("grep", {"q": "x"}, provider_ids={"google": "c1"})
+    other = ToolCallPart.create("grep", {"q": "y"}, provider_ids={"google": "c2"})
+    history = [UserMessage("find it"), AssistantMessage([TextPart(text="looking"), call, other]),
+               ToolMessage(call_id=call.id, tool_name="grep", output_text="found"),
+               ToolMessage(call_id=other.id, tool_name="grep", status="error", output_text="no"),
+               UserMessage("thanks")]
+    body = wire(history, model="gemini-2.5-flash")
+    before = json.dumps(body)
+    objects = _objects(body)
+    assert objects
+    assert all(type(o) is dict for o in objects)
+    first_call, second_call = body["contents"][1]["parts"][1:3]
+    first_call["extra"] = 1
+    first_call["functionCall"]["name"] = "renamed"
+    assert second_call == {"functionCall": {"id": "c2", "name": "grep", "args": {"q": "y"}}}
+    assert json.loads(before)["contents"][2] == body["contents"][2]
+    assert list(first_call) == ["functionCall", "extra"]
+
+
+def test_shape_copies_keep_key_order() -> None:
+    """A copy of a shape() template lists its keys in the template's order, whatever order they were set in."""
+    template = shape("id", "name", "args")
+    made = template.copy()
+    made["args"], made["name"], made["id"] = {}, "n", "i"
+    assert type(made) is dict
+    assert list(made) == ["id", "name", "args"]
+    assert json.dumps(made) == '{"id": "i", "name": "n", "args": {}}'
+    assert template == {"id": None, "name": None, "args": None}
+
+
+def test_settings_read_again_leave_the_same_rest_in_params() -> None:
+    """A generationConfig read a second time gives the same settings and the same keys left in
+    params, and a value the settings refuse is put back every time, never remembered as read."""
+    config = {"maxOutputTokens": 64, "temperature": 0.5, "candidateCount": 2}
+    bad = {"maxOutputTokens": 64, "temperature": -3.0}
+    for _ in range(2):
+        imported = google.from_wire_request({"contents": [], "generationConfig": dict(config)})
+        assert imported.settings.max_output_tokens == 64
+        assert imported.settings.temperature == 0.5
+        assert imported.params == {"generationConfig": {"candidateCount": 2}}
+        refused = google.from_wire_request({"contents": [], "generationConfig": dict(bad)})
+        assert refused.settings.temperature is None
+        assert refused.params == {"generationConfig": {"temperature": -3.0}}
+
+
+def test_a_tool_sent_again_reports_its_losses_at_its_new_place() -> None:
+    """A definition converted before gives the same declaration, its losses at the path it has in
+    this request, and a declaration of its own that the caller may extend."""
+    lazy = ToolDefinition(name="lookup", description="Look up.", input_schema={"type": "object"},
+                          side_effects="none", defer_loading=True)
+    other = ToolDefinition(name="other", description="Other.", input_schema={"type": "object"},
+                           side_effects="none")
+    first = google.to_wire([UserMessage("hi")], model=MODEL, tools=[lazy])
+    second = google.to_wire([UserMessage("hi")], model=MODEL, tools=[other, lazy])
+    assert [loss.path for loss in first.losses] == ["request.tools[0].defer_loading"]
+    assert [loss.path for loss in second.losses] == ["request.tools[1].defer_loading"]
+    declared = first.request["tools"][0]["functionDeclarations"][0]
+    assert second.request["tools"][0]["functionDeclarations"][1] == declared
+    declared["behavior"] = "NON_BLOCKING"
+    assert "behavior" not in second.request["tools"][0]["functionDeclarations"][1]
+
+
+def test_shape_falls_back_to_a_plain_template(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where shared key tables are not smaller, shape() gives a plain dict template whose copies
+    keep the template's key order all the same."""
+    import sys
+
+    size = sys.getsizeof
+    monkeypatch.setattr(sys, "getsizeof", lambda obj: 0)  # nothing looks smaller
+    template = shape("role", "parts")
+    assert size(template) == size({"role": None, "parts": None})  # a plain dict's table
+    made = template.copy()
+    made["parts"], made["role"] = [], "user"
+    assert list(made) == ["role", "parts"]
+    assert made == {"role": "user", "parts": []}
+    assert template == {"role": None, "parts": None}

@@ -29,7 +29,7 @@ from partwire.adapters.google._request import from_wire_request as _from_wire_re
 from partwire.adapters.google._stream import GeminiTranslator
 from partwire.adapters.google._tokens import estimate_request_tokens
 from partwire.adapters.google._tools import SchemaDialect
-from partwire.adapters.google._wire import ISSUER, wire_model_name
+from partwire.adapters.google._wire import ISSUER, OWN_ISSUERS, wire_model_name
 
 if TYPE_CHECKING:
     from partwire.history import History
@@ -144,6 +144,9 @@ class Options:
         return f"{base}/{version}/{path}:{method}"
 
 
+_DEFAULTS = Options()
+
+
 def to_wire(
     history: History,
     *,
@@ -177,7 +180,7 @@ def to_wire(
     shortcuts for those settings and win over them when given; a ``tool_choice`` mapping is the
     API's own, sent as it is.
     """
-    opts = resolve_options(Options, options, switches)
+    opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
     name = wire_model(model, ISSUER) if model else ""
     losses = Losses(NAME)
     resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
@@ -185,7 +188,7 @@ def to_wire(
     request = build_request(
         history, model=name, tools=tools, settings=resolved, native_choice=native, params=params,
         losses=losses,
-        issuers=accept_issuers if accept_issuers is not None else {ISSUER},
+        issuers=accept_issuers if accept_issuers is not None else OWN_ISSUERS,
         require_signatures=opts.requires_signatures(name), schema_dialect=opts.schema_dialect,
         vertex=opts.backend == "vertex")
     return project(request, losses, adapter=NAME, strict=strict, session=session)
@@ -211,7 +214,8 @@ def from_wire_request(request: Any, *,
 
     ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back, in camelCase.
     """
-    resolve_options(Options, options, switches)
+    if options is not None or switches:
+        resolve_options(Options, options, switches)  # refuses a switch Gemini does not have
     with guard(NAME, "request"):
         return _from_wire_request(request)
 
@@ -270,7 +274,7 @@ def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
         history, model=name, tools=tools,
         settings=resolved.model_copy(update={"max_output_tokens": None}), native_choice=native,
         params=params, losses=_Unread(NAME),
-        issuers=accept_issuers if accept_issuers is not None else {ISSUER},
+        issuers=accept_issuers if accept_issuers is not None else OWN_ISSUERS,
         require_signatures=opts.requires_signatures(name) if name else False,
         schema_dialect=opts.schema_dialect, vertex=opts.backend == "vertex")
     return estimate_request_tokens(request)

@@ -40,8 +40,10 @@ from partwire.adapters.google._parts import _CHECKED, PartEncoder, base64_ok, ki
 from partwire.adapters.google._wire import (
     ADMITTED,
     ISSUER,
+    OWN_ISSUERS,
     PLACEHOLDER_SIGNATURE,
     admits_call_id,
+    shape,
 )
 from partwire.history import (
     CompactionEvent,
@@ -76,21 +78,45 @@ from partwire.parts import (
 __all__ = ["Encoder"]
 
 _SIGNED_ONLY = frozenset({"thoughtSignature", "model", "no_id"})
+_OWN_ORDER = [ISSUER]  # the issuer order of the default issuers (never changed)
 _FOREIGN_THOUGHT = "reasoning is verifiable only by the provider that produced it"
 """The loss of a thought another issuer signed (as :meth:`PartEncoder._thinking` says it)."""
 _MISSING: Any = object()
 """A call id the history has no call for."""
 
+# The body's commonest objects, made by copying a template (see shape(): a copy holds only its
+# values, about half a dict literal's weight). Every key of a template is set on each copy.
+_new_content = shape("role", "parts").copy
+_new_text = shape("text").copy
+_new_thought = shape("text", "thought", "thoughtSignature").copy
+_new_call_part = shape("functionCall").copy
+_new_signed_call_part = shape("functionCall", "thoughtSignature").copy
+_new_call = shape("id", "name", "args").copy
+_new_call_no_id = shape("name", "args").copy
+_new_result_part = shape("functionResponse").copy
+_new_result = shape("id", "name", "response").copy
+_new_result_no_id = shape("name", "response").copy
+_new_output = shape("output").copy
+_new_error = shape("error").copy
+_new_inline_part = shape("inlineData").copy
+_new_blob = shape("mimeType", "data").copy
+
 
 class Encoder(PartEncoder):
     """Projects one history onto ``contents``; :meth:`run` returns them, losses go to ``losses``."""
+
+    # Slots: one is made per request, and its fields are read in every loop of the walk.
+    __slots__ = ("call_order", "contents", "history", "issuer_order", "orphan", "own_only",
+                 "require_signatures", "run_idless", "run_ids", "run_parts", "run_start",
+                 "started", "system", "turn", "wire_ids")
 
     def __init__(self, history: History, *, issuers: Collection[str], model: str, losses: Losses,
                  require_signatures: bool) -> None:
         super().__init__(issuers=issuers, model=model, losses=losses)
         self.history = history
         own = ISSUER
-        self.issuer_order = ([own] if own in self.issuers else []) + sorted(self.issuers - {own})
+        self.issuer_order = _OWN_ORDER if self.issuers == OWN_ISSUERS else (
+            ([own] if own in self.issuers else []) + sorted(self.issuers - {own}))
         self.require_signatures = require_signatures
         self.contents: list[dict[str, Any]] = []
         self.system: dict[str, Any] | None = None
@@ -108,11 +134,7 @@ class Encoder(PartEncoder):
         self.run_start = 0
         self.run_ids: list[str] = []
         self.run_idless = False
-        self.own_only = self.issuer_order == [own]
-        # The loss of a turn's first call sent with Google's placeholder signature.
-        self.placeholder_reason = (f"{model} requires a thought signature on the first function "
-                                   "call of a turn and none valid for it was kept; sent with "
-                                   "Google's placeholder signature")
+        self.own_only = self.issuer_order == _OWN_ORDER
 
     def run(self) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
         """The wire contents and the system instruction of the whole history."""
@@ -123,6 +145,8 @@ class Encoder(PartEncoder):
         wire_ids = self.wire_ids
         contents = self.contents
         missing = _MISSING
+        new_output, new_error, new_result, new_result_no_id, new_result_part, new_content = (
+            _new_output, _new_error, _new_result, _new_result_no_id, _new_result_part, _new_content)
         for i, event in enumerate(self.history):
             kind = type(event)
             if kind is ToolMessage:
@@ -135,20 +159,33 @@ class Encoder(PartEncoder):
                     text = fields["output_text"]
                     if not text and fields["data"] is not None:
                         text = fields["data"]
-                    response = {"output": text} if status == "success" else {"error": text}
-                    if wire_id is not None:
-                        body = {"id": wire_id, "name": fields["tool_name"], "response": response}
+                    if status == "success":
+                        response = new_output()
+                        response["output"] = text
                     else:
-                        body = {"name": fields["tool_name"], "response": response}
+                        response = new_error()
+                        response["error"] = text
+                    if wire_id is not None:
+                        body = new_result()
+                        body["id"] = wire_id
+                    else:
+                        body = new_result_no_id()
+                    body["name"] = fields["tool_name"]
+                    body["response"] = response
+                    wire = new_result_part()
+                    wire["functionResponse"] = body
                     run = self.run_parts
                     if run is None:  # _add_result with no marks: a new user content
-                        run = self.run_parts = [{"functionResponse": body}]
-                        contents.append({"role": "user", "parts": run})
+                        run = self.run_parts = [wire]
+                        content = new_content()
+                        content["role"] = "user"
+                        content["parts"] = run
+                        contents.append(content)
                         self.run_start = 0
                         self.run_ids = [call_id]
                         self.run_idless = wire_id is None
                     else:
-                        run.append({"functionResponse": body})
+                        run.append(wire)
                         self.run_ids.append(call_id)
                         if wire_id is None:
                             self.run_idless = True
@@ -169,7 +206,10 @@ class Encoder(PartEncoder):
                 if parts is not None:
                     if self.run_parts is not None:
                         self._close_run()
-                    contents.append({"role": "user", "parts": parts})
+                    content = new_content()
+                    content["role"] = "user"
+                    content["parts"] = parts
+                    contents.append(content)
                     self.started = True
                     continue
             event_of(event, i)
@@ -186,12 +226,19 @@ class Encoder(PartEncoder):
             if pf["provider_data"] is not None:
                 return None
             if kind is TextPart:
-                out.append({"text": pf["text"]})
+                wire = _new_text()
+                wire["text"] = pf["text"]
+                out.append(wire)
             elif kind is ImagePart or kind is AudioPart:
                 source, mime = pf["source"], pf["media_type"]
                 if type(source) is not Base64Source or not mime or kind_of(mime) != pf["type"]:
                     return None
-                out.append({"inlineData": {"mimeType": mime, "data": source.__dict__["data"]}})
+                blob = _new_blob()
+                blob["mimeType"] = mime
+                blob["data"] = source.__dict__["data"]
+                wire = _new_inline_part()
+                wire["inlineData"] = blob
+                out.append(wire)
             else:
                 return None
         return out if out else None
@@ -304,6 +351,8 @@ class Encoder(PartEncoder):
         admitted = ADMITTED
         first_call = -1
         first_j = 0
+        new_call, new_call_no_id, new_call_part, new_text = (
+            _new_call, _new_call_no_id, _new_call_part, _new_text)
         fields = event.__dict__
         message_id = fields["id"]
         for j, part in enumerate(fields["parts"]):
@@ -337,17 +386,23 @@ class Encoder(PartEncoder):
                     args = parse_object(text)
                     if args is None:
                         call = None
-                    elif wire_id is not None:
-                        call = {"id": wire_id, "name": pf["name"], "args": args}
                     else:
-                        call = {"name": pf["name"], "args": args}
+                        if wire_id is not None:
+                            call = new_call()
+                            call["id"] = wire_id
+                        else:
+                            call = new_call_no_id()
+                        call["name"] = pf["name"]
+                        call["args"] = args
                 else:
                     call = {"id": wire_id, "name": pf["name"]} if wire_id is not None \
                         else {"name": pf["name"]}
                 if call is not None:
                     pd = pf["provider_data"]
                     if pd is None:
-                        append({"functionCall": call})
+                        wire = new_call_part()
+                        wire["functionCall"] = call
+                        append(wire)
                         continue
                     pdf = pd.__dict__
                     data = pdf["data"]
@@ -357,12 +412,17 @@ class Encoder(PartEncoder):
                         issued_by = data.get("model")
                         if type(sig) is str and (checked.get(sig) or base64_ok(sig)) \
                                 and (same.get(issued_by) or self.same_model(issued_by)):
-                            append({"functionCall": call, "thoughtSignature": sig})
+                            wire = _new_signed_call_part()
+                            wire["functionCall"] = call
+                            wire["thoughtSignature"] = sig
+                            append(wire)
                             continue
                 append(self.call(part, wire_id, f"history[{i}].parts[{j}]", message_id))
                 continue
             if kind is TextPart and pf["provider_data"] is None:
-                append({"text": pf["text"]})
+                wire = new_text()
+                wire["text"] = pf["text"]
+                append(wire)
                 continue
             if kind is ThinkingPart:
                 sig = pf["signature"]
@@ -376,15 +436,19 @@ class Encoder(PartEncoder):
                     if pf["provider_data"] is None \
                             and (same.get(sf["model"]) or self.same_model(sf["model"])) \
                             and (checked.get(value) or base64_ok(value)):
-                        append({"text": pf["text"], "thought": True, "thoughtSignature": value})
+                        wire = _new_thought()
+                        wire["text"] = pf["text"]
+                        wire["thought"] = True
+                        wire["thoughtSignature"] = value
+                        append(wire)
                         continue
-                wire = self._thinking(part, f"history[{i}].parts[{j}]", message_id)
-                if wire is not None:
-                    append(wire)
+                other = self._thinking(part, f"history[{i}].parts[{j}]", message_id)
+                if other is not None:
+                    append(other)
                 continue
-            wire = self.part(part, f"history[{i}].parts[{j}]", message_id)
-            if wire is not None:
-                append(wire)
+            other = self.part(part, f"history[{i}].parts[{j}]", message_id)
+            if other is not None:
+                append(other)
         if not parts:
             if event.parts:
                 self.losses.add(f"history[{i}]", "assistant_message", "dropped",
@@ -394,9 +458,14 @@ class Encoder(PartEncoder):
         if first_call >= 0 and self.require_signatures and "thoughtSignature" not in parts[first_call]:
             parts[first_call]["thoughtSignature"] = PLACEHOLDER_SIGNATURE
             self.losses.add(f"history[{i}].parts[{first_j}]", "tool_call", "rewritten",
-                            self.placeholder_reason, message_id)
+                            f"{self.model} requires a thought signature on the first function "
+                            "call of a turn and none valid for it was kept; sent with Google's "
+                            "placeholder signature", message_id)
         if fields["provider_data"] is None:
-            self.contents.append({"role": "model", "parts": parts})
+            content = _new_content()
+            content["role"] = "model"
+            content["parts"] = parts
+            self.contents.append(content)
         else:
             self._content("model", parts, self._marks(event))
 

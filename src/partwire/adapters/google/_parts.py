@@ -254,8 +254,10 @@ _SERVER_FIELDS = {"executableCode": frozenset({"language", "code"}),
 class PartEncoder:
     """Canonical parts -> wire parts for one target model; what cannot go is reported."""
 
+    __slots__ = ("_same", "issuers", "losses", "model")
+
     def __init__(self, *, issuers: Collection[str], model: str, losses: Losses) -> None:
-        self.issuers = frozenset(issuers)
+        self.issuers = issuers if type(issuers) is frozenset else frozenset(issuers)
         self.model = model
         self.losses = losses
         self._same: dict[str | None, bool] = {}

@@ -22,6 +22,7 @@ from partwire.adapters._common import (
     Losses,
     ToolSpec,
     WireFormatError,
+    imported_request,
     json_text,
     load_json,
     shared_provider_data,
@@ -50,6 +51,7 @@ __all__ = ["build_request", "from_wire_request"]
 _user_message = one_field(UserMessage, "parts")
 
 _BODY_FIELDS = frozenset({"contents", "systemInstruction", "tools", "toolConfig", "generationConfig"})
+_BUILT = frozenset({"contents"})  # a body field build_request always makes, even empty
 
 
 def build_request(
@@ -61,7 +63,8 @@ def build_request(
     """The ``generateContent`` body for ``history`` (the model goes in the URL, not the body)."""
     # Tools first: their losses are the request's own, before the history's (as a session's
     # projector, which reuses the history's, orders them).
-    wire_tools = tools_to_wire(tools, losses, dialect=schema_dialect, vertex=vertex, issuers=issuers)
+    wire_tools = tools_to_wire(tools, losses, dialect=schema_dialect, vertex=vertex,
+                               issuers=issuers) if tools else None
     encoder = Encoder(history, issuers=issuers, model=model, losses=losses,
                       require_signatures=require_signatures)
     contents, system = encoder.run()
@@ -70,7 +73,7 @@ def build_request(
         request["systemInstruction"] = system
     if wire_tools:
         request["tools"] = wire_tools
-    rest = camel_keys(dict(params or {}))
+    rest = camel_keys(dict(params)) if params else {}
     given = rest.pop("generationConfig", None)
     if given is not None and not isinstance(given, Mapping):
         raise ArgumentError("params", "params['generationConfig'] must be an object")
@@ -84,7 +87,7 @@ def build_request(
                             "thinkingLevel (Gemini 3), not both")
     if given is not None or generation:
         request["generationConfig"] = generation
-    return merge_params(request, rest, built=frozenset({"contents"}))
+    return merge_params(request, rest, built=_BUILT) if rest else request
 
 
 # -- import -----------------------------------------------------------------------------------
@@ -92,6 +95,8 @@ def build_request(
 
 class _Importer:
     """Reads ``contents`` into messages, pairing function responses with their calls."""
+
+    __slots__ = ("history", "pending")
 
     def __init__(self) -> None:
         self.history: list[HistoryEvent] = []
@@ -101,10 +106,11 @@ class _Importer:
     def system(self, instruction: Any) -> None:
         if not isinstance(instruction, dict):
             raise WireFormatError(ISSUER, "request", "not a Content object", "systemInstruction")
-        parts = tuple(part_from_wire(p, None) for p in _parts(instruction, "systemInstruction"))
+        parts = tuple([part_from_wire(p, None) for p in _parts(instruction, "systemInstruction")])
         rest = {k: v for k, v in instruction.items() if k != "parts"}
-        self.history.append(SystemMessage(parts=parts, provider_data=_marks(
-            {"content": rest} if rest else {})))
+        # Parts just validated, marks of our own: nothing left for validation to check.
+        self.history.append(build(SystemMessage, {"parts": parts, "provider_data": _marks(
+            {"content": rest} if rest else {})}))
 
     def content(self, content: Any, i: int) -> None:
         if not isinstance(content, dict):
@@ -120,12 +126,19 @@ class _Importer:
             elif role not in ("user", "model"):
                 extra["role"] = role
         parts = content.get("parts", [])
-        if type(parts) is not list or not all(type(p) is dict or isinstance(p, dict) for p in parts):
+        responses = False
+        if type(parts) is list:
+            for p in parts:
+                if type(p) is not dict and not isinstance(p, dict):
+                    parts = _parts(content, f"contents[{i}]")  # raises
+                if "functionResponse" in p:
+                    responses = True
+        else:
             parts = _parts(content, f"contents[{i}]")
         if role == "model":
             decoded = tuple([part_from_wire(p, None) for p in parts])
             for part in decoded:
-                if isinstance(part, ToolCallPart):
+                if type(part) is ToolCallPart:  # exact: part_from_wire makes no subclass
                     self.pending.append((part, _sent_id(part)))
             # Validated parts, our own provider and API: nothing left for validation to check.
             fields: dict[str, Any] = {"parts": decoded, "provider": ISSUER, "api": API}
@@ -133,12 +146,15 @@ class _Importer:
                 fields["provider_data"] = _marks({"content": extra})
             self.history.append(build(AssistantMessage, fields))
             return
+        if not responses and not extra and parts:  # the commonest: a user turn of plain parts
+            self.history.append(_user_message(tuple([part_from_wire(p, None) for p in parts])))
+            return
         self._user(parts, extra)
 
     def _user(self, parts: list[dict[str, Any]], extra: dict[str, Any]) -> None:
         first = True
         plain: list[Part] = []
-        previous_tool = bool(self.history) and isinstance(self.history[-1], ToolMessage)
+        previous_tool = bool(self.history) and type(self.history[-1]) is ToolMessage
 
         def marks_for_first() -> dict[str, Any]:
             marks: dict[str, Any] = {}
@@ -292,12 +308,6 @@ def from_wire_request(request: Any) -> ImportedRequest:
     if "toolConfig" in body and tool_choice is None:
         params["toolConfig"] = body["toolConfig"]
     settings = settings_from_wire(body, params)
-    return ImportedRequest(
-        history=tuple(importer.history),
-        tools=tools_from_wire(body["tools"]) if body.get("tools") else (),
-        model="",
-        max_tokens=settings.max_output_tokens,
-        tool_choice=tool_choice,
-        params=params,
-        settings=settings,
-    )
+    return imported_request(tuple(importer.history),
+                            tools_from_wire(body["tools"]) if body.get("tools") else (), "",
+                            settings.max_output_tokens, tool_choice, params, None, settings)

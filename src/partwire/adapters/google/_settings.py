@@ -10,6 +10,7 @@ Gemini has no end-user id and no switch for parallel calls: those are losses. Th
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -24,6 +25,7 @@ from partwire.adapters._settings import (
 from partwire.adapters.google._wire import ISSUER
 from partwire.errors import ArgumentError
 from partwire.settings import (
+    EMPTY_SETTINGS,
     AllowedToolsChoice,
     AutoToolChoice,
     JsonObjectOutput,
@@ -45,6 +47,8 @@ _EFFORT_OF_LEVEL = {v: k for k, v in _LEVELS.items()}
 _MODES = {"AUTO": "auto", "ANY": "required", "NONE": "none"}
 _JSON = "application/json"
 _TEXT = "text/plain"
+# The fields settings_to_wire writes before the others (and provider_data, only marks).
+_WRITTEN = frozenset({"max_output_tokens", "tool_choice", "parallel_tool_calls", "provider_data"})
 _OFF = 0  # thinkingBudget: "0 is DISABLED. -1 is AUTOMATIC"
 _AUTOMATIC = -1
 
@@ -73,8 +77,11 @@ def settings_to_wire(request: dict[str, Any], generation: dict[str, Any], settin
                      "Gemini has no switch for parallel function calls")
     if settings.max_output_tokens is not None:
         _put(generation, "maxOutputTokens", settings.max_output_tokens)
-    if settings.is_empty():
-        return
+    for name, value in settings.__dict__.items():
+        if value is not None and name not in _WRITTEN:
+            break
+    else:
+        return  # nothing else set (most requests: none, or a token limit alone)
     marks = marks_of(settings, issuers)
     for field, key in _PLAIN:
         value = getattr(settings, field)
@@ -101,22 +108,24 @@ def _put(generation: dict[str, Any], key: str, value: Any) -> None:
     generation[key] = value
 
 
+# Exact types, not class patterns: isinstance() on a pydantic model class goes through ABCMeta's
+# check, and settings are written with every request.
 def _tool_choice_to_wire(choice: Any, losses: Losses) -> dict[str, Any]:
-    match choice:
-        case AutoToolChoice():
-            return {"mode": "AUTO"}
-        case RequiredToolChoice():
-            return {"mode": "ANY"}
-        case NoToolChoice():
-            return {"mode": "NONE"}
-        case NamedToolChoice():
-            return {"mode": "ANY", "allowedFunctionNames": [choice.name]}
-        case AllowedToolsChoice():
-            if choice.mode == "required" and len(choice.names) == 1:
-                setting_loss(losses, "tool_choice", "rewritten",
-                             "one allowed tool, required, is sent as that tool")
-            mode = "ANY" if choice.mode == "required" else "VALIDATED"
-            return {"mode": mode, "allowedFunctionNames": list(choice.names)}
+    kind = type(choice)
+    if kind is AutoToolChoice:
+        return {"mode": "AUTO"}
+    if kind is RequiredToolChoice:
+        return {"mode": "ANY"}
+    if kind is NoToolChoice:
+        return {"mode": "NONE"}
+    if kind is NamedToolChoice:
+        return {"mode": "ANY", "allowedFunctionNames": [choice.name]}
+    if kind is AllowedToolsChoice:
+        if choice.mode == "required" and len(choice.names) == 1:
+            setting_loss(losses, "tool_choice", "rewritten",
+                         "one allowed tool, required, is sent as that tool")
+        mode = "ANY" if choice.mode == "required" else "VALIDATED"
+        return {"mode": mode, "allowedFunctionNames": list(choice.names)}
     raise TypeError(f"not a tool choice: {choice!r}")  # pragma: no cover
 
 
@@ -166,34 +175,72 @@ def _reasoning_to_wire(generation: dict[str, Any], settings: RequestSettings, lo
 
 def _format_to_wire(generation: dict[str, Any], settings: RequestSettings,
                     marks: Mapping[str, Any], losses: Losses) -> None:
-    match settings.output_format:
-        case TextOutput():
-            _put(generation, "responseMimeType", _TEXT)
-        case JsonObjectOutput():
-            _put(generation, "responseMimeType", _JSON)
-        case JsonSchemaOutput() as fmt:
-            _put(generation, "responseMimeType", _JSON)
-            _put(generation, "responseSchema" if marks.get("schema") == "openapi"
-                 else "responseJsonSchema", fmt.json_schema)
-            for name in ("name", "description", "strict"):
-                if getattr(fmt, name) is not None:
-                    setting_loss(losses, f"output_format.{name}", "dropped",
-                                 f"Gemini's response schema has no {name}")
+    fmt = settings.output_format
+    kind = type(fmt)  # exact types, as in _tool_choice_to_wire
+    if kind is TextOutput:
+        _put(generation, "responseMimeType", _TEXT)
+    elif kind is JsonObjectOutput:
+        _put(generation, "responseMimeType", _JSON)
+    elif kind is JsonSchemaOutput:
+        assert isinstance(fmt, JsonSchemaOutput)
+        _put(generation, "responseMimeType", _JSON)
+        _put(generation, "responseSchema" if marks.get("schema") == "openapi"
+             else "responseJsonSchema", fmt.json_schema)
+        for name in ("name", "description", "strict"):
+            if getattr(fmt, name) is not None:
+                setting_loss(losses, f"output_format.{name}", "dropped",
+                             f"Gemini's response schema has no {name}")
 
 
 # -- from_wire_request ----------------------------------------------------------------------
+
+
+# (toolConfig, generationConfig) marshalled -> the settings read from them and the
+# generationConfig keys they took: a conversation sends the same ones with every request. Only
+# readings that put nothing back are remembered. Bounded.
+_READ: dict[bytes, tuple[RequestSettings, frozenset[str]]] = {}
+_READ_LIMIT = 1024
 
 
 def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> RequestSettings:
     """The settings of a camelCase body. ``params`` holds the body's other fields, its
     ``generationConfig`` included: the keys read are taken out of it (and the object itself when
     nothing else was in it), ``toolConfig`` too when it is canonical."""
+    given = params.get("generationConfig")
+    if not given and "toolConfig" not in body:
+        return EMPTY_SETTINGS
+    try:
+        key: bytes | None = marshal.dumps(("toolConfig" in body, body.get("toolConfig"), given), 2)
+    except (ValueError, RecursionError):  # not plain built-in values: read every time
+        key = None
+    if key is not None and key in _READ:
+        settings, read = _READ[key]
+        if read and isinstance(given, dict):  # keys were taken from it: a dict
+            rest = {k: v for k, v in given.items() if k not in read}
+            if rest:
+                params["generationConfig"] = rest
+            else:
+                del params["generationConfig"]
+        return settings
+    settings, read, whole = _settings_from_wire(body, params, given)
+    if key is not None and whole:
+        if len(_READ) >= _READ_LIMIT:
+            _READ.clear()
+        _READ[key] = (settings, read)
+    return settings
+
+
+def _settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], given: Any
+                        ) -> tuple[RequestSettings, frozenset[str], bool]:
+    """:func:`settings_from_wire` itself: the settings, the ``generationConfig`` keys taken, and
+    whether every value read went into the settings (nothing was put back)."""
     values: dict[str, Any] = {}
     marks: dict[str, Any] = {}
-    choice = _tool_choice_from_wire(body.get("toolConfig"))
+    choice = _tool_choice_from_wire(body["toolConfig"]) if "toolConfig" in body else None
     if choice is not None:
         values["tool_choice"] = choice
-    given = params.get("generationConfig")
+    if not given and not values:
+        return EMPTY_SETTINGS, frozenset(), True
     generation: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
     taken: dict[str, Any] = {}
 
@@ -216,14 +263,16 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
     stop = generation.get("stopSequences")
     if isinstance(stop, list) and all(isinstance(s, str) for s in stop):
         values["stop_sequences"] = tuple(take("stop_sequences", "stopSequences"))
-    reasoning = _reasoning_from_wire(generation.get("thinkingConfig"))
+    reasoning = _reasoning_from_wire(generation["thinkingConfig"]) \
+        if "thinkingConfig" in generation else None
     if reasoning is not None:
         if "thinkingLevel" in take("reasoning", "thinkingConfig"):
             marks["thinking"] = "level"  # a level, whatever the model (the body does not say it)
         values["reasoning"] = reasoning
-    fmt = _format_from_wire(generation, marks, take)
-    if fmt is not None:
-        values["output_format"] = fmt
+    if "responseMimeType" in generation:  # no output format without one
+        fmt = _format_from_wire(generation, marks, take)
+        if fmt is not None:
+            values["output_format"] = fmt
     if taken:
         # What the settings do not cover stays; an object they emptied goes (they write it back).
         if generation:
@@ -231,12 +280,17 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
         else:
             del params["generationConfig"]
 
+    restored = False
+
     def put_back(field: str) -> None:
+        nonlocal restored
+        restored = True
         # A canonical tool choice is also the import's native one: nothing to put back for it.
         if field in taken:
             params.setdefault("generationConfig", {}).update(taken[field])
 
-    return read_settings(values, put_back, ISSUER, marks)
+    settings = read_settings(values, put_back, ISSUER, marks)
+    return settings, frozenset(k for keys in taken.values() for k in keys), not restored
 
 
 def _tool_choice_from_wire(config: Any) -> Any:

@@ -33,6 +33,7 @@ from partwire.adapters._common import (
 )
 from partwire.adapters.google._wire import API, ISSUER
 from partwire.errors import SchemaError
+from partwire.projection import LossAction
 from partwire.tools import ServerToolDefinition, ToolDefinition
 
 __all__ = [
@@ -164,8 +165,8 @@ def tools_to_wire(tools: Sequence[ToolSpec], losses: Losses | None, *, dialect: 
     for i, tool in enumerate(tools):
         path = f"request.tools[{i}]"
         declaration: dict[str, Any] | None = None
-        if isinstance(tool, ToolDefinition):
-            declaration = apply_overlay(_declaration(tool, path, losses, dialect=dialect, vertex=vertex),
+        if type(tool) is ToolDefinition or isinstance(tool, ToolDefinition):
+            declaration = apply_overlay(_declared(tool, path, losses, dialect=dialect, vertex=vertex),
                                         overlay_for(tool, API, issuers, path, losses))
         elif isinstance(tool, ServerToolDefinition):
             wire = _server_to_wire(tool, path, losses, issuers, vertex=vertex)
@@ -187,6 +188,35 @@ def tools_to_wire(tools: Sequence[ToolSpec], losses: Losses | None, *, dialect: 
                 out.append({"functionDeclarations": declarations})
             declarations.append(declaration)
     return out
+
+
+# (id(tool), dialect, vertex) -> (the tool, its declaration, the losses of making it as (path
+# after the tool's own, part type, action, reason)): an agent sends the same definitions with
+# every request, and a schema outside the portable subset is rewritten by a walk each time. The
+# entry holds the tool, so its id is not reused while it is remembered. Bounded.
+_Made = tuple[tuple[str, str, LossAction, str], ...]
+_DECLARED: dict[tuple[int, str, bool], tuple[ToolDefinition, dict[str, Any], _Made]] = {}
+_DECLARED_LIMIT = 256
+
+
+def _declared(tool: ToolDefinition, path: str, losses: Losses | None, *,
+              dialect: SchemaDialect, vertex: bool) -> dict[str, Any]:
+    """:func:`_declaration`, remembered: a copy of the declaration (its schema shared), and its
+    losses reported at ``path``."""
+    key = (id(tool), dialect, vertex)
+    found = _DECLARED.get(key)
+    if found is None or found[0] is not tool:
+        made = Losses(API)
+        declaration = _declaration(tool, "", made, dialect=dialect, vertex=vertex)
+        found = (tool, declaration,
+                 tuple((loss.path, loss.part_type, loss.action, loss.reason) for loss in made.items))
+        if len(_DECLARED) >= _DECLARED_LIMIT:
+            _DECLARED.clear()
+        _DECLARED[key] = found
+    if losses is not None:
+        for where, part_type, action, reason in found[2]:
+            losses.add(path + where, part_type, action, reason)
+    return dict(found[1])
 
 
 def _declaration(tool: ToolDefinition, path: str, losses: Losses | None, *,

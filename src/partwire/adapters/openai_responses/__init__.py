@@ -95,6 +95,7 @@ class Options:
 
 
 _DEFAULTS = Options()
+_OWN_ISSUERS = frozenset({ISSUER})
 
 
 def to_wire(
@@ -134,7 +135,7 @@ def to_wire(
                                         parallel_tool_calls=parallel_tool_calls)
     request = build_request(
         history, model=model, tools=tools, settings=resolved, native_choice=native, params=params,
-        issuers=accept_issuers if accept_issuers is not None else {ISSUER}, losses=losses,
+        issuers=accept_issuers if accept_issuers is not None else _OWN_ISSUERS, losses=losses,
         continuation=opts.continuation, resolve_file=opts.resolve_file)
     return project(request, losses, adapter=NAME, strict=strict, session=session)
 

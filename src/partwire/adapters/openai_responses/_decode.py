@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from partwire._base import build
 from partwire.adapters._common import ProviderError, WireFormatError, load_json, usage_object
 from partwire.adapters.openai_responses._parts import marks_pd, output_part_from_wire
 from partwire.adapters.openai_responses._wire import (
@@ -161,7 +162,12 @@ def _with_item(part: Part, extras: dict[str, Any]) -> Part:
     pd = part.provider_data
     data = dict(pd.data) if pd is not None and isinstance(pd.data, dict) else {}
     data["item"] = extras
-    return part.model_copy(update={"provider_data": marks_pd(data)})
+    # model_copy without its cost: the fields the part was given, its echo state replaced (a
+    # decoded part has no extra fields).
+    values = part.__dict__
+    fields = {name: values[name] for name in part.__pydantic_fields_set__}
+    fields["provider_data"] = marks_pd(data)
+    return build(type(part), fields)
 
 
 def _call(item: Mapping[str, Any], arguments: str, used: set[str], marks: dict[str, Any]) -> ToolCallPart:

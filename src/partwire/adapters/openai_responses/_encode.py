@@ -87,6 +87,11 @@ def leading_system(history: History) -> int:
     return n
 
 
+# The default issuers and their order, made once (to_wire passes this very set).
+_OWN_ISSUERS = frozenset({ISSUER})
+_OWN_ORDER = [ISSUER]
+
+
 class Encoder(PartEncoder):
     """Projects one history onto ``instructions`` and ``input``; losses go to ``losses``."""
 
@@ -95,8 +100,9 @@ class Encoder(PartEncoder):
         super().__init__(issuers=issuers, losses=losses, resolve_file=resolve_file)
         self.history = history
         own = ISSUER
-        self.issuer_order = ([own] if own in self.issuers else []) + sorted(self.issuers - {own})
-        self.own_only = self.issuer_order == [own]
+        self.issuer_order = _OWN_ORDER if self.issuers == _OWN_ISSUERS else (
+            ([own] if own in self.issuers else []) + sorted(self.issuers - {own}))
+        self.own_only = self.issuer_order == _OWN_ORDER
         self.wire_ids: dict[str, str] = {}  # canonical call id -> the call_id sent for it
         self.custom: set[str] = set()  # canonical ids of custom tool calls
         self.calls: dict[str, ToolCallPart] | None = None

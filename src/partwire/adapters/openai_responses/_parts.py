@@ -238,7 +238,7 @@ class PartEncoder:
 
     def __init__(self, *, issuers: Collection[str], losses: Losses,
                  resolve_file: FileResolver | None) -> None:
-        self.issuers = frozenset(issuers)
+        self.issuers = issuers if type(issuers) is frozenset else frozenset(issuers)
         self.losses = losses
         self.resolve_file = resolve_file
 

@@ -24,6 +24,7 @@ from partwire.adapters._common import (
     Losses,
     ToolSpec,
     WireFormatError,
+    imported_request,
     load_json,
     text_part,
     wire_model,
@@ -189,7 +190,7 @@ def from_wire_request(request: Any) -> ImportedRequest:
     tools: tuple[ToolSpec, ...] = ()
     raw_tools = body.get("tools")
     if isinstance(raw_tools, list) and raw_tools:
-        tools = tuple(tool_from_wire(t) for t in raw_tools)
+        tools = tuple([tool_from_wire(t) for t in raw_tools])
     elif "tools" in body:
         params["tools"] = raw_tools  # an empty list (or a malformed value) is kept as it was
     choice = body.get("tool_choice")
@@ -198,9 +199,9 @@ def from_wire_request(request: Any) -> ImportedRequest:
         choice = None
     settings = settings_from_wire(body, params)
     # The body's own store, include and previous_response_id are in params: to_wire adds none.
-    return ImportedRequest(history=tuple(history), tools=tools, model=str(body.get("model", "")),
-                           max_tokens=settings.max_output_tokens, tool_choice=choice, params=params,
-                           options={"continuation": "none"}, settings=settings)
+    return imported_request(tuple(history), tools, str(body.get("model", "")),
+                            settings.max_output_tokens, choice, params, {"continuation": "none"},
+                            settings)
 
 
 # Messages of parts alone, the commonest the reader makes (build() without its fields dict).
@@ -274,6 +275,9 @@ class _RequestReader:
 
     def _message(self, item: dict[str, Any], role: str, i: int) -> HistoryEvent:
         content = item.get("content")
+        if type(content) is str and len(item) == 2 and role != "system":
+            # {"role", "content": "..."}, the commonest item: no marks to keep.
+            return _ONLY_PARTS[_ROLES[role]]((text_part(content),))
         marks = self._marks(item)
         if role == "system":
             marks["form"] = "item"
