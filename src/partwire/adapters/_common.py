@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from pydantic_core import from_json
 
 from partwire._base import ProviderData, json_kind, one_field
+from partwire._memo import memo
 from partwire.errors import ArgumentError, ProviderError, SchemaError, WireFormatError
 from partwire.history import History, HistoryEvent
 from partwire.ids import DEFAULT_MODEL_ALIASES
@@ -296,7 +297,7 @@ def known_loss(i: int, j: int, part_type: str, action: LossAction, reason: str, 
 
 KNOWN_LIMIT = 65_536
 """How many losses :func:`known_loss` remembers before it starts again."""
-_KNOWN: dict[tuple[str, int, int], Loss] = {}
+_KNOWN: dict[tuple[str, int, int], Loss] = memo({})
 
 
 _new = object.__new__
@@ -568,7 +569,7 @@ _KEY_VERSION = 2
 
 # (issuer, the data's key) -> one ProviderData: readers attach the same few marks to most parts
 # ({"block": {"cache_control": {"type": "ephemeral"}}}, {"turn": "new"}).
-_SHARED_PD: dict[tuple[str, bytes], ProviderData] = {}
+_SHARED_PD: dict[tuple[str, bytes], ProviderData] = memo({})
 _SHARED_PD_MAX = 1024
 _SHARED_PD_SIZE = 256  # larger data is rarely repeated: validated each time, not remembered
 
@@ -600,7 +601,7 @@ def shared_provider_data(issuer: str, data: dict[str, Any]) -> ProviderData:
 # (api, the wire tool's key) -> the definition read from it, or None when it stays a dict. A
 # gateway reads the same tools with every request of a session (the recorded corpus sends 107
 # Chat tools of 21 kinds, 209 Anthropic tools of 46): each kind is validated once.
-_IMPORTED: dict[tuple[str, bytes], ToolDefinition | ServerToolDefinition | None] = {}
+_IMPORTED: dict[tuple[str, bytes], ToolDefinition | ServerToolDefinition | None] = memo({})
 _IMPORTED_MAX = 256
 
 
@@ -635,7 +636,7 @@ def import_tool(api: str, tool: dict[str, Any], read: Callable[[dict[str, Any]],
 
 # id(definition) -> (definition, its strict parameters, the rewrites): an agent sends the same
 # definitions with every turn. The entry holds the definition, so its id is not reused.
-_STRICT: dict[int, tuple[ToolDefinition, dict[str, Any], list[str]]] = {}
+_STRICT: dict[int, tuple[ToolDefinition, dict[str, Any], list[str]]] = memo({})
 
 
 def strict_parameters(tool: ToolDefinition) -> tuple[dict[str, Any], list[str]]:

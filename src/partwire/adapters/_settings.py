@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from partwire._base import ProviderData
+from partwire._memo import memo
 from partwire.adapters._common import Losses
 from partwire.projection import LossAction
 from partwire.settings import EMPTY_SETTINGS, ReasoningEffort, RequestSettings
@@ -112,7 +113,7 @@ def openai_refused(model: str, field: str, value: Any = None) -> str | None:
 # Settings by the marshalled values they were read from: a body's settings are the same on every
 # request of a conversation, and validating them (a JSON schema above all) costs more than
 # reading a short history. marshal is exact about types (1, 1.0 and True differ).
-_MEMO: dict[bytes, RequestSettings] = {}
+_MEMO: dict[bytes, RequestSettings] = memo({})
 _MEMO_LIMIT = 1024
 
 

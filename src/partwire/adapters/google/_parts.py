@@ -20,6 +20,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
 from partwire._base import ProviderData
+from partwire._memo import memo
 from partwire.adapters._common import (
     SHAPE_ERRORS,
     Losses,
@@ -80,7 +81,7 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/_-]*={0,2}")
 
 # An agent resends its whole history every turn, so each signature is checked once, not once
 # per turn. Bounded: it is emptied when it grows past the limit.
-_CHECKED: dict[str, bool] = {}
+_CHECKED: dict[str, bool] = memo({})
 _CHECKED_LIMIT = 65_536
 
 

@@ -14,6 +14,7 @@ import marshal
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from partwire._memo import memo
 from partwire.adapters._common import Losses
 from partwire.adapters._settings import (
     budget_for_effort,
@@ -198,7 +199,7 @@ def _format_to_wire(generation: dict[str, Any], settings: RequestSettings,
 # (toolConfig, generationConfig) marshalled -> the settings read from them and the
 # generationConfig keys they took: a conversation sends the same ones with every request. Only
 # readings that put nothing back are remembered. Bounded.
-_READ: dict[bytes, tuple[RequestSettings, frozenset[str]]] = {}
+_READ: dict[bytes, tuple[RequestSettings, frozenset[str]]] = memo({})
 _READ_LIMIT = 1024
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
+from partwire._memo import memo
 from partwire.adapters._common import (
     SHAPE_ERRORS,
     Losses,
@@ -195,7 +196,7 @@ def tools_to_wire(tools: Sequence[ToolSpec], losses: Losses | None, *, dialect: 
 # every request, and a schema outside the portable subset is rewritten by a walk each time. The
 # entry holds the tool, so its id is not reused while it is remembered. Bounded.
 _Made = tuple[tuple[str, str, LossAction, str], ...]
-_DECLARED: dict[tuple[int, str, bool], tuple[ToolDefinition, dict[str, Any], _Made]] = {}
+_DECLARED: dict[tuple[int, str, bool], tuple[ToolDefinition, dict[str, Any], _Made]] = memo({})
 _DECLARED_LIMIT = 256
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
 from partwire._base import ProviderData
+from partwire._memo import memo
 from partwire.adapters._common import token_count
 from partwire.messages import StopReason
 from partwire.usage import Usage
@@ -200,7 +201,7 @@ _CALL_ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 
 # An agent resends its whole history every turn, so each id is checked once, not once per turn.
 # Bounded: it is emptied when it grows past the limit.
-ADMITTED: dict[str, bool] = {}
+ADMITTED: dict[str, bool] = memo({})
 _ADMITTED_LIMIT = 65_536
 
 
@@ -322,7 +323,7 @@ def _camel_dict(value: dict[Any, Any]) -> dict[Any, Any]:
 # values the walk returns unchanged are remembered: a hit returns the value itself. Bounded.
 _REMEMBERED = frozenset({"tools", "generationConfig", "systemInstruction", "toolConfig",
                          "safetySettings"})
-_CAMEL_SEEN: set[bytes] = set()
+_CAMEL_SEEN: set[bytes] = memo(set())
 _CAMEL_SEEN_LIMIT = 1024
 
 

@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, assert_never
 
+from partwire._memo import memo
 from partwire.adapters._common import (
     KNOWN_LIMIT,
     Losses,
@@ -743,7 +744,7 @@ class Encoder(PartEncoder):
 # id, position and status (a part's loss is remembered by _common.known_loss): an agent resends
 # its whole history every turn, and each such loss is the same frozen value every time.
 # Bounded: emptied when it grows past the limit.
-_KNOWN_LOSSES: dict[tuple[str, int, str], Loss] = {}
+_KNOWN_LOSSES: dict[tuple[str, int, str], Loss] = memo({})
 _MESSAGE_ITEM = frozenset({"id", "status", "phase"})
 _EMPTY_TEXT = "an empty text says nothing, and the API refuses an empty assistant item"
 _FOREIGN_REASONING = "reasoning is verifiable only by the provider that produced it"
