@@ -73,6 +73,11 @@ _REFUSED = {
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
+def valid_tool_name(name: str) -> bool:
+    """Whether ``name`` passes :class:`ToolDefinition`'s rule for tool names."""
+    return _NAME.match(name) is not None
+
+
 def check_schema(schema: Mapping[str, Any], *, tool: str = "?") -> None:
     """Raise :class:`SchemaError` at the first construct outside the portable subset."""
     if schema.get("type") != "object":
@@ -178,7 +183,7 @@ class ToolDefinition(CanonicalModel):
     @field_validator("name")
     @classmethod
     def _valid_name(cls, name: str) -> str:
-        if not _NAME.match(name):
+        if not valid_tool_name(name):
             raise ValueError(
                 f"tool name {name!r} must be 1-64 letters, digits, '_' or '-' (the providers' common rule)"
             )

@@ -12,13 +12,22 @@ import functools
 import json
 import marshal
 import re
+import typing
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic_core import from_json
 
-from partwire._base import ProviderData, json_kind, one_field
+from partwire._base import (
+    NOT_JSON,
+    ProviderData,
+    build,
+    json_copy,
+    json_kind,
+    one_field,
+    with_field,
+)
 from partwire._memo import memo
 from partwire.errors import ArgumentError, ProviderError, SchemaError, WireFormatError
 from partwire.history import History, HistoryEvent
@@ -27,7 +36,13 @@ from partwire.messages import AssistantMessage
 from partwire.parts import TextPart, ToolCallPart, UnknownPart
 from partwire.projection import Loss, LossAction
 from partwire.settings import EMPTY_SETTINGS, RequestSettings
-from partwire.tools import ServerToolDefinition, ToolDefinition, check_schema
+from partwire.tools import (
+    ServerToolDefinition,
+    SideEffects,
+    ToolDefinition,
+    check_schema,
+    valid_tool_name,
+)
 
 __all__ = [
     "KNOWN_LIMIT",
@@ -51,6 +66,7 @@ __all__ = [
     "foreign_tool_loss",
     "foreign_unknown_reason",
     "import_tool",
+    "imported_definition",
     "imported_request",
     "json_text",
     "known_loss",
@@ -755,7 +771,46 @@ def with_overlay(tool: ToolT, api: str, issuer: str, overlay: dict[str, Any] | N
     """``tool`` carrying ``overlay`` as its issuer-tagged provider data (``{api: overlay}``)."""
     if overlay is None:
         return tool
-    return tool.model_copy(update={"provider_data": ProviderData(issuer=issuer, data={api: overlay})})
+    data = json_copy({api: overlay})
+    if data is NOT_JSON or type(issuer) is not str:
+        return tool.model_copy(update={"provider_data": ProviderData(issuer=issuer, data={api: overlay})})
+    return with_field(tool, "provider_data", build(ProviderData, {"issuer": issuer, "data": data}))
+
+
+# The optional fields imported_definition takes without validation, each with the test its value
+# must pass (None passes for all of them).
+_PLAIN_FLAGS: dict[str, Callable[[Any], bool]] = {
+    "strict": lambda v: type(v) is bool,
+    "defer_loading": lambda v: type(v) is bool,
+    "allowed_callers": lambda v: type(v) is tuple and all(type(c) is str for c in v),
+    "input_examples": lambda v: False,
+    "cache": lambda v: False,
+}
+_SIDE_EFFECTS = frozenset(typing.get_args(SideEffects))
+
+
+def imported_definition(name: Any, description: Any, schema: dict[str, Any], portable: bool,
+                        side_effects: str, **flags: Any) -> ToolDefinition:
+    """``ToolDefinition(name=name, description=description, input_schema=schema,
+    side_effects=side_effects, portable_schema=portable, **flags)``, where ``schema`` and
+    ``portable`` are what :func:`schema_or_none` gave (the schema already checked when portable).
+
+    A tool read from a request body is plain JSON: its schema is copied as validation would copy
+    it (:func:`~partwire._base.json_copy`) and not checked a second time, the name checked by the
+    same rule; the instance equals and dumps like the validated one. Anything else (a value of
+    another type, a flag to convert) goes through the constructor, which raises as usual.
+    """
+    if (type(name) is str and type(description) is str and type(schema) is dict
+            and type(portable) is bool and valid_tool_name(name)
+            and side_effects in _SIDE_EFFECTS
+            and all(k in _PLAIN_FLAGS and (v is None or _PLAIN_FLAGS[k](v)) for k, v in flags.items())):
+        copied = json_copy(schema)
+        if copied is not NOT_JSON:
+            return build(ToolDefinition, {"name": name, "description": description, "input_schema": copied,
+                                          "side_effects": side_effects, "portable_schema": portable,
+                                          **flags})
+    return ToolDefinition(name=name, description=description, input_schema=schema,
+                          side_effects=side_effects, portable_schema=portable, **flags)
 
 
 def overlay_for(tool: ToolDefinition | ServerToolDefinition, api: str, issuers: Collection[str],

@@ -26,6 +26,7 @@ from partwire.adapters._common import (
     flag_losses,
     foreign_tool_loss,
     import_tool,
+    imported_definition,
     location_fields,
     overlay_for,
     schema_or_none,
@@ -192,9 +193,8 @@ def _definition(tool: dict[str, Any]) -> ToolSpec:
     if schema is None:
         return tool
     try:
-        definition = ToolDefinition(
-            name=tool["name"], description=_str(tool.get("description")), input_schema=schema,
-            side_effects=IMPORTED_SIDE_EFFECTS, portable_schema=portable,
+        definition = imported_definition(
+            tool["name"], _str(tool.get("description")), schema, portable, IMPORTED_SIDE_EFFECTS,
             strict=_bool(tool.get("strict")), defer_loading=_bool(tool.get("defer_loading")),
             allowed_callers=_strings(tool.get("allowed_callers")),
             input_examples=_examples(tool.get("input_examples")), cache=_cache(tool.get("cache_control")),

@@ -25,6 +25,7 @@ from partwire.adapters._common import (
     flag_losses,
     foreign_tool_loss,
     import_tool,
+    imported_definition,
     overlay_for,
     schema_or_none,
     server_kind_loss,
@@ -342,9 +343,9 @@ def _declaration_from_wire(declaration: dict[str, Any]) -> ToolSpec:
         return declaration
     description = declaration.get("description")
     try:
-        definition = ToolDefinition(
-            name=declaration["name"], description=description if isinstance(description, str) else "",
-            input_schema=schema, side_effects=IMPORTED_SIDE_EFFECTS, portable_schema=portable)
+        definition = imported_definition(
+            declaration["name"], description if isinstance(description, str) else "", schema,
+            portable, IMPORTED_SIDE_EFFECTS)
     except (*SHAPE_ERRORS, SchemaError):
         return declaration
     again = _declaration(definition, "", None, dialect="json_schema", vertex=False)

@@ -21,6 +21,7 @@ from partwire.adapters._common import (
     flag_losses,
     foreign_tool_loss,
     import_tool,
+    imported_definition,
     location_fields,
     overlay_for,
     schema_or_none,
@@ -148,11 +149,9 @@ def _definition(tool: dict[str, Any], issuer: str) -> ToolSpec:
     description = function.get("description")
     strict = function.get("strict")
     try:
-        definition = ToolDefinition(
-            name=function["name"], description=description if isinstance(description, str) else "",
-            input_schema=schema, side_effects=IMPORTED_SIDE_EFFECTS, portable_schema=portable,
-            strict=strict if isinstance(strict, bool) else None,
-        )
+        definition = imported_definition(
+            function["name"], description if isinstance(description, str) else "", schema,
+            portable, IMPORTED_SIDE_EFFECTS, strict=strict if isinstance(strict, bool) else None)
     except (*SHAPE_ERRORS, SchemaError):
         return tool
     # Strict mode rewrites a schema; the source's own form then comes back through the overlay.

@@ -26,6 +26,7 @@ from partwire.adapters._common import (
     flag_losses,
     foreign_tool_loss,
     import_tool,
+    imported_definition,
     location_fields,
     overlay_for,
     schema_or_none,
@@ -179,10 +180,9 @@ def _definition(tool: dict[str, Any]) -> ToolSpec:
     callers = tool.get("allowed_callers")
     defer = tool.get("defer_loading")
     try:
-        definition = ToolDefinition(
-            name=tool["name"], description=description if isinstance(description, str) else "",
-            input_schema=schema, side_effects=IMPORTED_SIDE_EFFECTS, portable_schema=portable,
-            strict=strict if isinstance(strict, bool) else None,
+        definition = imported_definition(
+            tool["name"], description if isinstance(description, str) else "", schema, portable,
+            IMPORTED_SIDE_EFFECTS, strict=strict if isinstance(strict, bool) else None,
             defer_loading=defer if isinstance(defer, bool) else None,
             allowed_callers=tuple(callers) if isinstance(callers, list) and all(
                 isinstance(c, str) for c in callers) else None,
