@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pydantic.json_schema is slow to import and needed only to m
     from pydantic_core import CoreSchema
 
 __all__ = ["NOT_JSON", "CanonicalModel", "JsonValue", "NamedUnion", "ProviderData", "build", "fields_maker", "json_copy",
-           "json_kind", "one_field", "replace", "with_field"]
+           "json_kind", "one_field", "provider_data", "replace", "with_field"]
 
 
 _B = TypeVar("_B", bound=BaseModel)
@@ -324,6 +324,9 @@ class ProviderData(CanonicalModel):
     """The state itself, exactly as received (item ids, status, raw usage, cache details...)."""
 
 
+_make_pd = fields_maker(ProviderData, "issuer", "data")
+
+
 @dataclass(frozen=True, slots=True)
 class NamedUnion:
     """``Annotated`` metadata that gives a tagged union a name of its own in every schema.
@@ -352,6 +355,17 @@ class NamedUnion:
         target.setdefault("title", self.name)
         target.setdefault("description", self.description)
         return json_schema
+
+
+def provider_data(issuer: str, data: Any) -> ProviderData:
+    """``ProviderData(issuer=issuer, data=data)``: the same instance, made without validation
+    when ``issuer`` is a string and ``data`` plain JSON (:func:`json_copy` makes the copy
+    validation would); anything else is validated (and refused) as usual."""
+    if type(issuer) is str:
+        copied = json_copy(data)
+        if copied is not NOT_JSON:
+            return _make_pd(issuer, copied)
+    return ProviderData(issuer=issuer, data=data)
 
 
 def json_kind(value: Any) -> str:

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from partwire._base import NOT_JSON, ProviderData, json_copy
+from partwire._base import NOT_JSON, ProviderData, json_copy, provider_data
 from partwire._memo import forget
 from partwire.adapters import get_adapter
-from partwire.adapters._common import imported_definition
+from partwire.adapters._common import imported_definition, same_json
 from partwire.tools import ToolDefinition
 from tests.benchmarks.bench_babel import APIS, requests
 
@@ -88,3 +88,25 @@ def test_imported_definition_refuses_what_the_constructor_refuses() -> None:
     # A value that is not plain JSON goes through validation, which refuses it as usual.
     with pytest.raises(ValidationError, match="not a valid JSON value"):
         imported_definition("ok", "", {"type": "object", "required": ()}, False, "execute")
+
+
+def test_same_json_tells_types_apart_at_any_depth() -> None:
+    assert same_json({"a": [1, {"b": "x"}]}, {"a": [1, {"b": "x"}]})
+    assert same_json({"a": 1, "b": 2}, {"b": 2, "a": 1})  # key order is not a difference
+    assert not same_json({"a": [1]}, {"a": [True]})
+    assert not same_json({"a": [1]}, {"a": [1.0]})
+    assert not same_json({"a": 1, "b": [2]}, {"b": [2.0], "a": 1})  # walked: keys reordered
+    assert not same_json([{"a": 1}], [{"a": 2}])
+
+
+def test_provider_data_is_the_validated_instance() -> None:
+    data: dict[str, Any] = {"item": {"id": "x", "n": [1, 2.5, None, True]}, "typed": True}
+    made = provider_data("openai", data)
+    validated = ProviderData(issuer="openai", data=copy.deepcopy(data))
+    assert made == validated
+    assert made.model_dump_json() == validated.model_dump_json()
+    assert made.model_fields_set == validated.model_fields_set
+    data["item"]["n"].append(3)  # the caller's dict is not the instance's
+    assert made.data == validated.data
+    with pytest.raises(ValidationError, match="not a valid JSON value"):
+        provider_data("openai", {"a": (1, 2)})

@@ -26,6 +26,7 @@ from partwire._base import (
     json_copy,
     json_kind,
     one_field,
+    provider_data,
     with_field,
 )
 from partwire._memo import memo
@@ -604,7 +605,7 @@ def shared_provider_data(issuer: str, data: dict[str, Any]) -> ProviderData:
     found = _SHARED_PD.get(key)
     if found is not None and found.data == data:  # unless its data was changed in place
         return found
-    made = ProviderData(issuer=issuer, data=data)
+    made = provider_data(issuer, data)
     if len(packed) <= _SHARED_PD_SIZE:
         if len(_SHARED_PD) >= _SHARED_PD_MAX:
             del _SHARED_PD[next(iter(_SHARED_PD))]
@@ -738,6 +739,17 @@ def same_json(a: Any, b: Any) -> bool:
     """Whether two JSON values are the same value (``True`` is not ``1``, ``1`` is not ``1.0``)."""
     if type(a) is not type(b):
         return False
+    if type(a) is dict or type(a) is list:
+        # Compared in C first: values that differ differ here too, and equal ones with the same
+        # marshalled bytes have the same types throughout (marshal keeps 1, 1.0 and True apart).
+        # Equal values whose bytes differ (keys in another order) are walked.
+        if a != b:
+            return False
+        try:
+            if marshal.dumps(a, _KEY_VERSION) == marshal.dumps(b, _KEY_VERSION):
+                return True
+        except (ValueError, RecursionError):
+            pass
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same_json(v, b[k]) for k, v in a.items())
     if isinstance(a, list):
@@ -771,10 +783,7 @@ def with_overlay(tool: ToolT, api: str, issuer: str, overlay: dict[str, Any] | N
     """``tool`` carrying ``overlay`` as its issuer-tagged provider data (``{api: overlay}``)."""
     if overlay is None:
         return tool
-    data = json_copy({api: overlay})
-    if data is NOT_JSON or type(issuer) is not str:
-        return tool.model_copy(update={"provider_data": ProviderData(issuer=issuer, data={api: overlay})})
-    return with_field(tool, "provider_data", build(ProviderData, {"issuer": issuer, "data": data}))
+    return with_field(tool, "provider_data", provider_data(issuer, {api: overlay}))
 
 
 # The optional fields imported_definition takes without validation, each with the test its value

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from partwire._base import ProviderData
+from partwire._base import provider_data
 from partwire._memo import memo
 from partwire.adapters._common import Losses
 from partwire.projection import LossAction
@@ -80,7 +80,7 @@ def marks_of(settings: RequestSettings, issuers: Any) -> Mapping[str, Any]:
 def with_marks(values: dict[str, Any], issuer: str, marks: dict[str, Any]) -> dict[str, Any]:
     """``values`` with the marks of ``issuer`` added (unchanged when there are none)."""
     if marks:
-        values["provider_data"] = ProviderData(issuer=issuer, data=marks)
+        values["provider_data"] = provider_data(issuer, marks)
     return values
 
 

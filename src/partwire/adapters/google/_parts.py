@@ -19,7 +19,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
-from partwire._base import ProviderData
+from partwire._base import ProviderData, provider_data
 from partwire._memo import memo
 from partwire.adapters._common import (
     SHAPE_ERRORS,
@@ -96,7 +96,7 @@ def base64_ok(value: str) -> bool:
 
 
 def _pd(data: dict[str, Any]) -> ProviderData | None:
-    return ProviderData(issuer=ISSUER, data=data) if data else None
+    return provider_data(ISSUER, data) if data else None
 
 
 def call_identity(wire_id: Any) -> tuple[str, dict[str, str]]:
@@ -166,7 +166,7 @@ def part_from_wire(raw: Mapping[str, Any], model: str | None) -> Part:
                 # Unsigned thought summaries are still Gemini's: only it takes them back.
                 data["model"] = model
             return ThinkingPart(text=text, signature=signature,
-                                provider_data=ProviderData(issuer=ISSUER, data=data)
+                                provider_data=provider_data(ISSUER, data)
                                 if data or signature is None else None)
         if isinstance(sig, str):
             data["thoughtSignature"] = sig

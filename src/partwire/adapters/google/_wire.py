@@ -319,7 +319,8 @@ def _camel_dict(value: dict[Any, Any]) -> dict[Any, Any]:
 # The body fields a conversation sends alike with every request (its tools and their schemas,
 # generationConfig, the system instruction): each value found already in camelCase is
 # remembered by its marshalled bytes (exact about types and key order), so the next request
-# with the same value is not walked again; marshalling is a C pass, a tenth of the walk. Only
+# with the same value is not walked again; marshalling is a C pass, a tenth of the walk. Bytes
+# without a "_" are not even walked the first time. Only
 # values the walk returns unchanged are remembered: a hit returns the value itself. Bounded.
 _REMEMBERED = frozenset({"tools", "generationConfig", "systemInstruction", "toolConfig",
                          "safetySettings"})
@@ -332,7 +333,10 @@ def _camel_remembered(value: dict[Any, Any] | list[Any]) -> Any:
         packed = marshal.dumps(value, 2)
     except (ValueError, RecursionError):  # not plain built-in values: walked every time
         return camel_keys(value)
-    if packed in _CAMEL_SEEN:
+    if b"_" not in packed or packed in _CAMEL_SEEN:
+        # No "_" byte anywhere: no key has one to rename. (A key with one always shows it: the
+        # marshalled text is ASCII or UTF-8, where no other character holds that byte; a number
+        # or length that does only means a walk.)
         return value
     new = camel_keys(value)
     if new is value:
