@@ -348,6 +348,8 @@ def as_json(obj: Any) -> Any:
 
 def load_json(obj: Any, provider: str, what: str) -> dict[str, Any]:
     """:func:`as_json`, required to give a JSON object; a :class:`WireFormatError` otherwise."""
+    if type(obj) is dict:  # the common case, told without isinstance on a union
+        return obj
     try:
         data = as_json(obj)
     except (TypeError, ValueError) as exc:
