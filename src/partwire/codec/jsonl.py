@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
+from partwire._collector import collector_paused
 from partwire.errors import DecodeError
 from partwire.history import History, HistoryEvent
 
@@ -107,6 +108,7 @@ def iter_records(
                 yield record
 
 
+@collector_paused
 def read(
     source: Source, *, strict: bool = False, max_line_bytes: int = MAX_LINE_BYTES, max_depth: int = MAX_DEPTH
 ) -> ReadResult:
@@ -139,6 +141,7 @@ def _slow(decoder: LineDecoder, chunk: bytes | TooLong, line_no: int) -> Record 
     return decoder.slow(chunk[:-1] if has_newline else chunk, line_no, final=not has_newline)
 
 
+@collector_paused
 def load(
     source: Source, *, strict: bool = False, max_line_bytes: int = MAX_LINE_BYTES, max_depth: int = MAX_DEPTH
 ) -> list[HistoryEvent]:
@@ -148,6 +151,7 @@ def load(
     return result.events
 
 
+@collector_paused
 def loads(
     data: bytes | str, *, strict: bool = False, max_line_bytes: int = MAX_LINE_BYTES, max_depth: int = MAX_DEPTH
 ) -> list[HistoryEvent]:

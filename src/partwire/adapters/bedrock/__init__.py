@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequen
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from partwire._collector import collector_paused
 from partwire.adapters import Capabilities
 from partwire.adapters._common import (
     ImportedRequest,
@@ -109,6 +110,7 @@ class Options:
     the message). ``to_wire`` takes its model as its own argument."""
 
 
+@collector_paused
 def to_wire(
     history: History,
     *,
@@ -163,6 +165,7 @@ def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = No
         return _from_wire(response, opts.model_id)
 
 
+@collector_paused
 def from_wire_request(request: Any, *,
                       options: Options | Mapping[str, Any] | None = None,
                       **switches: Any) -> ImportedRequest:
