@@ -21,7 +21,16 @@ The operations: ``codec.load``; each adapter's ``to_wire`` and ``from_wire_reque
 request its ``to_wire`` made); one ``Session`` turn per adapter (an assistant message and its tool
 results appended, then ``request()``; its cost per turn, not per event); and both bridges' round
 trips (``to_messages`` then ``from_messages``). N is 100,000 by default; ``PARTWIRE_GROWTH_N``
-sets another (the bridges at 100,000 take minutes on a loaded machine).
+sets another (the bridges at 100,000 take minutes on a loaded machine); ``PARTWIRE_GROWTH_ONLY``
+runs only the operations whose names start with one of its comma-separated prefixes. Each size is timed with
+only its own history alive (the 1,000-event calls once ran beside the 100,000-event history,
+and each full collection in them was a pass over it).
+
+``growth.baseline.plain_dicts`` (no target) is the machine's own growth: a loop over the same
+history as plain dicts (``orjson``) that reads every event and its parts and builds a wire-like
+dict for each, no partwire code in it. A 1,000-event history fits in the processor's cache and
+is timed a hundred times over while it is hot; a 100,000-event one is read from memory on every
+call. What that costs a plain loop, partwire's walks pay too (``docs/adapters/index.md``).
 """
 
 from __future__ import annotations
@@ -33,6 +42,8 @@ import os
 import time
 from collections.abc import Callable
 from typing import Any
+
+import orjson
 
 from partwire import AssistantMessage, HistoryEvent, Session
 from partwire.adapters import get_adapter
@@ -50,6 +61,13 @@ TARGET = 1.3
 
 def _large() -> int:
     return int(os.environ.get("PARTWIRE_GROWTH_N", "100000"))
+
+
+def _wanted(op: str) -> bool:
+    """Whether ``op`` is among those ``PARTWIRE_GROWTH_ONLY`` names (comma-separated prefixes,
+    such as ``codec,anthropic``); every operation when it is unset."""
+    only = os.environ.get("PARTWIRE_GROWTH_ONLY")
+    return not only or any(op.startswith(prefix.strip()) for prefix in only.split(","))
 
 
 def _per_event(fn: Callable[[], object], n: int, total: int, *, collector: bool = True) -> float:
@@ -75,6 +93,8 @@ def _ops(events: list[HistoryEvent]) -> dict[str, Callable[[], object]]:
     ops: dict[str, Callable[[], object]] = {}
     data = dumps(events)
     ops["codec.load"] = lambda: loads(data)
+    plain = [orjson.loads(line) for line in data.splitlines()]
+    ops["baseline.plain_dicts"] = functools.partial(_plain_walk, plain)
     for name, model in ADAPTERS.items():
         adapter = get_adapter(name)
         ops[f"{name}.to_wire"] = functools.partial(adapter.to_wire, events, model=model)
@@ -89,6 +109,21 @@ def _ops(events: list[HistoryEvent]) -> dict[str, Callable[[], object]]:
             continue
         ops[f"bridge.{bridge}"] = functools.partial(_bridge_round_trip, module, events)
     return ops
+
+
+def _plain_walk(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A wire-like message per line of the history as plain dicts: no partwire code, the
+    machine's own growth for a walk that reads every event and its parts and builds a result."""
+    out = []
+    for line in lines:
+        message: dict[str, Any] = {"role": line.get("role"), "id": line.get("id")}
+        parts = line.get("parts")
+        if parts:
+            message["content"] = [part.get("text") or part.get("name") for part in parts]
+        else:
+            message["content"] = line.get("output_text")
+        out.append(message)
+    return out
 
 
 def _bridge_round_trip(module: Any, events: list[HistoryEvent]) -> object:
@@ -119,9 +154,13 @@ def _costs(n: int, events: list[HistoryEvent], repeat: int, total: int) -> dict[
     costs: dict[str, float] = {}
     with dry_run(), quiet_losses():
         for op, fn in _ops(history).items():
+            if not _wanted(op):
+                continue
             costs[op] = _per_event(fn, n, total)
             costs[f"{op}.collector_off"] = _per_event(fn, n, total, collector=False)
         for name in ADAPTERS:
+            if not _wanted(f"{name}.session_turn"):
+                continue
             costs[f"{name}.session_turn"] = _session_turn(name, events, n, repeat)
     return costs
 
@@ -129,16 +168,18 @@ def _costs(n: int, events: list[HistoryEvent], repeat: int, total: int) -> dict[
 def run() -> dict[str, dict[str, Any]]:
     """``growth.<op>`` for every operation, with the two costs beside it."""
     large = _large()
-    events = agent_history(large + 200)
-    small_costs = _costs(SMALL, events, repeat=5, total=2 * large)
-    large_costs = _costs(large, events, repeat=2, total=2 * large)
+    # Each size is timed with only its own input alive: a 100,000-event history alive while the
+    # 1,000-event calls run makes every full collection in them a pass over the large heap.
+    small_costs = _costs(SMALL, agent_history(SMALL + 200), repeat=5, total=2 * large)
+    gc.collect()
+    large_costs = _costs(large, agent_history(large + 200), repeat=2, total=2 * large)
     results: dict[str, dict[str, Any]] = {}
     for op, small in small_costs.items():
         unit = "us per turn" if op.endswith("session_turn") else "us per event"
         row: dict[str, Any] = {
             "value": round(large_costs[op] / small, 2), "unit": f"x the cost at {SMALL} ({large})",
             f"at_{SMALL}": f"{small * 1e6:.2f} {unit}", f"at_{large}": f"{large_costs[op] * 1e6:.2f} {unit}"}
-        if not op.endswith(".collector_off"):
+        if not op.endswith(".collector_off") and not op.startswith("baseline."):
             row["target"] = TARGET
         results[f"growth.{op}"] = row
     return results
