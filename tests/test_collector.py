@@ -32,8 +32,7 @@ def low_threshold() -> Iterator[tuple[int, int, int]]:
         yield gc.get_threshold()
     finally:
         gc.set_threshold(*saved)
-        if not enabled:
-            gc.disable()
+        (gc.enable if enabled else gc.disable)()
 
 
 def _collections(fn: Callable[[], object]) -> int:
