@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from partwire import HistoryEvent
-from partwire._collector import paused
+from partwire._collector import MIN_ITEMS, paused
 from partwire.adapters import ADAPTER_NAMES, WireFormatError, get_adapter
 from partwire.adapters._kernel import dry_run
 from partwire.codec import dumps, loads
@@ -83,13 +83,29 @@ def test_codec_loads_runs_without_collections(history: list[HistoryEvent],
     assert gc.get_threshold() == low_threshold
 
 
-def test_state_is_given_back_on_error(low_threshold: tuple[int, int, int]) -> None:
+def test_state_is_given_back_on_error(history: list[HistoryEvent],
+                                      low_threshold: tuple[int, int, int]) -> None:
     """A call that raises gives the threshold back too."""
     with pytest.raises(DecodeError):
-        loads(b'{"type": "user", "parts": 3}\n', strict=True)
+        loads(dumps(history) + b'{"type": "user", "parts": 3}\n', strict=True)
     assert gc.get_threshold() == low_threshold
+    adapter = get_adapter("anthropic")
+    with dry_run(), quiet_losses():
+        messages = adapter.to_wire(history, model=MODELS["anthropic"]).request["messages"]
+    assert len(messages) >= MIN_ITEMS
     with pytest.raises(WireFormatError):
-        get_adapter("anthropic").from_wire_request({"messages": 7})
+        adapter.from_wire_request({"messages": [*messages, 7]})
+    assert gc.get_threshold() == low_threshold
+
+
+def test_small_inputs_are_not_paused(history: list[HistoryEvent],
+                                     low_threshold: tuple[int, int, int]) -> None:
+    """A history of fewer than MIN_ITEMS events is encoded without the pause (its cost would
+    show on a small request): at a low threshold it meets collections as any code does."""
+    adapter = get_adapter("openai_chat")
+    with dry_run(), quiet_losses():
+        assert _collections(lambda: adapter.to_wire(history[:MIN_ITEMS - 1], model="gpt-4.1")) > 0
+        assert _collections(lambda: adapter.to_wire(history[:MIN_ITEMS], model="gpt-4.1")) == 0
     assert gc.get_threshold() == low_threshold
 
 

@@ -151,7 +151,6 @@ def load(
     return result.events
 
 
-@collector_paused
 def loads(
     data: bytes | str, *, strict: bool = False, max_line_bytes: int = MAX_LINE_BYTES, max_depth: int = MAX_DEPTH
 ) -> list[HistoryEvent]:

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequen
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from partwire._collector import collector_paused
+from partwire._collector import collector_paused_if_large
 from partwire.adapters import Capabilities
 from partwire.adapters._common import (
     ImportedRequest,
@@ -105,7 +105,7 @@ class Options:
     model that still takes them. A request read with any of them re-exports with it on."""
 
 
-@collector_paused
+@collector_paused_if_large
 def to_wire(
     history: History,
     *,
@@ -162,7 +162,7 @@ def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = No
         return _from_wire(response)
 
 
-@collector_paused
+@collector_paused_if_large
 def from_wire_request(request: Any, *,
                       options: Options | Mapping[str, Any] | None = None,
                       **switches: Any) -> ImportedRequest:

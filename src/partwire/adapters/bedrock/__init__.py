@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequen
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from partwire._collector import collector_paused
+from partwire._collector import collector_paused_if_large
 from partwire.adapters import Capabilities
 from partwire.adapters._common import (
     ImportedRequest,
@@ -110,7 +110,7 @@ class Options:
     the message). ``to_wire`` takes its model as its own argument."""
 
 
-@collector_paused
+@collector_paused_if_large
 def to_wire(
     history: History,
     *,
@@ -165,7 +165,7 @@ def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = No
         return _from_wire(response, opts.model_id)
 
 
-@collector_paused
+@collector_paused_if_large
 def from_wire_request(request: Any, *,
                       options: Options | Mapping[str, Any] | None = None,
                       **switches: Any) -> ImportedRequest:

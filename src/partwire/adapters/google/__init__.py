@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
-from partwire._collector import collector_paused
+from partwire._collector import collector_paused_if_large
 from partwire.adapters import Capabilities
 from partwire.adapters._common import (
     ImportedRequest,
@@ -148,7 +148,7 @@ class Options:
 _DEFAULTS = Options()
 
 
-@collector_paused
+@collector_paused_if_large
 def to_wire(
     history: History,
     *,
@@ -209,7 +209,7 @@ def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = No
         return _from_wire(response, candidate=opts.candidate)
 
 
-@collector_paused
+@collector_paused_if_large
 def from_wire_request(request: Any, *,
                       options: Options | Mapping[str, Any] | None = None,
                       **switches: Any) -> ImportedRequest:

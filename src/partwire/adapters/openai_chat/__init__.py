@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from partwire._collector import collector_paused
+from partwire._collector import collector_paused_if_large
 from partwire.adapters._common import (
     ImportedRequest,
     Losses,
@@ -85,7 +85,7 @@ class Options:
     """Which of ``n`` choices ``from_wire`` and ``stream`` read."""
 
 
-@collector_paused
+@collector_paused_if_large
 def to_wire(
     history: History,
     *,
@@ -149,7 +149,7 @@ def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = No
         return _from_wire(response, get_dialect(opts.dialect), opts.choice)
 
 
-@collector_paused
+@collector_paused_if_large
 def from_wire_request(request: Any, *, options: Options | Mapping[str, Any] | None = None,
                       **switches: Any) -> ImportedRequest:
     """A request body written for this API, as history and tools (and the other fields).

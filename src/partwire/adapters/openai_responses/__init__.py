@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequen
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from partwire._collector import collector_paused
+from partwire._collector import collector_paused_if_large
 from partwire.adapters import Capabilities
 from partwire.adapters._common import (
     ImportedRequest,
@@ -99,7 +99,7 @@ _DEFAULTS = Options()
 _OWN_ISSUERS = frozenset({ISSUER})
 
 
-@collector_paused
+@collector_paused_if_large
 def to_wire(
     history: History,
     *,
@@ -154,7 +154,7 @@ def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = No
         return _from_wire(response)
 
 
-@collector_paused
+@collector_paused_if_large
 def from_wire_request(request: Any, *,
                       options: Options | Mapping[str, Any] | None = None,
                       **switches: Any) -> ImportedRequest:
