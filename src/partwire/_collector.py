@@ -43,13 +43,16 @@ MIN_ITEMS = 64
 
 
 def _items(value: object) -> int:
-    """How many items ``value`` holds, roughly: a sequence's length, the longest list in a
-    body's fields, a 256th of a text's length; anything else (an SDK object) counts as large."""
+    """How many items ``value`` holds, roughly: a sequence's length, the length of a request
+    body's ``messages``, ``contents`` or ``input`` list, a 256th of a text's length; anything
+    else (an SDK object) counts as large."""
     kind = type(value)
     if kind is list or kind is tuple:
         return len(value)  # type: ignore[arg-type]
-    if kind is dict:
-        return max((len(v) for v in value.values() if type(v) is list), default=0)  # type: ignore[attr-defined]
+    if kind is dict:  # a request body: its list of messages, contents or input items
+        get = value.get  # type: ignore[attr-defined]
+        items = get("messages") or get("contents") or get("input")
+        return len(items) if type(items) is list else 0
     if kind is str or kind is bytes or kind is bytearray:
         return len(value) >> 8  # type: ignore[arg-type]
     return MIN_ITEMS
@@ -111,12 +114,15 @@ def collector_paused(fn: Callable[P, R]) -> Callable[P, R]:
 def collector_paused_if_large(fn: Callable[P, R]) -> Callable[P, R]:
     """:func:`collector_paused`, but only when ``fn``'s first argument holds at least
     :data:`MIN_ITEMS` items (a history, a request body, JSONL text)."""
-    paused_fn = collector_paused(fn)
 
     @functools.wraps(fn)
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
         if args and _items(args[0]) < MIN_ITEMS:
             return fn(*args, **kwargs)
-        return paused_fn(*args, **kwargs)
+        _pause()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _resume()
 
     return call
