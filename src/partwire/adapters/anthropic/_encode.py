@@ -140,8 +140,12 @@ class Encoder(PartEncoder):
         return self._system_value(), self.messages
 
     def _open(self, turn: _Turn) -> _Turn:
-        if self.turn is not None:
-            self._close(self.turn, last=False)
+        before = self.turn
+        if before is not None:
+            if before.empties is None and not before.plain and before.blocks:
+                self.messages.append(before.message)  # its blocks are its content already
+            else:
+                self._close(before, last=False)
         self.turn = turn
         self.opened += 1
         return turn
