@@ -7,8 +7,8 @@ same ratio with the collector off: what the code itself does.
 
 How a cost per event is taken, so that both sizes meet the collector alike: the operation runs
 back to back on its input until it has done as many events as the large size (N runs of 1,000
-events; 2 runs of N), after one warm-up run, and the cost is the CPU time of the whole batch over
-its events. CPython runs a full collection once the objects that survived into its oldest
+events; 2 runs of N), after one warm-up run, and the cost is the CPU time of the runs over their
+events. CPython runs a full collection once the objects that survived into its oldest
 generation have grown by a quarter since the last one; a single large call meets one such pass
 inside itself, while a single small call (timed alone, best of a few after a collection, as this
 module did at first) almost never does: one 1,000-event call was measured free of the passes that
@@ -26,11 +26,18 @@ runs only the operations whose names start with one of its comma-separated prefi
 only its own history alive (the 1,000-event calls once ran beside the 100,000-event history,
 and each full collection in them was a pass over it).
 
-``growth.baseline.plain_dicts`` (no target) is the machine's own growth: a loop over the same
-history as plain dicts (``orjson``) that reads every event and its parts and builds a wire-like
-dict for each, no partwire code in it. A 1,000-event history fits in the processor's cache and
-is timed a hundred times over while it is hot; a 100,000-event one is read from memory on every
-call. What that costs a plain loop, partwire's walks pay too (``docs/adapters/index.md``).
+Both sizes are timed cold: before each run, outside the timed span, a 96 MiB copy between two
+preallocated buffers empties the processor's caches. A 100,000-event history (hundreds of MB)
+is read from memory on every call whatever the bench does; a 1,000-event one (3 MB) run back to
+back stays in the 32 MiB cache from one run to the next, which no application calling it once
+per request sees, and which made even a loop with no partwire code in it read 4-5x "growth".
+``growth.<op>.cache_warm`` (no target) is the ratio without the emptying, the machine's cache
+included; ``growth.baseline.plain_dicts`` (no target) is a loop over the same history as plain
+dicts (``orjson``) that reads every event and its parts and builds a wire-like dict for each, no
+partwire code in it: cold it reads about 1.0, warm 4-5. The ``Session`` turn is timed over
+successive turns of one session (the best of nine at both sizes), each after a full collection
+and with the caches emptied: the collection alone walks the whole heap, which left a
+1,000-event session in the cache and a 100,000-event one out of it.
 """
 
 from __future__ import annotations
@@ -70,20 +77,39 @@ def _wanted(op: str) -> bool:
     return not only or any(op.startswith(prefix.strip()) for prefix in only.split(","))
 
 
-def _per_event(fn: Callable[[], object], n: int, total: int, *, collector: bool = True) -> float:
+# Larger than the processor's last-level cache (32 MiB on the bench machine) with room to spare:
+# copying one into the other between runs leaves none of the history in any cache.
+_SCRATCH = bytearray(96 * 2**20)
+_SCRATCH_SOURCE = bytes(len(_SCRATCH))
+
+
+def _evict_caches() -> None:
+    """Push whatever the last run left in the processor's caches out, allocating nothing (the
+    collector's arithmetic is untouched): a 96 MiB copy between two preallocated buffers."""
+    _SCRATCH[:] = _SCRATCH_SOURCE
+
+
+def _per_event(fn: Callable[[], object], n: int, total: int, *, collector: bool = True,
+               cold: bool = True) -> float:
     """CPU seconds per event of ``fn`` (an operation on ``n`` events), run back to back until
     ``total`` events are done, after one warm-up run; the collector off when ``collector`` is
-    false."""
+    false. ``cold``: the caches are emptied before each run, outside the timed span, so every run
+    reads its input from memory as a 100,000-event run must; otherwise the runs follow each other
+    with nothing between them, and a small input stays in the cache from one run to the next."""
     fn()
     runs = max(1, math.ceil(total / n))
     gc.collect()
     if not collector:
         gc.disable()
     try:
-        start = time.process_time()
+        spent = 0.0
         for _ in range(runs):
+            if cold:
+                _evict_caches()
+            start = time.process_time()
             fn()
-        return (time.process_time() - start) / (runs * n)
+            spent += time.process_time() - start
+        return spent / (runs * n)
     finally:
         gc.enable()
 
@@ -131,15 +157,22 @@ def _bridge_round_trip(module: Any, events: list[HistoryEvent]) -> object:
 
 
 def _session_turn(name: str, events: list[HistoryEvent], n: int, repeat: int) -> float:
+    """CPU seconds of the fastest of ``repeat`` successive turns of one ``Session`` holding the
+    first ``n``-odd events: each turn's assistant message and tool results appended, then
+    ``request()``, each after a full collection and with the caches emptied (the collection walks
+    the whole heap, which leaves a 1,000-event session in the cache and a 100,000-event one out of
+    it; emptying them treats both sizes alike)."""
     start = n
     while not isinstance(events[start], AssistantMessage):
         start += 1
-    turn = _next_turn(events, start)
+    session = Session(f"{name}:{ADAPTERS[name]}", history=events[:start])
+    session.request()
     best = float("inf")
     for _ in range(repeat):
-        session = Session(f"{name}:{ADAPTERS[name]}", history=events[:start])
-        session.request()
+        turn = _next_turn(events, start)
+        start += len(turn)
         gc.collect()
+        _evict_caches()
         began = time.process_time()
         session.append(*turn)
         session.request()
@@ -158,6 +191,8 @@ def _costs(n: int, events: list[HistoryEvent], repeat: int, total: int) -> dict[
                 continue
             costs[op] = _per_event(fn, n, total)
             costs[f"{op}.collector_off"] = _per_event(fn, n, total, collector=False)
+            if not op.startswith("bridge."):  # minutes a figure at 100,000; the cache is not theirs
+                costs[f"{op}.cache_warm"] = _per_event(fn, n, total, cold=False)
         for name in ADAPTERS:
             if not _wanted(f"{name}.session_turn"):
                 continue
@@ -170,16 +205,16 @@ def run() -> dict[str, dict[str, Any]]:
     large = _large()
     # Each size is timed with only its own input alive: a 100,000-event history alive while the
     # 1,000-event calls run makes every full collection in them a pass over the large heap.
-    small_costs = _costs(SMALL, agent_history(SMALL + 200), repeat=5, total=2 * large)
+    small_costs = _costs(SMALL, agent_history(SMALL + 200), repeat=9, total=2 * large)
     gc.collect()
-    large_costs = _costs(large, agent_history(large + 200), repeat=2, total=2 * large)
+    large_costs = _costs(large, agent_history(large + 200), repeat=9, total=2 * large)
     results: dict[str, dict[str, Any]] = {}
     for op, small in small_costs.items():
         unit = "us per turn" if op.endswith("session_turn") else "us per event"
         row: dict[str, Any] = {
             "value": round(large_costs[op] / small, 2), "unit": f"x the cost at {SMALL} ({large})",
             f"at_{SMALL}": f"{small * 1e6:.2f} {unit}", f"at_{large}": f"{large_costs[op] * 1e6:.2f} {unit}"}
-        if not op.endswith(".collector_off") and not op.startswith("baseline."):
+        if not op.endswith((".collector_off", ".cache_warm")) and not op.startswith("baseline."):
             row["target"] = TARGET
         results[f"growth.{op}"] = row
     return results
