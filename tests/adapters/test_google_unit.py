@@ -344,6 +344,23 @@ def test_a_body_whose_other_fields_were_met_reads_as_a_first_one() -> None:
             assert "generation_config" not in b.params
 
 
+def test_snake_case_contents_beside_camel_case_fields_are_renamed() -> None:
+    """A body whose other fields need no renaming still has its contents walked, met first or
+    again."""
+    def body(key: str, mime: str) -> dict[str, Any]:
+        return {"contents": [{"role": "user", "parts": [{key: {mime: "text/plain", "data": "aGk="}}]}],
+                "generationConfig": {"temperature": 0.5}}
+
+    forget()
+    camel = google.from_wire_request(body("inlineData", "mimeType"))
+    forget()
+    for _ in range(2):
+        snake = google.from_wire_request(body("inline_data", "mime_type"))
+        assert snake.history[0].model_dump(exclude={"id", "created_at"}) == \
+            camel.history[0].model_dump(exclude={"id", "created_at"})
+        assert snake.settings == camel.settings
+
+
 def test_params_are_written_in_camel_case_and_merged_with_max_tokens() -> None:
     """Generation settings given in snake_case land in generationConfig in camelCase, beside maxOutputTokens."""
     body = wire([UserMessage("hi")], max_tokens=64,

@@ -306,7 +306,10 @@ def from_wire_request(request: Any) -> ImportedRequest:
     raw = load_json(request, ISSUER, "request")
     key = _rest_key(raw) if len(raw) > 1 else None
     known = _REST.get(key) if key is not None else None
-    if known is not None and known[3]:  # the other fields are camelCase already
+    # The other fields camelCase already: known so, or no "_" anywhere in them (a key with one
+    # always shows it in the marshalled UTF-8; a number that does only means a walk).
+    clean = known[3] if known is not None else key is not None and b"_" not in key
+    if clean:
         contents = raw.get("contents")
         walked = camel_contents(contents)
         body = raw if walked is contents else {**raw, "contents": walked}
