@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
 import pytest
-from pydantic import ValidationError
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel, ValidationError
 
 from partwire import (
     AllowedToolsChoice,
@@ -13,8 +20,14 @@ from partwire import (
     RequestSettings,
     RequiredToolChoice,
 )
+from partwire._base import ProviderData
+from partwire._memo import forget
+from partwire.adapters import _settings as adapter_settings
 from partwire.adapters import get_adapter
 from partwire.adapters._common import resolve_settings
+from partwire.adapters._settings import plain_settings
+from partwire.errors import PartwireError
+from tests.harness.corpus import CORPUS
 
 
 def test_shorthands_become_the_typed_settings() -> None:
@@ -100,3 +113,112 @@ def test_settings_of_a_shape_no_api_takes_stay_raw_and_go_back_as_they_came(
     assert imported.settings.model_copy(update={"max_output_tokens": None}).is_empty()
     kwargs = imported.to_wire_kwargs()
     assert adapter.to_wire(imported.history, **kwargs).request == body
+
+
+# -- settings read without validation -------------------------------------------------------------
+
+def _same_instance(made: Any, validated: Any) -> None:
+    """``made`` is what validation made: equal, the same dumps, the same fields set, throughout."""
+    assert type(made) is type(validated)
+    assert made == validated
+    assert made.model_dump() == validated.model_dump()
+    assert made.model_dump_json() == validated.model_dump_json()
+    assert made.model_fields_set == validated.model_fields_set
+    for name in type(validated).model_fields:
+        inner, expected = getattr(made, name), getattr(validated, name)
+        assert type(inner) is type(expected)
+        if isinstance(expected, BaseModel):
+            _same_instance(inner, expected)
+
+
+_NUMBERS = st.one_of(st.integers(-3, 3), st.floats(-3, 3), st.just(float("nan")), st.booleans(),
+                     st.floats(allow_infinity=True), st.none())
+_SCHEMA = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+                                 st.text(max_size=3)),
+                       lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                           st.text(max_size=3), inner, max_size=3), max_leaves=8)
+_SETTINGS = st.fixed_dictionaries({}, optional={
+    "max_output_tokens": _NUMBERS, "temperature": _NUMBERS, "top_p": _NUMBERS, "top_k": _NUMBERS,
+    "seed": _NUMBERS, "presence_penalty": _NUMBERS, "frequency_penalty": _NUMBERS,
+    "parallel_tool_calls": _NUMBERS,
+    "stop_sequences": st.one_of(st.lists(st.text(max_size=3), max_size=2),
+                                st.tuples(st.text(max_size=3)), st.text(max_size=3),
+                                st.lists(st.integers(), min_size=1, max_size=1)),
+    "end_user_id": st.one_of(st.text(max_size=3), st.integers()),
+    "reasoning": st.one_of(
+        st.fixed_dictionaries({}, optional={
+            "enabled": st.one_of(st.booleans(), st.none(), st.integers(0, 1)),
+            "effort": st.sampled_from([None, "low", "high", "max", "huge", 3]),
+            "budget_tokens": st.one_of(st.none(), st.integers(-1, 2), st.booleans()),
+            "summary": st.sampled_from([None, "auto", "none", "concise", "long"]),
+            "extra": st.just(1)}),
+        st.booleans(), st.sampled_from(["high", "bogus"]), st.integers(0, 9)),
+    "output_format": st.one_of(
+        st.sampled_from(["text", "json_object", {"type": "text"}, {"type": "json_object"},
+                         {"type": "text", "name": "x"}, {"type": "other"}]),
+        st.fixed_dictionaries({"type": st.just("json_schema"), "json_schema": st.one_of(
+            st.dictionaries(st.text(max_size=3), _SCHEMA, max_size=3), _SCHEMA)}, optional={
+            "name": st.one_of(st.none(), st.text(max_size=3), st.integers()),
+            "description": st.one_of(st.none(), st.text(max_size=3)),
+            "strict": st.one_of(st.none(), st.booleans(), st.integers(0, 1))})),
+    "provider_data": st.sampled_from([ProviderData(issuer="google", data={"topK": "float"}),
+                                      {"issuer": "google", "data": None}]),
+    "tool_choice": st.sampled_from(["auto", {"type": "none"}]),
+    "unknown": st.just(1),
+})
+
+
+# Values within every check, so that most examples take the path without validation.
+_PLAIN = st.fixed_dictionaries({}, optional={
+    "max_output_tokens": st.integers(0, 9), "temperature": st.floats(0, 2) | st.integers(0, 2),
+    "top_p": st.floats(0, 1), "top_k": st.integers(1, 9), "seed": st.integers(),
+    "stop_sequences": st.lists(st.text(max_size=3), max_size=2), "parallel_tool_calls": st.booleans(),
+    "reasoning": st.fixed_dictionaries({}, optional={
+        "enabled": st.sampled_from([None, True, False]), "effort": st.sampled_from([None, "low", "max"]),
+        "budget_tokens": st.sampled_from([None, 1, 512]), "summary": st.sampled_from([None, "auto"])}),
+    "output_format": st.fixed_dictionaries({"type": st.just("json_schema"), "json_schema": st.dictionaries(
+        st.text(max_size=3), _SCHEMA, max_size=3)}, optional={"name": st.text(max_size=3),
+                                                               "strict": st.booleans()}),
+})
+
+
+@settings(max_examples=400, deadline=None)
+@given(_SETTINGS | _PLAIN)
+def test_settings_made_without_validation_are_the_validated_ones(values: dict[str, Any]) -> None:
+    """What ``plain_settings`` makes of plain values, validation makes too (equal, the same
+    dumps and fields set, nested models included); anything it does not take it leaves to
+    validation, which may refuse it."""
+    made = plain_settings(values)
+    try:
+        validated = RequestSettings.model_validate(values)
+    except ValidationError:
+        assert made is None
+        return
+    if made is not None:
+        _same_instance(made, validated)
+
+
+def test_every_corpus_request_s_settings_are_made_as_validated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The settings each reader reads from the recorded requests of its API are made without
+    validation where they can be, and equal what validation makes of the same values."""
+    seen: list[dict[str, Any]] = []
+
+    def spy(values: Mapping[str, Any]) -> RequestSettings | None:
+        seen.append(dict(values))
+        return plain_settings(values)
+
+    monkeypatch.setattr(adapter_settings, "plain_settings", spy)
+    forget()
+    for name, folder in (("anthropic", "anthropic"), ("openai_chat", "openai-chat"),
+                         ("openai_responses", "openai-responses"), ("google", "google")):
+        for path in sorted((CORPUS / folder).glob("*.json")):
+            request = json.loads(path.read_text()).get("request")
+            if isinstance(request, dict):
+                with contextlib.suppress(PartwireError):
+                    get_adapter(name).from_wire_request(request)
+    forget()
+    made = [(values, plain_settings(values)) for values in seen]
+    assert sum(m is not None for _, m in made) >= 100  # the common settings take this path
+    for values, instance in made:
+        if instance is not None:
+            _same_instance(instance, RequestSettings.model_validate(values))

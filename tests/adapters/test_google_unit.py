@@ -26,7 +26,9 @@ from partwire import (
     UnknownPart,
     UserMessage,
 )
+from partwire._memo import forget
 from partwire.adapters import ProviderError, WireFormatError, get_adapter, google
+from partwire.adapters.google._request import _REST
 from partwire.adapters.google._wire import PLACEHOLDER_SIGNATURE, camel_keys, same_model, shape
 from partwire.errors import LossError
 from partwire.parts import Base64Source, ServerToolCallPart, ServerToolResultPart, UrlSource
@@ -296,6 +298,67 @@ def test_camel_keys_remembers_a_field_only_while_it_is_unchanged() -> None:
         "type": "OBJECT", "propertyOrdering": ["a"]}
     other = {"contents": body["contents"], "tools": [{"function_declarations": [{"name": "f"}]}]}
     assert camel_keys(other)["tools"] == [{"functionDeclarations": [{"name": "f"}]}]
+
+
+def test_a_body_whose_other_fields_were_met_reads_as_a_first_one() -> None:
+    """A second body with the same settings, tools and system instruction (another turn of the
+    conversation) reads as if met first: the same history shape, tools and settings, its own
+    params (not the first body's objects), and a snake_case field still renamed in a copy."""
+    def body(text: str, **extra: Any) -> dict[str, Any]:
+        return {"contents": [{"role": "user", "parts": [{"text": text}]}],
+                "systemInstruction": {"parts": [{"text": "Be brief."}]},
+                "tools": [{"functionDeclarations": [{"name": "f", "description": "F.",
+                                                     "parametersJsonSchema": {"type": "object"}}]}],
+                "generationConfig": {"temperature": 0.5, "responseMimeType": "text/plain"},
+                "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}],
+                **extra}
+
+    def snake(text: str) -> dict[str, Any]:
+        made = body(text)
+        del made["generationConfig"]
+        return {**made, "generation_config": {"temperature": 0.5, "candidate_count": 2}}
+
+    for make in (body, snake):
+        first, second = make("one"), make("two")
+        forget()
+        a = google.from_wire_request(first)
+        forget()
+        fresh = google.from_wire_request(second)
+        assert len(_REST) == 1  # the other fields are remembered...
+        again = google.from_wire_request(second)  # ...and met again here
+        b = google.from_wire_request(make("two"))
+        for imported in (again, b):
+            assert imported.settings == fresh.settings
+            assert imported.tools == fresh.tools
+            assert imported.params == fresh.params
+            assert [type(e) for e in imported.history] == [type(e) for e in fresh.history]
+            assert imported.history[1].model_dump(exclude={"id", "created_at"}) == \
+                fresh.history[1].model_dump(exclude={"id", "created_at"})
+            assert imported.history[0].id != fresh.history[0].id  # a system message of its own
+        assert b.params["safetySettings"] is not a.params["safetySettings"]
+        assert google.to_wire(b.history, **b.to_wire_kwargs()).request == google.to_wire(
+            fresh.history, **fresh.to_wire_kwargs()).request
+        if "generation_config" in first:
+            assert b.params["generationConfig"] == {"candidateCount": 2}
+            assert b.params["generationConfig"] is not a.params["generationConfig"]
+            assert "generation_config" not in b.params
+
+
+def test_snake_case_contents_beside_camel_case_fields_are_renamed() -> None:
+    """A body whose other fields need no renaming still has its contents walked, met first or
+    again."""
+    def body(key: str, mime: str) -> dict[str, Any]:
+        return {"contents": [{"role": "user", "parts": [{key: {mime: "text/plain", "data": "aGk="}}]}],
+                "generationConfig": {"temperature": 0.5}}
+
+    forget()
+    camel = google.from_wire_request(body("inlineData", "mimeType"))
+    forget()
+    for _ in range(2):
+        snake = google.from_wire_request(body("inline_data", "mime_type"))
+        assert snake.history[0].model_dump(exclude={"id", "created_at"}) == \
+            camel.history[0].model_dump(exclude={"id", "created_at"})
+        assert snake.settings == camel.settings
 
 
 def test_params_are_written_in_camel_case_and_merged_with_max_tokens() -> None:

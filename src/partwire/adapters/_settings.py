@@ -9,16 +9,26 @@ from __future__ import annotations
 
 import marshal
 import re
+import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
-from partwire._base import provider_data
+from partwire._base import NOT_JSON, ProviderData, build, json_copy, provider_data
 from partwire._memo import memo
 from partwire.adapters._common import Losses
 from partwire.projection import LossAction
-from partwire.settings import EMPTY_SETTINGS, ReasoningEffort, RequestSettings
+from partwire.settings import (
+    EMPTY_SETTINGS,
+    JsonObjectOutput,
+    JsonSchemaOutput,
+    Reasoning,
+    ReasoningEffort,
+    ReasoningSummary,
+    RequestSettings,
+    TextOutput,
+)
 
 __all__ = [
     "EFFORTS",
@@ -28,6 +38,7 @@ __all__ = [
     "marks_of",
     "number",
     "openai_refused",
+    "plain_settings",
     "read_settings",
     "setting_loss",
     "with_marks",
@@ -138,6 +149,13 @@ def read_settings(values: dict[str, Any], restore: Callable[[str], None], issuer
             return found
     if marks:
         values = with_marks(dict(values), issuer, marks)
+    made = plain_settings(values)
+    if made is not None:
+        if key is not None:
+            if len(_MEMO) >= _MEMO_LIMIT:
+                _MEMO.clear()
+            _MEMO[key] = made
+        return made
     while True:
         try:
             settings = RequestSettings.model_validate(values)
@@ -157,3 +175,119 @@ def read_settings(values: dict[str, Any], restore: Callable[[str], None], issuer
                 _MEMO.clear()
             _MEMO[key] = settings
         return settings
+
+
+# -- settings without validation ----------------------------------------------------------------
+
+_REFUSED: Any = object()  # what a check gives for a value only validation may take (or refuse)
+
+
+def _number(low: float, high: float) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:  # an int or a float as given (strict), in range; NaN is not
+        return value if (type(value) is int or type(value) is float) and low <= value <= high \
+            else _REFUSED
+    return check
+
+
+def _count(least: int | None) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:  # strict: a bool is no count
+        return value if type(value) is int and (least is None or value >= least) else _REFUSED
+    return check
+
+
+def _texts(value: Any) -> Any:
+    if (type(value) is tuple or type(value) is list) and all(type(v) is str for v in value):
+        return tuple(value)
+    return _REFUSED
+
+
+def _exact(kind: type) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        return value if type(value) is kind else _REFUSED
+    return check
+
+
+_EFFORTS = frozenset(typing.get_args(ReasoningEffort))
+_SUMMARIES = frozenset(typing.get_args(ReasoningSummary))
+_REASONING_KEYS = frozenset({"enabled", "effort", "budget_tokens", "summary"})
+
+
+def _reasoning(value: Any) -> Any:
+    """The ``Reasoning`` of a dict, as its validators make it: a level turns it on."""
+    if type(value) is not dict or not value.keys() <= _REASONING_KEYS:
+        return _REFUSED
+    enabled, effort = value.get("enabled"), value.get("effort")
+    budget, summary = value.get("budget_tokens"), value.get("summary")
+    if (enabled is not None and type(enabled) is not bool) \
+            or (effort is not None and (type(effort) is not str or effort not in _EFFORTS)) \
+            or (budget is not None and (type(budget) is not int or budget < 1)) \
+            or (summary is not None and (type(summary) is not str or summary not in _SUMMARIES)):
+        return _REFUSED
+    leveled = effort is not None or budget is not None
+    if enabled is False and leveled:
+        return _REFUSED  # validation refuses it, and says why
+    return build(Reasoning, {**value, "enabled": True} if enabled is None and leveled else value)
+
+
+_FORMAT_KEYS = frozenset({"type", "json_schema", "name", "description", "strict"})
+
+
+def _output_format(value: Any) -> Any:
+    """The output format of a dict; a schema is copied as ``JsonValue`` validation copies it."""
+    if type(value) is not dict:
+        return _REFUSED
+    kind = value.get("type")
+    if kind == "text" and len(value) == 1:
+        return build(TextOutput, value)
+    if kind == "json_object" and len(value) == 1:
+        return build(JsonObjectOutput, value)
+    if kind != "json_schema" or not value.keys() <= _FORMAT_KEYS \
+            or type(value.get("json_schema")) is not dict:
+        return _REFUSED
+    name, description, strict = value.get("name"), value.get("description"), value.get("strict")
+    if (name is not None and type(name) is not str) or (
+            description is not None and type(description) is not str) or (
+            strict is not None and type(strict) is not bool):
+        return _REFUSED
+    schema = json_copy(value["json_schema"])
+    if schema is NOT_JSON:
+        return _REFUSED
+    return build(JsonSchemaOutput, {**value, "json_schema": schema})
+
+
+# The fields plain_settings makes without validation, each with the check that gives what
+# validation would make of a value (or _REFUSED: the whole is then validated as usual). A tool
+# choice (a tagged union, with a before-validator for words) is always validated.
+_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "max_output_tokens": _count(0),
+    "temperature": _number(0, 2),
+    "top_p": _number(0, 1),
+    "top_k": _count(1),
+    "stop_sequences": _texts,
+    "seed": _count(None),
+    "presence_penalty": _number(-2, 2),
+    "frequency_penalty": _number(-2, 2),
+    "parallel_tool_calls": _exact(bool),
+    "end_user_id": _exact(str),
+    "provider_data": _exact(ProviderData),
+    "reasoning": _reasoning,
+    "output_format": _output_format,
+}
+
+
+def plain_settings(values: Mapping[str, Any]) -> RequestSettings | None:
+    """``RequestSettings.model_validate(values)`` without pydantic's validation, for the plain
+    values readers give (numbers of their exact types in range, texts, a reasoning or output
+    format dict of known keys, a JSON schema of plain JSON): the instance equals, dumps and has
+    the fields set (its nested models' too) of the validated one. ``None`` for anything else,
+    which the caller validates as usual (and which validation may refuse)."""
+    fields: dict[str, Any] = {}
+    for name, value in values.items():
+        check = _CHECKS.get(name)
+        if check is None:
+            return None
+        made = check(value)
+        if made is _REFUSED:
+            return None
+        fields[name] = made
+    return build(RequestSettings, fields)

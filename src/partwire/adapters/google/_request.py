@@ -12,10 +12,12 @@ and name: the earliest unanswered call of that name.
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from partwire._base import ProviderData, build, one_field
+from partwire._memo import memo
 from partwire.adapters._common import (
     SHAPE_ERRORS,
     ImportedRequest,
@@ -30,20 +32,21 @@ from partwire.adapters._common import (
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters.google._encode import Encoder
 from partwire.adapters.google._parts import part_from_wire
-from partwire.adapters.google._settings import settings_from_wire, settings_to_wire
+from partwire.adapters.google._settings import settings_read, settings_to_wire, take_read
 from partwire.adapters.google._tools import (
     SchemaDialect,
     tool_choice_from_wire,
     tools_from_wire,
     tools_to_wire,
 )
-from partwire.adapters.google._wire import API, ISSUER, camel_keys
+from partwire.adapters.google._wire import API, ISSUER, camel_contents, camel_keys
 from partwire.errors import ArgumentError
 from partwire.history import HistoryEvent
 from partwire.ids import new_tool_call_id
 from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 from partwire.parts import Part, ToolCallPart, UnknownPart
 from partwire.settings import RequestSettings
+from partwire.tools import ServerToolDefinition, ToolDefinition
 
 __all__ = ["build_request", "from_wire_request"]
 
@@ -275,9 +278,43 @@ def _parts(content: Mapping[str, Any], where: str) -> list[dict[str, Any]]:
     return parts
 
 
+# The fields of a body beside its contents (settings, tools, system instruction...), marshalled
+# -> what was read from them: the settings, the generationConfig keys they took, the tools, and
+# whether those fields were camelCase already. A conversation sends the same ones with every
+# request; a body that meets them again reads only its contents (and builds its system message
+# anew), and walks its other fields only when they need renaming. Remembered only when every
+# tool became a definition, so no dict of another body is handed out. Bounded.
+_REST: dict[bytes, tuple[RequestSettings, frozenset[str], tuple[ToolSpec, ...], bool]] = memo({})
+_REST_LIMIT = 1024
+
+
+def _rest_key(raw: dict[str, Any]) -> bytes | None:
+    try:
+        return marshal.dumps([item for item in raw.items() if item[0] != "contents"], 2)
+    except (ValueError, RecursionError):  # not plain built-in values: read every time
+        return None
+
+
+def _same_rest(raw: dict[str, Any], body: dict[str, Any]) -> bool:
+    """Whether the camelCase walk left every field of ``raw`` beside its contents as it was."""
+    return body is raw or (len(body) == len(raw) and all(
+        body.get(k) is v for k, v in raw.items() if k != "contents"))
+
+
 def from_wire_request(request: Any) -> ImportedRequest:
     """A stored ``generateContent`` body read back: history, tools and the other fields."""
-    body = camel_keys(load_json(request, ISSUER, "request"))
+    raw = load_json(request, ISSUER, "request")
+    key = _rest_key(raw) if len(raw) > 1 else None
+    known = _REST.get(key) if key is not None else None
+    # The other fields camelCase already: known so, or no "_" anywhere in them (a key with one
+    # always shows it in the marshalled UTF-8; a number that does only means a walk).
+    clean = known[3] if known is not None else key is not None and b"_" not in key
+    if clean:
+        contents = raw.get("contents")
+        walked = camel_contents(contents)
+        body = raw if walked is contents else {**raw, "contents": walked}
+    else:
+        body = camel_keys(raw)
     importer = _Importer()
     if "systemInstruction" in body:
         try:
@@ -307,7 +344,16 @@ def from_wire_request(request: Any) -> ImportedRequest:
     tool_choice = tool_choice_from_wire(body["toolConfig"]) if "toolConfig" in body else None
     if "toolConfig" in body and tool_choice is None:
         params["toolConfig"] = body["toolConfig"]
-    settings = settings_from_wire(body, params)
-    return imported_request(tuple(importer.history),
-                            tools_from_wire(body["tools"]) if body.get("tools") else (), "",
-                            settings.max_output_tokens, tool_choice, params, None, settings)
+    if known is not None:
+        settings, read, tools, _ = known
+        take_read(params, read)
+    else:
+        settings, read, whole = settings_read(body, params)
+        tools = tools_from_wire(body["tools"]) if body.get("tools") else ()
+        if key is not None and whole and all(
+                isinstance(t, ToolDefinition | ServerToolDefinition) for t in tools):
+            if len(_REST) >= _REST_LIMIT:
+                _REST.clear()
+            _REST[key] = (settings, read, tools, _same_rest(raw, body))
+    return imported_request(tuple(importer.history), tools, "", settings.max_output_tokens,
+                            tool_choice, params, None, settings)

@@ -38,7 +38,7 @@ from partwire.settings import (
     TextOutput,
 )
 
-__all__ = ["settings_from_wire", "settings_to_wire"]
+__all__ = ["settings_from_wire", "settings_read", "settings_to_wire", "take_read"]
 
 # Canonical field -> generationConfig key, for the plain values.
 _PLAIN = (("temperature", "temperature"), ("top_p", "topP"), ("seed", "seed"),
@@ -207,28 +207,42 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
     """The settings of a camelCase body. ``params`` holds the body's other fields, its
     ``generationConfig`` included: the keys read are taken out of it (and the object itself when
     nothing else was in it), ``toolConfig`` too when it is canonical."""
+    return settings_read(body, params)[0]
+
+
+def settings_read(body: Mapping[str, Any], params: dict[str, Any]
+                  ) -> tuple[RequestSettings, frozenset[str], bool]:
+    """:func:`settings_from_wire`, with the ``generationConfig`` keys it took and whether the
+    reading may be given again to an equal body (:func:`take_read` replays it)."""
     given = params.get("generationConfig")
     if not given and "toolConfig" not in body:
-        return EMPTY_SETTINGS
+        return EMPTY_SETTINGS, frozenset(), True
     try:
         key: bytes | None = marshal.dumps(("toolConfig" in body, body.get("toolConfig"), given), 2)
     except (ValueError, RecursionError):  # not plain built-in values: read every time
         key = None
     if key is not None and key in _READ:
         settings, read = _READ[key]
-        if read and isinstance(given, dict):  # keys were taken from it: a dict
-            rest = {k: v for k, v in given.items() if k not in read}
-            if rest:
-                params["generationConfig"] = rest
-            else:
-                del params["generationConfig"]
-        return settings
+        take_read(params, read)
+        return settings, read, True
     settings, read, whole = _settings_from_wire(body, params, given)
     if key is not None and whole:
         if len(_READ) >= _READ_LIMIT:
             _READ.clear()
         _READ[key] = (settings, read)
-    return settings
+    return settings, read, whole and key is not None
+
+
+def take_read(params: dict[str, Any], read: frozenset[str]) -> None:
+    """Take the ``generationConfig`` keys ``read`` out of ``params``, as the reading that found
+    them did (the object itself goes when nothing else was in it)."""
+    given = params.get("generationConfig")
+    if read and isinstance(given, dict):  # keys were taken from it: a dict
+        rest = {k: v for k, v in given.items() if k not in read}
+        if rest:
+            params["generationConfig"] = rest
+        else:
+            del params["generationConfig"]
 
 
 def _settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], given: Any

@@ -34,6 +34,7 @@ __all__ = [
     "WireResponse",
     "admits_call_id",
     "camel",
+    "camel_contents",
     "camel_keys",
     "same_model",
     "shape",
@@ -347,6 +348,11 @@ def _camel_remembered(value: dict[Any, Any] | list[Any]) -> Any:
 
 
 _CONTENT_KEYS = frozenset({"role", "parts"})
+
+
+def camel_contents(value: Any) -> Any:
+    """:func:`camel_keys` of a body's ``contents`` (the walk of its other fields left out)."""
+    return _camel_contents(value) if type(value) is list else camel_keys(value)
 
 
 def _camel_contents(value: list[Any]) -> list[Any]:
