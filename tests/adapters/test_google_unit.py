@@ -318,7 +318,18 @@ def test_a_body_whose_other_fields_were_met_reads_as_a_first_one() -> None:
         del made["generationConfig"]
         return {**made, "generation_config": {"temperature": 0.5, "candidate_count": 2}}
 
-    for make in (body, snake):
+    def snake_all(text: str) -> dict[str, Any]:
+        # Every other field in snake_case, the settings taken whole: met again, only what is
+        # still read (the system instruction, the tool config, the safety settings) is walked.
+        return {"contents": [{"role": "user", "parts": [{"text": text}]}],
+                "system_instruction": {"parts": [{"text": "Be brief."}]},
+                "tools": [{"function_declarations": [{"name": "f", "description": "F.",
+                                                      "parameters_json_schema": {"type": "object"}}]}],
+                "tool_config": {"function_calling_config": {"mode": "VALIDATED"}},
+                "generation_config": {"temperature": 0.5, "response_mime_type": "text/plain"},
+                "safety_settings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}]}
+
+    for make in (body, snake, snake_all):
         first, second = make("one"), make("two")
         forget()
         a = google.from_wire_request(first)
@@ -338,7 +349,13 @@ def test_a_body_whose_other_fields_were_met_reads_as_a_first_one() -> None:
         assert b.params["safetySettings"] is not a.params["safetySettings"]
         assert google.to_wire(b.history, **b.to_wire_kwargs()).request == google.to_wire(
             fresh.history, **fresh.to_wire_kwargs()).request
-        if "generation_config" in first:
+        if make is snake_all:
+            assert "generationConfig" not in b.params and b.settings.temperature == 0.5
+            assert b.tool_choice == {"functionCallingConfig": {"mode": "VALIDATED"}}
+            assert b.tool_choice is not a.tool_choice
+            assert [t.name for t in b.tools] == ["f"]
+            assert b.history[0].parts[0].text == "Be brief."
+        elif "generation_config" in first:
             assert b.params["generationConfig"] == {"candidateCount": 2}
             assert b.params["generationConfig"] is not a.params["generationConfig"]
             assert "generation_config" not in b.params

@@ -28,6 +28,7 @@ from partwire.adapters._common import (
     json_text,
     load_json,
     shared_provider_data,
+    text_part,
 )
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters.google._encode import Encoder
@@ -39,7 +40,7 @@ from partwire.adapters.google._tools import (
     tools_from_wire,
     tools_to_wire,
 )
-from partwire.adapters.google._wire import API, ISSUER, camel_contents, camel_keys
+from partwire.adapters.google._wire import API, ISSUER, camel, camel_keys, camel_rest
 from partwire.errors import ArgumentError
 from partwire.history import HistoryEvent
 from partwire.ids import new_tool_call_id
@@ -54,7 +55,8 @@ __all__ = ["build_request", "from_wire_request"]
 _user_message = one_field(UserMessage, "parts")
 
 _BODY_FIELDS = frozenset({"contents", "systemInstruction", "tools", "toolConfig", "generationConfig"})
-_BUILT = frozenset({"contents"})  # a body field build_request always makes, even empty
+_BUILT = frozenset({"contents"})
+_CONTENT_KEYS = frozenset({"role", "parts"})  # a body field build_request always makes, even empty
 
 
 def build_request(
@@ -119,10 +121,25 @@ class _Importer:
         if not isinstance(content, dict):
             raise WireFormatError(ISSUER, "request", "not a Content object", f"contents[{i}]")
         role = content.get("role")
+        if role == "user" and len(content) == 2:
+            # The commonest content by far: a user turn of plain text parts, made here.
+            parts = content.get("parts")
+            if type(parts) is list and parts:
+                texts = []
+                for p in parts:
+                    text = p.get("text") if type(p) is dict and len(p) == 1 else None
+                    if type(text) is not str:
+                        break
+                    texts.append(text_part(text))
+                else:
+                    self.history.append(_user_message(tuple(texts)))
+                    return
         extra: dict[str, Any]
         if len(content) == 2 and (role == "user" or role == "model") and "parts" in content:
             extra = {}  # the commonest content: a role and its parts, nothing to keep beside
         else:
+            if not content.keys() <= _CONTENT_KEYS:
+                content = camel_keys(content)  # its other keys, and the parts with them
             extra = {k: v for k, v in content.items() if k not in ("role", "parts")}
             if "role" not in content:
                 extra["role"] = None
@@ -131,9 +148,22 @@ class _Importer:
         parts = content.get("parts", [])
         responses = False
         if type(parts) is list:
-            for p in parts:
-                if type(p) is not dict and not isinstance(p, dict):
-                    parts = _parts(content, f"contents[{i}]")  # raises
+            # Each part in camelCase as it is read (the body's other fields were renamed before):
+            # a plain text part, the commonest, has nothing to rename.
+            copied = False
+            for j, p in enumerate(parts):
+                if type(p) is not dict:
+                    if not isinstance(p, dict):
+                        parts = _parts(content, f"contents[{i}]")  # raises
+                    p = camel_keys(p)
+                elif len(p) != 1 or type(p.get("text")) is not str:
+                    p = camel_keys(p)
+                else:
+                    continue
+                if p is not parts[j]:
+                    if not copied:
+                        parts, copied = list(parts), True
+                    parts[j] = p
                 if "functionResponse" in p:
                     responses = True
         else:
@@ -279,12 +309,14 @@ def _parts(content: Mapping[str, Any], where: str) -> list[dict[str, Any]]:
 
 
 # The fields of a body beside its contents (settings, tools, system instruction...), marshalled
-# -> what was read from them: the settings, the generationConfig keys they took, the tools, and
-# whether those fields were camelCase already. A conversation sends the same ones with every
-# request; a body that meets them again reads only its contents (and builds its system message
-# anew), and walks its other fields only when they need renaming. Remembered only when every
-# tool became a definition, so no dict of another body is handed out. Bounded.
-_REST: dict[bytes, tuple[RequestSettings, frozenset[str], tuple[ToolSpec, ...], bool]] = memo({})
+# -> what was read from them: the settings, the generationConfig keys they took (and whether
+# they took them all), the tools, and which fields need the camelCase walk (None: none, every
+# key already camelCase). A conversation sends the same ones with every request; a body that
+# meets them again reads only its contents (and builds its system message anew), and walks only
+# the fields it still reads that need renaming. Remembered only when every tool became a
+# definition, so no dict of another body is handed out. Bounded.
+_REST: dict[bytes, tuple[RequestSettings, frozenset[str], bool, tuple[ToolSpec, ...],
+                         frozenset[str] | None]] = memo({})
 _REST_LIMIT = 1024
 
 
@@ -295,10 +327,26 @@ def _rest_key(raw: dict[str, Any]) -> bytes | None:
         return None
 
 
-def _same_rest(raw: dict[str, Any], body: dict[str, Any]) -> bool:
-    """Whether the camelCase walk left every field of ``raw`` beside its contents as it was."""
-    return body is raw or (len(body) == len(raw) and all(
-        body.get(k) is v for k, v in raw.items() if k != "contents"))
+def _to_walk(raw: dict[str, Any], body: dict[str, Any], read_all: bool) -> frozenset[str] | None:
+    """The fields of ``raw`` (beside its contents) the camelCase walk changed and a body that
+    meets them again still reads: not its tools, nor a generationConfig the settings took whole
+    (both remembered). ``None`` when no key of them needed renaming."""
+    if body is raw or (len(body) == len(raw) and all(
+            body.get(k) is v for k, v in raw.items() if k != "contents")):
+        return None
+    return frozenset(k for k, v in raw.items() if k != "contents" and body.get(camel(k)) is not v
+                     and k != "tools" and not (read_all and camel(k) == "generationConfig"))
+
+
+def _renamed(raw: dict[str, Any], walk: frozenset[str]) -> dict[str, Any]:
+    """``raw`` with its keys beside the contents in camelCase, the fields in ``walk`` walked."""
+    body: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key == "contents":
+            body[key] = value
+        else:
+            body[camel(key)] = camel_keys(value) if key in walk else value
+    return body
 
 
 def from_wire_request(request: Any) -> ImportedRequest:
@@ -306,15 +354,13 @@ def from_wire_request(request: Any) -> ImportedRequest:
     raw = load_json(request, ISSUER, "request")
     key = _rest_key(raw) if len(raw) > 1 else None
     known = _REST.get(key) if key is not None else None
-    # The other fields camelCase already: known so, or no "_" anywhere in them (a key with one
-    # always shows it in the marshalled UTF-8; a number that does only means a walk).
-    clean = known[3] if known is not None else key is not None and b"_" not in key
-    if clean:
-        contents = raw.get("contents")
-        walked = camel_contents(contents)
-        body = raw if walked is contents else {**raw, "contents": walked}
+    # The contents are renamed part by part as they are read (_Importer.content); the other
+    # fields are camelCase already when known so, or when no "_" is anywhere in them (a key with
+    # one always shows it in the marshalled UTF-8; a number that does only means a walk).
+    if known is not None:
+        body = raw if known[4] is None else _renamed(raw, known[4])
     else:
-        body = camel_keys(raw)
+        body = raw if key is not None and b"_" not in key else camel_rest(raw)
     importer = _Importer()
     if "systemInstruction" in body:
         try:
@@ -345,8 +391,11 @@ def from_wire_request(request: Any) -> ImportedRequest:
     if "toolConfig" in body and tool_choice is None:
         params["toolConfig"] = body["toolConfig"]
     if known is not None:
-        settings, read, tools, _ = known
-        take_read(params, read)
+        settings, read, read_all, tools, _ = known
+        if read_all:
+            params.pop("generationConfig", None)
+        else:
+            take_read(params, read)
     else:
         settings, read, whole = settings_read(body, params)
         tools = tools_from_wire(body["tools"]) if body.get("tools") else ()
@@ -354,6 +403,7 @@ def from_wire_request(request: Any) -> ImportedRequest:
                 isinstance(t, ToolDefinition | ServerToolDefinition) for t in tools):
             if len(_REST) >= _REST_LIMIT:
                 _REST.clear()
-            _REST[key] = (settings, read, tools, _same_rest(raw, body))
+            read_all = bool(read) and "generationConfig" not in params
+            _REST[key] = (settings, read, read_all, tools, _to_walk(raw, body, read_all))
     return imported_request(tuple(importer.history), tools, "", settings.max_output_tokens,
                             tool_choice, params, None, settings)

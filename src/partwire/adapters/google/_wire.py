@@ -34,8 +34,8 @@ __all__ = [
     "WireResponse",
     "admits_call_id",
     "camel",
-    "camel_contents",
     "camel_keys",
+    "camel_rest",
     "same_model",
     "shape",
     "stop_reason",
@@ -350,9 +350,26 @@ def _camel_remembered(value: dict[Any, Any] | list[Any]) -> Any:
 _CONTENT_KEYS = frozenset({"role", "parts"})
 
 
-def camel_contents(value: Any) -> Any:
-    """:func:`camel_keys` of a body's ``contents`` (the walk of its other fields left out)."""
-    return _camel_contents(value) if type(value) is list else camel_keys(value)
+def camel_rest(body: dict[str, Any]) -> dict[str, Any]:
+    """:func:`camel_keys` of a request body, its ``contents`` left as they are (the request
+    reader renames each content as it reads it)."""
+    if "contents" not in body:
+        return camel_keys(body)
+    rest = {k: v for k, v in body.items() if k != "contents"}
+    walked = camel_keys(rest)
+    if walked is rest:
+        return body
+    if len(walked) != len(rest):  # two spellings of one key: renamed as camel_keys does
+        return camel_keys(body)
+    out: dict[str, Any] = {}
+    renamed = iter(walked.items())
+    for key, value in body.items():
+        if key == "contents":
+            out[key] = value
+        else:
+            name, new = next(renamed)
+            out[name] = new
+    return out
 
 
 def _camel_contents(value: list[Any]) -> list[Any]:
