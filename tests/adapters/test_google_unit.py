@@ -350,11 +350,13 @@ def test_a_body_whose_other_fields_were_met_reads_as_a_first_one() -> None:
         assert google.to_wire(b.history, **b.to_wire_kwargs()).request == google.to_wire(
             fresh.history, **fresh.to_wire_kwargs()).request
         if make is snake_all:
-            assert "generationConfig" not in b.params and b.settings.temperature == 0.5
+            assert "generationConfig" not in b.params
+            assert b.settings.temperature == 0.5
             assert b.tool_choice == {"functionCallingConfig": {"mode": "VALIDATED"}}
             assert b.tool_choice is not a.tool_choice
-            assert [t.name for t in b.tools] == ["f"]
-            assert b.history[0].parts[0].text == "Be brief."
+            assert [t.name for t in b.tools if isinstance(t, ToolDefinition)] == ["f"]
+            assert isinstance(b.history[0], SystemMessage)
+            assert b.history[0].parts == (TextPart(text="Be brief."),)
         elif "generation_config" in first:
             assert b.params["generationConfig"] == {"candidateCount": 2}
             assert b.params["generationConfig"] is not a.params["generationConfig"]

@@ -354,13 +354,13 @@ def camel_rest(body: dict[str, Any]) -> dict[str, Any]:
     """:func:`camel_keys` of a request body, its ``contents`` left as they are (the request
     reader renames each content as it reads it)."""
     if "contents" not in body:
-        return camel_keys(body)
+        return _camel_dict(body)
     rest = {k: v for k, v in body.items() if k != "contents"}
-    walked = camel_keys(rest)
+    walked = _camel_dict(rest)
     if walked is rest:
         return body
     if len(walked) != len(rest):  # two spellings of one key: renamed as camel_keys does
-        return camel_keys(body)
+        return _camel_dict(body)
     out: dict[str, Any] = {}
     renamed = iter(walked.items())
     for key, value in body.items():
