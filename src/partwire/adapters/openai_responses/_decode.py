@@ -174,8 +174,11 @@ def _call(item: Mapping[str, Any], arguments: str, used: set[str], marks: dict[s
     extras = _extras(item, used)
     if extras:
         marks = {**marks, "item": extras}
-    return ToolCallPart(id=new_tool_call_id(), name=item["name"], arguments_json=arguments,
-                        provider_ids={ISSUER: item["call_id"]}, provider_data=marks_pd(marks))
+    fields = {"id": new_tool_call_id(), "name": item["name"], "arguments_json": arguments,
+              "provider_ids": {ISSUER: item["call_id"]}, "provider_data": marks_pd(marks)}
+    if type(fields["name"]) is str and type(arguments) is str and type(item["call_id"]) is str:
+        return build(ToolCallPart, fields)  # texts read from JSON: nothing left to validate
+    return ToolCallPart(**fields)
 
 
 def reasoning_from_wire(item: Mapping[str, Any]) -> ThinkingPart | None:
@@ -204,12 +207,17 @@ def reasoning_from_wire(item: Mapping[str, Any]) -> ThinkingPart | None:
     # The lengths of the summary entries, so the encoder splits the text again. Always there:
     # it also marks the part as OpenAI's when there is no encrypted content to say so.
     marks["summary"] = [len(s["text"]) for s in summary] if "summary" in item else None
-    return ThinkingPart(
-        text=_SEPARATOR.join(s["text"] for s in summary),
-        signature=Opaque(value=encrypted, issuer=ISSUER) if isinstance(encrypted, str) else None,
-        id=ident if isinstance(ident, str) else None,
-        provider_data=marks_pd(marks),
-    )
+    # Texts read from JSON (exact str, or validated as any other value): made without validation.
+    signature = None
+    if type(encrypted) is str:
+        signature = build(Opaque, {"value": encrypted, "issuer": ISSUER})
+    elif isinstance(encrypted, str):
+        signature = Opaque(value=encrypted, issuer=ISSUER)
+    fields = {"text": _SEPARATOR.join(s["text"] for s in summary), "signature": signature,
+              "id": ident if isinstance(ident, str) else None, "provider_data": marks_pd(marks)}
+    if type(fields["text"]) is str and (fields["id"] is None or type(fields["id"]) is str):
+        return build(ThinkingPart, fields)
+    return ThinkingPart(**fields)
 
 
 def summary_to_wire(text: str, layout: Any) -> list[dict[str, str]]:

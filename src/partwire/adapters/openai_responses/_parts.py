@@ -13,7 +13,7 @@ import base64
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from partwire._base import ProviderData
+from partwire._base import ProviderData, build
 from partwire.adapters._common import (
     SHAPE_ERRORS,
     Losses,
@@ -124,7 +124,10 @@ def output_part_from_wire(item: Any) -> Part:
                 if typed is not None and annotations == citations_to_wire(typed):
                     citations = typed
                     used.add("annotations")
-            return TextPart(text=item["text"], citations=citations, provider_data=_block_pd(item, used))
+            text = item["text"]
+            fields = {"text": text, "citations": citations, "provider_data": _block_pd(item, used)}
+            # A text read from JSON: nothing left for validation to check.
+            return build(TextPart, fields) if type(text) is str else TextPart(**fields)
         if kind == "refusal" and isinstance(item.get("refusal"), str):
             return RefusalPart(text=item["refusal"], provider_data=_block_pd(item, {"type", "refusal"}))
     kind = item.get("type") if isinstance(item, Mapping) else None
@@ -138,7 +141,10 @@ def input_part_from_wire(item: Any) -> Part:
     kind = item.get("type")
     try:
         if kind == "input_text" and isinstance(item["text"], str):
-            return TextPart(text=item["text"], provider_data=_block_pd(item, {"type", "text"}))
+            text = item["text"]
+            pd = _block_pd(item, {"type", "text"})
+            return build(TextPart, {"text": text, "provider_data": pd}) if type(text) is str \
+                else TextPart(text=text, provider_data=pd)
         if kind == "input_image":
             return _image_from_wire(item)
         if kind == "input_file":

@@ -301,7 +301,9 @@ class _RequestReader:
         content = item.get("content")
         if isinstance(content, str) and "id" not in item:
             # The easy form: a string, with its phase (or other keys) kept for the echo.
-            self.parts.append(TextPart(text=content, provider_data=marks_pd(self._marks(item))))
+            pd = marks_pd(self._marks(item))
+            self.parts.append(build(TextPart, {"text": content, "provider_data": pd})
+                              if type(content) is str else TextPart(text=content, provider_data=pd))
             return
         self.parts.extend(_output_parts({**item, "type": "message"}) if "type" not in item
                           else _output_parts(item))

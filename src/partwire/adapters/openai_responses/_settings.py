@@ -37,6 +37,9 @@ from partwire.settings import (
 
 __all__ = ["settings_from_wire", "settings_to_wire"]
 
+# The fields settings_to_wire writes before the others (and provider_data, only marks).
+_WRITTEN = frozenset({"max_output_tokens", "tool_choice", "parallel_tool_calls", "provider_data"})
+
 _WORDS = frozenset({"auto", "none", "required"})
 # The body fields the settings read from params (max_output_tokens and tool_choice are not there).
 _KEYS = frozenset({"parallel_tool_calls", "temperature", "top_p", "reasoning", "text",
@@ -63,8 +66,11 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
         request["parallel_tool_calls"] = settings.parallel_tool_calls
     if settings.max_output_tokens is not None:
         request["max_output_tokens"] = settings.max_output_tokens
-    if settings.is_empty():
-        return
+    for name, value in settings.__dict__.items():
+        if value is not None and name not in _WRITTEN:
+            break
+    else:
+        return  # nothing else set (most requests: none, or a token limit alone)
     for name in ("temperature", "top_p"):
         value = getattr(settings, name)
         if value is None:
