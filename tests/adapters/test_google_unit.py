@@ -30,8 +30,9 @@ from partwire._memo import forget
 from partwire.adapters import ProviderError, WireFormatError, get_adapter, google
 from partwire.adapters.google._request import _REST
 from partwire.adapters.google._wire import PLACEHOLDER_SIGNATURE, camel_keys, same_model, shape
-from partwire.errors import LossError
+from partwire.errors import ArgumentError, LossError
 from partwire.parts import Base64Source, ServerToolCallPart, ServerToolResultPart, UrlSource
+from partwire.settings import RequestSettings
 from partwire.streaming import (
     MessageCompleteEvent,
     MessageStartEvent,
@@ -793,6 +794,32 @@ def test_settings_read_again_leave_the_same_rest_in_params() -> None:
         refused = google.from_wire_request({"contents": [], "generationConfig": dict(bad)})
         assert refused.settings.temperature is None
         assert refused.params == {"generationConfig": {"temperature": -3.0}}
+
+
+def test_settings_sent_again_write_the_same_body_and_losses() -> None:
+    """Settings written before give the same generationConfig and losses, per model, in a body of
+    their own (its thinkingConfig and stop sequences are new objects), and still refuse a
+    generationConfig key the caller also passed."""
+    settings = RequestSettings(temperature=0.2, stop_sequences=("END",), end_user_id="u-1",
+                               reasoning={"effort": "high"}, output_format={"type": "json_object"})
+    for model in ("gemini-2.5-flash", "gemini-3-pro-preview", "gemini-2.5-flash"):
+        forget()
+        first = google.to_wire([UserMessage("hi")], model=model, settings=settings)
+        second = google.to_wire([UserMessage("hi")], model=model, settings=settings)
+        assert second.request == first.request
+        assert [(loss.path, loss.reason) for loss in second.losses] == \
+            [(loss.path, loss.reason) for loss in first.losses]
+        assert any(loss.path == "request.settings.end_user_id" for loss in second.losses)
+        config, again = first.request["generationConfig"], second.request["generationConfig"]
+        assert again["thinkingConfig"] is not config["thinkingConfig"]
+        assert again["stopSequences"] is not config["stopSequences"]
+    budget = google.to_wire([UserMessage("hi")], model="gemini-2.5-flash", settings=settings)
+    level = google.to_wire([UserMessage("hi")], model="gemini-3-pro-preview", settings=settings)
+    assert "thinkingBudget" in budget.request["generationConfig"]["thinkingConfig"]
+    assert level.request["generationConfig"]["thinkingConfig"] == {"thinkingLevel": "HIGH"}
+    with pytest.raises(ArgumentError, match="temperature"):
+        google.to_wire([UserMessage("hi")], model=MODEL, settings=settings,
+                       params={"generationConfig": {"temperature": 0.9}})
 
 
 def test_a_tool_sent_again_reports_its_losses_at_its_new_place() -> None:

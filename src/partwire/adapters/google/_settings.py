@@ -25,6 +25,7 @@ from partwire.adapters._settings import (
 )
 from partwire.adapters.google._wire import ISSUER
 from partwire.errors import ArgumentError
+from partwire.projection import LossAction
 from partwire.settings import (
     EMPTY_SETTINGS,
     AllowedToolsChoice,
@@ -83,6 +84,39 @@ def settings_to_wire(request: dict[str, Any], generation: dict[str, Any], settin
             break
     else:
         return  # nothing else set (most requests: none, or a token limit alone)
+    pd = settings.provider_data
+    key = (id(settings), model, pd is not None and pd.issuer in issuers)
+    found = _MADE.get(key)
+    if found is None or found[0] is not settings:
+        made: dict[str, Any] = {}
+        recorded = Losses(losses.adapter)
+        _generation_to_wire(made, settings, recorded, model=model, issuers=issuers)
+        found = (settings, tuple(made.items()),
+                 tuple((loss.path, loss.part_type, loss.action, loss.reason) for loss in recorded.items))
+        if len(_MADE) >= _MADE_LIMIT:
+            _MADE.clear()
+        _MADE[key] = found
+    for key_, value in found[1]:
+        # A body of its own: the containers made for it are copied (a schema is the settings'
+        # own, shared as it always was).
+        _put(generation, key_, list(value) if key_ == "stopSequences" else
+             dict(value) if key_ == "thinkingConfig" else value)
+    for where, part_type, action, reason in found[2]:
+        losses.add(where, part_type, action, reason)
+
+
+# (id(settings), model, whether its marks are read) -> (the settings, the generationConfig keys
+# and values _generation_to_wire wrote for them, its losses as (path, part type, action,
+# reason)): a conversation sends the same settings with every request. The entry holds the
+# settings, so their id is not reused while remembered. Bounded.
+_MADE: dict[tuple[int, str, bool], tuple[RequestSettings, tuple[tuple[str, Any], ...],
+                                         tuple[tuple[str, str, LossAction, str], ...]]] = memo({})
+_MADE_LIMIT = 256
+
+
+def _generation_to_wire(generation: dict[str, Any], settings: RequestSettings, losses: Losses, *,
+                        model: str, issuers: Collection[str]) -> None:
+    """The settings beside the token limit and the tool choice, into ``generation``."""
     marks = marks_of(settings, issuers)
     for field, key in _PLAIN:
         value = getattr(settings, field)
