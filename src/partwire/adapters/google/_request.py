@@ -40,7 +40,7 @@ from partwire.adapters.google._tools import (
     tools_from_wire,
     tools_to_wire,
 )
-from partwire.adapters.google._wire import API, ISSUER, camel, camel_keys, camel_rest
+from partwire.adapters.google._wire import API, ISSUER, camel_keys, camel_top
 from partwire.errors import ArgumentError
 from partwire.history import HistoryEvent
 from partwire.ids import new_tool_call_id
@@ -111,7 +111,10 @@ class _Importer:
     def system(self, instruction: Any) -> None:
         if not isinstance(instruction, dict):
             raise WireFormatError(ISSUER, "request", "not a Content object", "systemInstruction")
-        parts = tuple([part_from_wire(p, None) for p in _parts(instruction, "systemInstruction")])
+        if not instruction.keys() <= _CONTENT_KEYS:
+            instruction = camel_keys(instruction)
+        parts = tuple([part_from_wire(p, None)
+                       for p in _camel_parts(_parts(instruction, "systemInstruction"))])
         rest = {k: v for k, v in instruction.items() if k != "parts"}
         # Parts just validated, marks of our own: nothing left for validation to check.
         self.history.append(build(SystemMessage, {"parts": parts, "provider_data": _marks(
@@ -148,22 +151,10 @@ class _Importer:
         parts = content.get("parts", [])
         responses = False
         if type(parts) is list:
-            # Each part in camelCase as it is read (the body's other fields were renamed before):
-            # a plain text part, the commonest, has nothing to rename.
-            copied = False
-            for j, p in enumerate(parts):
-                if type(p) is not dict:
-                    if not isinstance(p, dict):
-                        parts = _parts(content, f"contents[{i}]")  # raises
-                    p = camel_keys(p)
-                elif len(p) != 1 or type(p.get("text")) is not str:
-                    p = camel_keys(p)
-                else:
-                    continue
-                if p is not parts[j]:
-                    if not copied:
-                        parts, copied = list(parts), True
-                    parts[j] = p
+            parts = _camel_parts(parts)
+            for p in parts:
+                if type(p) is not dict and not isinstance(p, dict):
+                    parts = _parts(content, f"contents[{i}]")  # raises
                 if "functionResponse" in p:
                     responses = True
         else:
@@ -310,13 +301,11 @@ def _parts(content: Mapping[str, Any], where: str) -> list[dict[str, Any]]:
 
 # The fields of a body beside its contents (settings, tools, system instruction...), marshalled
 # -> what was read from them: the settings, the generationConfig keys they took (and whether
-# they took them all), the tools, and which fields need the camelCase walk (None: none, every
-# key already camelCase). A conversation sends the same ones with every request; a body that
-# meets them again reads only its contents (and builds its system message anew), and walks only
-# the fields it still reads that need renaming. Remembered only when every tool became a
-# definition, so no dict of another body is handed out. Bounded.
-_REST: dict[bytes, tuple[RequestSettings, frozenset[str], bool, tuple[ToolSpec, ...],
-                         frozenset[str] | None]] = memo({})
+# they took them all), and the tools. A conversation sends the same ones with every request; a
+# body that meets them again reads only its contents and the fields kept as they are (and
+# builds its system message anew). Remembered only when every tool became a definition, so no
+# dict of another body is handed out. Bounded.
+_REST: dict[bytes, tuple[RequestSettings, frozenset[str], bool, tuple[ToolSpec, ...]]] = memo({})
 _REST_LIMIT = 1024
 
 
@@ -327,26 +316,19 @@ def _rest_key(raw: dict[str, Any]) -> bytes | None:
         return None
 
 
-def _to_walk(raw: dict[str, Any], body: dict[str, Any], read_all: bool) -> frozenset[str] | None:
-    """The fields of ``raw`` (beside its contents) the camelCase walk changed and a body that
-    meets them again still reads: not its tools, nor a generationConfig the settings took whole
-    (both remembered). ``None`` when no key of them needed renaming."""
-    if body is raw or (len(body) == len(raw) and all(
-            body.get(k) is v for k, v in raw.items() if k != "contents")):
-        return None
-    return frozenset(k for k, v in raw.items() if k != "contents" and body.get(camel(k)) is not v
-                     and k != "tools" and not (read_all and camel(k) == "generationConfig"))
-
-
-def _renamed(raw: dict[str, Any], walk: frozenset[str]) -> dict[str, Any]:
-    """``raw`` with its keys beside the contents in camelCase, the fields in ``walk`` walked."""
-    body: dict[str, Any] = {}
-    for key, value in raw.items():
-        if key == "contents":
-            body[key] = value
-        else:
-            body[camel(key)] = camel_keys(value) if key in walk else value
-    return body
+def _camel_parts(parts: list[Any]) -> list[Any]:
+    """``parts`` with each part's keys in camelCase, as the reader reads them (a plain text part,
+    the commonest, has none to rename); the list itself when nothing was renamed."""
+    copied: list[Any] | None = None
+    for j, part in enumerate(parts):
+        if type(part) is dict and len(part) == 1 and type(part.get("text")) is str:
+            continue
+        new = camel_keys(part)
+        if new is not part:
+            if copied is None:
+                copied = list(parts)
+            copied[j] = new
+    return parts if copied is None else copied
 
 
 def from_wire_request(request: Any) -> ImportedRequest:
@@ -354,13 +336,10 @@ def from_wire_request(request: Any) -> ImportedRequest:
     raw = load_json(request, ISSUER, "request")
     key = _rest_key(raw) if len(raw) > 1 else None
     known = _REST.get(key) if key is not None else None
-    # The contents are renamed part by part as they are read (_Importer.content); the other
-    # fields are camelCase already when known so, or when no "_" is anywhere in them (a key with
-    # one always shows it in the marshalled UTF-8; a number that does only means a walk).
-    if known is not None:
-        body = raw if known[4] is None else _renamed(raw, known[4])
-    else:
-        body = raw if key is not None and b"_" not in key else camel_rest(raw)
+    # Each field is brought to camelCase by its own reader as it is read: the contents part by
+    # part, the tools a declaration at a time (only when first met), the generationConfig with
+    # its settings (likewise); here only the body's own keys, and the fields kept as they are.
+    body = camel_top(raw)
     importer = _Importer()
     if "systemInstruction" in body:
         try:
@@ -379,19 +358,24 @@ def from_wire_request(request: Any) -> ImportedRequest:
         except BaseException as exc:
             raise at_path(exc, ISSUER, "request", f"contents[{i}]")  # noqa: B904 (at_path chains it)
     params = {k: v for k, v in body.items() if k not in _BODY_FIELDS}
+    if params:
+        params = camel_keys(params)
     if "tools" in body and not body["tools"]:
         params["tools"] = body["tools"]
     if "generationConfig" in body:
         if not isinstance(body["generationConfig"], dict):
             raise WireFormatError(ISSUER, "request", "not an object", "generationConfig")
-        params["generationConfig"] = body["generationConfig"]
+        params["generationConfig"] = body["generationConfig"]  # in camelCase once read
     # The tool choice as before (a word, a name, or the native toolConfig); a canonical one is
     # in the settings as well, and to_wire_kwargs passes it from there.
-    tool_choice = tool_choice_from_wire(body["toolConfig"]) if "toolConfig" in body else None
-    if "toolConfig" in body and tool_choice is None:
-        params["toolConfig"] = body["toolConfig"]
+    tool_choice = None
+    if "toolConfig" in body:
+        config = camel_keys(body["toolConfig"])
+        tool_choice = tool_choice_from_wire(config)
+        if tool_choice is None:
+            params["toolConfig"] = config
     if known is not None:
-        settings, read, read_all, tools, _ = known
+        settings, read, read_all, tools = known
         if read_all:
             params.pop("generationConfig", None)
         else:
@@ -403,7 +387,6 @@ def from_wire_request(request: Any) -> ImportedRequest:
                 isinstance(t, ToolDefinition | ServerToolDefinition) for t in tools):
             if len(_REST) >= _REST_LIMIT:
                 _REST.clear()
-            read_all = bool(read) and "generationConfig" not in params
-            _REST[key] = (settings, read, read_all, tools, _to_walk(raw, body, read_all))
+            _REST[key] = (settings, read, bool(read) and "generationConfig" not in params, tools)
     return imported_request(tuple(importer.history), tools, "", settings.max_output_tokens,
                             tool_choice, params, None, settings)

@@ -23,7 +23,7 @@ from partwire.adapters._settings import (
     read_settings,
     setting_loss,
 )
-from partwire.adapters.google._wire import ISSUER
+from partwire.adapters.google._wire import ISSUER, camel, camel_keys
 from partwire.errors import ArgumentError
 from partwire.projection import LossAction
 from partwire.settings import (
@@ -238,7 +238,8 @@ _READ_LIMIT = 1024
 
 
 def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> RequestSettings:
-    """The settings of a camelCase body. ``params`` holds the body's other fields, its
+    """The settings of a body (its ``generationConfig`` and ``toolConfig`` in any key style, read
+    in camelCase). ``params`` holds the body's other fields, its
     ``generationConfig`` included: the keys read are taken out of it (and the object itself when
     nothing else was in it), ``toolConfig`` too when it is canonical."""
     return settings_read(body, params)[0]
@@ -269,14 +270,17 @@ def settings_read(body: Mapping[str, Any], params: dict[str, Any]
 
 def take_read(params: dict[str, Any], read: frozenset[str]) -> None:
     """Take the ``generationConfig`` keys ``read`` out of ``params``, as the reading that found
-    them did (the object itself goes when nothing else was in it)."""
+    them did (the object itself goes when nothing else was in it); what stays is brought to
+    camelCase."""
     given = params.get("generationConfig")
-    if read and isinstance(given, dict):  # keys were taken from it: a dict
-        rest = {k: v for k, v in given.items() if k not in read}
-        if rest:
+    if not isinstance(given, dict):
+        return
+    rest = camel_keys({k: v for k, v in given.items() if camel(k) not in read} if read else given)
+    if rest or not read:
+        if rest is not given:
             params["generationConfig"] = rest
-        else:
-            del params["generationConfig"]
+    else:
+        del params["generationConfig"]
 
 
 def _settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], given: Any
@@ -285,12 +289,15 @@ def _settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], given: 
     whether every value read went into the settings (nothing was put back)."""
     values: dict[str, Any] = {}
     marks: dict[str, Any] = {}
-    choice = _tool_choice_from_wire(body["toolConfig"]) if "toolConfig" in body else None
+    choice = _tool_choice_from_wire(camel_keys(body["toolConfig"])) if "toolConfig" in body else None
     if choice is not None:
         values["tool_choice"] = choice
+    walked = camel_keys(given) if isinstance(given, dict) else given
+    if walked is not given:
+        params["generationConfig"] = walked  # what the settings do not take stays, in camelCase
     if not given and not values:
         return EMPTY_SETTINGS, frozenset(), True
-    generation: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
+    generation: dict[str, Any] = dict(walked) if isinstance(walked, dict) else {}
     taken: dict[str, Any] = {}
 
     def take(field: str, key: str) -> Any:

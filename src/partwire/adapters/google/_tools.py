@@ -33,7 +33,7 @@ from partwire.adapters._common import (
     tool_overlay,
     with_overlay,
 )
-from partwire.adapters.google._wire import API, ISSUER
+from partwire.adapters.google._wire import API, ISSUER, camel_keys, camel_top
 from partwire.errors import SchemaError
 from partwire.projection import LossAction
 from partwire.tools import ServerToolDefinition, ToolDefinition
@@ -305,31 +305,47 @@ def tool_choice_from_wire(config: Any) -> ToolChoice | None:
 
 def tools_from_wire(tools: Any) -> tuple[ToolSpec, ...]:
     """The canonical tools of a ``tools`` list: each declaration a :class:`ToolDefinition`, each
-    server Tool a :class:`ServerToolDefinition`; what has no canonical form stays the dict.
+    server Tool a :class:`ServerToolDefinition`; what has no canonical form stays the dict, in
+    camelCase.
 
-    Re-encoding gives the list back: declarations are taken out of their Tool only when there
-    is one ``functionDeclarations`` Tool and it holds nothing else.
+    Keys may be in any style: each tool is brought to camelCase when it is read, which happens
+    once per kind of tool (:func:`import_tool`). Re-encoding gives the list back, in camelCase:
+    declarations are taken out of their Tool only when there is one ``functionDeclarations`` Tool
+    and it holds nothing else.
     """
     if not isinstance(tools, list):
         return ()
-    holders = [t for t in tools if isinstance(t, dict) and "functionDeclarations" in t]
+    named = [camel_top(t) if type(t) is dict else t for t in tools]
+    holders = [t for t in named if isinstance(t, dict) and "functionDeclarations" in t]
     split = len(holders) == 1 and set(holders[0]) == {"functionDeclarations"} \
         and isinstance(holders[0]["functionDeclarations"], list) \
         and bool(holders[0]["functionDeclarations"]) \
         and all(isinstance(d, dict) and "name" in d for d in holders[0]["functionDeclarations"])
     if len(holders) > 1 or (holders and not split):
-        return tuple(tools)  # gathered differently from what the encoder writes: kept whole
+        return tuple(camel_keys(t) for t in tools)  # gathered differently from what the encoder writes: kept whole
     out: list[ToolSpec] = []
-    for tool in tools:
+    for raw, tool in zip(tools, named, strict=True):
         if holders and tool is holders[0]:
             # Each kind read once (import_tool): a session sends the same tools every turn.
-            out.extend(import_tool(API, d, _declaration_from_wire, d.get("parametersJsonSchema"))
-                       for d in tool["functionDeclarations"])
+            for declaration in tool["functionDeclarations"]:
+                schema = declaration.get("parametersJsonSchema",
+                                         declaration.get("parameters_json_schema"))
+                spec = import_tool(API, declaration, _read_declaration, schema)
+                out.append(camel_keys(declaration) if spec is declaration else spec)
         elif isinstance(tool, dict):
-            out.append(import_tool(API, tool, _server_from_wire))
+            spec = import_tool(API, raw, _read_server)
+            out.append(camel_keys(raw) if spec is raw else spec)
         else:
             out.append(_server_from_wire(tool))
     return tuple(out)
+
+
+def _read_declaration(declaration: dict[str, Any]) -> ToolSpec:
+    return _declaration_from_wire(camel_keys(declaration))
+
+
+def _read_server(tool: dict[str, Any]) -> ToolSpec:
+    return _server_from_wire(camel_keys(tool))
 
 
 def _declaration_from_wire(declaration: dict[str, Any]) -> ToolSpec:

@@ -35,7 +35,7 @@ __all__ = [
     "admits_call_id",
     "camel",
     "camel_keys",
-    "camel_rest",
+    "camel_top",
     "same_model",
     "shape",
     "stop_reason",
@@ -350,26 +350,13 @@ def _camel_remembered(value: dict[Any, Any] | list[Any]) -> Any:
 _CONTENT_KEYS = frozenset({"role", "parts"})
 
 
-def camel_rest(body: dict[str, Any]) -> dict[str, Any]:
-    """:func:`camel_keys` of a request body, its ``contents`` left as they are (the request
-    reader renames each content as it reads it)."""
-    if "contents" not in body:
-        return _camel_dict(body)
-    rest = {k: v for k, v in body.items() if k != "contents"}
-    walked = _camel_dict(rest)
-    if walked is rest:
-        return body
-    if len(walked) != len(rest):  # two spellings of one key: renamed as camel_keys does
-        return _camel_dict(body)
-    out: dict[str, Any] = {}
-    renamed = iter(walked.items())
-    for key, value in body.items():
-        if key == "contents":
-            out[key] = value
-        else:
-            name, new = next(renamed)
-            out[name] = new
-    return out
+def camel_top(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` with its own keys in camelCase, its values as they are (each is brought to
+    camelCase by whatever reads it); ``value`` itself when no key needs renaming."""
+    for key in value:
+        if type(key) is str and "_" in key:
+            return {camel(k) if type(k) is str else k: v for k, v in value.items()}
+    return value
 
 
 def _camel_contents(value: list[Any]) -> list[Any]:
