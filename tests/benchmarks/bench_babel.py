@@ -12,9 +12,10 @@ shared, and wall time counted the other processes' turns on the CPU.
   requests, and a memo kept from the pass before would time a second meeting with each. Beside it each library's exactness: how
   many requests come back equal to the input, as JSON.
 - ``translate.<src>.<dst>.vs_babel``: the same requests converted to another API (partwire's
-  ``from_wire_request`` of one adapter, ``to_wire`` of the other; babel's ``translate``), for
-  every ordered pair of the four APIs (target <= 1.0). Requests either library refuses count
-  as refused for it; the timing is over the requests both convert.
+  ``from_wire_request`` of one adapter, ``to_wire`` of the other with the request's tools,
+  settings and token limit; babel's ``translate``, which converts those too), for every ordered
+  pair of the four APIs (target <= 1.0). Requests either library refuses count as refused for
+  it; the timing is over the requests both convert.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 
 from partwire._memo import forget
 from partwire.adapters import get_adapter
+from partwire.adapters._common import ImportedRequest
 from tests.benchmarks._timing import best_pair, quiet_losses
 from tests.harness.corpus import CORPUS
 
@@ -57,11 +59,22 @@ def _partwire(source: str, target: str) -> Trip:
 
     def trip(body: dict[str, Any]) -> Any:
         imported = read.from_wire_request(body)
-        kwargs = imported.to_wire_kwargs() if source == target else {}
+        kwargs = imported.to_wire_kwargs() if source == target else _crossing(imported)
         kwargs["model"] = kwargs.get("model") or body.get("model") or "model"
         return write.to_wire(imported.history, **kwargs).request
 
     return trip
+
+
+def _crossing(imported: ImportedRequest) -> dict[str, Any]:
+    """What crosses to another API, as babel's ``translate`` converts it: the tools, the settings
+    (tool choice included) and the token limit (the source API's own fields and options stay)."""
+    kwargs: dict[str, Any] = {"tools": imported.tools, "settings": imported.settings}
+    if isinstance(imported.tool_choice, str) and imported.settings.tool_choice is None:
+        kwargs["tool_choice"] = imported.tool_choice
+    if imported.max_tokens is not None and imported.settings.max_output_tokens is None:
+        kwargs["max_tokens"] = imported.max_tokens
+    return kwargs
 
 
 def _babel(source: str, target: str) -> Trip | None:
@@ -120,7 +133,7 @@ def run() -> dict[str, dict[str, Any]]:
                 # as a gateway does (the requests of one recorded conversation still share them).
                 t_ours, t_peer = best_pair(functools.partial(_first_meeting, ours, both),
                                            lambda: [peer(b) for b in both],  # noqa: B023
-                                           rounds=5, cpu=True)
+                                           rounds=11, cpu=True)
                 name = f"roundtrip.{source}" if source == target else f"translate.{source}.{target}"
                 results[f"{name}.vs_babel"] = {
                     "value": round(t_ours / t_peer, 3), "unit": f"x ({len(both)} requests)",
