@@ -40,7 +40,7 @@ from partwire.adapters.google._tools import (
     tools_from_wire,
     tools_to_wire,
 )
-from partwire.adapters.google._wire import API, ISSUER, camel_keys, camel_top
+from partwire.adapters.google._wire import API, ISSUER, camel_keys, camel_list, camel_top
 from partwire.errors import ArgumentError
 from partwire.history import HistoryEvent
 from partwire.ids import new_tool_call_id
@@ -55,8 +55,8 @@ __all__ = ["build_request", "from_wire_request"]
 _user_message = one_field(UserMessage, "parts")
 
 _BODY_FIELDS = frozenset({"contents", "systemInstruction", "tools", "toolConfig", "generationConfig"})
-_BUILT = frozenset({"contents"})
-_CONTENT_KEYS = frozenset({"role", "parts"})  # a body field build_request always makes, even empty
+_BUILT = frozenset({"contents"})  # a body field build_request always makes, even empty
+_CONTENT_KEYS = frozenset({"role", "parts"})
 
 
 def build_request(
@@ -114,7 +114,7 @@ class _Importer:
         if not instruction.keys() <= _CONTENT_KEYS:
             instruction = camel_keys(instruction)
         parts = tuple([part_from_wire(p, None)
-                       for p in _camel_parts(_parts(instruction, "systemInstruction"))])
+                       for p in camel_list(_parts(instruction, "systemInstruction"))])
         rest = {k: v for k, v in instruction.items() if k != "parts"}
         # Parts just validated, marks of our own: nothing left for validation to check.
         self.history.append(build(SystemMessage, {"parts": parts, "provider_data": _marks(
@@ -151,7 +151,7 @@ class _Importer:
         parts = content.get("parts", [])
         responses = False
         if type(parts) is list:
-            parts = _camel_parts(parts)
+            parts = camel_list(parts)
             for p in parts:
                 if type(p) is not dict and not isinstance(p, dict):
                     parts = _parts(content, f"contents[{i}]")  # raises
@@ -314,21 +314,6 @@ def _rest_key(raw: dict[str, Any]) -> bytes | None:
         return marshal.dumps([item for item in raw.items() if item[0] != "contents"], 2)
     except (ValueError, RecursionError):  # not plain built-in values: read every time
         return None
-
-
-def _camel_parts(parts: list[Any]) -> list[Any]:
-    """``parts`` with each part's keys in camelCase, as the reader reads them (a plain text part,
-    the commonest, has none to rename); the list itself when nothing was renamed."""
-    copied: list[Any] | None = None
-    for j, part in enumerate(parts):
-        if type(part) is dict and len(part) == 1 and type(part.get("text")) is str:
-            continue
-        new = camel_keys(part)
-        if new is not part:
-            if copied is None:
-                copied = list(parts)
-            copied[j] = new
-    return parts if copied is None else copied
 
 
 def from_wire_request(request: Any) -> ImportedRequest:

@@ -35,6 +35,7 @@ __all__ = [
     "admits_call_id",
     "camel",
     "camel_keys",
+    "camel_list",
     "camel_top",
     "same_model",
     "shape",
@@ -239,11 +240,11 @@ def camel_keys(value: Any) -> Any:
     if kind is dict:
         return _camel_dict(value)
     if kind is list:
-        return _camel_list(value)
+        return camel_list(value)
     if isinstance(value, dict):
         return _camel_dict(value)
     if isinstance(value, list):
-        return _camel_list(value)
+        return camel_list(value)
     return value
 
 
@@ -279,13 +280,11 @@ def _camel_dict(value: dict[Any, Any]) -> dict[Any, Any]:
             kind = type(item)
             if key in _REMEMBERED and (kind is dict or kind is list):
                 new = _camel_remembered(item)
-            elif key == "contents" and kind is list:
-                new = _camel_contents(item)
             elif kind is dict:
                 new = _camel_dict(item) if key in walked else _camel_named(item) \
                     if key in _NAMED_KEYS else item
             elif kind is list:
-                new = _camel_list(item) if key in walked else item
+                new = camel_list(item) if key in walked else item
             elif kind is str or item is None or not isinstance(item, dict | list):
                 continue
             elif key in walked:
@@ -347,9 +346,6 @@ def _camel_remembered(value: dict[Any, Any] | list[Any]) -> Any:
     return new
 
 
-_CONTENT_KEYS = frozenset({"role", "parts"})
-
-
 def camel_top(value: dict[str, Any]) -> dict[str, Any]:
     """``value`` with its own keys in camelCase, its values as they are (each is brought to
     camelCase by whatever reads it); ``value`` itself when no key needs renaming."""
@@ -357,27 +353,6 @@ def camel_top(value: dict[str, Any]) -> dict[str, Any]:
         if type(key) is str and "_" in key:
             return {camel(k) if type(k) is str else k: v for k, v in value.items()}
     return value
-
-
-def _camel_contents(value: list[Any]) -> list[Any]:
-    """:func:`_camel_list` for a body's ``contents``: a content of text parts alone, the
-    commonest by far, is looked at here, without a walk of each of its dicts."""
-    copied: list[Any] | None = None
-    for i, content in enumerate(value):
-        if type(content) is dict and content.keys() <= _CONTENT_KEYS:
-            parts = content.get("parts")
-            if type(parts) is list:
-                for part in parts:
-                    if type(part) is not dict or len(part) != 1 or type(part.get("text")) is not str:
-                        break
-                else:
-                    continue  # a role and text parts: nothing to rename
-        new = camel_keys(content)
-        if new is not content:
-            if copied is None:
-                copied = list(value)
-            copied[i] = new
-    return value if copied is None else copied
 
 
 def _camel_named(value: dict[Any, Any]) -> dict[Any, Any]:
@@ -388,11 +363,15 @@ def _camel_named(value: dict[Any, Any]) -> dict[Any, Any]:
     return value
 
 
-def _camel_list(value: list[Any]) -> list[Any]:
+def camel_list(value: list[Any]) -> list[Any]:
+    """:func:`camel_keys` of a list (the list itself when nothing was renamed). A plain text part,
+    the commonest item of a part list, is passed over without a walk."""
     copied: list[Any] | None = None
     for i, item in enumerate(value):
         kind = type(item)
         if kind is dict:
+            if len(item) == 1 and type(item.get("text")) is str:
+                continue
             new = _camel_dict(item)
         elif kind is str or not isinstance(item, dict | list):
             continue
