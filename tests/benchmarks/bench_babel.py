@@ -15,7 +15,9 @@ shared, and wall time counted the other processes' turns on the CPU.
   ``from_wire_request`` of one adapter, ``to_wire`` of the other with the request's tools,
   settings and token limit; babel's ``translate``, which converts those too), for every ordered
   pair of the four APIs (target <= 1.0). Requests either library refuses count as refused for
-  it; the timing is over the requests both convert.
+  it; the timing is over the requests both convert. Beside it, without a target,
+  ``.history_only``: partwire converting the history alone (what this figure measured until
+  2026-11-27, against babel's whole request).
 """
 
 from __future__ import annotations
@@ -54,12 +56,12 @@ def requests(api: str) -> list[dict[str, Any]]:
     return found
 
 
-def _partwire(source: str, target: str) -> Trip:
+def _partwire(source: str, target: str, *, whole: bool = True) -> Trip:
     read, write = get_adapter(source), get_adapter(target)
 
     def trip(body: dict[str, Any]) -> Any:
         imported = read.from_wire_request(body)
-        kwargs = imported.to_wire_kwargs() if source == target else _crossing(imported)
+        kwargs = imported.to_wire_kwargs() if source == target else _crossing(imported) if whole else {}
         kwargs["model"] = kwargs.get("model") or body.get("model") or "model"
         return write.to_wire(imported.history, **kwargs).request
 
@@ -147,6 +149,14 @@ def run() -> dict[str, dict[str, Any]]:
                         "value": sum(_same(p, b, materialize) for b, (_, p) in zip(bodies, outs, strict=True)),
                         "unit": f"of {len(bodies)} equal"}
                 else:
+                    # The history alone, without the tools and settings babel converts too: what
+                    # the figure measured before 2026-11-27 (no target; for comparison only).
+                    alone = _partwire(source, target, whole=False)
+                    t_alone, t_peer = best_pair(functools.partial(_first_meeting, alone, both),
+                                                lambda: [peer(b) for b in both],  # noqa: B023
+                                                rounds=11, cpu=True)
+                    results[f"{name}.vs_babel.history_only"] = {
+                        "value": round(t_alone / t_peer, 3), "unit": "x (no tools or settings)"}
                     refused = sum(o is None for o, _ in outs), sum(p is None for _, p in outs)
                     results[f"{name}.refused"] = {"value": f"{refused[0]}/{refused[1]}",
                                                   "unit": f"partwire/babel of {len(bodies)}"}
