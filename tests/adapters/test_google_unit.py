@@ -781,6 +781,16 @@ def test_shape_copies_keep_key_order() -> None:
     assert template == {"id": None, "name": None, "args": None}
 
 
+def test_a_generation_config_met_again_reads_as_the_first_time_whatever_its_keys() -> None:
+    """A generationConfig with a key that is not a string (a dict handed in, not JSON) keeps it in
+    params the second time as the first, not an error."""
+    forget()
+    for _ in range(2):
+        imported = google.from_wire_request({"contents": [], "generationConfig": {1: 2, "temperature": 0.5}})
+        assert imported.settings.temperature == 0.5
+        assert imported.params == {"generationConfig": {1: 2}}
+
+
 def test_settings_read_again_leave_the_same_rest_in_params() -> None:
     """A generationConfig read a second time gives the same settings and the same keys left in
     params, and a value the settings refuse is put back every time, never remembered as read."""

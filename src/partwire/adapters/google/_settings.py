@@ -275,7 +275,8 @@ def take_read(params: dict[str, Any], read: frozenset[str]) -> None:
     given = params.get("generationConfig")
     if not isinstance(given, dict):
         return
-    rest = camel_keys({k: v for k, v in given.items() if camel(k) not in read} if read else given)
+    rest = camel_keys({k: v for k, v in given.items()
+                       if (camel(k) if type(k) is str else k) not in read} if read else given)
     if rest or not read:
         if rest is not given:
             params["generationConfig"] = rest
