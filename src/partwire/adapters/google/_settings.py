@@ -39,7 +39,7 @@ from partwire.settings import (
     TextOutput,
 )
 
-__all__ = ["settings_from_wire", "settings_read", "settings_to_wire", "take_read"]
+__all__ = ["settings_read", "settings_to_wire", "take_read"]
 
 # Canonical field -> generationConfig key, for the plain values.
 _PLAIN = (("temperature", "temperature"), ("top_p", "topP"), ("seed", "seed"),
@@ -237,18 +237,13 @@ _READ: dict[bytes, tuple[RequestSettings, frozenset[str]]] = memo({})
 _READ_LIMIT = 1024
 
 
-def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> RequestSettings:
-    """The settings of a body (its ``generationConfig`` and ``toolConfig`` in any key style, read
-    in camelCase). ``params`` holds the body's other fields, its
-    ``generationConfig`` included: the keys read are taken out of it (and the object itself when
-    nothing else was in it), ``toolConfig`` too when it is canonical."""
-    return settings_read(body, params)[0]
-
-
 def settings_read(body: Mapping[str, Any], params: dict[str, Any]
                   ) -> tuple[RequestSettings, frozenset[str], bool]:
-    """:func:`settings_from_wire`, with the ``generationConfig`` keys it took and whether the
-    reading may be given again to an equal body (:func:`take_read` replays it)."""
+    """The settings of a body (its ``generationConfig`` and ``toolConfig`` in any key style, read
+    in camelCase), the ``generationConfig`` keys they took, and whether the reading may be given
+    again to an equal body (:func:`take_read` replays it). ``params`` holds the body's other
+    fields, its ``generationConfig`` included: the keys read are taken out of it (and the object
+    itself when nothing else was in it), ``toolConfig`` too when it is canonical."""
     given = params.get("generationConfig")
     if not given and "toolConfig" not in body:
         return EMPTY_SETTINGS, frozenset(), True
@@ -286,7 +281,7 @@ def take_read(params: dict[str, Any], read: frozenset[str]) -> None:
 
 def _settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], given: Any
                         ) -> tuple[RequestSettings, frozenset[str], bool]:
-    """:func:`settings_from_wire` itself: the settings, the ``generationConfig`` keys taken, and
+    """:func:`settings_read` itself: the settings, the ``generationConfig`` keys taken, and
     whether every value read went into the settings (nothing was put back)."""
     values: dict[str, Any] = {}
     marks: dict[str, Any] = {}
