@@ -12,6 +12,7 @@ the way; text blocks may merge, as LangChain merges consecutive messages of one 
 from __future__ import annotations
 
 import binascii
+import contextlib
 import functools
 import json
 from collections import Counter
@@ -26,6 +27,7 @@ from partwire.bridges import langchain as bridge
 from partwire.projection import Loss
 from tests.harness.bedrock import converse_errors
 from tests.harness.corpus import CORPUS
+from tests.harness.replay import use_cassette
 from tests.harness.validity import request_errors
 
 
@@ -198,15 +200,27 @@ def _camel(key: str) -> str:
 
 def _gemini_kinds(contents: list[Any]) -> Counter[str]:
     """How many parts hold each key but text (either spelling), leaving out thoughts with no
-    signature: langchain-google-genai drops those on purpose (Gemini cannot use them)."""
+    signature: langchain-google-genai drops those on purpose (Gemini cannot use them), and
+    counting a file at an http(s) URL as inline data: it downloads the file and sends it inline."""
     kinds: Counter[str] = Counter()
     for content in contents:
         for part in content.get("parts", ()):
             signed = "thoughtSignature" in part or "thought_signature" in part
             if part.get("thought") and not signed:
                 continue
-            kinds.update(_camel(k) for k in part if k != "text")
+            kinds.update("inlineData" if _web_file(part) else _camel(k) for k in part if k != "text")
     return kinds
+
+
+def _web_file(part: dict[str, Any]) -> bool:
+    data = part.get("fileData") or part.get("file_data") or {}
+    uri = data.get("fileUri") or data.get("file_uri") if isinstance(data, dict) else None
+    return isinstance(uri, str) and uri.startswith(("http://", "https://"))
+
+
+# The files at http(s) URLs the recorded requests point at, served to langchain-google-genai's
+# download (there is no network here): a hand-written cassette, replayed strictly.
+_WEB_FILES = Path(__file__).resolve().parents[2] / "cassettes" / "bridges" / "langchain_google_genai_image_url.yaml"
 
 
 def _urlsafe_media(request: dict[str, Any]) -> bool:
@@ -225,8 +239,10 @@ def test_langchain_google_genai_sends_every_gemini_request_the_bridge_exports(pa
     record = json.loads(path.read_text())
     request = record["request"]
     messages = list(bridge.to_messages(get_adapter("google").from_wire_request(request).history).messages)
+    web = any(_web_file(part) for content in request["contents"] for part in content.get("parts", ()))
     try:
-        system, contents = _parse_chat_history(messages, model="gemini-2.5-flash")
+        with use_cassette(_WEB_FILES) if web else contextlib.nullcontext():
+            system, contents = _parse_chat_history(messages, model="gemini-2.5-flash")
     except binascii.Error:
         # langchain-google-genai decodes audio and document data as standard base64 only; the
         # canonical data is the recorded URL-safe text (its quirk, in docs/migrate/langchain.md)
