@@ -332,3 +332,35 @@ def test_imported_request_is_the_dataclass_its_init_makes() -> None:
     assert (history, tools) == (made.history, ())
     with pytest.raises(FrozenInstanceError):
         made.model = "other"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai_chat", "openai_responses", "google", "bedrock"])
+@pytest.mark.parametrize("decoder", ["from_wire", "from_wire_request"])
+def test_the_decoder_boundary_turns_only_hostile_exceptions_into_wire_format_errors(
+        name: str, decoder: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each public decoder's reader raising: a hostile exception leaves as a WireFormatError
+    naming the API and what was read, its cause the original; partwire's own error and an
+    interrupt leave as they are."""
+    module = __import__(f"partwire.adapters.{name}", fromlist=["_"])
+    raised: list[BaseException] = []
+
+    def reader(*args: Any, **kwargs: Any) -> Any:
+        raise raised[-1]
+
+    monkeypatch.setattr(module, f"_{decoder}", reader)
+    what = "response" if decoder == "from_wire" else "request"
+    raised.append(KeyError("usage"))
+    with pytest.raises(WireFormatError) as caught:
+        getattr(module, decoder)({})
+    assert caught.value.__cause__ is raised[-1]
+    assert caught.value.__suppress_context__
+    assert str(caught.value).startswith(f"{module.NAME}: not a valid {what}")
+    assert "missing field 'usage'" in str(caught.value)
+    own = WireFormatError(module.NAME, what, "no content", "content")
+    raised.append(own)
+    with pytest.raises(WireFormatError) as caught:
+        getattr(module, decoder)({})
+    assert caught.value is own
+    raised.append(KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        getattr(module, decoder)({})

@@ -43,18 +43,11 @@ MIN_ITEMS = 64
 
 
 def _items(value: object) -> int:
-    """How many items ``value`` holds, roughly: a sequence's length, the length of a request
-    body's ``messages``, ``contents`` or ``input`` list, a 256th of a text's length; anything
+    """How many items ``value`` holds, roughly, when it is neither a history nor a request body
+    (:func:`collector_paused_if_large` tells those itself): a 256th of a text's length; anything
     else (an SDK object) counts as large."""
-    kind = type(value)
-    if kind is list or kind is tuple:
-        return len(value)  # type: ignore[arg-type]
-    if kind is dict:  # a request body: its list of messages, contents or input items
-        get = value.get  # type: ignore[attr-defined]
-        items = get("messages") or get("contents") or get("input")
-        return len(items) if type(items) is list else 0
-    if kind is str or kind is bytes or kind is bytearray:
-        return len(value) >> 8  # type: ignore[arg-type]
+    if type(value) is str or type(value) is bytes or type(value) is bytearray:
+        return len(value) >> 8
     return MIN_ITEMS
 
 
@@ -117,8 +110,21 @@ def collector_paused_if_large(fn: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(fn)
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
-        if args and _items(args[0]) < MIN_ITEMS:
-            return fn(*args, **kwargs)
+        if args:
+            # A history (its length) or a request body (the length of its messages, contents or
+            # input list), told here: a short one is the commonest call.
+            first = args[0]
+            kind = type(first)
+            if kind is tuple or kind is list:
+                small = len(first) < MIN_ITEMS  # type: ignore[arg-type]
+            elif kind is dict:
+                get = first.get  # type: ignore[attr-defined]
+                items = get("messages") or get("contents") or get("input")
+                small = type(items) is not list or len(items) < MIN_ITEMS
+            else:
+                small = _items(first) < MIN_ITEMS
+            if small:
+                return fn(*args, **kwargs)
         _pause()
         try:
             return fn(*args, **kwargs)

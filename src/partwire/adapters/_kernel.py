@@ -9,8 +9,8 @@ the rest:
 - :func:`project` turns a body and its :class:`Losses` into the :class:`Projection`;
 - :class:`Translator` is the base of every stream translator and owns the stream's identity;
 - :func:`run_stream` / :func:`arun_stream` drive a translator over any stream input;
-- :func:`guard` and the stream drivers are the boundary of the public decoders: only
-  partwire's own errors leave them.
+- :func:`boundary_error` (what a public decoder's ``except`` raises) and the stream drivers
+  are the boundary of the public decoders: only partwire's own errors leave them.
 """
 
 from __future__ import annotations
@@ -31,20 +31,20 @@ from collections.abc import (
     Sequence,
 )
 from datetime import datetime
-from typing import Any, ClassVar, Literal, TypeVar, cast
+from typing import Any, ClassVar, TypeVar, cast
 
 from partwire.adapters._common import Losses, WireFormatError
 from partwire.adapters._sse import ServerSentEvent, aiter_wire_items, iter_wire_items
-from partwire.errors import ArgumentError, PartwireError, StreamProtocolError
-from partwire.projection import Loss, Projection, make_projection, new_projection
+from partwire.errors import ArgumentError, LossError, PartwireError, StreamProtocolError
+from partwire.projection import Loss, Projection, log_losses, new_projection
 from partwire.streaming import Accumulator, MessageCompleteEvent, MessageStartEvent, StreamEvent
 
 __all__ = [
     "Losses",
     "Translator",
     "arun_stream",
+    "boundary_error",
     "dry_run",
-    "guard",
     "merge_params",
     "project",
     "resolve_options",
@@ -72,7 +72,8 @@ def resolve_options(cls: type[OptionsT], options: Any = None,
     """
     if not switches:
         if options is None:
-            return _defaults(cls)
+            found = _DEFAULTS.get(cls)  # every call without options: the defaults, made once
+            return found if found is not None else _defaults(cls)
         if isinstance(options, cls):
             return options
     if type(options) is dict or isinstance(options, Mapping):
@@ -232,11 +233,17 @@ def dry_run() -> Iterator[None]:
 
 def project(request: dict[str, Any], losses: Losses | Iterable[Loss], *, adapter: str,
             strict: bool, session: str | None = None) -> Projection:
-    """The last step of every ``to_wire``: the :class:`Projection`, logged (or raised) once."""
-    items = losses.items if isinstance(losses, Losses) else tuple(losses)
-    if _DRY_RUN.get():
-        return new_projection(request, tuple(items))
-    return make_projection(request, items, adapter=adapter, strict=strict, session=session)
+    """The last step of every ``to_wire``: the :class:`Projection`, its losses logged (or raised)
+    once; under :func:`dry_run`, neither.
+
+    :func:`~partwire.projection.make_projection` written out: every ``to_wire`` ends here, and
+    the calls it made cost as much as the rest of this step."""
+    found = tuple(losses.items if isinstance(losses, Losses) else losses)
+    if found and not _DRY_RUN.get():
+        if strict:
+            raise LossError(found, adapter)
+        log_losses(found, session=session)
+    return new_projection(request, found)
 
 
 # -- the boundary ---------------------------------------------------------------------------
@@ -278,27 +285,20 @@ def at_path(exc: BaseException, provider: str, what: str, path: str) -> BaseExce
     return error
 
 
-class guard:
-    """Anything but a partwire error raised inside becomes a :class:`WireFormatError`.
+def boundary_error(exc: BaseException, provider: str, what: str) -> BaseException:
+    """What a public decoder raises for ``exc``, raised while reading a whole ``what``
+    (``"request"``, ``"response"``): a hostile-input exception becomes a
+    :class:`WireFormatError` (its cause ``exc``); a partwire error, or anything a bug-free
+    reading cannot raise, is ``exc`` itself.
 
-    A class, not a generator-based context manager: it wraps every public decoder call, and
-    entering and leaving it costs a fifth as much.
-    """
-
-    __slots__ = ("provider", "what")
-
-    def __init__(self, provider: str, what: str) -> None:
-        self.provider = provider
-        self.what = what
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: Any) -> Literal[False]:
-        if exc is None or isinstance(exc, PartwireError) or not isinstance(exc, _HOSTILE):
-            return False
-        raise WireFormatError(self.provider, self.what, _reason(exc)) from exc
+    The decoders call it from ``except Exception as exc: raise boundary_error(exc, ...)``, which
+    costs nothing when nothing is raised (a context manager's ``with`` block costs three calls)."""
+    if isinstance(exc, PartwireError) or not isinstance(exc, _HOSTILE):
+        return exc
+    error = WireFormatError(provider, what, _reason(exc))
+    error.__cause__ = exc  # as ``raise error from exc`` would
+    error.__suppress_context__ = True
+    return error
 
 
 async def aguarded_stream(provider: str, events: AsyncIterator[T]) -> AsyncIterator[T]:

@@ -24,7 +24,13 @@ from partwire.adapters._common import (
     ToolSpec,
     resolve_settings,
 )
-from partwire.adapters._kernel import arun_stream, guard, project, resolve_options, run_stream
+from partwire.adapters._kernel import (
+    arun_stream,
+    boundary_error,
+    project,
+    resolve_options,
+    run_stream,
+)
 from partwire.adapters.bedrock._decode import from_wire as _from_wire
 from partwire.adapters.bedrock._parts import FileResolver, ForeignThinking
 from partwire.adapters.bedrock._request import build_request
@@ -161,8 +167,10 @@ def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = No
     a response raises :class:`~partwire.adapters.WireFormatError`.
     """
     opts = resolve_options(Options, options, switches)
-    with guard(NAME, "response"):
+    try:
         return _from_wire(response, opts.model_id)
+    except Exception as exc:
+        raise boundary_error(exc, NAME, "response")  # noqa: B904 (it sets the cause)
 
 
 @collector_paused_if_large
@@ -173,9 +181,12 @@ def from_wire_request(request: Any, *,
 
     ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back.
     """
-    resolve_options(Options, options, switches)
-    with guard(NAME, "request"):
+    if options is not None or switches:
+        resolve_options(Options, options, switches)
+    try:
         return _from_wire_request(request)
+    except Exception as exc:
+        raise boundary_error(exc, NAME, "request")  # noqa: B904 (it sets the cause)
 
 
 def stream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,

@@ -23,7 +23,13 @@ from partwire.adapters._common import (
     resolve_settings,
     wire_model,
 )
-from partwire.adapters._kernel import arun_stream, guard, project, resolve_options, run_stream
+from partwire.adapters._kernel import (
+    arun_stream,
+    boundary_error,
+    project,
+    resolve_options,
+    run_stream,
+)
 from partwire.adapters.google._decode import from_wire as _from_wire
 from partwire.adapters.google._request import build_request
 from partwire.adapters.google._request import from_wire_request as _from_wire_request
@@ -205,8 +211,10 @@ def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = No
     a response raises :class:`~partwire.adapters.WireFormatError`.
     """
     opts = resolve_options(Options, options, switches)
-    with guard(NAME, "response"):
+    try:
         return _from_wire(response, candidate=opts.candidate)
+    except Exception as exc:
+        raise boundary_error(exc, NAME, "response")  # noqa: B904 (it sets the cause)
 
 
 @collector_paused_if_large
@@ -219,8 +227,10 @@ def from_wire_request(request: Any, *,
     """
     if options is not None or switches:
         resolve_options(Options, options, switches)  # refuses a switch Gemini does not have
-    with guard(NAME, "request"):
+    try:
         return _from_wire_request(request)
+    except Exception as exc:
+        raise boundary_error(exc, NAME, "request")  # noqa: B904 (it sets the cause)
 
 
 def stream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,

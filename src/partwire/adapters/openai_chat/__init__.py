@@ -21,7 +21,13 @@ from partwire.adapters._common import (
     ToolSpec,
     resolve_settings,
 )
-from partwire.adapters._kernel import arun_stream, guard, project, resolve_options, run_stream
+from partwire.adapters._kernel import (
+    arun_stream,
+    boundary_error,
+    project,
+    resolve_options,
+    run_stream,
+)
 from partwire.adapters.openai_chat._decode import from_wire as _from_wire
 from partwire.adapters.openai_chat._dialects import (
     BASE_CAPABILITIES,
@@ -145,8 +151,10 @@ def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = No
     :class:`~partwire.adapters.WireFormatError`.
     """
     opts = resolve_options(Options, options, switches)
-    with guard(NAME, "response"):
+    try:
         return _from_wire(response, get_dialect(opts.dialect), opts.choice)
+    except Exception as exc:
+        raise boundary_error(exc, NAME, "response")  # noqa: B904 (it sets the cause)
 
 
 @collector_paused_if_large
@@ -160,8 +168,10 @@ def from_wire_request(request: Any, *, options: Options | Mapping[str, Any] | No
     turns goes back too).
     """
     opts = resolve_options(Options, options, switches)
-    with guard(NAME, "request"):
+    try:
         return _from_wire_request(request, get_dialect(opts.dialect))
+    except Exception as exc:
+        raise boundary_error(exc, NAME, "request")  # noqa: B904 (it sets the cause)
 
 
 def stream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,

@@ -21,7 +21,13 @@ from partwire.adapters._common import (
     ToolSpec,
     resolve_settings,
 )
-from partwire.adapters._kernel import arun_stream, guard, project, resolve_options, run_stream
+from partwire.adapters._kernel import (
+    arun_stream,
+    boundary_error,
+    project,
+    resolve_options,
+    run_stream,
+)
 from partwire.adapters.openai_responses._decode import from_wire as _from_wire
 from partwire.adapters.openai_responses._parts import FileResolver
 from partwire.adapters.openai_responses._request import build_request
@@ -149,9 +155,12 @@ def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = No
     An error body raises :class:`~partwire.adapters.ProviderError`; anything else that is not
     a response raises :class:`~partwire.adapters.WireFormatError`.
     """
-    resolve_options(Options, options, switches)
-    with guard(NAME, "response"):
+    if options is not None or switches:
+        resolve_options(Options, options, switches)
+    try:
         return _from_wire(response)
+    except Exception as exc:
+        raise boundary_error(exc, NAME, "response")  # noqa: B904 (it sets the cause)
 
 
 @collector_paused_if_large
@@ -163,9 +172,12 @@ def from_wire_request(request: Any, *,
     ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back: the import
     re-exports with ``continuation="none"``, its own ``store``/``include`` kept in ``params``.
     """
-    resolve_options(Options, options, switches)
-    with guard(NAME, "request"):
+    if options is not None or switches:
+        resolve_options(Options, options, switches)
+    try:
         return _from_wire_request(request)
+    except Exception as exc:
+        raise boundary_error(exc, NAME, "request")  # noqa: B904 (it sets the cause)
 
 
 def stream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,
