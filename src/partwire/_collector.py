@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
-__all__ = ["MIN_ITEMS", "collector_paused", "collector_paused_if_large", "paused"]
+__all__ = ["MIN_ITEMS", "collector_paused", "hold", "paused", "release"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -44,7 +44,7 @@ MIN_ITEMS = 64
 
 def _items(value: object) -> int:
     """How many items ``value`` holds, roughly, when it is neither a history nor a request body
-    (:func:`collector_paused_if_large` tells those itself): a 256th of a text's length; anything
+    (:func:`hold` tells those itself): a 256th of a text's length; anything
     else (an SDK object) counts as large."""
     if type(value) is str or type(value) is bytes or type(value) is bytearray:
         return len(value) >> 8
@@ -104,31 +104,25 @@ def collector_paused(fn: Callable[P, R]) -> Callable[P, R]:
     return call
 
 
-def collector_paused_if_large(fn: Callable[P, R]) -> Callable[P, R]:
-    """:func:`collector_paused`, but only when ``fn``'s first argument holds at least
-    :data:`MIN_ITEMS` items (a history, a request body, JSONL text)."""
+def hold(first: object) -> bool:
+    """Hold automatic collection off when ``first`` holds at least :data:`MIN_ITEMS` items (a
+    history, a request body, JSONL text); whether it did. A public call begins with
+    ``held = hold(history)`` and ends with ``finally: if held: release()``: a decorator's frame
+    cost a short call as much as its own conversion's first step."""
+    kind = type(first)
+    if kind is tuple or kind is list:
+        small = len(first) < MIN_ITEMS  # type: ignore[arg-type]
+    elif kind is dict:  # a request body: its list of messages, contents or input items
+        get = first.get  # type: ignore[attr-defined]
+        items = get("messages") or get("contents") or get("input")
+        small = type(items) is not list or len(items) < MIN_ITEMS
+    else:
+        small = _items(first) < MIN_ITEMS
+    if small:
+        return False
+    _pause()
+    return True
 
-    @functools.wraps(fn)
-    def call(*args: P.args, **kwargs: P.kwargs) -> R:
-        if args:
-            # A history (its length) or a request body (the length of its messages, contents or
-            # input list), told here: a short one is the commonest call.
-            first = args[0]
-            kind = type(first)
-            if kind is tuple or kind is list:
-                small = len(first) < MIN_ITEMS  # type: ignore[arg-type]
-            elif kind is dict:
-                get = first.get  # type: ignore[attr-defined]
-                items = get("messages") or get("contents") or get("input")
-                small = type(items) is not list or len(items) < MIN_ITEMS
-            else:
-                small = _items(first) < MIN_ITEMS
-            if small:
-                return fn(*args, **kwargs)
-        _pause()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _resume()
 
-    return call
+release = _resume
+"""Ends the hold :func:`hold` began (when it returned ``True``)."""

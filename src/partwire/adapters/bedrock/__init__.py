@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequen
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from partwire._collector import collector_paused_if_large
+from partwire._collector import hold, release
 from partwire.adapters import Capabilities
 from partwire.adapters._common import (
     ImportedRequest,
@@ -116,7 +116,6 @@ class Options:
     the message). ``to_wire`` takes its model as its own argument."""
 
 
-@collector_paused_if_large
 def to_wire(
     history: History,
     *,
@@ -148,15 +147,20 @@ def to_wire(
     ``parallel_tool_calls`` are shortcuts for those settings and win over them; a
     ``tool_choice`` mapping is Converse's own ``toolChoice``, sent as it is.
     """
-    opts = resolve_options(Options, options, switches)
-    losses = Losses(NAME)
-    resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
-                                        parallel_tool_calls=parallel_tool_calls)
-    request = build_request(
-        history, model=model, tools=tools, settings=resolved, native_choice=native, params=params,
-        issuers=accept_issuers if accept_issuers is not None else _OWN, losses=losses,
-        foreign_thinking=opts.foreign_thinking, resolve_file=opts.resolve_file, blobs=opts.blobs)
-    return project(request, losses, adapter=NAME, strict=strict, session=session)
+    held = hold(history)
+    try:
+        opts = resolve_options(Options, options, switches)
+        losses = Losses(NAME)
+        resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
+                                            parallel_tool_calls=parallel_tool_calls)
+        request = build_request(
+            history, model=model, tools=tools, settings=resolved, native_choice=native, params=params,
+            issuers=accept_issuers if accept_issuers is not None else _OWN, losses=losses,
+            foreign_thinking=opts.foreign_thinking, resolve_file=opts.resolve_file, blobs=opts.blobs)
+        return project(request, losses, adapter=NAME, strict=strict, session=session)
+    finally:
+        if held:
+            release()
 
 
 def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = None,
@@ -173,7 +177,6 @@ def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = No
         raise boundary_error(exc, NAME, "response")  # noqa: B904 (it sets the cause)
 
 
-@collector_paused_if_large
 def from_wire_request(request: Any, *,
                       options: Options | Mapping[str, Any] | None = None,
                       **switches: Any) -> ImportedRequest:
@@ -181,12 +184,16 @@ def from_wire_request(request: Any, *,
 
     ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back.
     """
-    if options is not None or switches:
-        resolve_options(Options, options, switches)
+    held = hold(request)
     try:
+        if options is not None or switches:
+            resolve_options(Options, options, switches)
         return _from_wire_request(request)
     except Exception as exc:
         raise boundary_error(exc, NAME, "request")  # noqa: B904 (it sets the cause)
+    finally:
+        if held:
+            release()
 
 
 def stream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,

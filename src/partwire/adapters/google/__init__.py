@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
-from partwire._collector import collector_paused_if_large
+from partwire._collector import hold, release
 from partwire.adapters import Capabilities
 from partwire.adapters._common import (
     ImportedRequest,
@@ -154,7 +154,6 @@ class Options:
 _DEFAULTS = Options()
 
 
-@collector_paused_if_large
 def to_wire(
     history: History,
     *,
@@ -188,18 +187,23 @@ def to_wire(
     shortcuts for those settings and win over them when given; a ``tool_choice`` mapping is the
     API's own, sent as it is.
     """
-    opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
-    name = wire_model(model, ISSUER) if model else ""
-    losses = Losses(NAME)
-    resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
-                                        parallel_tool_calls=parallel_tool_calls)
-    request = build_request(
-        history, model=name, tools=tools, settings=resolved, native_choice=native, params=params,
-        losses=losses,
-        issuers=accept_issuers if accept_issuers is not None else OWN_ISSUERS,
-        require_signatures=opts.requires_signatures(name), schema_dialect=opts.schema_dialect,
-        vertex=opts.backend == "vertex")
-    return project(request, losses, adapter=NAME, strict=strict, session=session)
+    held = hold(history)
+    try:
+        opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
+        name = wire_model(model, ISSUER) if model else ""
+        losses = Losses(NAME)
+        resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
+                                            parallel_tool_calls=parallel_tool_calls)
+        request = build_request(
+            history, model=name, tools=tools, settings=resolved, native_choice=native, params=params,
+            losses=losses,
+            issuers=accept_issuers if accept_issuers is not None else OWN_ISSUERS,
+            require_signatures=opts.requires_signatures(name), schema_dialect=opts.schema_dialect,
+            vertex=opts.backend == "vertex")
+        return project(request, losses, adapter=NAME, strict=strict, session=session)
+    finally:
+        if held:
+            release()
 
 
 def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = None,
@@ -217,7 +221,6 @@ def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = No
         raise boundary_error(exc, NAME, "response")  # noqa: B904 (it sets the cause)
 
 
-@collector_paused_if_large
 def from_wire_request(request: Any, *,
                       options: Options | Mapping[str, Any] | None = None,
                       **switches: Any) -> ImportedRequest:
@@ -225,12 +228,16 @@ def from_wire_request(request: Any, *,
 
     ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back, in camelCase.
     """
-    if options is not None or switches:
-        resolve_options(Options, options, switches)  # refuses a switch Gemini does not have
+    held = hold(request)
     try:
+        if options is not None or switches:
+            resolve_options(Options, options, switches)  # refuses a switch Gemini does not have
         return _from_wire_request(request)
     except Exception as exc:
         raise boundary_error(exc, NAME, "request")  # noqa: B904 (it sets the cause)
+    finally:
+        if held:
+            release()
 
 
 def stream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from partwire._collector import collector_paused_if_large
+from partwire._collector import hold, release
 from partwire.adapters._common import (
     ImportedRequest,
     Losses,
@@ -91,7 +91,6 @@ class Options:
     """Which of ``n`` choices ``from_wire`` and ``stream`` read."""
 
 
-@collector_paused_if_large
 def to_wire(
     history: History,
     *,
@@ -125,21 +124,26 @@ def to_wire(
     shortcuts for those settings and win over them when given; a ``tool_choice`` mapping is the
     API's own, sent as it is.
     """
-    opts = resolve_options(Options, options, switches)
-    dialect = get_dialect(opts.dialect)
-    losses = Losses(NAME)
-    word: str | None = None
-    if isinstance(tool_choice, str) and tool_choice in dialect.tool_choices:
-        word, tool_choice = tool_choice, None  # the dialect's own word (Mistral's any), as it is
-    resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
-                                        parallel_tool_calls=parallel_tool_calls)
-    request = build_request(
-        history, model=model, tools=tools, settings=resolved, native_choice=word or native,
-        params=params,
-        issuers=accept_issuers if accept_issuers is not None else {dialect.issuer}, losses=losses,
-        dialect=dialect, developer_role=opts.developer_role, echo_reasoning=opts.echo_reasoning,
-        resolve_file=opts.resolve_file)
-    return project(request, losses, adapter=NAME, strict=strict, session=session)
+    held = hold(history)
+    try:
+        opts = resolve_options(Options, options, switches)
+        dialect = get_dialect(opts.dialect)
+        losses = Losses(NAME)
+        word: str | None = None
+        if isinstance(tool_choice, str) and tool_choice in dialect.tool_choices:
+            word, tool_choice = tool_choice, None  # the dialect's own word (Mistral's any), as it is
+        resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
+                                            parallel_tool_calls=parallel_tool_calls)
+        request = build_request(
+            history, model=model, tools=tools, settings=resolved, native_choice=word or native,
+            params=params,
+            issuers=accept_issuers if accept_issuers is not None else {dialect.issuer}, losses=losses,
+            dialect=dialect, developer_role=opts.developer_role, echo_reasoning=opts.echo_reasoning,
+            resolve_file=opts.resolve_file)
+        return project(request, losses, adapter=NAME, strict=strict, session=session)
+    finally:
+        if held:
+            release()
 
 
 def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = None,
@@ -157,7 +161,6 @@ def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = No
         raise boundary_error(exc, NAME, "response")  # noqa: B904 (it sets the cause)
 
 
-@collector_paused_if_large
 def from_wire_request(request: Any, *, options: Options | Mapping[str, Any] | None = None,
                       **switches: Any) -> ImportedRequest:
     """A request body written for this API, as history and tools (and the other fields).
@@ -167,11 +170,15 @@ def from_wire_request(request: Any, *, options: Options | Mapping[str, Any] | No
     the dialect it was read as and ``echo_reasoning="all"`` (the body's reasoning of earlier
     turns goes back too).
     """
-    opts = resolve_options(Options, options, switches)
+    held = hold(request)
     try:
+        opts = resolve_options(Options, options, switches)
         return _from_wire_request(request, get_dialect(opts.dialect))
     except Exception as exc:
         raise boundary_error(exc, NAME, "request")  # noqa: B904 (it sets the cause)
+    finally:
+        if held:
+            release()
 
 
 def stream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequen
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from partwire._collector import collector_paused_if_large
+from partwire._collector import hold, release
 from partwire.adapters import Capabilities
 from partwire.adapters._common import (
     ImportedRequest,
@@ -105,7 +105,6 @@ _DEFAULTS = Options()
 _OWN_ISSUERS = frozenset({ISSUER})
 
 
-@collector_paused_if_large
 def to_wire(
     history: History,
     *,
@@ -137,15 +136,20 @@ def to_wire(
     shortcuts for those settings and win over them when given; a ``tool_choice`` mapping is the
     API's own, sent as it is.
     """
-    opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
-    losses = Losses(NAME)
-    resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
-                                        parallel_tool_calls=parallel_tool_calls)
-    request = build_request(
-        history, model=model, tools=tools, settings=resolved, native_choice=native, params=params,
-        issuers=accept_issuers if accept_issuers is not None else _OWN_ISSUERS, losses=losses,
-        continuation=opts.continuation, resolve_file=opts.resolve_file)
-    return project(request, losses, adapter=NAME, strict=strict, session=session)
+    held = hold(history)
+    try:
+        opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
+        losses = Losses(NAME)
+        resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
+                                            parallel_tool_calls=parallel_tool_calls)
+        request = build_request(
+            history, model=model, tools=tools, settings=resolved, native_choice=native, params=params,
+            issuers=accept_issuers if accept_issuers is not None else _OWN_ISSUERS, losses=losses,
+            continuation=opts.continuation, resolve_file=opts.resolve_file)
+        return project(request, losses, adapter=NAME, strict=strict, session=session)
+    finally:
+        if held:
+            release()
 
 
 def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = None,
@@ -163,7 +167,6 @@ def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = No
         raise boundary_error(exc, NAME, "response")  # noqa: B904 (it sets the cause)
 
 
-@collector_paused_if_large
 def from_wire_request(request: Any, *,
                       options: Options | Mapping[str, Any] | None = None,
                       **switches: Any) -> ImportedRequest:
@@ -172,12 +175,16 @@ def from_wire_request(request: Any, *,
     ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back: the import
     re-exports with ``continuation="none"``, its own ``store``/``include`` kept in ``params``.
     """
-    if options is not None or switches:
-        resolve_options(Options, options, switches)
+    held = hold(request)
     try:
+        if options is not None or switches:
+            resolve_options(Options, options, switches)
         return _from_wire_request(request)
     except Exception as exc:
         raise boundary_error(exc, NAME, "request")  # noqa: B904 (it sets the cause)
+    finally:
+        if held:
+            release()
 
 
 def stream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,
