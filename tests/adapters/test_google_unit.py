@@ -364,6 +364,35 @@ def test_a_body_whose_other_fields_were_met_reads_as_a_first_one() -> None:
             assert "generation_config" not in b.params
 
 
+def test_another_system_instruction_meets_the_remembered_settings_and_tools() -> None:
+    """The settings and tools are remembered by the fields they are read from alone: a body with
+    the same tools and configs and another system instruction (or other kept fields) is a
+    second meeting, and still reads its own system message and params."""
+    def body(system: str, **extra: Any) -> dict[str, Any]:
+        return {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+                "systemInstruction": {"parts": [{"text": system}]},
+                "tools": [{"functionDeclarations": [{"name": "f", "parametersJsonSchema": {"type": "object"}}]}],
+                "toolConfig": {"functionCallingConfig": {"mode": "ANY"}},
+                "generationConfig": {"temperature": 0.5, "candidateCount": 2}, **extra}
+
+    forget()
+    first = google.from_wire_request(body("Be brief."))
+    assert len(_REST) == 1
+    second = google.from_wire_request(body("Be thorough.", cachedContent="cachedContents/c1"))
+    assert len(_REST) == 1  # met again: nothing new remembered
+    assert second.tools[0] is first.tools[0]
+    assert second.settings is first.settings
+    assert second.settings.temperature == 0.5
+    system = second.history[0]
+    assert isinstance(system, SystemMessage)
+    assert system.parts == (TextPart(text="Be thorough."),)
+    assert second.params == {"generationConfig": {"candidateCount": 2}, "cachedContent": "cachedContents/c1"}
+    assert first.params == {"generationConfig": {"candidateCount": 2}}
+    sent = body("Be thorough.", cachedContent="cachedContents/c1")
+    assert google.to_wire(second.history, **second.to_wire_kwargs()).request == sent
+
+
+
 def test_snake_case_contents_beside_camel_case_fields_are_renamed() -> None:
     """A body whose other fields need no renaming still has its contents walked, met first or
     again."""

@@ -299,19 +299,21 @@ def _parts(content: Mapping[str, Any], where: str) -> list[dict[str, Any]]:
     return parts
 
 
-# The fields of a body beside its contents (settings, tools, system instruction...), marshalled
-# -> what was read from them: the settings, the generationConfig keys they took (and whether
-# they took them all), and the tools. A conversation sends the same ones with every request; a
-# body that meets them again reads only its contents and the fields kept as they are (and
-# builds its system message anew). Remembered only when every tool became a definition, so no
-# dict of another body is handed out. Bounded.
+# The fields the settings and tools are read from (tools, generationConfig, toolConfig, in the
+# spelling the body used), marshalled -> what was read from them: the settings, the
+# generationConfig keys they took (and whether they took them all), and the tools. A
+# conversation sends the same ones with every request; a body that meets them again reads only
+# its contents and the fields kept as they are (its system instruction among them). Remembered
+# only when every tool became a definition, so no dict of another body is handed out. Bounded.
 _REST: dict[bytes, tuple[RequestSettings, frozenset[str], bool, tuple[ToolSpec, ...]]] = memo({})
 _REST_LIMIT = 1024
+_REST_FIELDS = frozenset({"tools", "generationConfig", "generation_config", "toolConfig", "tool_config"})
 
 
 def _rest_key(raw: dict[str, Any]) -> bytes | None:
+    fields = _REST_FIELDS
     try:
-        return marshal.dumps([item for item in raw.items() if item[0] != "contents"], 2)
+        return marshal.dumps([item for item in raw.items() if item[0] in fields], 2)
     except (ValueError, RecursionError):  # not plain built-in values: read every time
         return None
 
