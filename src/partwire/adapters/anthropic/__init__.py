@@ -111,6 +111,9 @@ class Options:
     model that still takes them. A request read with any of them re-exports with it on."""
 
 
+_DEFAULTS = Options()
+
+
 def to_wire(
     history: History,
     *,
@@ -144,7 +147,7 @@ def to_wire(
     """
     held = hold(history)
     try:
-        opts = resolve_options(Options, options, switches)
+        opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
         losses = Losses(NAME)
         resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
                                             parallel_tool_calls=parallel_tool_calls)

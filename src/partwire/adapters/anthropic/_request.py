@@ -57,10 +57,17 @@ def build_request(
     """The request body ``to_wire`` returns (and ``estimate_input_tokens`` counts)."""
     # Tools first: their losses are the request's own, before the history's (as a session's
     # projector, which reuses the history's, orders them), and the calls need their names.
-    wire_tools = [w for i, t in enumerate(tools) if (w := tool_to_wire(t, i, losses, issuers)) is not None]
-    extra = (params or {}).get("tools")
-    defined = {w.get("name") for w in [*wire_tools, *(extra if isinstance(extra, list) else ())]
-               if isinstance(w, dict)}
+    wire_tools: list[Any] = []
+    defined: set[Any] = set()  # the tool names a call may name
+    for i, tool in enumerate(tools):  # a loop: a comprehension is a call of its own
+        wire = tool_to_wire(tool, i, losses, issuers)
+        if wire is not None:
+            wire_tools.append(wire)
+            if isinstance(wire, dict):
+                defined.add(wire.get("name"))
+    extra = params.get("tools") if params else None
+    if isinstance(extra, list):
+        defined.update(w.get("name") for w in extra if isinstance(w, dict))
     encoder = Encoder(history, issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
                       system_in_messages=system_in_messages, resolve_file=resolve_file,
                       defined=defined)
@@ -74,11 +81,11 @@ def build_request(
     if wire_tools:
         request["tools"] = wire_tools
     settings_to_wire(request, settings, native_choice, losses, issuers=issuers, sampling=sampling)
-    return merge_params(request, params, built=_BUILT)
+    return merge_params(request, params, built=_BUILT) if params else request
 
 def from_wire_request(request: Any) -> ImportedRequest:
     """A request body read back: history, tools, and every other field for ``to_wire``."""
-    body = load_json(request, ISSUER, "request")
+    body = request if type(request) is dict else load_json(request, ISSUER, "request")
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise WireFormatError(ISSUER, "request", "it has no messages list", "messages")

@@ -116,6 +116,9 @@ class Options:
     the message). ``to_wire`` takes its model as its own argument."""
 
 
+_DEFAULTS = Options()
+
+
 def to_wire(
     history: History,
     *,
@@ -149,7 +152,7 @@ def to_wire(
     """
     held = hold(history)
     try:
-        opts = resolve_options(Options, options, switches)
+        opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
         losses = Losses(NAME)
         resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
                                             parallel_tool_calls=parallel_tool_calls)

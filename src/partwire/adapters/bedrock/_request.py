@@ -82,12 +82,12 @@ def build_request(
     elif choice is not None:
         losses.add("request.tool_choice", "request", "dropped",
                    "Converse takes a tool choice only with tools (toolConfig.tools)")
-    return merge_params(request, rest, built=_BUILT)
+    return merge_params(request, rest, built=_BUILT) if rest else request
 
 
 def from_wire_request(request: Any) -> ImportedRequest:
     """A request body read back: history, tools, and every other field for ``to_wire``."""
-    body = load_json(request, ISSUER, "request")
+    body = request if type(request) is dict else load_json(request, ISSUER, "request")
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise WireFormatError(ISSUER, "request", "it has no messages list", "messages")

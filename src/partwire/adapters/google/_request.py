@@ -320,7 +320,7 @@ def _rest_key(raw: dict[str, Any]) -> bytes | None:
 
 def from_wire_request(request: Any) -> ImportedRequest:
     """A stored ``generateContent`` body read back: history, tools and the other fields."""
-    raw = load_json(request, ISSUER, "request")
+    raw = request if type(request) is dict else load_json(request, ISSUER, "request")
     key = _rest_key(raw) if len(raw) > 1 else None
     known = _REST.get(key) if key is not None else None
     # Each field is brought to camelCase by its own reader as it is read: the contents part by

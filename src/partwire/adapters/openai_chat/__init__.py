@@ -91,6 +91,9 @@ class Options:
     """Which of ``n`` choices ``from_wire`` and ``stream`` read."""
 
 
+_DEFAULTS = Options()
+
+
 def to_wire(
     history: History,
     *,
@@ -126,7 +129,7 @@ def to_wire(
     """
     held = hold(history)
     try:
-        opts = resolve_options(Options, options, switches)
+        opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
         dialect = get_dialect(opts.dialect)
         losses = Losses(NAME)
         word: str | None = None
@@ -172,7 +175,7 @@ def from_wire_request(request: Any, *, options: Options | Mapping[str, Any] | No
     """
     held = hold(request)
     try:
-        opts = resolve_options(Options, options, switches)
+        opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
         return _from_wire_request(request, get_dialect(opts.dialect))
     except Exception as exc:
         raise boundary_error(exc, NAME, "request")  # noqa: B904 (it sets the cause)

@@ -89,14 +89,14 @@ def build_request(
         request[WEB_SEARCH_FIELD] = search
     settings_to_wire(request, settings, native_choice, losses, dialect=dialect, model=name,
                      issuers=issuers)
-    return merge_params(request, params)
+    return merge_params(request, params) if params else request
 
 
 def from_wire_request(request: Any, dialect: Dialect) -> ImportedRequest:
     """A request body (or a stored list of messages) read back: history, tools and the rest."""
     if isinstance(request, list):
         request = {"messages": request}
-    body = load_json(request, API, "request")
+    body = request if type(request) is dict else load_json(request, API, "request")
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise WireFormatError(API, "request", "it has no messages list", "messages")

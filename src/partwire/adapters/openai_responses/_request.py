@@ -159,7 +159,7 @@ def _input(history: History, items: list[Any], encoder: Encoder) -> str | list[A
 
 def from_wire_request(request: Any) -> ImportedRequest:
     """A request body read back: instructions and input items as history, tools, the rest."""
-    body = load_json(request, API, "request")
+    body = request if type(request) is dict else load_json(request, API, "request")
     if "input" not in body:
         raise WireFormatError(API, "request", "it has no input", "input")
     reader = _RequestReader()
