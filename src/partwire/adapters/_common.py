@@ -853,10 +853,11 @@ def flag_losses(tool: ToolDefinition, path: str, losses: Losses | None, api: str
     """Report each provider flag of ``tool`` that is set and that ``api`` has no field for."""
     if losses is None:
         return
+    fields = tool.__dict__
     for name in _FLAG_NAMES:
         if name in supported:
             continue
-        value = getattr(tool, name)
+        value = fields[name]
         if value is None or value is False or value == () or (name == "allowed_callers" and value == ("direct",)):
             continue
         losses.add(f"{path}.{name}", "tool", "dropped", f"{api} tool definitions have no {name}")

@@ -55,9 +55,12 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
     requires one: ``settings.max_output_tokens`` or :data:`DEFAULT_MAX_TOKENS`)."""
     if native_choice is None and settings.is_empty():
         return
-    marks = marks_of(settings, issuers)
+    # The fields read from the instance's dict, and each writer called only for a field that is
+    # set: every to_wire with settings comes here, most with one or two of them.
+    fields = settings.__dict__
+    marks = marks_of(settings, issuers) if fields["provider_data"] is not None else {}
     for name in _SAMPLING:
-        value = getattr(settings, name)
+        value = fields[name]
         if value is None:
             continue
         if not sampling:
@@ -71,18 +74,22 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
             request[name] = value
     for name, why in (("seed", "a seed"), ("presence_penalty", "a presence penalty"),
                       ("frequency_penalty", "a frequency penalty")):
-        if getattr(settings, name) is not None:
+        if fields[name] is not None:
             setting_loss(losses, name, "dropped", f"the Messages API has no {why}")
-    if settings.stop_sequences is not None:
-        request["stop_sequences"] = list(settings.stop_sequences)
-    _tool_choice_to_wire(request, settings, native_choice, losses)
+    if fields["stop_sequences"] is not None:
+        request["stop_sequences"] = list(fields["stop_sequences"])
+    if native_choice is not None or fields["tool_choice"] is not None \
+            or fields["parallel_tool_calls"] is not None:
+        _tool_choice_to_wire(request, settings, native_choice, losses)
     output_config: dict[str, Any] = {}
-    _reasoning_to_wire(request, output_config, settings, marks, losses)
-    _output_format_to_wire(request, output_config, settings, marks, losses)
+    if fields["reasoning"] is not None:
+        _reasoning_to_wire(request, output_config, settings, marks, losses)
+    if fields["output_format"] is not None:
+        _output_format_to_wire(request, output_config, settings, marks, losses)
     if output_config:
         request["output_config"] = output_config
-    if settings.end_user_id is not None:
-        request["metadata"] = {"user_id": settings.end_user_id}
+    if fields["end_user_id"] is not None:
+        request["metadata"] = {"user_id": fields["end_user_id"]}
 
 
 def _tool_choice_to_wire(request: dict[str, Any], settings: RequestSettings,

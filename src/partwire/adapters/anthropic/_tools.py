@@ -83,8 +83,10 @@ def tool_to_wire(tool: ToolSpec, i: int, losses: Losses | None,
                  issuers: Collection[str] = (ISSUER,)) -> dict[str, Any] | None:
     """A tool as the API takes it, or ``None`` (with a loss) when it has no Anthropic form."""
     path = f"request.tools[{i}]"
-    if isinstance(tool, ToolDefinition):
+    if type(tool) is ToolDefinition or isinstance(tool, ToolDefinition):
         out = _function_to_wire(tool, path, losses)
+        if tool.__dict__["provider_data"] is None:  # no overlay to apply, nothing to report
+            return out
         return apply_overlay(out, overlay_for(tool, API, issuers, path, losses))
     if isinstance(tool, ServerToolDefinition):
         return _server_to_wire(tool, path, losses, issuers)
@@ -95,10 +97,11 @@ def tool_to_wire(tool: ToolSpec, i: int, losses: Losses | None,
 
 
 def _function_to_wire(tool: ToolDefinition, path: str, losses: Losses | None) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": tool.name}
-    if tool.description:
-        out["description"] = tool.description
-    schema = tool.input_schema
+    fields = tool.__dict__  # read from the dict: every request sends its tools
+    out: dict[str, Any] = {"name": fields["name"]}
+    if fields["description"]:
+        out["description"] = fields["description"]
+    schema = fields["input_schema"]
     if schema.get("type") != "object":
         # The API requires an object schema at the top; a foreign schema without one says the same.
         schema = {**schema, "type": "object"}
@@ -106,16 +109,16 @@ def _function_to_wire(tool: ToolDefinition, path: str, losses: Losses | None) ->
             losses.add(f"{path}.input_schema", "tool", "rewritten",
                        "Anthropic requires type 'object' at the top of an input schema")
     out["input_schema"] = schema
-    if tool.strict is not None:
-        out["strict"] = tool.strict
-    if tool.defer_loading is not None:
-        out["defer_loading"] = tool.defer_loading
-    if tool.allowed_callers is not None:
-        out["allowed_callers"] = callers_to_wire(tool.allowed_callers, _caller, path, losses, "Anthropic")
-    if tool.input_examples is not None:
-        out["input_examples"] = list(tool.input_examples)
-    if tool.cache is not None:
-        out["cache_control"] = _cache_to_wire(tool.cache)
+    if fields["strict"] is not None:
+        out["strict"] = fields["strict"]
+    if fields["defer_loading"] is not None:
+        out["defer_loading"] = fields["defer_loading"]
+    if fields["allowed_callers"] is not None:
+        out["allowed_callers"] = callers_to_wire(fields["allowed_callers"], _caller, path, losses, "Anthropic")
+    if fields["input_examples"] is not None:
+        out["input_examples"] = list(fields["input_examples"])
+    if fields["cache"] is not None:
+        out["cache_control"] = _cache_to_wire(fields["cache"])
     flag_losses(tool, path, losses, "Anthropic", _FLAGS)
     return out
 

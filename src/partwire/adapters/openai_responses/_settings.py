@@ -58,21 +58,22 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
                      native_choice: Mapping[str, Any] | None, losses: Losses, *, model: str,
                      issuers: Collection[str]) -> None:
     """Write ``settings`` into ``request``."""
+    fields = settings.__dict__  # read from the dict: every to_wire comes here
     if native_choice is not None:
         request["tool_choice"] = dict(native_choice)
-    elif settings.tool_choice is not None:
-        request["tool_choice"] = _tool_choice_to_wire(settings.tool_choice)
-    if settings.parallel_tool_calls is not None:
-        request["parallel_tool_calls"] = settings.parallel_tool_calls
-    if settings.max_output_tokens is not None:
-        request["max_output_tokens"] = settings.max_output_tokens
-    for name, value in settings.__dict__.items():
+    elif fields["tool_choice"] is not None:
+        request["tool_choice"] = _tool_choice_to_wire(fields["tool_choice"])
+    if fields["parallel_tool_calls"] is not None:
+        request["parallel_tool_calls"] = fields["parallel_tool_calls"]
+    if fields["max_output_tokens"] is not None:
+        request["max_output_tokens"] = fields["max_output_tokens"]
+    for name, value in fields.items():
         if value is not None and name not in _WRITTEN:
             break
     else:
         return  # nothing else set (most requests: none, or a token limit alone)
     for name in ("temperature", "top_p"):
-        value = getattr(settings, name)
+        value = fields[name]
         if value is None:
             continue
         why = openai_refused(model, name, value)
@@ -81,15 +82,15 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
         else:
             request[name] = value
     for name, what in _ABSENT:
-        if getattr(settings, name) is not None:
+        if fields[name] is not None:
             setting_loss(losses, name, "dropped", f"the Responses API has no {what}")
-    if settings.reasoning is not None:
+    if fields["reasoning"] is not None:
         _reasoning_to_wire(request, settings, losses, model=model)
-    if settings.output_format is not None:
+    if fields["output_format"] is not None:
         request["text"] = {"format": _format_to_wire(settings, losses)}
-    if settings.end_user_id is not None:
+    if fields["end_user_id"] is not None:
         request[marks_of(settings, issuers).get("end_user") or "safety_identifier"] = \
-            settings.end_user_id
+            fields["end_user_id"]
 
 
 def _tool_choice_to_wire(choice: Any) -> str | dict[str, Any]:

@@ -93,7 +93,9 @@ def tool_to_wire(tool: ToolSpec, i: int, losses: Losses | None,
                  issuers: Collection[str] = (ISSUER,)) -> dict[str, Any] | None:
     """A tool as the API takes it, or ``None`` (with a loss) when it has no Responses form."""
     path = f"request.tools[{i}]"
-    if isinstance(tool, ToolDefinition):
+    if type(tool) is ToolDefinition or isinstance(tool, ToolDefinition):
+        if tool.__dict__["provider_data"] is None:  # no overlay to apply, nothing to report
+            return _function_to_wire(tool, path, losses)
         overlay = overlay_for(tool, API, issuers, path, losses)
         # The source's own parameters (a strict-mode schema as it wrote it) replace the rewrite.
         own = overlay is not None and "parameters" in overlay
@@ -111,21 +113,22 @@ def _function_to_wire(tool: ToolDefinition, path: str, losses: Losses | None, *,
     """``strict`` is always sent: the API treats a function tool without it as strict, which
     rejects any schema with an optional property. ``strict=True`` rewrites the schema for strict
     mode and reports every rewrite; ``None`` sends ``false``."""
-    parameters: Mapping[str, Any] = tool.input_schema
-    if tool.strict:
+    fields = tool.__dict__  # read from the dict: every request sends its tools
+    parameters: Mapping[str, Any] = fields["input_schema"]
+    if fields["strict"]:
         parameters, changes = strict_parameters(tool)
         if losses is not None and rewrites:
             for change in changes:
                 losses.add(f"{path}.parameters", "tool", "rewritten", f"strict mode: {change}")
-    out: dict[str, Any] = {"type": "function", "name": tool.name}
-    if tool.description:
-        out["description"] = tool.description
+    out: dict[str, Any] = {"type": "function", "name": fields["name"]}
+    if fields["description"]:
+        out["description"] = fields["description"]
     out["parameters"] = dict(parameters)
-    out["strict"] = bool(tool.strict)
-    if tool.defer_loading is not None:
-        out["defer_loading"] = tool.defer_loading
-    if tool.allowed_callers is not None:
-        out["allowed_callers"] = callers_to_wire(tool.allowed_callers, _caller, path, losses, "Responses")
+    out["strict"] = bool(fields["strict"])
+    if fields["defer_loading"] is not None:
+        out["defer_loading"] = fields["defer_loading"]
+    if fields["allowed_callers"] is not None:
+        out["allowed_callers"] = callers_to_wire(fields["allowed_callers"], _caller, path, losses, "Responses")
     flag_losses(tool, path, losses, "Responses", _FLAGS)
     return out
 
