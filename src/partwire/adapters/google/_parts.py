@@ -19,7 +19,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
-from partwire._base import ProviderData, provider_data
+from partwire._base import ProviderData, build, provider_data
 from partwire._memo import memo
 from partwire.adapters._common import (
     SHAPE_ERRORS,
@@ -205,9 +205,12 @@ def _call_from_wire(call: Mapping[str, Any], data: dict[str, Any]) -> ToolCallPa
     if inner:
         data["inner"] = inner
     args = call.get("args")
-    return ToolCallPart(id=canonical, name=call["name"],
-                        arguments_json=json_text(args) if "args" in call else "",
-                        provider_ids=ids, provider_data=_pd(data))
+    fields = {"id": canonical, "name": call["name"],
+              "arguments_json": json_text(args) if "args" in call else "",
+              "provider_ids": ids, "provider_data": _pd(data)}
+    if type(fields["name"]) is str and type(canonical) is str and (not ids or type(wire_id) is str):
+        return build(ToolCallPart, fields)  # texts read from JSON: nothing left to validate
+    return ToolCallPart(**fields)
 
 
 def _server_call(kind: str, value: Mapping[str, Any], data: dict[str, Any]) -> ServerToolCallPart:
