@@ -222,3 +222,19 @@ def test_every_corpus_request_s_settings_are_made_as_validated(monkeypatch: pyte
     for values, instance in made:
         if instance is not None:
             _same_instance(instance, RequestSettings.model_validate(values))
+
+
+def test_a_reading_remembered_by_its_reader_is_not_remembered_again() -> None:
+    """``read_settings(..., remember=False)`` (a reader that remembers its own readings, as
+    Gemini's does) makes the same settings and keeps nothing in the values memo; a reading that
+    is remembered is given again, the same instance."""
+    values = {"temperature": 0.5, "output_format": {"type": "json_schema", "json_schema": {"type": "object"}}}
+    forget()
+    alone = adapter_settings.read_settings(dict(values), lambda _: None, "google", {"schema": "openapi"},
+                                           remember=False)
+    assert not adapter_settings._MEMO
+    kept = adapter_settings.read_settings(dict(values), lambda _: None, "google", {"schema": "openapi"})
+    assert kept == alone
+    assert kept is not alone
+    assert len(adapter_settings._MEMO) == 1
+    assert adapter_settings.read_settings(dict(values), lambda _: None, "google", {"schema": "openapi"}) is kept

@@ -129,20 +129,23 @@ _MEMO_LIMIT = 1024
 
 
 def read_settings(values: dict[str, Any], restore: Callable[[str], None], issuer: str = "",
-                  marks: dict[str, Any] | None = None) -> RequestSettings:
+                  marks: dict[str, Any] | None = None, *, remember: bool = True) -> RequestSettings:
     """``values`` (canonical field -> plain JSON-like value) as :class:`RequestSettings`, with
     ``marks`` of ``issuer`` in its ``provider_data`` when there are any.
 
     A field whose value does not validate is left out, and ``restore(field)`` is called so the
     reader keeps the wire value in ``params``, raw: what the canonical form cannot hold is kept,
-    never dropped.
+    never dropped. ``remember=False`` for a reader that remembers its readings itself: the
+    values are then neither looked up nor kept here.
     """
     if not values:
         return EMPTY_SETTINGS
-    try:
-        key: bytes | None = marshal.dumps((values, issuer, marks))
-    except ValueError:  # not plain data: validated each time
-        key = None
+    key: bytes | None = None
+    if remember:
+        try:
+            key = marshal.dumps((values, issuer, marks))
+        except ValueError:  # not plain data: validated each time
+            key = None
     if key is not None:
         found = _MEMO.get(key)
         if found is not None:

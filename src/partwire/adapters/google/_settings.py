@@ -255,7 +255,10 @@ def settings_read(body: Mapping[str, Any], params: dict[str, Any]
         settings, read = _READ[key]
         take_read(params, read)
         return settings, read, True
-    settings, read, whole = _settings_from_wire(body, params, given)
+    # No "_" byte in the marshalled values: no key of them has one, so none needs renaming (see
+    # _wire._camel_remembered) and the reading walks neither object to camelCase.
+    settings, read, whole = _settings_from_wire(body, params, given,
+                                                renamed=key is None or b"_" in key)
     if key is not None and whole:
         if len(_READ) >= _READ_LIMIT:
             _READ.clear()
@@ -279,16 +282,19 @@ def take_read(params: dict[str, Any], read: frozenset[str]) -> None:
         del params["generationConfig"]
 
 
-def _settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], given: Any
-                        ) -> tuple[RequestSettings, frozenset[str], bool]:
+def _settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], given: Any, *,
+                        renamed: bool = True) -> tuple[RequestSettings, frozenset[str], bool]:
     """:func:`settings_read` itself: the settings, the ``generationConfig`` keys taken, and
-    whether every value read went into the settings (nothing was put back)."""
+    whether every value read went into the settings (nothing was put back). ``renamed=False``:
+    no key of either object needs renaming (both are read as they are)."""
     values: dict[str, Any] = {}
     marks: dict[str, Any] = {}
-    choice = _tool_choice_from_wire(camel_keys(body["toolConfig"])) if "toolConfig" in body else None
-    if choice is not None:
-        values["tool_choice"] = choice
-    walked = camel_keys(given) if isinstance(given, dict) else given
+    if "toolConfig" in body:
+        config = body["toolConfig"]
+        choice = _tool_choice_from_wire(camel_keys(config) if renamed else config)
+        if choice is not None:
+            values["tool_choice"] = choice
+    walked = camel_keys(given) if renamed and isinstance(given, dict) else given
     if walked is not given:
         params["generationConfig"] = walked  # what the settings do not take stays, in camelCase
     if not given and not values:
@@ -341,7 +347,8 @@ def _settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], given: 
         if field in taken:
             params.setdefault("generationConfig", {}).update(taken[field])
 
-    settings = read_settings(values, put_back, ISSUER, marks)
+    # Read once per generationConfig met (settings_read remembers it): not remembered again here.
+    settings = read_settings(values, put_back, ISSUER, marks, remember=False)
     return settings, frozenset(k for keys in taken.values() for k in keys), not restored
 
 
