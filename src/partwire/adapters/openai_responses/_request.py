@@ -101,7 +101,11 @@ def build_request(
     """The request body ``to_wire`` sends for ``history``."""
     # Tools first: their losses are the request's own, before the history's (as a session's
     # projector, which reuses the history's, orders them).
-    wire_tools = [w for i, t in enumerate(tools) if (w := tool_to_wire(t, i, losses, issuers)) is not None]
+    wire_tools: list[Any] = []
+    for i, tool in enumerate(tools):  # a loop: a comprehension is a call of its own
+        wire = tool_to_wire(tool, i, losses, issuers)
+        if wire is not None:
+            wire_tools.append(wire)
     encoder = Encoder(history, issuers=issuers, losses=losses, resolve_file=resolve_file)
     start, previous, why = 0, None, None
     if continuation == "chained":
