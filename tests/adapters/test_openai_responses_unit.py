@@ -688,3 +688,50 @@ def test_a_chained_request_keeps_a_tool_result_whose_call_the_stored_response_ma
     stateless = openai_responses.to_wire(imported.history, model="gpt-5.5")
     assert stateless.request["input"] == []
     assert [loss.path for loss in stateless.losses if "answers no tool call" in loss.reason] == ["history[0]"]
+
+
+def test_a_body_whose_tools_and_settings_were_met_reads_as_a_first_one() -> None:
+    """The tools and settings are remembered by the fields they are read from: another turn with
+    the same ones (and another input, other kept fields) gets the same definitions and settings,
+    its own params in the same order a first reading gives, and the same body back. A reading
+    that put a field back, or kept a tool as a dict, is not remembered."""
+    from partwire._memo import forget
+    from partwire.adapters.openai_responses._request import _READ
+
+    def body(text: str, **extra: Any) -> dict[str, Any]:
+        return {"model": "gpt-4.1", "store": False, "input": [{"role": "user", "content": text}],
+                "tools": [{"type": "function", "name": "grep", "description": "Search.",
+                           "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+                           "strict": False}],
+                "tool_choice": "auto", "temperature": 0.5,
+                "text": {"format": {"type": "json_schema", "name": "out", "schema": {"type": "object"}}},
+                **extra}
+
+    forget()
+    first = openai_responses.from_wire_request(body("one"))
+    assert len(_READ) == 1
+    forget()
+    fresh = openai_responses.from_wire_request(body("two", metadata={"run": "7"}))
+    again = openai_responses.from_wire_request(body("two", metadata={"run": "7"}))
+    assert len(_READ) == 1  # met again: nothing new remembered
+    assert again.tools[0] is fresh.tools[0]
+    assert again.settings is fresh.settings
+    assert list(again.params.items()) == list(fresh.params.items()) == [("store", False), ("metadata", {"run": "7"})]
+    assert again.params is not fresh.params
+    assert again.params["metadata"] is not first.params.get("metadata")
+    sent = openai_responses.to_wire(again.history, **again.to_wire_kwargs()).request
+    assert sent == body("two", metadata={"run": "7"})
+    assert list(sent) == list(openai_responses.to_wire(fresh.history, **fresh.to_wire_kwargs()).request)
+
+    forget()
+    hot = openai_responses.from_wire_request(body("three", temperature=5))  # out of range: put back, raw
+    assert not _READ
+    assert list(hot.params) == ["store", "temperature"]
+    assert hot.settings.temperature is None
+    assert openai_responses.from_wire_request(body("three", temperature=5)).params == hot.params
+    forget()
+    odd = body("four")
+    odd["tools"].append({"type": "mystery", "x": 1})
+    kept = openai_responses.from_wire_request(odd)
+    assert not _READ
+    assert kept.tools[1] is odd["tools"][1]  # a tool kept as a dict is the caller's own

@@ -14,10 +14,12 @@ Continuation (``Options.continuation``):
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from partwire._base import build, one_field
+from partwire._memo import memo
 from partwire.adapters._common import (
     SHAPE_ERRORS,
     ImportedRequest,
@@ -33,7 +35,11 @@ from partwire.adapters._kernel import at_path
 from partwire.adapters.openai_responses._decode import item_parts
 from partwire.adapters.openai_responses._encode import Encoder
 from partwire.adapters.openai_responses._parts import FileResolver, input_part_from_wire, marks_pd
-from partwire.adapters.openai_responses._settings import settings_from_wire, settings_to_wire
+from partwire.adapters.openai_responses._settings import (
+    SETTING_KEYS,
+    settings_read,
+    settings_to_wire,
+)
 from partwire.adapters.openai_responses._tools import tool_from_wire, tool_to_wire
 from partwire.adapters.openai_responses._wire import (
     API,
@@ -52,6 +58,7 @@ from partwire.messages import (
 )
 from partwire.parts import Part, TextPart, ToolCallPart, UnknownPart
 from partwire.settings import RequestSettings
+from partwire.tools import ServerToolDefinition, ToolDefinition
 
 __all__ = ["build_request", "chain_start", "from_wire_request"]
 
@@ -191,21 +198,52 @@ def from_wire_request(request: Any) -> ImportedRequest:
         raise WireFormatError(API, "request", "neither a string nor a list of items", "input")
     if "max_output_tokens" in body and type(body["max_output_tokens"]) is not int:
         params["max_output_tokens"] = body["max_output_tokens"]
+    key = _read_key(body)
+    known = _READ.get(key) if key is not None else None
     tools: tuple[ToolSpec, ...] = ()
     raw_tools = body.get("tools")
     if isinstance(raw_tools, list) and raw_tools:
-        tools = tuple([tool_from_wire(t) for t in raw_tools])
+        tools = known[0] if known is not None else tuple([tool_from_wire(t) for t in raw_tools])
     elif "tools" in body:
         params["tools"] = raw_tools  # an empty list (or a malformed value) is kept as it was
     choice = body.get("tool_choice")
     if "tool_choice" in body and not isinstance(choice, str | dict):
         params["tool_choice"] = choice
         choice = None
-    settings = settings_from_wire(body, params)
+    if known is not None:
+        settings = known[1]
+        for name in known[2]:  # the fields the settings took, taken out as the reading did
+            del params[name]
+    else:
+        offered = params.keys() & SETTING_KEYS
+        settings, again = settings_read(body, params)
+        if key is not None and again and all(
+                isinstance(t, ToolDefinition | ServerToolDefinition) for t in tools):
+            if len(_READ) >= _READ_LIMIT:
+                _READ.clear()
+            _READ[key] = (tools, settings, frozenset(offered - params.keys()))
     # The body's own store, include and previous_response_id are in params: to_wire adds none.
     return imported_request(tuple(history), tools, str(body.get("model", "")),
                             settings.max_output_tokens, choice, params, {"continuation": "none"},
                             settings)
+
+
+# The fields the tools and settings are read from (in the body's order), marshalled -> the
+# tools, the settings, and the fields the settings took out of params. An agent sends the same
+# ones with every request: a body that meets them again reads its input and keeps its other
+# fields, and reads none of these. Remembered only when every tool became a definition (no
+# dict of another body is handed out) and the settings put no field back. Bounded.
+_READ: dict[bytes, tuple[tuple[ToolSpec, ...], RequestSettings, frozenset[str]]] = memo({})
+_READ_LIMIT = 1024
+_READ_FIELDS = SETTING_KEYS | {"tools", "tool_choice", "max_output_tokens"}
+
+
+def _read_key(body: dict[str, Any]) -> bytes | None:
+    fields = _READ_FIELDS
+    try:
+        return marshal.dumps([item for item in body.items() if item[0] in fields], 2)
+    except (ValueError, RecursionError):  # not plain built-in values: read every time
+        return None
 
 
 # Messages of parts alone, the commonest the reader makes (build() without its fields dict).

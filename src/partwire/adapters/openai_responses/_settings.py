@@ -35,7 +35,7 @@ from partwire.settings import (
     TextOutput,
 )
 
-__all__ = ["settings_from_wire", "settings_to_wire"]
+__all__ = ["SETTING_KEYS", "settings_from_wire", "settings_read", "settings_to_wire"]
 
 # The fields settings_to_wire writes before the others (and provider_data, only marks).
 _WRITTEN = frozenset({"max_output_tokens", "tool_choice", "parallel_tool_calls", "provider_data"})
@@ -44,6 +44,8 @@ _WORDS = frozenset({"auto", "none", "required"})
 # The body fields the settings read from params (max_output_tokens and tool_choice are not there).
 _KEYS = frozenset({"parallel_tool_calls", "temperature", "top_p", "reasoning", "text",
                    "safety_identifier", "user"})
+SETTING_KEYS = _KEYS
+"""The body fields the settings are read from, beside ``tool_choice`` and ``max_output_tokens``."""
 _SUMMARIES = frozenset({"auto", "concise", "detailed"})
 _JSON_SCHEMA_KEYS = frozenset({"type", "name", "schema", "description", "strict"})
 _SCHEMA_NAME = "response"  # what an unnamed schema is called where OpenAI requires a name
@@ -164,6 +166,14 @@ def _format_to_wire(settings: RequestSettings, losses: Losses) -> dict[str, Any]
 def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> RequestSettings:
     """The settings of a request body; the fields read are taken out of ``params``, and a field
     whose shape the canonical form cannot say stays there, raw."""
+    return settings_read(body, params)[0]
+
+
+def settings_read(body: Mapping[str, Any], params: dict[str, Any]
+                  ) -> tuple[RequestSettings, bool]:
+    """:func:`settings_from_wire`, and whether the reading may be given again to a body with the
+    same setting fields: every field it took out of ``params`` stayed out (none was put back,
+    which moves it to the end of ``params``)."""
     values: dict[str, Any] = {}
     choice = _tool_choice_from_wire(body.get("tool_choice"))
     if choice is not None:
@@ -172,7 +182,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
     if type(limit) is int:
         values["max_output_tokens"] = limit
     if params.keys().isdisjoint(_KEYS):
-        return read_settings(values, _nothing)
+        return read_settings(values, _nothing), True
     marks: dict[str, Any] = {}
     taken: dict[str, tuple[str, Any]] = {}
 
@@ -216,12 +226,16 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
         values["end_user_id"] = take("end_user_id", "user")
         marks["end_user"] = "user"
 
+    restored = False
+
     def put_back(field: str) -> None:
+        nonlocal restored
         if field in taken:
             key, value = taken[field]
             params[key] = value
+            restored = True
 
-    return read_settings(values, put_back, ISSUER, marks)
+    return read_settings(values, put_back, ISSUER, marks), not restored
 
 
 def _nothing(field: str) -> None:
