@@ -59,8 +59,9 @@ def _ulid_source(clock: Clock | None) -> IdSource:
     :func:`_utc_now` reads, without building a datetime per id). Each millisecond's ids are one
     run: a random first value, then that value plus a count (the monotonic ULID rule). ``next``
     on a count is one atomic step, so threads share a run without a lock; the lock is taken once
-    per millisecond, to start its run. The ids of one run share their first 24 characters until
-    the low 10 bits carry: each run keeps those heads, so an id costs a lookup and a join.
+    per millisecond, to start its run. An id is worked out in small integers: the first value's
+    low 10 bits plus the count give the last two characters and the block of 1,024 ids it is in;
+    each block's first 24 characters are written once and kept by the run.
     """
     lock = threading.Lock()
     run = _NO_RUN
@@ -72,29 +73,20 @@ def _ulid_source(clock: Clock | None) -> IdSource:
         nonlocal run, entropy
         millis = time_ns() // 1_000_000 if clock is None else int(clock().timestamp() * 1000)
         current = run
-        if millis <= current[0]:  # the run's millisecond (or a clock that stepped back)
-            value = current[1] + next(current[2])
-        else:
+        if millis > current[0]:  # a new millisecond (a clock that stepped back continues its run)
             with lock:
                 current = run
-                if millis <= current[0]:  # another thread started it meanwhile
-                    value = current[1] + next(current[2])
-                else:
+                if millis > current[0]:  # not started by another thread meanwhile
                     if len(entropy) < 10:
                         entropy = os.urandom(640)  # one system call per 64 milliseconds used
-                    value = (millis << 80) | int.from_bytes(entropy[:10], "big")
+                    first = (millis << 80) | int.from_bytes(entropy[:10], "big")
                     entropy = entropy[10:]
-                    current = run = (millis, value, itertools.count(1),
-                                     _ulid_text(value)[:18], value >> 40, {})
-        key = value >> 10
-        heads = current[5]
-        head = heads.get(key)
+                    current = run = _new_run(millis, first, 0)  # its first id is ``first``
+        low = current[2] + next(current[1])
+        head = current[3].get(low >> 10)
         if head is None:
-            # The top 88 bits (18 characters) are the run's, unless the count carried into them.
-            prefix = current[3] if value >> 40 == current[4] else _ulid_text(value)[:18]
-            head = heads[key] = (prefix + pairs[(value >> 30) & 1023]
-                                 + pairs[(value >> 20) & 1023] + pairs[key & 1023])
-        return head + pairs[value & 1023]
+            head = _block_head(current, low >> 10)
+        return head + pairs[low & 1023]
 
     def forget() -> None:
         """After a fork: a new run and new randomness, so parent and child never share an id."""
@@ -104,16 +96,28 @@ def _ulid_source(clock: Clock | None) -> IdSource:
     def restart(first: int) -> None:
         """Continue as if this millisecond's run had begun at ``first`` (for tests)."""
         nonlocal run
-        run = (first >> 80, first, itertools.count(1), _ulid_text(first)[:18], first >> 40, {})
+        run = _new_run(first >> 80, first, 1)
 
     _sources[next_id] = (forget, restart)
     return next_id
 
 
-# A run: (millisecond, first value, count of the ids after it, text of the top 88 bits, those
-# bits, the heads made so far by the value's top 118 bits).
-_Run = tuple[int, int, "itertools.count[int]", str, int, dict[int, str]]
-_NO_RUN: _Run = (-1, 0, itertools.count(1), "", -1, {})
+# A run: (millisecond, the count of ids drawn from it, the low 10 bits of its first value, the
+# first 24 characters of each block of 1,024 ids by block number, the first value's other bits).
+_Run = tuple[int, "itertools.count[int]", int, dict[int, str], int]
+
+
+def _new_run(millis: int, first: int, start: int) -> _Run:
+    return (millis, itertools.count(start), first & 1023, {}, first >> 10)
+
+
+def _block_head(run: _Run, block: int) -> str:
+    head = run[3][block] = _ulid_text((run[4] + block) << 10)[:24]
+    return head
+
+
+_NO_RUN: _Run = _new_run(-1, 0, 1)
+
 
 # Every source's (forget, restart): a forked child must not continue its parent's run or reuse
 # the random bytes drawn ahead, or ids made by both in one millisecond would be the same. (The
