@@ -63,6 +63,7 @@ __all__ = [
     "callers_to_wire",
     "data_of",
     "decode_base64",
+    "fields_key",
     "flag_losses",
     "foreign_tool_loss",
     "foreign_unknown_reason",
@@ -622,6 +623,16 @@ def shared_provider_data(issuer: str, data: dict[str, Any]) -> ProviderData:
 # Chat tools of 21 kinds, 209 Anthropic tools of 46): each kind is validated once.
 _IMPORTED: dict[tuple[str, bytes], ToolDefinition | ServerToolDefinition | None] = memo({})
 _IMPORTED_MAX = 256
+
+
+def fields_key(body: Mapping[str, Any], fields: Collection[str]) -> bytes | None:
+    """The marshalled bytes of ``body``'s items whose key is in ``fields``, in the body's order:
+    the key a reader remembers what it read from those fields by (exact about types and key
+    order). ``None`` when they are not plain built-in values (then they are read every time)."""
+    try:
+        return marshal.dumps([item for item in body.items() if item[0] in fields], _KEY_VERSION)
+    except (ValueError, RecursionError):
+        return None
 
 
 def import_tool(api: str, tool: dict[str, Any], read: Callable[[dict[str, Any]], ToolSpec],

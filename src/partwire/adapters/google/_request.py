@@ -12,7 +12,6 @@ and name: the earliest unanswered call of that name.
 
 from __future__ import annotations
 
-import marshal
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -24,6 +23,7 @@ from partwire.adapters._common import (
     Losses,
     ToolSpec,
     WireFormatError,
+    fields_key,
     imported_request,
     json_text,
     load_json,
@@ -310,18 +310,10 @@ _REST_LIMIT = 1024
 _REST_FIELDS = frozenset({"tools", "generationConfig", "generation_config", "toolConfig", "tool_config"})
 
 
-def _rest_key(raw: dict[str, Any]) -> bytes | None:
-    fields = _REST_FIELDS
-    try:
-        return marshal.dumps([item for item in raw.items() if item[0] in fields], 2)
-    except (ValueError, RecursionError):  # not plain built-in values: read every time
-        return None
-
-
 def from_wire_request(request: Any) -> ImportedRequest:
     """A stored ``generateContent`` body read back: history, tools and the other fields."""
     raw = request if type(request) is dict else load_json(request, ISSUER, "request")
-    key = _rest_key(raw) if len(raw) > 1 else None
+    key = fields_key(raw, _REST_FIELDS) if len(raw) > 1 else None
     known = _REST.get(key) if key is not None else None
     # Each field is brought to camelCase by its own reader as it is read: the contents part by
     # part, the tools a declaration at a time (only when first met), the generationConfig with

@@ -14,7 +14,6 @@ Continuation (``Options.continuation``):
 
 from __future__ import annotations
 
-import marshal
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
@@ -26,6 +25,7 @@ from partwire.adapters._common import (
     Losses,
     ToolSpec,
     WireFormatError,
+    fields_key,
     imported_request,
     load_json,
     text_part,
@@ -198,7 +198,7 @@ def from_wire_request(request: Any) -> ImportedRequest:
         raise WireFormatError(API, "request", "neither a string nor a list of items", "input")
     if "max_output_tokens" in body and type(body["max_output_tokens"]) is not int:
         params["max_output_tokens"] = body["max_output_tokens"]
-    key = _read_key(body)
+    key = fields_key(body, _READ_FIELDS)
     known = _READ.get(key) if key is not None else None
     tools: tuple[ToolSpec, ...] = ()
     raw_tools = body.get("tools")
@@ -236,14 +236,6 @@ def from_wire_request(request: Any) -> ImportedRequest:
 _READ: dict[bytes, tuple[tuple[ToolSpec, ...], RequestSettings, frozenset[str]]] = memo({})
 _READ_LIMIT = 1024
 _READ_FIELDS = SETTING_KEYS | {"tools", "tool_choice", "max_output_tokens"}
-
-
-def _read_key(body: dict[str, Any]) -> bytes | None:
-    fields = _READ_FIELDS
-    try:
-        return marshal.dumps([item for item in body.items() if item[0] in fields], 2)
-    except (ValueError, RecursionError):  # not plain built-in values: read every time
-        return None
 
 
 # Messages of parts alone, the commonest the reader makes (build() without its fields dict).
