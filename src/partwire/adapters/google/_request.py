@@ -113,8 +113,22 @@ class _Importer:
             raise WireFormatError(ISSUER, "request", "not a Content object", "systemInstruction")
         if not instruction.keys() <= _CONTENT_KEYS:
             instruction = camel_keys(instruction)
-        parts = tuple([part_from_wire(p, None)
-                       for p in camel_list(_parts(instruction, "systemInstruction"))])
+        texts = instruction.get("parts")
+        parts: tuple[Part, ...] | None = None
+        if type(texts) is list:
+            # The commonest instruction: text parts alone, each made here (part_from_wire's
+            # first case) without the walk of the list.
+            made = []
+            for p in texts:
+                text = p.get("text") if type(p) is dict and len(p) == 1 else None
+                if type(text) is not str:
+                    break
+                made.append(text_part(text))
+            else:
+                parts = tuple(made)
+        if parts is None:
+            parts = tuple([part_from_wire(p, None)
+                           for p in camel_list(_parts(instruction, "systemInstruction"))])
         rest = {k: v for k, v in instruction.items() if k != "parts"}
         # Parts just validated, marks of our own: nothing left for validation to check.
         self.history.append(build(SystemMessage, {"parts": parts, "provider_data": _marks(
