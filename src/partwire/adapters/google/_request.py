@@ -113,19 +113,8 @@ class _Importer:
             raise WireFormatError(ISSUER, "request", "not a Content object", "systemInstruction")
         if not instruction.keys() <= _CONTENT_KEYS:
             instruction = camel_keys(instruction)
-        texts = instruction.get("parts")
-        parts: tuple[Part, ...] | None = None
-        if type(texts) is list:
-            # The commonest instruction: text parts alone, each made here (part_from_wire's
-            # first case) without the walk of the list.
-            made = []
-            for p in texts:
-                text = p.get("text") if type(p) is dict and len(p) == 1 else None
-                if type(text) is not str:
-                    break
-                made.append(text_part(text))
-            else:
-                parts = tuple(made)
+        # The commonest instruction: text parts alone, made on the user turn's short path.
+        parts = _text_parts(instruction.get("parts"))
         if parts is None:
             parts = tuple([part_from_wire(p, None)
                            for p in camel_list(_parts(instruction, "systemInstruction"))])
@@ -140,17 +129,10 @@ class _Importer:
         role = content.get("role")
         if role == "user" and len(content) == 2:
             # The commonest content by far: a user turn of plain text parts, made here.
-            parts = content.get("parts")
-            if type(parts) is list and parts:
-                texts = []
-                for p in parts:
-                    text = p.get("text") if type(p) is dict and len(p) == 1 else None
-                    if type(text) is not str:
-                        break
-                    texts.append(text_part(text))
-                else:
-                    self.history.append(_user_message(tuple(texts)))
-                    return
+            texts = _text_parts(content.get("parts"))
+            if texts:
+                self.history.append(_user_message(texts))
+                return
         extra: dict[str, Any]
         if len(content) == 2 and (role == "user" or role == "model") and "parts" in content:
             extra = {}  # the commonest content: a role and its parts, nothing to keep beside
@@ -289,6 +271,21 @@ class _Importer:
                 del pending[k]
                 return call, sent
         return None, None
+
+
+def _text_parts(parts: Any) -> tuple[Part, ...] | None:
+    """The parts of a part list of plain text parts alone (``{"text": ...}``, the commonest), each
+    made as :func:`part_from_wire` makes it, without the walk of the list; ``None`` for any
+    other list (or no list)."""
+    if type(parts) is not list:
+        return None
+    made = []
+    for p in parts:
+        text = p.get("text") if type(p) is dict and len(p) == 1 else None
+        if type(text) is not str:
+            return None
+        made.append(text_part(text))
+    return tuple(made)
 
 
 def _marks(marks: dict[str, Any]) -> ProviderData | None:
