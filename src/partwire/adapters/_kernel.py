@@ -35,8 +35,8 @@ from typing import Any, ClassVar, TypeVar, cast
 
 from partwire.adapters._common import Losses, WireFormatError
 from partwire.adapters._sse import ServerSentEvent, aiter_wire_items, iter_wire_items
-from partwire.errors import ArgumentError, LossError, PartwireError, StreamProtocolError
-from partwire.projection import Loss, Projection, log_losses, new_projection
+from partwire.errors import ArgumentError, PartwireError, StreamProtocolError
+from partwire.projection import Loss, Projection, make_projection, new_projection
 from partwire.streaming import Accumulator, MessageCompleteEvent, MessageStartEvent, StreamEvent
 
 __all__ = [
@@ -72,8 +72,7 @@ def resolve_options(cls: type[OptionsT], options: Any = None,
     """
     if not switches:
         if options is None:
-            found = _DEFAULTS.get(cls)  # every call without options: the defaults, made once
-            return found if found is not None else _defaults(cls)
+            return _defaults(cls)
         if isinstance(options, cls):
             return options
     if type(options) is dict or isinstance(options, Mapping):
@@ -234,16 +233,12 @@ def dry_run() -> Iterator[None]:
 def project(request: dict[str, Any], losses: Losses | Iterable[Loss], *, adapter: str,
             strict: bool, session: str | None = None) -> Projection:
     """The last step of every ``to_wire``: the :class:`Projection`, its losses logged (or raised)
-    once; under :func:`dry_run`, neither.
-
-    :func:`~partwire.projection.make_projection` written out: every ``to_wire`` ends here, and
-    the calls it made cost as much as the rest of this step."""
+    once; under :func:`dry_run`, neither. A body without losses (or in a dry run) is wrapped at
+    once: every ``to_wire`` ends here."""
     found = tuple(losses.items if isinstance(losses, Losses) else losses)
-    if found and not _DRY_RUN.get():
-        if strict:
-            raise LossError(found, adapter)
-        log_losses(found, session=session)
-    return new_projection(request, found)
+    if not found or _DRY_RUN.get():
+        return new_projection(request, found)
+    return make_projection(request, found, adapter=adapter, strict=strict, session=session)
 
 
 # -- the boundary ---------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from partwire.adapters._settings import (
     read_settings,
     setting_loss,
 )
-from partwire.adapters.google._wire import ISSUER, camel, camel_keys
+from partwire.adapters.google._wire import ISSUER, camel, camel_keys, may_rename
 from partwire.errors import ArgumentError
 from partwire.projection import LossAction
 from partwire.settings import (
@@ -255,10 +255,9 @@ def settings_read(body: Mapping[str, Any], params: dict[str, Any]
         settings, read = _READ[key]
         take_read(params, read)
         return settings, read, True
-    # No "_" byte in the marshalled values: no key of them has one, so none needs renaming (see
-    # _wire._camel_remembered) and the reading walks neither object to camelCase.
+    # Neither object walked to camelCase when no key of them can need renaming.
     settings, read, whole = _settings_from_wire(body, params, given,
-                                                renamed=key is None or b"_" in key)
+                                                renamed=key is None or may_rename(key))
     if key is not None and whole:
         if len(_READ) >= _READ_LIMIT:
             _READ.clear()

@@ -37,6 +37,7 @@ __all__ = [
     "camel_keys",
     "camel_list",
     "camel_top",
+    "may_rename",
     "same_model",
     "shape",
     "stop_reason",
@@ -333,10 +334,7 @@ def _camel_remembered(value: dict[Any, Any] | list[Any]) -> Any:
         packed = marshal.dumps(value, 2)
     except (ValueError, RecursionError):  # not plain built-in values: walked every time
         return camel_keys(value)
-    if b"_" not in packed or packed in _CAMEL_SEEN:
-        # No "_" byte anywhere: no key has one to rename. (A key with one always shows it: the
-        # marshalled text is ASCII or UTF-8, where no other character holds that byte; a number
-        # or length that does only means a walk.)
+    if not may_rename(packed) or packed in _CAMEL_SEEN:
         return value
     new = camel_keys(value)
     if new is value:
@@ -344,6 +342,14 @@ def _camel_remembered(value: dict[Any, Any] | list[Any]) -> Any:
             _CAMEL_SEEN.clear()
         _CAMEL_SEEN.add(packed)
     return new
+
+
+def may_rename(packed: bytes) -> bool:
+    """Whether a value whose marshalled bytes are ``packed`` may hold a key to rename: with no
+    "_" byte anywhere, no key has one. (A key with one always shows it: the marshalled text is
+    ASCII or UTF-8, where no other character holds that byte; a number or length that does only
+    means a walk.)"""
+    return b"_" in packed
 
 
 def camel_top(value: dict[str, Any]) -> dict[str, Any]:
