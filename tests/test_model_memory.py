@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import gc
 import json
+import pickle
 import tracemalloc
 
 import orjson
@@ -81,6 +82,26 @@ def test_a_copy_with_changes_leaves_every_other_instance_alone(deep: bool) -> No
     assert first.status != "aborted"
     assert copy.copy(second) == second
     assert copy.deepcopy(second) == second
+
+
+def test_fields_sets_written_beside_extras_or_before_them_stay_exact() -> None:
+    """The shared set is taken only for a set naming every field: not for a set as long but
+    holding an extra instead of a field, nor for one that ``model_construct`` or unpickling
+    writes before the extras, nor for a copy of one of those."""
+    as_long = TextPart.model_validate({"text": "x", "provider_data": None, "citations": [], "zz": 1})
+    assert len(as_long.model_fields_set) == len(TextPart.model_fields)
+    assert as_long.model_fields_set == {"text", "provider_data", "citations", "zz"}
+    assert "type" not in as_long.model_dump(exclude_unset=True)
+    assert as_long.model_extra == {"zz": 1}
+    built = TextPart.model_construct(_fields_set={"bogus", "text", "type", "citations"}, text="y")
+    for made in (built, copy.copy(built), copy.deepcopy(built), pickle.loads(pickle.dumps(built))):
+        assert made.model_fields_set == {"bogus", "text", "type", "citations"}
+    every = TextPart.model_validate_json(TextPart(text="z").model_dump_json())
+    assert every.model_fields_set == set(TextPart.model_fields)
+    assert pickle.loads(pickle.dumps(every)).model_fields_set == set(TextPart.model_fields)
+    for made in (copy.copy(every), every.model_copy(update={"text": "w"})):  # pydantic writes into these
+        assert made.model_fields_set == set(TextPart.model_fields)
+        assert made.model_fields_set is not every.model_fields_set
 
 
 def test_extras_survive_load_and_resave() -> None:

@@ -45,22 +45,32 @@ def _all_given(cls: type) -> set[str]:
 
 
 def _keep_fields_set(model: BaseModel, given: set[str]) -> None:
-    every = _ALL_GIVEN.get(model.__class__) or _all_given(model.__class__)
+    # pydantic-core writes an instance's extras, then its fields set: an empty dict of extras
+    # is swapped for the shared one here, in the same call (a second descriptor for the extras
+    # cost a Python call per instance, 5-10% of a load). With the extras written and empty, the
+    # set pydantic-core made names fields only, so it holds them all when it is as long as the
+    # class's set: a length compared where comparing the sets was 4% of a load. A set written
+    # before the extras (model_construct, unpickling), or beside extras, is compared in full.
+    cls = type(model)
+    every = _ALL_GIVEN.get(cls) or _all_given(cls)
+    try:
+        extra = model.__pydantic_extra__  # the slot itself: a read, where _get_extra is a call
+    except AttributeError:
+        extra = None
+    else:
+        if not extra and extra is not None:
+            _set_fields_set(model, every if len(given) == len(every) else given)
+            _set_extra(model, _NO_EXTRA)
+            return
     _set_fields_set(model, every if given == every else given)
 
 
-def _keep_extra(model: BaseModel, extra: dict[str, Any] | None) -> None:
-    _set_extra(model, extra if extra or extra is None else _NO_EXTRA)
-
-
-def _own(copied: _B) -> _B:
-    """``copied`` with a set of given fields and a dict of extras of its own: pydantic's
-    ``model_copy`` writes into both after copying."""
+def _own(copied: _B, source: BaseModel) -> _B:
+    """``copied`` (a copy of ``source``) with a set of given fields and a dict of extras of its
+    own, as pydantic made them: its ``model_copy`` writes into both after copying."""
     if _get_extra(copied) is _NO_EXTRA:
         _set_extra(copied, {})
-    given: set[str] = _get_fields_set(copied)
-    if given is _ALL_GIVEN.get(copied.__class__):
-        _set_fields_set(copied, set(given))
+    _set_fields_set(copied, set(_get_fields_set(source)))
     return copied
 
 
@@ -86,18 +96,18 @@ class CanonicalModel(BaseModel):
 
     # pydantic gives every instance a set of the fields it was given and a dict of its extras.
     # A loaded instance was given every field and has no extras, and the set alone weighed 40% of
-    # a loaded history. These descriptors come before BaseModel's slots in the lookup, so every
-    # write (pydantic-core's included) stores one set per class when all fields were given, and
-    # one shared empty dict for no extras. Nothing writes into either: the models are frozen, and
-    # the copies pydantic writes into get their own (__copy__, __deepcopy__ below).
+    # a loaded history. This descriptor comes before BaseModel's slot in the lookup, so every
+    # write of the set (pydantic-core's included) stores one set per class when all fields were
+    # given, and puts one shared empty dict in place of empty extras. Nothing writes into either:
+    # the models are frozen, and the copies pydantic writes into get their own (__copy__,
+    # __deepcopy__ below).
     __pydantic_fields_set__ = property(_get_fields_set, _keep_fields_set)
-    __pydantic_extra__ = property(_get_extra, _keep_extra)
 
     def __copy__(self) -> Self:
-        return _own(super().__copy__())
+        return _own(super().__copy__(), self)
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
-        return _own(super().__deepcopy__(memo))
+        return _own(super().__deepcopy__(memo), self)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
