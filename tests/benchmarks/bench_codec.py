@@ -23,55 +23,41 @@ def _codec(n: int) -> dict[str, dict[str, float | str]]:
     history = agent_history(n)
     data = dumps(history)
     lines = data.splitlines()
-    assert loads(data) == history
-    plain = plain_event_adapter().validator
-    for line in lines:
-        plain.validate_json(line)  # the mirror takes every line, or its figure means nothing
-
-    def load() -> object:
-        return loads(data)
-
-    def plain_load() -> object:
-        return [plain.validate_json(x) for x in lines]
-
-    # The target's ratio, timed before this size's references (the 1,000-line one first in the
-    # module's fresh interpreter, tests/benchmarks/__main__.py): what ran before in the same
-    # process moves it (below, "after_peers"). A 1,000-line load takes a few milliseconds, where
-    # one interruption by another process moved the best of seven wall-clock rounds by 20%: CPU
-    # time, more rounds.
-    versus_plain, _, _ = ratio(load, plain_load, repeat=max(7, 30_000 // n), cpu=True)
     objects = [orjson.loads(line) for line in lines]
+    assert loads(data) == history
 
     def per_line_orjson() -> object:
         return [orjson.loads(x) for x in lines]
 
-    load_vs_orjson, ours_load, _ = ratio(load, per_line_orjson)
+    load, ours_load, _ = ratio(lambda: loads(data), per_line_orjson)
     # Where the load target stands, each on the same lines in the same run (docs/codec.md):
     # pydantic's JSON parser alone, pydantic's JSON path with no schema, a plain pydantic model of
     # exactly our shape, and that shape as TypedDicts (validation without one class instance).
     untyped = TypeAdapter(Any).validator
+    plain = plain_event_adapter().validator
     dicts = plain_event_adapter(dicts=True).validator
-    for line in lines:
-        dicts.validate_json(line)
+    for validator in (plain, dicts):
+        for line in lines:
+            validator.validate_json(line)  # the mirrors take every line, or their figures mean nothing
     peers = {
         "jiter_parse_only": lambda: [pydantic_core.from_json(x) for x in lines],
         "pydantic_untyped_floor": lambda: [untyped.validate_json(x) for x in lines],
-        "plain_pydantic_models": plain_load,
+        "plain_pydantic_models": lambda: [plain.validate_json(x) for x in lines],
         "plain_pydantic_dicts": lambda: [dicts.validate_json(x) for x in lines],
     }
     reference: dict[str, dict[str, float | str]] = {
         f"codec.load.{n}.{name}": {"value": round(ratio(fn, per_line_orjson)[0], 3), "unit": "x orjson.loads"}
         for name, fn in peers.items()
     }
-    # The same ratio again, now that the references have allocated and freed their millions of
-    # objects: partwire's load slows more than the plain model's on a churned heap (no target).
-    after_peers, _, _ = ratio(load, plain_load, repeat=max(7, 30_000 // n), cpu=True)
+    # The target's ratio: a 1,000-line load takes a few milliseconds, where one interruption by
+    # another process moved the best of seven wall-clock rounds by 20%: CPU time, more rounds.
+    versus_plain, _, _ = ratio(lambda: loads(data), peers["plain_pydantic_models"],
+                               repeat=max(7, 30_000 // n), cpu=True)
     dump, ours_dump, _ = ratio(lambda: dumps(history), lambda: [orjson.dumps(o) for o in objects])
     return {
         f"codec.load.{n}": {"value": round(versus_plain, 3), "unit": "x plain pydantic model",
                             "target": TARGETS["load"]},
-        f"codec.load.{n}.after_peers": {"value": round(after_peers, 3), "unit": "x plain pydantic model"},
-        f"codec.load.{n}.vs_orjson": {"value": round(load_vs_orjson, 3), "unit": "x orjson.loads"},
+        f"codec.load.{n}.vs_orjson": {"value": round(load, 3), "unit": "x orjson.loads"},
         **reference,
         f"codec.load.{n}.per_line": {"value": round(ours_load / len(lines) * 1e6, 2), "unit": "us"},
         f"codec.dump.{n}": {"value": round(dump, 3), "unit": "x orjson.dumps", "target": TARGETS["dump"]},
