@@ -163,7 +163,15 @@ _SETTINGS = st.fixed_dictionaries({}, optional={
             "strict": st.one_of(st.none(), st.booleans(), st.integers(0, 1))})),
     "provider_data": st.sampled_from([ProviderData(issuer="google", data={"topK": "float"}),
                                       {"issuer": "google", "data": None}]),
-    "tool_choice": st.sampled_from(["auto", {"type": "none"}]),
+    "tool_choice": st.one_of(
+        st.sampled_from(["auto", "any", "none", "required", "lookup", "", {"type": "none"},
+                         {"type": "auto", "name": "x"}, {"type": 1}, ["auto"], 3]),
+        st.fixed_dictionaries({"type": st.just("tool")}, optional={
+            "name": st.one_of(st.text(max_size=3), st.integers()), "names": st.just(["x"])}),
+        st.fixed_dictionaries({"type": st.just("allowed_tools")}, optional={
+            "names": st.one_of(st.lists(st.text(max_size=2), max_size=2),
+                               st.tuples(st.text(max_size=2)), st.lists(st.integers(), max_size=1)),
+            "mode": st.sampled_from(["auto", "required", "none", 1]), "name": st.just("x")})),
     "unknown": st.just(1),
 })
 
@@ -194,6 +202,31 @@ def test_settings_made_without_validation_are_the_validated_ones(values: dict[st
     except ValidationError:
         assert made is None
         return
+    if made is not None:
+        _same_instance(made, validated)
+
+
+@pytest.mark.parametrize("choice", [
+    "auto", "any", "none", "required", "lookup", "", {"type": "auto"}, {"type": "none"},
+    {"type": "required"}, {"type": "auto", "name": "x"}, {"type": "tool", "name": "x"},
+    {"type": "tool"}, {"type": "tool", "name": 3}, {"type": "tool", "name": "x", "mode": "auto"},
+    {"type": "allowed_tools", "names": ["a", "b"]}, {"type": "allowed_tools", "names": ("a",), "mode": "required"},
+    {"type": "allowed_tools", "names": []}, {"type": "allowed_tools", "names": ["a"], "mode": "none"},
+    {"type": "allowed_tools", "names": [1]}, {"type": "allowed_tools", "names": "ab"},
+    {"type": "allowed_tools", "mode": "auto"}, {"type": "allowed_tools", "names": ["a"], "name": "a"},
+    {"type": "other"}, {"type": 1}, {}, ["auto"], 3, None])
+def test_tool_choices_made_without_validation_are_the_validated_ones(choice: Any) -> None:
+    """Every form of tool choice a reader gives (a word, a tool's name, each tagged dict) is made
+    as validation makes it; a value validation would refuse or convert is left to validation."""
+    values = {"tool_choice": choice}
+    made = plain_settings(values)
+    try:
+        validated = RequestSettings.model_validate(values)
+    except ValidationError:
+        assert made is None
+        return
+    if isinstance(choice, str | dict):
+        assert made is not None  # every valid word, name and dict takes the path without validation
     if made is not None:
         _same_instance(made, validated)
 

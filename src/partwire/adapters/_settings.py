@@ -15,18 +15,24 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from partwire._base import NOT_JSON, ProviderData, build, json_copy, provider_data
+from partwire._base import NOT_JSON, CanonicalModel, ProviderData, build, json_copy, provider_data
 from partwire._memo import memo
 from partwire.adapters._common import Losses
 from partwire.projection import LossAction
 from partwire.settings import (
+    _TOOL_CHOICE_WORDS,
     EMPTY_SETTINGS,
+    AllowedToolsChoice,
+    AutoToolChoice,
     JsonObjectOutput,
     JsonSchemaOutput,
+    NamedToolChoice,
+    NoToolChoice,
     Reasoning,
     ReasoningEffort,
     ReasoningSummary,
     RequestSettings,
+    RequiredToolChoice,
     TextOutput,
 )
 
@@ -258,9 +264,42 @@ def _output_format(value: Any) -> Any:
     return build(JsonSchemaOutput, {**value, "json_schema": schema})
 
 
+_CHOICE_MODELS: dict[str, type[CanonicalModel]] = {
+    "auto": AutoToolChoice, "none": NoToolChoice, "required": RequiredToolChoice}
+_CHOICE_MODES = frozenset({"auto", "required"})
+
+
+def _tool_choice(value: Any) -> Any:
+    """The tool choice of a word, a tool's name or a dict, as the tagged union and its word
+    validator make it (a word or a name becomes the dict the validator gives)."""
+    if type(value) is str:
+        word = _TOOL_CHOICE_WORDS.get(value)
+        value = {"type": word} if word is not None else {"type": "tool", "name": value}
+    elif type(value) is not dict:
+        return _REFUSED
+    kind = value.get("type")
+    if type(kind) is not str:
+        return _REFUSED
+    model = _CHOICE_MODELS.get(kind)
+    if model is not None:
+        return build(model, value) if len(value) == 1 else _REFUSED
+    if kind == "tool":
+        if value.keys() == {"type", "name"} and type(value["name"]) is str:
+            return build(NamedToolChoice, value)
+        return _REFUSED
+    if kind != "allowed_tools" or not value.keys() <= _ALLOWED_KEYS:
+        return _REFUSED
+    names, mode = value.get("names"), value.get("mode", "auto")
+    if (type(names) is not tuple and type(names) is not list) or not names \
+            or not all(type(n) is str for n in names) or type(mode) is not str or mode not in _CHOICE_MODES:
+        return _REFUSED
+    return build(AllowedToolsChoice, {**value, "names": tuple(names)})
+
+
+_ALLOWED_KEYS = frozenset({"type", "names", "mode"})
+
 # The fields plain_settings makes without validation, each with the check that gives what
-# validation would make of a value (or _REFUSED: the whole is then validated as usual). A tool
-# choice (a tagged union, with a before-validator for words) is always validated.
+# validation would make of a value (or _REFUSED: the whole is then validated as usual).
 _CHECKS: dict[str, Callable[[Any], Any]] = {
     "max_output_tokens": _count(0),
     "temperature": _number(0, 2),
@@ -275,6 +314,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "provider_data": _exact(ProviderData),
     "reasoning": _reasoning,
     "output_format": _output_format,
+    "tool_choice": _tool_choice,
 }
 
 
