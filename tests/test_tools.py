@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import marshal
 import typing
+from types import MappingProxyType
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from partwire import SchemaError, ToolCallPart
+from partwire._base import NOT_JSON, json_copy
 from partwire.tools import (
     SERVER_TOOL_KINDS,
     CacheHint,
@@ -18,6 +23,7 @@ from partwire.tools import (
     UserLocation,
     check_arguments,
     check_schema,
+    checked_copy,
 )
 
 READ_FILE: dict[str, Any] = {
@@ -152,3 +158,62 @@ def test_server_tools_have_a_known_kind_and_typed_settings() -> None:
     assert set(SERVER_TOOL_KINDS) == set(typing.get_args(ServerToolKind))
     with pytest.raises(ValidationError):
         ServerToolDefinition(kind="teleport")
+
+
+class _Text(str):
+    pass
+
+
+class _Count(int):
+    pass
+
+
+# Schemas mostly inside the subset, now and then with a value of a built-in type's subclass, a
+# tuple, a key that is not a string or a mapping that is not a dict.
+_ODD = st.sampled_from([_Text("x"), _Count(1), ("a",), {1: "x"}, MappingProxyType({"type": "string"})])
+_LEAF = st.fixed_dictionaries({"type": st.sampled_from(["string", "integer", ["string", "null"], "tuple"])}, optional={
+    "description": st.one_of(st.text(max_size=3), _ODD), "enum": st.one_of(st.lists(st.integers(), min_size=1, max_size=2), _ODD),
+    "format": st.sampled_from(["date", "regex"]), "title": st.just("T")})
+
+
+def _object(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries({"type": st.just("object")}, optional={
+        "properties": st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2),
+        "required": st.sampled_from([["a"], ("a",), []]),
+        "additionalProperties": st.sampled_from([False, True, _Count(0)]),
+        "items": inner})
+
+
+_NODE = st.recursive(_LEAF | _ODD, _object, max_leaves=6)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_object(_NODE))
+def test_a_checked_copy_is_the_check_and_the_copy_in_one_walk(schema: Any) -> None:
+    """``checked_copy`` refuses a plain JSON schema where the tool definition refuses it (the same
+    keyword and path), and otherwise gives exactly ``json_copy`` of the schema (the same types
+    throughout, nothing shared), or ``NOT_JSON`` when that does."""
+    try:
+        validated = ToolDefinition(name="t", input_schema=schema, side_effects="none")
+    except (SchemaError, ValidationError, TypeError) as exc:
+        refused: Exception | None = exc
+    else:
+        refused = None
+    try:
+        copied = checked_copy(schema) if isinstance(schema, dict) else None
+    except SchemaError as exc:
+        if isinstance(refused, SchemaError):
+            assert (exc.keyword, exc.path) == (refused.keyword, refused.path)
+        else:  # validation converts a value that is not JSON (a tuple) before its check
+            assert json_copy(schema) is NOT_JSON
+        return
+    if copied is None:
+        return
+    expected = json_copy(schema)
+    if expected is NOT_JSON:
+        assert copied is NOT_JSON
+        return
+    assert refused is None
+    assert marshal.dumps(copied, 2) == marshal.dumps(expected, 2) == marshal.dumps(schema, 2)  # types too
+    assert copied == validated.input_schema
+    assert copied is not schema and all(copied[k] is not v for k, v in schema.items() if isinstance(v, dict | list))

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import JsonValue, field_validator, model_validator
 
-from partwire._base import CanonicalModel, ProviderData
+from partwire._base import _SCALARS, NOT_JSON, CanonicalModel, ProviderData, json_copy
 from partwire.errors import SchemaError
 from partwire.parts import ToolCallPart
 
@@ -80,39 +80,61 @@ def valid_tool_name(name: str) -> bool:
 
 def check_schema(schema: Mapping[str, Any], *, tool: str = "?") -> None:
     """Raise :class:`SchemaError` at the first construct outside the portable subset."""
+    checked_copy(schema, tool=tool)
+
+
+def checked_copy(schema: Mapping[str, Any], *, tool: str = "?") -> Any:
+    """:func:`check_schema` and :func:`~partwire._base.json_copy` of ``schema`` in one walk: raise
+    :class:`SchemaError` as the check does, else return the copy validation would make, or
+    :data:`~partwire._base.NOT_JSON` when the schema is not plain JSON of exact built-in types.
+
+    An importer checks and copies every tool schema it reads; one walk does both."""
     if schema.get("type") != "object":
         raise SchemaError(tool, "#", "type", "a tool's input schema must have type 'object'")
-    _check_node(schema, "#", tool)
+    return _check_node(schema, "#", tool)
 
 
-def _check_node(node: Any, path: str, tool: str) -> None:
+def _check_node(node: Any, path: str, tool: str) -> Any:
     # Tool lists are read on every imported request: the paths for messages are made only when
-    # a check fails or a node is entered, and plain dicts skip the ABC check.
-    if type(node) is not dict and not isinstance(node, Mapping):
-        raise SchemaError(tool, path, "(schema)", f"a schema must be an object, got {type(node).__name__}")
+    # a check fails or a node is entered, and plain dicts skip the ABC check. The copy is built
+    # as the walk goes, and given up (NOT_JSON) at the first value that is not plain JSON; the
+    # check goes on to the end, so it raises where it would have raised without the copy.
+    out: dict[str, Any] | None = {}
+    if type(node) is not dict:
+        if not isinstance(node, Mapping):
+            raise SchemaError(tool, path, "(schema)", f"a schema must be an object, got {type(node).__name__}")
+        out = None
     for key, value in node.items():
         if key not in ALLOWED_KEYWORDS:
             if key in _REFUSED:
                 raise SchemaError(tool, f"{path}/{key}", key, _REFUSED[key])
             raise SchemaError(tool, f"{path}/{key}", key, "not in the portable JSON-Schema subset")
+        copied = value
         if key == "type":
-            if type(value) is str:
-                if value not in JSON_TYPES:
-                    raise SchemaError(tool, f"{path}/{key}", key, f"unknown JSON type {[value]!r}")
-                continue
-            types = value if isinstance(value, list) else [value]
-            bad = [t for t in types if not isinstance(t, str) or t not in JSON_TYPES]
-            if bad or not types:
-                raise SchemaError(tool, f"{path}/{key}", key, f"unknown JSON type {bad or value!r}")
+            if type(value) is not str:
+                types = value if isinstance(value, list) else [value]
+                bad = [t for t in types if not isinstance(t, str) or t not in JSON_TYPES]
+                if bad or not types:
+                    raise SchemaError(tool, f"{path}/{key}", key, f"unknown JSON type {bad or value!r}")
+                copied = json_copy(value)
+            elif value not in JSON_TYPES:
+                raise SchemaError(tool, f"{path}/{key}", key, f"unknown JSON type {[value]!r}")
         elif key == "properties":
             if type(value) is not dict and not isinstance(value, Mapping):
                 raise SchemaError(tool, f"{path}/{key}", key, "must map property names to schemas")
+            properties: dict[str, Any] | None = {} if type(value) is dict else None
             for name, sub in value.items():
-                _check_node(sub, f"{path}/{key}/{name}", tool)
+                inner = _check_node(sub, f"{path}/{key}/{name}", tool)
+                if properties is not None:
+                    if inner is NOT_JSON or type(name) is not str:
+                        properties = None
+                    else:
+                        properties[name] = inner
+            copied = NOT_JSON if properties is None else properties
         elif key == "items":
             if isinstance(value, list):
                 raise SchemaError(tool, f"{path}/{key}", key, "tuple validation (a list of schemas) is not portable")
-            _check_node(value, f"{path}/{key}", tool)
+            copied = _check_node(value, f"{path}/{key}", tool)
         elif key == "required":
             names = node.get("properties", {})
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -120,9 +142,11 @@ def _check_node(node: Any, path: str, tool: str) -> None:
             missing = [v for v in value if v not in names]
             if missing:
                 raise SchemaError(tool, f"{path}/{key}", key, f"names properties that are not defined: {missing}")
+            copied = json_copy(value)
         elif key == "enum":
             if not isinstance(value, list) or not value:
                 raise SchemaError(tool, f"{path}/{key}", key, "must be a non-empty list")
+            copied = json_copy(value)
         elif key == "format":
             if not isinstance(value, str) or value not in ALLOWED_FORMATS:
                 raise SchemaError(tool, f"{path}/{key}", key, f"format {value!r} is not a basic format annotation")
@@ -131,6 +155,12 @@ def _check_node(node: Any, path: str, tool: str) -> None:
                 raise SchemaError(tool, f"{path}/{key}", key, "only true or false is portable, not a schema")
         elif key in ("description", "title") and not isinstance(value, str):
             raise SchemaError(tool, f"{path}/{key}", key, "must be a string")
+        if out is not None:
+            if copied is NOT_JSON or type(key) is not str or (copied is value and type(value) not in _SCALARS):
+                out = None
+            else:
+                out[key] = copied
+    return NOT_JSON if out is None else out
 
 
 class CacheHint(CanonicalModel):

@@ -41,7 +41,7 @@ from partwire.tools import (
     ServerToolDefinition,
     SideEffects,
     ToolDefinition,
-    check_schema,
+    checked_copy,
     valid_tool_name,
 )
 
@@ -812,21 +812,23 @@ _SIDE_EFFECTS = frozenset(typing.get_args(SideEffects))
 
 
 def imported_definition(name: Any, description: Any, schema: dict[str, Any], portable: bool,
-                        side_effects: str, **flags: Any) -> ToolDefinition:
+                        side_effects: str, *, own: bool = False, **flags: Any) -> ToolDefinition:
     """``ToolDefinition(name=name, description=description, input_schema=schema,
-    side_effects=side_effects, portable_schema=portable, **flags)``, where ``schema`` and
-    ``portable`` are what :func:`schema_or_none` gave (the schema already checked when portable).
+    side_effects=side_effects, portable_schema=portable, **flags)``, where ``schema``,
+    ``portable`` and ``own`` are what :func:`schema_or_none` gave (the schema already checked
+    when portable, and already copied when ``own``).
 
     A tool read from a request body is plain JSON: its schema is copied as validation would copy
-    it (:func:`~partwire._base.json_copy`) and not checked a second time, the name checked by the
-    same rule; the instance equals and dumps like the validated one. Anything else (a value of
-    another type, a flag to convert) goes through the constructor, which raises as usual.
+    it (:func:`~partwire._base.json_copy`, unless it is ``own`` copy already) and not checked a
+    second time, the name checked by the same rule; the instance equals and dumps like the
+    validated one. Anything else (a value of another type, a flag to convert) goes through the
+    constructor, which raises as usual.
     """
     if (type(name) is str and type(description) is str and type(schema) is dict
             and type(portable) is bool and valid_tool_name(name)
             and side_effects in _SIDE_EFFECTS
             and all(k in _PLAIN_FLAGS and (v is None or _PLAIN_FLAGS[k](v)) for k, v in flags.items())):
-        copied = json_copy(schema)
+        copied = schema if own else json_copy(schema)
         if copied is not NOT_JSON:
             return build(ToolDefinition, {"name": name, "description": description, "input_schema": copied,
                                           "side_effects": side_effects, "portable_schema": portable,
@@ -918,16 +920,22 @@ def location_fields(location: Any) -> dict[str, str]:
             if (v := getattr(location, k)) is not None}
 
 
-def schema_or_none(schema: Any) -> tuple[dict[str, Any] | None, bool]:
-    """An imported input schema and whether it is within the portable subset; ``None`` when it is
-    not a JSON object at all."""
+def schema_or_none(schema: Any) -> tuple[dict[str, Any] | None, bool, bool]:
+    """An imported input schema, whether it is within the portable subset, and whether it is a
+    copy of our own; ``None`` when it is not a JSON object at all.
+
+    A portable schema of plain JSON is checked and copied in one walk
+    (:func:`~partwire.tools.checked_copy`): :func:`imported_definition` keeps that copy (``own``)
+    instead of copying it again. Any other comes back as given."""
     if type(schema) is not dict:
-        return None, False
+        return None, False, False
     try:
-        check_schema(schema)
+        copied = checked_copy(schema)
     except SchemaError:
-        return schema, False
-    return schema, True
+        return schema, False, False
+    if copied is NOT_JSON:
+        return schema, True, False
+    return copied, True, True
 
 
 # -- tool results without their call ------------------------------------------------------------

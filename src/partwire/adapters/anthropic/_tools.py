@@ -192,12 +192,12 @@ def tool_from_wire(tool: Any) -> ToolSpec:
 
 
 def _definition(tool: dict[str, Any]) -> ToolSpec:
-    schema, portable = schema_or_none(tool.get("input_schema"))
+    schema, portable, own = schema_or_none(tool.get("input_schema"))
     if schema is None:
         return tool
     try:
         definition = imported_definition(
-            tool["name"], _str(tool.get("description")), schema, portable, IMPORTED_SIDE_EFFECTS,
+            tool["name"], _str(tool.get("description")), schema, portable, IMPORTED_SIDE_EFFECTS, own=own,
             strict=_bool(tool.get("strict")), defer_loading=_bool(tool.get("defer_loading")),
             allowed_callers=_strings(tool.get("allowed_callers")),
             input_examples=_examples(tool.get("input_examples")), cache=_cache(tool.get("cache_control")),

@@ -350,18 +350,18 @@ def _read_server(tool: dict[str, Any]) -> ToolSpec:
 
 def _declaration_from_wire(declaration: dict[str, Any]) -> ToolSpec:
     if "parametersJsonSchema" in declaration:
-        schema, portable = schema_or_none(declaration["parametersJsonSchema"])
+        schema, portable, own = schema_or_none(declaration["parametersJsonSchema"])
     elif "parameters" in declaration:
-        schema, portable = schema_or_none(json_schema_from_openapi(declaration["parameters"]))
+        schema, portable, own = schema_or_none(json_schema_from_openapi(declaration["parameters"]))
     else:
-        schema, portable = {"type": "object", "properties": {}}, True
+        schema, portable, own = {"type": "object", "properties": {}}, True, True
     if schema is None:
         return declaration
     description = declaration.get("description")
     try:
         definition = imported_definition(
             declaration["name"], description if isinstance(description, str) else "", schema,
-            portable, IMPORTED_SIDE_EFFECTS)
+            portable, IMPORTED_SIDE_EFFECTS, own=own)
     except (*SHAPE_ERRORS, SchemaError):
         return declaration
     again = _declaration(definition, "", None, dialect="json_schema", vertex=False)

@@ -143,7 +143,7 @@ def tool_from_wire(tool: Any, issuer: str) -> ToolSpec:
 def _definition(tool: dict[str, Any], issuer: str) -> ToolSpec:
     function = tool["function"]
     parameters = function.get("parameters", {"type": "object", "properties": {}})
-    schema, portable = schema_or_none(parameters)
+    schema, portable, own = schema_or_none(parameters)
     if schema is None:
         return tool
     description = function.get("description")
@@ -151,7 +151,7 @@ def _definition(tool: dict[str, Any], issuer: str) -> ToolSpec:
     try:
         definition = imported_definition(
             function["name"], description if isinstance(description, str) else "", schema,
-            portable, IMPORTED_SIDE_EFFECTS, strict=strict if isinstance(strict, bool) else None)
+            portable, IMPORTED_SIDE_EFFECTS, own=own, strict=strict if isinstance(strict, bool) else None)
     except (*SHAPE_ERRORS, SchemaError):
         return tool
     # Strict mode rewrites a schema; the source's own form then comes back through the overlay.

@@ -175,7 +175,7 @@ def tool_from_wire(tool: Any) -> ToolSpec:
 
 def _definition(tool: dict[str, Any]) -> ToolSpec:
     parameters = tool.get("parameters")
-    schema, portable = schema_or_none(
+    schema, portable, own = schema_or_none(
         {"type": "object", "properties": {}} if parameters is None else parameters)
     if schema is None:
         return tool
@@ -185,7 +185,7 @@ def _definition(tool: dict[str, Any]) -> ToolSpec:
     try:
         definition = imported_definition(
             tool["name"], description if isinstance(description, str) else "", schema, portable,
-            IMPORTED_SIDE_EFFECTS, strict=strict if isinstance(strict, bool) else None,
+            IMPORTED_SIDE_EFFECTS, own=own, strict=strict if isinstance(strict, bool) else None,
             defer_loading=defer if isinstance(defer, bool) else None,
             allowed_callers=tuple(callers) if isinstance(callers, list) and all(
                 isinstance(c, str) for c in callers) else None,
