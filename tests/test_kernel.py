@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import marshal
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 import partwire.adapters.anthropic as anthropic
@@ -280,6 +285,62 @@ def test_a_strict_rewrite_is_worked_out_once_per_definition() -> None:
                       "required": ["a"], "additionalProperties": False}
     assert strict_parameters(two)[0] is not params
     assert strict_parameters(two)[0] == params
+
+
+def _rewritten(node: Any, path: str, changes: list[str]) -> Any:
+    """The strict rewrite as plainly as it can be said: every object node copied, each property
+    made required (and nullable when it was not), ``additionalProperties: false`` on objects."""
+    if not isinstance(node, Mapping):
+        return node
+    out = dict(node)
+    properties = out.get("properties")
+    if isinstance(properties, Mapping):
+        required = list(out.get("required") or [])
+        new_props = {}
+        for name, sub in properties.items():
+            child = _rewritten(sub, f"{path}/properties/{name}", changes)
+            if name not in required:
+                required.append(name)
+                child = {**child, "type": [child["type"], "null"]} if isinstance(child, Mapping) \
+                    and isinstance(child.get("type"), str) and child["type"] != "null" else child
+                changes.append(f"{path}/properties/{name}: made required and nullable")
+            new_props[name] = child
+        out["properties"], out["required"] = new_props, required
+    if "items" in out:
+        out["items"] = _rewritten(out["items"], f"{path}/items", changes)
+    if (out.get("type") == "object" or isinstance(properties, Mapping)) and out.get("additionalProperties") is not False:
+        out["additionalProperties"] = False
+        changes.append(f"{path}: additionalProperties set to false")
+    return out
+
+
+_STRICT_LEAF = st.fixed_dictionaries({"type": st.sampled_from(["string", "null", "integer"])})
+_STRICT_NODE = st.recursive(_STRICT_LEAF, lambda inner: st.fixed_dictionaries({}, optional={
+    "type": st.just("object"),
+    "properties": st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3)
+    | st.builds(MappingProxyType, st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2)),
+    "required": st.sampled_from([["a"], ["a", "b"], ("a", "b", "c"), [], None, ["c", "b", "a"]]),
+    "additionalProperties": st.sampled_from([False, True]),
+    "items": inner}), max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_STRICT_NODE)
+def test_a_strict_rewrite_copies_only_what_it_rewrites(schema: dict[str, Any]) -> None:
+    """The strict rewrite equals the plain rewrite that copies every node (the same value, the
+    same types, the same changes in the same order) and leaves the schema given as it was; a
+    node already in strict form comes back itself, and so does the whole schema once rewritten."""
+    expected_changes: list[str] = []
+    expected = _rewritten(schema, "#", expected_changes)
+    got, changes = strict_schema(schema)
+    assert changes == expected_changes
+    assert marshal.dumps(got, 2) == marshal.dumps(expected, 2)
+    again, more = strict_schema(got)
+    assert again is got
+    assert more == []
+    after: list[str] = []
+    assert marshal.dumps(_rewritten(schema, "#", after), 2) == marshal.dumps(expected, 2)
+    assert after == expected_changes  # the schema given was not changed in place
 
 
 def test_small_provider_data_is_shared_and_anything_else_validated_as_before() -> None:

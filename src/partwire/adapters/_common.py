@@ -692,35 +692,51 @@ def strict_schema(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]
 
     Strict mode wants ``additionalProperties: false`` on every object and every property
     required; an optional property becomes required and nullable, which says the same thing.
-    A schema already in that form comes back unchanged, with nothing reported.
+    A schema already in that form comes back itself (not a copy), with nothing reported.
     """
     changes: list[str] = []
     return _strict_node(schema, "#", changes), changes
 
 
 def _strict_node(node: Any, path: str, changes: list[str]) -> Any:
+    # A node already in strict form comes back itself, as the definitions an API sent strict
+    # usually are: a copy is made only at a node with something to rewrite.
     if not isinstance(node, Mapping):
         return node
-    out = dict(node)
-    properties = out.get("properties")
+    out: dict[str, Any] | None = None
+    properties = node.get("properties")
     if isinstance(properties, Mapping):
-        required = list(out.get("required") or [])
-        new_props: dict[str, Any] = {}
+        given = node.get("required")
+        required = given if type(given) is list else list(given or [])
+        new_props: dict[str, Any] | None = None if type(properties) is dict else dict(properties)
         for name, sub in properties.items():
             child = _strict_node(sub, f"{path}/properties/{name}", changes)
             if name not in required:
+                if required is given:
+                    required = list(given)
                 required.append(name)
                 child = _nullable(child)
                 changes.append(f"{path}/properties/{name}: made required and nullable")
-            new_props[name] = child
-        out["properties"] = new_props
-        out["required"] = required
-    if "items" in out:
-        out["items"] = _strict_node(out["items"], f"{path}/items", changes)
-    is_object = out.get("type") == "object" or isinstance(properties, Mapping)
-    if is_object and out.get("additionalProperties") is not False:
+            if child is not sub and new_props is None:
+                new_props = dict(properties)
+            if new_props is not None:
+                new_props[name] = child
+        if new_props is not None or required is not given:
+            out = dict(node)
+            out["properties"] = properties if new_props is None else new_props
+            out["required"] = required
+    if "items" in node:
+        items = _strict_node(node["items"], f"{path}/items", changes)
+        if items is not node["items"]:
+            out = dict(node) if out is None else out
+            out["items"] = items
+    is_object = node.get("type") == "object" or isinstance(properties, Mapping)
+    if is_object and node.get("additionalProperties") is not False:
+        out = dict(node) if out is None else out
         out["additionalProperties"] = False
         changes.append(f"{path}: additionalProperties set to false")
+    if out is None:
+        return node if type(node) is dict else dict(node)
     return out
 
 
@@ -770,11 +786,15 @@ def same_json(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+_ABSENT: Any = object()
+
+
 def tool_overlay(wire: Mapping[str, Any], again: Mapping[str, Any]) -> dict[str, Any] | None:
     """What turns ``again`` (the wire form a tool's typed fields give) into ``wire`` (the tool as
     the API wrote it): the keys to set, and under :data:`OMIT` the keys to leave out. ``None``
     when the typed fields say it all."""
-    overlay: dict[str, Any] = {k: v for k, v in wire.items() if k not in again or not same_json(again[k], v)}
+    overlay: dict[str, Any] = {k: v for k, v in wire.items()
+                               if (a := again.get(k, _ABSENT)) is not v and (a is _ABSENT or not same_json(a, v))}
     omit = [k for k in again if k not in wire]
     if omit:
         overlay[OMIT] = omit
