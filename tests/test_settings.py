@@ -90,6 +90,29 @@ def test_a_request_s_settings_override_the_session_s() -> None:
     assert not merged.is_empty()
 
 
+@pytest.mark.parametrize(("fields", "empty"), [
+    ({}, True), ({"provider_data": ProviderData(issuer="google", data={"topK": "float"})}, True),
+    ({"temperature": 0}, False), ({"parallel_tool_calls": False}, False), ({"stop_sequences": ()}, False),
+    ({"end_user_id": ""}, False), ({"tool_choice": "none"}, False),
+    ({"seed": 0, "provider_data": ProviderData(issuer="google", data=None)}, False),
+])
+def test_settings_are_empty_when_no_field_but_their_marks_is_set(fields: dict[str, Any], empty: bool) -> None:
+    """Only a field left at None is unset: 0, False, an empty tuple or text are settings; the
+    import marks in provider_data alone state none."""
+    assert RequestSettings(**fields).is_empty() is empty
+
+
+@pytest.mark.parametrize(("fields", "more"), [
+    ({}, False), ({"max_output_tokens": 5, "tool_choice": "auto", "parallel_tool_calls": False,
+                   "provider_data": ProviderData(issuer="google", data=None)}, False),
+    ({"max_output_tokens": 5, "temperature": 0}, True), ({"seed": 0}, True),
+    ({"end_user_id": "u", "tool_choice": "none"}, True), ({"output_format": "text"}, True),
+])
+def test_writers_know_when_settings_set_more_than_what_they_write_first(fields: dict[str, Any], more: bool) -> None:
+    """``sets_more``: a field set beyond the token limit, tool choice, parallel calls and marks."""
+    assert adapter_settings.sets_more(RequestSettings(**fields)) is more
+
+
 @pytest.mark.parametrize(("name", "body"), [
     ("anthropic", {"model": "m", "max_tokens": 5, "messages": [], "tool_choice": {"type": [1]},
                    "thinking": {"type": "adaptive", "display": [1]}, "output_config": {"effort": {}},

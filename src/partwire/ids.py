@@ -49,7 +49,12 @@ def _ulid_text(value: int) -> str:
     The same text as ``str(ULID.from_int(value))``, about five times faster; new ids are made on
     hot paths (one per tool call in every parsed response and stream).
     """
-    return "".join([_PAIRS[(value >> shift) & 1023] for shift in range(120, -1, -10)])
+    p = _PAIRS  # the 13 lookups written out: a comprehension's frame cost as much as they do
+    return (p[value >> 120 & 1023] + p[value >> 110 & 1023] + p[value >> 100 & 1023]
+            + p[value >> 90 & 1023] + p[value >> 80 & 1023] + p[value >> 70 & 1023]
+            + p[value >> 60 & 1023] + p[value >> 50 & 1023] + p[value >> 40 & 1023]
+            + p[value >> 30 & 1023] + p[value >> 20 & 1023] + p[value >> 10 & 1023]
+            + p[value & 1023])
 
 
 def _ulid_source(clock: Clock | None) -> IdSource:
