@@ -102,15 +102,6 @@ def test_settings_are_empty_when_no_field_but_their_marks_is_set(fields: dict[st
     assert RequestSettings(**fields).is_empty() is empty
 
 
-@pytest.mark.parametrize(("fields", "more"), [
-    ({}, False), ({"max_output_tokens": 5, "tool_choice": "auto", "parallel_tool_calls": False,
-                   "provider_data": ProviderData(issuer="google", data=None)}, False),
-    ({"max_output_tokens": 5, "temperature": 0}, True), ({"seed": 0}, True),
-    ({"end_user_id": "u", "tool_choice": "none"}, True), ({"output_format": "text"}, True),
-])
-def test_writers_know_when_settings_set_more_than_what_they_write_first(fields: dict[str, Any], more: bool) -> None:
-    """``sets_more``: a field set beyond the token limit, tool choice, parallel calls and marks."""
-    assert adapter_settings.sets_more(RequestSettings(**fields)) is more
 
 
 @pytest.mark.parametrize(("name", "body"), [

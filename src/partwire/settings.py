@@ -276,10 +276,11 @@ class RequestSettings(_Setting):
 
     def is_empty(self) -> bool:
         """Whether no field is set (the request states no setting)."""
-        # Counted in C: every to_wire asks, usually of empty settings (EMPTY_SETTINGS itself).
-        fields = self.__dict__
-        unset = list(fields.values()).count(None)
-        return unset == len(fields) or (unset == len(fields) - 1 and fields["provider_data"] is not None)
+        # A loop, not all() over a generator: every to_wire asks, usually of empty settings.
+        for name, value in self.__dict__.items():
+            if value is not None and name != "provider_data":
+                return False
+        return True
 
 
 EMPTY_SETTINGS = RequestSettings()

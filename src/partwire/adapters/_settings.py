@@ -46,7 +46,6 @@ __all__ = [
     "openai_refused",
     "plain_settings",
     "read_settings",
-    "sets_more",
     "setting_loss",
     "with_marks",
 ]
@@ -126,16 +125,6 @@ def openai_refused(model: str, field: str, value: Any = None) -> str | None:
             return None
         return f"OpenAI's reasoning models ({model}) refuse {field}"
     return None
-
-
-def sets_more(settings: RequestSettings) -> bool:
-    """Whether ``settings`` set a field beyond the token limit, the tool choice, parallel tool
-    calls and the import marks (which every writer writes first): most requests set none of
-    them. Counted in C, not in a loop over the fields."""
-    fields = settings.__dict__
-    first = ((fields["max_output_tokens"] is not None) + (fields["tool_choice"] is not None)
-             + (fields["parallel_tool_calls"] is not None) + (fields["provider_data"] is not None))
-    return list(fields.values()).count(None) + first != len(fields)
 
 
 # Settings by the marshalled values they were read from: a body's settings are the same on every

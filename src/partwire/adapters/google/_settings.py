@@ -21,7 +21,6 @@ from partwire.adapters._settings import (
     marks_of,
     number,
     read_settings,
-    sets_more,
     setting_loss,
 )
 from partwire.adapters.google._wire import ISSUER, camel, camel_keys, may_rename
@@ -50,6 +49,8 @@ _EFFORT_OF_LEVEL = {v: k for k, v in _LEVELS.items()}
 _MODES = {"AUTO": "auto", "ANY": "required", "NONE": "none"}
 _JSON = "application/json"
 _TEXT = "text/plain"
+# The fields settings_to_wire writes before the others (and provider_data, only marks).
+_WRITTEN = frozenset({"max_output_tokens", "tool_choice", "parallel_tool_calls", "provider_data"})
 _OFF = 0  # thinkingBudget: "0 is DISABLED. -1 is AUTOMATIC"
 _AUTOMATIC = -1
 
@@ -78,7 +79,10 @@ def settings_to_wire(request: dict[str, Any], generation: dict[str, Any], settin
                      "Gemini has no switch for parallel function calls")
     if settings.max_output_tokens is not None:
         _put(generation, "maxOutputTokens", settings.max_output_tokens)
-    if not sets_more(settings):
+    for name, value in settings.__dict__.items():
+        if value is not None and name not in _WRITTEN:
+            break
+    else:
         return  # nothing else set (most requests: none, or a token limit alone)
     pd = settings.provider_data
     key = (id(settings), model, pd is not None and pd.issuer in issuers)

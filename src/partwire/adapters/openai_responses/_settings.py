@@ -20,7 +20,6 @@ from partwire.adapters._settings import (
     number,
     openai_refused,
     read_settings,
-    sets_more,
     setting_loss,
 )
 from partwire.adapters.openai_responses._wire import ISSUER
@@ -38,6 +37,8 @@ from partwire.settings import (
 
 __all__ = ["SETTING_KEYS", "settings_from_wire", "settings_read", "settings_to_wire"]
 
+# The fields settings_to_wire writes before the others (and provider_data, only marks).
+_WRITTEN = frozenset({"max_output_tokens", "tool_choice", "parallel_tool_calls", "provider_data"})
 
 _WORDS = frozenset({"auto", "none", "required"})
 # The body fields the settings read from params (max_output_tokens and tool_choice are not there).
@@ -68,7 +69,10 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
         request["parallel_tool_calls"] = fields["parallel_tool_calls"]
     if fields["max_output_tokens"] is not None:
         request["max_output_tokens"] = fields["max_output_tokens"]
-    if not sets_more(settings):
+    for name, value in fields.items():
+        if value is not None and name not in _WRITTEN:
+            break
+    else:
         return  # nothing else set (most requests: none, or a token limit alone)
     for name in ("temperature", "top_p"):
         value = fields[name]
