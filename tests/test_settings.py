@@ -210,14 +210,21 @@ def test_settings_made_without_validation_are_the_validated_ones(values: dict[st
     """What ``plain_settings`` makes of plain values, validation makes too (equal, the same
     dumps and fields set, nested models included); anything it does not take it leaves to
     validation, which may refuse it."""
+    _held_to_validation(values)
+
+
+def _held_to_validation(values: dict[str, Any]) -> tuple[RequestSettings | None, bool]:
+    """``plain_settings(values)`` and whether validation takes ``values``: ``None`` where
+    validation refuses them, else what validation makes (or ``None``, left to validation)."""
     made = plain_settings(values)
     try:
         validated = RequestSettings.model_validate(values)
     except ValidationError:
         assert made is None
-        return
+        return None, False
     if made is not None:
         _same_instance(made, validated)
+    return made, True
 
 
 @pytest.mark.parametrize("choice", [
@@ -232,17 +239,9 @@ def test_settings_made_without_validation_are_the_validated_ones(values: dict[st
 def test_tool_choices_made_without_validation_are_the_validated_ones(choice: Any) -> None:
     """Every form of tool choice a reader gives (a word, a tool's name, each tagged dict) is made
     as validation makes it; a value validation would refuse or convert is left to validation."""
-    values = {"tool_choice": choice}
-    made = plain_settings(values)
-    try:
-        validated = RequestSettings.model_validate(values)
-    except ValidationError:
-        assert made is None
-        return
-    if isinstance(choice, str | dict):
+    made, valid = _held_to_validation({"tool_choice": choice})
+    if valid and isinstance(choice, str | dict):
         assert made is not None  # every valid word, name and dict takes the path without validation
-    if made is not None:
-        _same_instance(made, validated)
 
 
 def test_every_corpus_request_s_settings_are_made_as_validated(monkeypatch: pytest.MonkeyPatch) -> None:
