@@ -267,6 +267,7 @@ def _output_format(value: Any) -> Any:
 _CHOICE_MODELS: dict[str, type[CanonicalModel]] = {
     "auto": AutoToolChoice, "none": NoToolChoice, "required": RequiredToolChoice}
 _CHOICE_MODES = frozenset({"auto", "required"})
+_ALLOWED_KEYS = frozenset({"type", "names", "mode"})
 
 
 def _tool_choice(value: Any) -> Any:
@@ -295,8 +296,6 @@ def _tool_choice(value: Any) -> Any:
         return _REFUSED
     return build(AllowedToolsChoice, {**value, "names": tuple(names)})
 
-
-_ALLOWED_KEYS = frozenset({"type", "names", "mode"})
 
 # The fields plain_settings makes without validation, each with the check that gives what
 # validation would make of a value (or _REFUSED: the whole is then validated as usual).
