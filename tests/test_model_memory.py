@@ -10,9 +10,10 @@ import tracemalloc
 
 import orjson
 import pytest
+from pydantic import BaseModel
 
 from partwire import AssistantMessage, TextPart, ToolCallPart, UserMessage
-from partwire._base import CanonicalModel
+from partwire._base import CanonicalModel, build, with_field
 from partwire.codec import dumps, loads
 from tests.benchmarks.agent_history import agent_history
 
@@ -102,6 +103,26 @@ def test_fields_sets_written_beside_extras_or_before_them_stay_exact() -> None:
     for made in (copy.copy(every), every.model_copy(update={"text": "w"})):  # pydantic writes into these
         assert made.model_fields_set == set(TextPart.model_fields)
         assert made.model_fields_set is not every.model_fields_set
+
+
+def test_an_instance_given_every_field_stores_no_set_of_its_own() -> None:
+    """Loaded, built or copied with a field changed, an instance given every field leaves pydantic's
+    slot for the set empty and reads as its class's one set; one given some fields stores them."""
+    slot = BaseModel.__dict__["__pydantic_fields_set__"]
+    full = TextPart(text="a")
+    built = build(TextPart, {name: getattr(full, name) for name in TextPart.model_fields})
+    events = loads(DATA)
+    loaded = _models(events)
+    changed = with_field(events[0], "id", "changed")
+    for model in [*loaded, built, changed]:
+        with pytest.raises(AttributeError):
+            slot.__get__(model)
+        assert model.model_fields_set is type(model).__pydantic_fields_set__.fget(model)  # type: ignore[attr-defined]
+        assert model.model_fields_set == set(type(model).model_fields)
+    partial = TextPart.model_validate_json('{"type": "text", "text": "x"}')
+    assert slot.__get__(partial) == {"type", "text"} == partial.model_fields_set
+    assert partial.model_dump(exclude_unset=True) == {"type": "text", "text": "x"}
+    assert slot.__get__(full) == {"text"}
 
 
 def test_extras_survive_load_and_resave() -> None:

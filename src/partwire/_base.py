@@ -44,24 +44,38 @@ def _all_given(cls: type) -> set[str]:
     return given
 
 
+def _fields_set(model: BaseModel) -> set[str]:
+    """The set of fields ``model`` was given: its own, or, when its slot was left empty because
+    it was given every field, its class's set of them all."""
+    try:
+        given: set[str] = _get_fields_set(model)
+    except AttributeError:
+        cls = type(model)
+        return _ALL_GIVEN.get(cls) or _all_given(cls)
+    return given
+
+
 def _keep_fields_set(model: BaseModel, given: set[str]) -> None:
     # pydantic-core writes an instance's extras, then its fields set: an empty dict of extras
     # is swapped for the shared one here, in the same call (a second descriptor for the extras
     # cost a Python call per instance, 5-10% of a load). With the extras written and empty, the
     # set pydantic-core made names fields only, so it holds them all when it is as long as the
-    # class's set: a length compared where comparing the sets was 4% of a load. A set written
-    # before the extras (model_construct, unpickling), or beside extras, is compared in full.
-    cls = type(model)
-    every = _ALL_GIVEN.get(cls) or _all_given(cls)
+    # instance's dict of fields; then nothing is stored and the slot, empty in a new instance,
+    # reads as the class's set (_fields_set): a write saved per instance, about 5% of a load.
+    # A set written before the extras (model_construct, unpickling) or beside extras is
+    # compared in full. Only a second __init__ on a live instance would find the slot full.
     try:
         extra = model.__pydantic_extra__  # the slot itself: a read, where _get_extra is a call
     except AttributeError:
-        extra = None
+        pass
     else:
         if not extra and extra is not None:
-            _set_fields_set(model, every if len(given) == len(every) else given)
             _set_extra(model, _NO_EXTRA)
+            if len(given) != len(model.__dict__):
+                _set_fields_set(model, given)
             return
+    cls = type(model)
+    every = _ALL_GIVEN.get(cls) or _all_given(cls)
     _set_fields_set(model, every if given == every else given)
 
 
@@ -70,7 +84,7 @@ def _own(copied: _B, source: BaseModel) -> _B:
     own, as pydantic made them: its ``model_copy`` writes into both after copying."""
     if _get_extra(copied) is _NO_EXTRA:
         _set_extra(copied, {})
-    _set_fields_set(copied, set(_get_fields_set(source)))
+    _set_fields_set(copied, set(_fields_set(source)))
     return copied
 
 
@@ -97,11 +111,12 @@ class CanonicalModel(BaseModel):
     # pydantic gives every instance a set of the fields it was given and a dict of its extras.
     # A loaded instance was given every field and has no extras, and the set alone weighed 40% of
     # a loaded history. This descriptor comes before BaseModel's slot in the lookup, so every
-    # write of the set (pydantic-core's included) stores one set per class when all fields were
-    # given, and puts one shared empty dict in place of empty extras. Nothing writes into either:
+    # write of the set (pydantic-core's included) stores nothing when all fields were given (the
+    # empty slot reads as one set per class), and puts one shared empty dict in place of empty
+    # extras. Nothing writes into either:
     # the models are frozen, and the copies pydantic writes into get their own (__copy__,
     # __deepcopy__ below).
-    __pydantic_fields_set__ = property(_get_fields_set, _keep_fields_set)
+    __pydantic_fields_set__ = property(_fields_set, _keep_fields_set)
 
     def __copy__(self) -> Self:
         return _own(super().__copy__(), self)
@@ -187,15 +202,16 @@ def build(cls: type[M], fields: Mapping[str, Any]) -> M:
     for name, factory in factories:
         if name not in fields:
             data[name] = factory()
-    every = _ALL_GIVEN.get(cls) or _all_given(cls)
-    return _instance(cls, data, every if len(fields) == len(every) else set(fields))
+    return _instance(cls, data, None if len(fields) == len(defaults) else set(fields))
 
 
-def _instance(cls: type[M], data: dict[str, Any], given: set[str]) -> M:
-    """The instance of ``cls`` whose fields are ``data`` (complete), ``given`` of them set."""
+def _instance(cls: type[M], data: dict[str, Any], given: set[str] | None) -> M:
+    """The instance of ``cls`` whose fields are ``data`` (complete), ``given`` of them set
+    (``None``: all of them, the slot left empty as :func:`_keep_fields_set` leaves it)."""
     made = object.__new__(cls)
     _set_dict(made, data)
-    _set_fields_set(made, given)
+    if given is not None:
+        _set_fields_set(made, given)
     _set_extra(made, _NO_EXTRA)
     _set_private(made, None)
     return made
@@ -208,7 +224,7 @@ def with_field(model: M, name: str, value: Any) -> M:
     cls = type(model)
     data = dict(model.__dict__)
     data[name] = value
-    given = _get_fields_set(model)
+    given = _fields_set(model)
     every = _ALL_GIVEN.get(cls) or _all_given(cls)
     if name not in given:
         given = given | {name}
@@ -217,7 +233,8 @@ def with_field(model: M, name: str, value: Any) -> M:
     extra = _get_extra(model)
     made = object.__new__(cls)
     _set_dict(made, data)
-    _set_fields_set(made, given)
+    if given is not every:
+        _set_fields_set(made, given)
     _set_extra(made, extra if not extra else dict(extra))
     _set_private(made, None)
     return made
@@ -281,9 +298,9 @@ def fields_maker(cls: type[M], *names: str) -> Callable[..., M]:
     if not required <= set(names) or not set(names) <= defaults.keys() or any(
             f in names for f, _ in factories):
         raise TypeError(f"one_field: {cls.__name__}.{', '.join(names)} is not its only field to set")
-    given = set(names)  # shared like _NO_EXTRA: pydantic changes it only on a copy
+    given: set[str] | None = set(names)  # shared like _NO_EXTRA: pydantic changes it only on a copy
     if given == (_ALL_GIVEN.get(cls) or _all_given(cls)):
-        given = _ALL_GIVEN[cls]
+        given = None  # every field: the slot left empty
     if len(names) == 1:
         (name,) = names
         new = object.__new__
@@ -296,7 +313,8 @@ def fields_maker(cls: type[M], *names: str) -> Callable[..., M]:
                 data[field] = factory()
             made = new(cls)
             _set_dict(made, data)
-            _set_fields_set(made, given)
+            if given is not None:
+                _set_fields_set(made, given)
             _set_extra(made, _NO_EXTRA)
             _set_private(made, None)
             return made
