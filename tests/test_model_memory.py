@@ -13,7 +13,7 @@ import pytest
 from pydantic import BaseModel
 
 from partwire import AssistantMessage, TextPart, ToolCallPart, UserMessage
-from partwire._base import CanonicalModel, build, with_field
+from partwire._base import CanonicalModel, _fields_set, build, with_field
 from partwire.codec import dumps, loads
 from tests.benchmarks.agent_history import agent_history
 
@@ -117,7 +117,7 @@ def test_an_instance_given_every_field_stores_no_set_of_its_own() -> None:
     for model in [*loaded, built, changed]:
         with pytest.raises(AttributeError):
             slot.__get__(model)
-        assert model.model_fields_set is type(model).__pydantic_fields_set__.fget(model)  # type: ignore[attr-defined]
+        assert model.model_fields_set is _fields_set(model)
         assert model.model_fields_set == set(type(model).model_fields)
     partial = TextPart.model_validate_json('{"type": "text", "text": "x"}')
     assert slot.__get__(partial) == {"type", "text"} == partial.model_fields_set
