@@ -40,7 +40,7 @@ from partwire.convert import convert
 from partwire.errors import UnknownAdapterError, WireFormatError
 from partwire.history import HistoryEvent
 from partwire.ids import split_model_id
-from partwire.projection import check_switch
+from partwire.switch import check_switch
 from tests.harness.corpus import CORPUS
 from tests.harness.depth import examples
 from tests.harness.laws import tools_called

@@ -18,8 +18,9 @@ import partwire.adapters.anthropic as anthropic
 import partwire.adapters.openai_chat as openai_chat
 from partwire import AssistantMessage, UserMessage
 from partwire.adapters import ADAPTER_NAMES, Adapter, get_adapter
-from partwire.adapters._common import shared_provider_data, strict_parameters, strict_schema
 from partwire.adapters._kernel import merge_params, resolve_options
+from partwire.adapters._openai_schema import strict_parameters, strict_schema
+from partwire.adapters._provenance import shared_provider_data
 from partwire.errors import UnknownAdapterError, WireFormatError
 from partwire.history import HistoryEvent
 from partwire.streaming import Accumulator, MessageStartEvent
@@ -230,13 +231,13 @@ def test_a_content_part_of_a_known_type_and_a_strange_shape_is_kept_whole() -> N
 
 
 def test_a_recorded_loss_is_the_loss_its_constructor_makes() -> None:
-    """Losses.add (which sets the slots itself) gives a Loss equal to Loss(...), frozen alike."""
+    """LossCollector.add (which sets the slots itself) gives a Loss equal to Loss(...), frozen alike."""
     import dataclasses
 
-    from partwire.adapters._common import Losses
+    from partwire.adapters._losses import LossCollector
     from partwire.projection import Loss
 
-    losses = Losses("google")
+    losses = LossCollector("google")
     losses.add("history[2].parts[0]", "thinking", "dropped", "not verifiable here", "m1")
     losses.add("history[3]", "tool_message", "downgraded", "no status")
     made = [Loss("history[2].parts[0]", "thinking", "dropped", "not verifiable here", "google", "m1"),
@@ -382,7 +383,8 @@ def test_imported_request_is_the_dataclass_its_init_makes() -> None:
     """The readers' fast constructor gives an ImportedRequest equal to the validated one, frozen."""
     from dataclasses import FrozenInstanceError
 
-    from partwire.adapters._common import ImportedRequest, imported_request
+    from partwire.adapters._reading import imported_request
+    from partwire.adapters.requests import ImportedRequest
 
     made = imported_request((UserMessage("hi"),), (), "m", 10, "auto", {"temperature": 0}, {"dialect": "x"})
     same = ImportedRequest(history=made.history, tools=(), model="m", max_tokens=10, tool_choice="auto",

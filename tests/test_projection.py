@@ -35,10 +35,10 @@ from partwire.projection import (
     Losses,
     Projection,
     SwitchRefusedError,
-    check_switch,
     log_losses,
     make_projection,
 )
+from partwire.switch import check_switch
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 LOSS = Loss("history[1].parts[0]", "thinking", "dropped", "not verifiable", "anthropic", "01ABC")
@@ -217,15 +217,17 @@ def test_a_lossless_history_switches_cleanly() -> None:
     assert check_switch([SystemMessage("s"), UserMessage("q"), AssistantMessage("a")], "anthropic") == ()
 
 
-def test_check_switch_keeps_its_old_home_in_projection() -> None:
-    """``partwire.projection.check_switch`` (its home before ``partwire.switch``) is the same function."""
+def test_check_switch_lives_above_the_adapters_only() -> None:
+    """``check_switch`` is ``partwire.switch``'s (and ``partwire``'s); ``partwire.projection``,
+    below the adapters, no longer hands it out."""
     import partwire
     import partwire.projection
     import partwire.switch
 
-    assert partwire.projection.check_switch is partwire.switch.check_switch is partwire.check_switch
-    with pytest.raises(AttributeError, match="no attribute 'check_swich'"):
-        partwire.projection.check_swich  # noqa: B018
+    assert partwire.switch.check_switch is partwire.check_switch
+    assert "check_switch" not in partwire.projection.__all__
+    with pytest.raises(AttributeError, match="check_switch"):
+        partwire.projection.check_switch  # type: ignore[attr-defined]  # noqa: B018
 
 
 def test_check_switch_rejects_an_unknown_adapter_name() -> None:

@@ -24,8 +24,7 @@ from partwire._base import ProviderData
 from partwire._memo import forget
 from partwire.adapters import _settings as adapter_settings
 from partwire.adapters import get_adapter
-from partwire.adapters._common import resolve_settings
-from partwire.adapters._settings import plain_settings
+from partwire.adapters._settings import plain_settings, resolve_settings
 from partwire.errors import PartwireError
 from tests.harness.corpus import CORPUS
 

@@ -19,7 +19,6 @@ from pydantic import ValidationError
 
 from partwire._base import json_kind
 from partwire.adapters import adapter_name, get_adapter
-from partwire.adapters._common import PROVIDER_PREFIXES, model_owner
 from partwire.codec import MAX_DEPTH, dumps, loads
 from partwire.codec._limits import exceeds_depth
 from partwire.errors import (
@@ -38,6 +37,7 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
+from partwire.model_ids import PROVIDER_PREFIXES, model_owner
 from partwire.parts import ToolCallPart
 from partwire.projection import Loss, log_losses
 from partwire.settings import EMPTY_SETTINGS, RequestSettings

@@ -4,8 +4,7 @@ Lossiness is data (DESIGN §8). Every adapter's ``to_wire`` returns a :class:`Pr
 request body plus one :class:`Loss` per thing it could not send as it is. Each loss is logged
 once at WARNING on the ``partwire.projection`` logger with structured ``extra`` fields;
 ``strict=True`` raises :class:`~partwire.errors.LossError` instead. What a switch would lose is
-:func:`partwire.switch.check_switch`, above the adapters (``partwire.projection.check_switch``
-still finds it).
+:func:`partwire.switch.check_switch`, above the adapters.
 """
 
 from __future__ import annotations
@@ -14,12 +13,9 @@ import logging
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any, Literal, overload
 
 from partwire.errors import LossError, SwitchRefusedError
-
-if TYPE_CHECKING:
-    from partwire.switch import check_switch
 
 __all__ = [
     "Loss",
@@ -27,7 +23,6 @@ __all__ = [
     "Losses",
     "Projection",
     "SwitchRefusedError",
-    "check_switch",
     "log_losses",
     "make_projection",
 ]
@@ -185,7 +180,7 @@ def make_projection(
 
 def new_projection(request: dict[str, Any], losses: tuple[Loss, ...]) -> Projection:
     """``Projection(request=request, losses=losses)``, its two slots set by their descriptors
-    (as :func:`~partwire.adapters._common.new_loss` makes a ``Loss``): every ``to_wire`` ends
+    (as :func:`~partwire.adapters._losses.new_loss` makes a ``Loss``): every ``to_wire`` ends
     with one, and the frozen dataclass's ``__init__`` costs twice as much."""
     made = _new(Projection)
     _set_request(made, request)
@@ -198,12 +193,3 @@ _set_request, _set_losses = (Projection.__dict__[name].__set__ for name in ("req
 if [f.name for f in fields(Projection)] != ["request", "losses"]:
     raise ImportError("new_projection sets every field of Projection: update it with Projection")  # pragma: no cover
 
-
-def __getattr__(name: str) -> Any:
-    """``partwire.projection.check_switch``, its home before :mod:`partwire.switch` (PEP 562):
-    this module is below the adapters, and the switch check runs one of them."""
-    if name == "check_switch":
-        from partwire.switch import check_switch
-
-        return check_switch
-    raise AttributeError(f"module 'partwire.projection' has no attribute {name!r}")

@@ -31,8 +31,8 @@ from anthropic.lib.streaming._messages import accumulate_event
 import partwire.adapters.anthropic as anthropic
 from partwire import AssistantMessage, ToolCallPart, UnknownPart
 from partwire._base import replace
+from partwire._json import json_text
 from partwire.adapters import ProviderError
-from partwire.adapters._common import json_text
 from partwire.adapters.anthropic import _decode as anthropic_decode
 from partwire.adapters.anthropic._request import _RequestReader
 from partwire.streaming import accumulate

@@ -25,7 +25,7 @@ from botocore.eventstream import EventStreamBuffer
 import partwire.adapters.bedrock as bedrock
 from partwire import AssistantMessage, ToolCallPart, UnknownPart
 from partwire._base import replace
-from partwire.adapters._common import json_text
+from partwire._json import json_text
 from partwire.adapters.bedrock._eventstream import iter_events
 from partwire.streaming import accumulate
 from tests.harness.bedrock import converse_errors

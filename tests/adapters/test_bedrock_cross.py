@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from partwire.adapters import bedrock, get_adapter
-from partwire.adapters._common import ImportedRequest
+from partwire.adapters.requests import ImportedRequest
 from partwire.settings import RequestSettings
 from tests.harness.bedrock import converse_errors
 from tests.harness.corpus import CORPUS

@@ -29,7 +29,7 @@ from partwire import (
     UserMessage,
 )
 from partwire.adapters import anthropic, bedrock
-from partwire.adapters._common import WireFormatError
+from partwire.errors import WireFormatError
 from partwire.history import HistoryEvent
 from partwire.parts import DocumentCitation, UrlCitation
 from partwire.pricing import message_cost

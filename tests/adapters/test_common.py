@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from partwire.adapters import _common
-from partwire.adapters._common import known_loss, new_loss, parse_json, parse_object
+from partwire._json import parse_json, parse_object
+from partwire.adapters import _losses
+from partwire.adapters._losses import known_loss, new_loss
 
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -79,12 +80,12 @@ def test_known_loss_is_new_loss_made_once_per_key() -> None:
 
 
 def test_known_loss_forgets_everything_past_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_common, "KNOWN_LIMIT", 4)
-    monkeypatch.setattr(_common, "_KNOWN", {})
+    monkeypatch.setattr(_losses, "KNOWN_LIMIT", 4)
+    monkeypatch.setattr(_losses, "_KNOWN", {})
     made = [known_loss(i, 0, "thinking", "dropped", "r", "a", "m") for i in range(4)]
-    assert len(_common._KNOWN) == 4
+    assert len(_losses._KNOWN) == 4
     fifth = known_loss(4, 0, "thinking", "dropped", "r", "a", "m")
-    assert list(_common._KNOWN.values()) == [fifth]
+    assert list(_losses._KNOWN.values()) == [fifth]
     again = known_loss(0, 0, "thinking", "dropped", "r", "a", "m")
     assert again == made[0]
     assert again is not made[0]

@@ -10,9 +10,10 @@ import pytest
 from pydantic import ValidationError
 
 from partwire._base import NOT_JSON, ProviderData, json_copy, provider_data
+from partwire._json import same_json
 from partwire._memo import forget
 from partwire.adapters import get_adapter
-from partwire.adapters._common import imported_definition, same_json
+from partwire.adapters._tool_import import imported_definition
 from partwire.tools import ToolDefinition
 from tests.benchmarks.bench_babel import APIS, requests
 

@@ -37,8 +37,8 @@ from partwire.cli import main as cli_main
 from partwire.convert import convert
 from partwire.ids import deterministic_sources, use_sources
 from partwire.pricing import message_cost
-from partwire.projection import check_switch
 from partwire.streaming import StreamErrorEvent, aaccumulate, accumulate
+from partwire.switch import check_switch
 from tests.harness.compare import stored_form
 from tests.harness.corpus import CORPUS
 from tests.harness.golden import Golden

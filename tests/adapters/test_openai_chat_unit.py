@@ -33,10 +33,10 @@ from partwire import (
     UserMessage,
 )
 from partwire.adapters import Adapter, ProviderError, WireFormatError, get_adapter, openai_chat
-from partwire.adapters._common import wire_model
 from partwire.adapters.openai_chat._wire import FINISH_REASONS
 from partwire.errors import LossError
 from partwire.messages import StopReason
+from partwire.model_ids import wire_model
 from tests.harness.validity import request_errors
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="

@@ -29,7 +29,7 @@ from typing import Any
 
 from partwire._memo import forget
 from partwire.adapters import get_adapter
-from partwire.adapters._common import ImportedRequest
+from partwire.adapters.requests import ImportedRequest
 from tests.benchmarks._timing import best_pair, quiet_losses
 from tests.harness.corpus import CORPUS
 

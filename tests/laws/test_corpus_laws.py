@@ -45,7 +45,7 @@ from partwire import (
     UrlSource,
 )
 from partwire.adapters import ADAPTER_NAMES, Adapter, get_adapter
-from partwire.adapters._common import ImportedRequest
+from partwire.adapters.requests import ImportedRequest
 from partwire.errors import SwitchRefusedError, UnknownAdapterError
 from partwire.history import HistoryEvent
 from partwire.projection import Loss

@@ -27,7 +27,7 @@ from partwire import (
     UserMessage,
 )
 from partwire.adapters import ToolSpec, get_adapter
-from partwire.adapters._common import ImportedRequest
+from partwire.adapters.requests import ImportedRequest
 from partwire.projection import Loss
 from partwire.tools import SERVER_TOOL_KINDS
 from tests.harness.validity import request_errors

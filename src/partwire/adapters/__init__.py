@@ -14,15 +14,8 @@ from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequen
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
-from partwire.adapters._common import (
-    ImportedRequest,
-    ProviderError,
-    SettingsArg,
-    ToolChoice,
-    ToolSpec,
-    WireFormatError,
-)
-from partwire.errors import UnknownAdapterError
+from partwire.adapters.requests import ImportedRequest, SettingsArg, ToolChoice, ToolSpec
+from partwire.errors import ProviderError, UnknownAdapterError, WireFormatError
 
 if TYPE_CHECKING:
     from partwire.history import History

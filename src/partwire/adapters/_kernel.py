@@ -6,7 +6,7 @@ the rest:
 - :func:`resolve_options` reads the ``options=`` of every public function, and the keyword
   switches that stand for its fields;
 - :func:`merge_params` adds the caller's ``params`` to a body;
-- :func:`project` turns a body and its :class:`Losses` into the :class:`Projection`;
+- :func:`project` turns a body and its :class:`LossCollector` into the :class:`Projection`;
 - :class:`Translator` is the base of every stream translator and owns the stream's identity;
 - :func:`run_stream` / :func:`arun_stream` drive a translator over any stream input;
 - :func:`boundary_error` (what a public decoder's ``except`` raises) and the stream drivers
@@ -33,14 +33,14 @@ from collections.abc import (
 from datetime import datetime
 from typing import Any, ClassVar, TypeVar, cast
 
-from partwire.adapters._common import Losses, WireFormatError
+from partwire.adapters._losses import LossCollector
 from partwire.adapters._sse import ServerSentEvent, aiter_wire_items, iter_wire_items
-from partwire.errors import ArgumentError, PartwireError, StreamProtocolError
+from partwire.errors import ArgumentError, PartwireError, StreamProtocolError, WireFormatError
 from partwire.projection import Loss, Projection, make_projection, new_projection
 from partwire.streaming import Accumulator, MessageCompleteEvent, MessageStartEvent, StreamEvent
 
 __all__ = [
-    "Losses",
+    "LossCollector",
     "Translator",
     "arun_stream",
     "boundary_error",
@@ -230,12 +230,12 @@ def dry_run() -> Iterator[None]:
         _DRY_RUN.reset(token)
 
 
-def project(request: dict[str, Any], losses: Losses | Iterable[Loss], *, adapter: str,
+def project(request: dict[str, Any], losses: LossCollector | Iterable[Loss], *, adapter: str,
             strict: bool, session: str | None = None) -> Projection:
     """The last step of every ``to_wire``: the :class:`Projection`, its losses logged (or raised)
     once; under :func:`dry_run`, neither. A body without losses (or in a dry run) is wrapped at
     once: every ``to_wire`` ends here."""
-    found = tuple(losses.items if isinstance(losses, Losses) else losses)
+    found = tuple(losses.items if isinstance(losses, LossCollector) else losses)
     if not found or _DRY_RUN.get():
         return new_projection(request, found)
     return make_projection(request, found, adapter=adapter, strict=strict, session=session)

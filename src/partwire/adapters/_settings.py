@@ -17,7 +17,8 @@ from pydantic import ValidationError
 
 from partwire._base import NOT_JSON, CanonicalModel, ProviderData, build, json_copy, provider_data
 from partwire._memo import memo
-from partwire.adapters._common import Losses
+from partwire.adapters._losses import LossCollector
+from partwire.adapters.requests import SettingsArg, ToolChoice
 from partwire.projection import LossAction
 from partwire.settings import (
     _TOOL_CHOICE_WORDS,
@@ -46,6 +47,7 @@ __all__ = [
     "openai_refused",
     "plain_settings",
     "read_settings",
+    "resolve_settings",
     "setting_loss",
     "with_marks",
 ]
@@ -75,7 +77,7 @@ def budget_for_effort(effort: ReasoningEffort) -> int:
     return EFFORT_BUDGETS[effort]
 
 
-def setting_loss(losses: Losses, field: str, action: LossAction, reason: str) -> None:
+def setting_loss(losses: LossCollector, field: str, action: LossAction, reason: str) -> None:
     """Report that the target cannot take setting ``field`` (or not at this value)."""
     losses.add(f"request.settings.{field}", "setting", action, reason)
 
@@ -333,3 +335,42 @@ def plain_settings(values: Mapping[str, Any]) -> RequestSettings | None:
             return None
         fields[name] = made
     return build(RequestSettings, fields)
+
+
+def resolve_settings(settings: SettingsArg, *, max_tokens: int | None = None,
+                     tool_choice: ToolChoice | None = None,
+                     parallel_tool_calls: bool | None = None) -> tuple[RequestSettings, Mapping[str, Any] | None]:
+    """The settings ``to_wire`` writes, and the native tool choice it sends as is (or ``None``).
+
+    ``settings`` is a :class:`RequestSettings`, a mapping of its fields or ``None``. The
+    shortcut keywords ``max_tokens``, ``tool_choice`` and ``parallel_tool_calls`` win over the
+    same field of ``settings`` when given. A ``tool_choice`` word or tool name becomes the
+    canonical setting; a mapping is the API's own ``tool_choice``, sent as it is.
+    """
+    if settings is None:
+        resolved = EMPTY_SETTINGS
+    elif isinstance(settings, RequestSettings):
+        resolved = settings
+    elif isinstance(settings, Mapping):
+        resolved = RequestSettings.model_validate(settings)
+    else:
+        raise TypeError(f"settings must be RequestSettings, a mapping or None, not "
+                        f"{type(settings).__name__}")
+    if max_tokens is None and tool_choice is None and parallel_tool_calls is None:
+        return resolved, None
+    native: Mapping[str, Any] | None = None
+    changes: dict[str, Any] = {}
+    if max_tokens is not None:
+        changes["max_output_tokens"] = max_tokens
+    if parallel_tool_calls is not None:
+        changes["parallel_tool_calls"] = parallel_tool_calls
+    if isinstance(tool_choice, Mapping):
+        native = tool_choice
+        changes["tool_choice"] = None
+    elif tool_choice is not None:
+        changes["tool_choice"] = tool_choice
+    return RequestSettings.model_validate({**_set_fields(resolved), **changes}), native
+
+
+def _set_fields(settings: RequestSettings) -> dict[str, Any]:
+    return {name: getattr(settings, name) for name in settings.model_fields_set}

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from partwire._base import ProviderData
-from partwire.adapters._common import PROVIDER_PREFIXES
 from partwire.errors import LossError
+from partwire.model_ids import PROVIDER_PREFIXES
 from partwire.projection import Loss, LossAction, log_losses
 
 __all__ = ["UNKNOWN_FIELDS", "Export", "LossLog", "compact_json", "extras_of", "model_id", "require",

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
 
 from partwire._base import ProviderData, replace
-from partwire.adapters._common import Losses, decode_base64
+from partwire._media import decode_base64
+from partwire.adapters._losses import LossCollector
 from partwire.adapters.bedrock._decode import BlobReader
 from partwire.adapters.bedrock._decode import part_from_wire as converse_part
 from partwire.adapters.bedrock._parts import PartEncoder as ConverseEncoder
@@ -473,7 +474,7 @@ def _converse_block(part: Part) -> dict[str, Any] | None:
         marks = found
     else:
         return None
-    losses = Losses("bedrock")
+    losses = LossCollector("bedrock")
     block = ConverseEncoder(issuers=("bedrock",), losses=losses).part(part, 0, 0, "", marks)
     return block if block is not None and not losses.items else None
 

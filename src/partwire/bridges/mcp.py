@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from partwire._base import ProviderData
-from partwire.adapters._common import sniff_media_type
+from partwire._media import sniff_media_type
 from partwire.bridges._common import LossLog, compact_json, extras_of, require
 from partwire.errors import LossError, WireFormatError
 from partwire.history import HistoryEvent

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from partwire.adapters import ADAPTER_NAMES, adapter_name, get_adapter
-from partwire.adapters._common import model_owner
 from partwire.errors import ArgumentError
+from partwire.model_ids import model_owner
 from partwire.settings import RequestSettings
 
 if TYPE_CHECKING:

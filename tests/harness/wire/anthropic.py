@@ -27,7 +27,7 @@ from partwire import (
     UrlCitation,
     UserMessage,
 )
-from partwire.adapters._common import json_text
+from partwire._json import json_text
 from partwire.adapters.anthropic._wire import STOP_REASONS, usage_from_wire
 from tests.harness.laws import (
     NAMES,

@@ -19,8 +19,8 @@ from partwire import (
     ToolCallPart,
     UserMessage,
 )
+from partwire._json import json_text
 from partwire.adapters import bedrock
-from partwire.adapters._common import json_text
 from partwire.adapters.bedrock._decode import OWN_REASONING
 from partwire.adapters.bedrock._wire import STOP_REASONS
 from partwire.history import HistoryEvent

@@ -12,16 +12,9 @@ from collections.abc import Mapping, Set
 from typing import Any
 
 from partwire._base import ProviderData, build, fields_maker
-from partwire.adapters._common import (
-    SHAPE_ERRORS,
-    ProviderError,
-    WireFormatError,
-    json_text,
-    load_json,
-    shared_provider_data,
-    text_part,
-    usage_object,
-)
+from partwire._json import SHAPE_ERRORS, json_text, load_json, usage_object
+from partwire.adapters._provenance import shared_provider_data
+from partwire.adapters._reading import text_part
 from partwire.adapters.anthropic._wire import (
     API,
     ISSUER,
@@ -30,6 +23,7 @@ from partwire.adapters.anthropic._wire import (
     is_server_result,
     usage_from_wire,
 )
+from partwire.errors import ProviderError, WireFormatError
 from partwire.ids import new_tool_call_id
 from partwire.messages import AssistantMessage
 from partwire.parts import (

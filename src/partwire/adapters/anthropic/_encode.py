@@ -13,7 +13,9 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, assert_never, cast
 
 from partwire._base import ProviderData
-from partwire.adapters._common import Losses, OrphanCheck, data_of, orphan_loss, tool_status_loss
+from partwire.adapters._calls import OrphanCheck, orphan_loss
+from partwire.adapters._losses import LossCollector, tool_status_loss
+from partwire.adapters._provenance import data_of
 from partwire.adapters.anthropic._parts import FileResolver, ForeignThinking, PartEncoder, path
 from partwire.adapters.anthropic._wire import WireBlock, WireMessage, default_joins
 from partwire.history import (
@@ -59,7 +61,7 @@ class _Turn:
             self.empties = []
         self.empties.append((len(self.blocks), i, j, message_id))
 
-    def content(self, losses: Losses) -> str | list[WireBlock]:
+    def content(self, losses: LossCollector) -> str | list[WireBlock]:
         blocks = self.blocks
         if len(blocks) == 1 and self.plain and not self.force_list:
             text: str = blocks[0]["text"]
@@ -77,7 +79,7 @@ class _Turn:
 class Encoder(PartEncoder):
     """Projects one history; ``run`` gives ``system`` and ``messages``."""
 
-    def __init__(self, history: History, *, issuers: Collection[str], losses: Losses,
+    def __init__(self, history: History, *, issuers: Collection[str], losses: LossCollector,
                  foreign_thinking: ForeignThinking = "drop", system_in_messages: bool = True,
                  resolve_file: FileResolver | None = None,
                  defined: Collection[Any] | None = None) -> None:

@@ -15,18 +15,11 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal, assert_never
 
 from partwire._base import ProviderData
-from partwire.adapters._common import (
-    Losses,
-    accepted_issuers,
-    data_of,
-    decode_base64,
-    first_accepted,
-    foreign_unknown_reason,
-    known_loss,
-    missing_definition_reason,
-    parse_json,
-    sniff_media_type,
-)
+from partwire._json import parse_json
+from partwire._media import decode_base64, sniff_media_type
+from partwire.adapters._calls import missing_definition_reason
+from partwire.adapters._losses import LossCollector, foreign_unknown_reason, known_loss
+from partwire.adapters._provenance import accepted_issuers, data_of, first_accepted
 from partwire.adapters.anthropic._wire import (
     DOCUMENT_MEDIA_TYPES,
     IMAGE_MEDIA_TYPES,
@@ -79,7 +72,7 @@ def path(i: int, j: int, suffix: str = "") -> str:
 class PartEncoder:
     """Maps parts to content blocks for one projection, reporting what it cannot send."""
 
-    def __init__(self, *, issuers: Collection[str], losses: Losses,
+    def __init__(self, *, issuers: Collection[str], losses: LossCollector,
                  foreign_thinking: ForeignThinking = "drop",
                  resolve_file: FileResolver | None = None) -> None:
         # Anthropic's own ids first, then the aliases in a stable order.

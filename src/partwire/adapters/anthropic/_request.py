@@ -13,25 +13,21 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from partwire._base import ProviderData, build, one_field
-from partwire.adapters._common import (
-    ImportedRequest,
-    Losses,
-    ToolSpec,
-    WireFormatError,
-    imported_request,
-    load_json,
-    shared_provider_data,
-    text_part,
-    wire_model,
-)
+from partwire._json import load_json
 from partwire.adapters._kernel import at_path, merge_params
+from partwire.adapters._losses import LossCollector
+from partwire.adapters._provenance import shared_provider_data
+from partwire.adapters._reading import imported_request, text_part
 from partwire.adapters.anthropic._decode import extras_of, part_from_wire
 from partwire.adapters.anthropic._encode import Encoder, FileResolver, ForeignThinking
 from partwire.adapters.anthropic._settings import settings_from_wire, settings_to_wire
 from partwire.adapters.anthropic._tools import tool_from_wire, tool_to_wire
 from partwire.adapters.anthropic._wire import DEFAULT_MAX_TOKENS, ISSUER, default_joins
+from partwire.adapters.requests import ImportedRequest, ToolSpec
+from partwire.errors import WireFormatError
 from partwire.history import History, HistoryEvent
 from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+from partwire.model_ids import wire_model
 from partwire.parts import Part, TextPart, ToolCallPart
 from partwire.settings import RequestSettings
 
@@ -51,7 +47,7 @@ _PARTS_ONLY: dict[type[Any], Callable[[Any], HistoryEvent]] = {
 def build_request(
     history: History, *, model: str, tools: Sequence[ToolSpec], settings: RequestSettings,
     native_choice: Mapping[str, Any] | None, params: Mapping[str, Any] | None,
-    issuers: Collection[str], losses: Losses, foreign_thinking: ForeignThinking,
+    issuers: Collection[str], losses: LossCollector, foreign_thinking: ForeignThinking,
     system_in_messages: bool, resolve_file: FileResolver | None, sampling: bool,
 ) -> dict[str, Any]:
     """The request body ``to_wire`` returns (and ``estimate_input_tokens`` counts)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from partwire.adapters._common import Losses
+from partwire.adapters._losses import LossCollector
 from partwire.adapters._settings import (
     marks_of,
     number,
@@ -49,7 +49,7 @@ _CHOICES = {"auto": "auto", "any": "required"}
 
 
 def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
-                     native_choice: Mapping[str, Any] | None, losses: Losses, *,
+                     native_choice: Mapping[str, Any] | None, losses: LossCollector, *,
                      issuers: Collection[str], sampling: bool) -> None:
     """Write ``settings`` into ``request``, whose ``max_tokens`` the caller has set (the API
     requires one: ``settings.max_output_tokens`` or :data:`DEFAULT_MAX_TOKENS`)."""
@@ -93,7 +93,7 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
 
 
 def _tool_choice_to_wire(request: dict[str, Any], settings: RequestSettings,
-                         native: Mapping[str, Any] | None, losses: Losses) -> None:
+                         native: Mapping[str, Any] | None, losses: LossCollector) -> None:
     choice = settings.tool_choice
     parallel = settings.parallel_tool_calls
     out: dict[str, Any]
@@ -132,7 +132,7 @@ def _tool_choice_to_wire(request: dict[str, Any], settings: RequestSettings,
 
 
 def _reasoning_to_wire(request: dict[str, Any], output_config: dict[str, Any],
-                       settings: RequestSettings, marks: Mapping[str, Any], losses: Losses) -> None:
+                       settings: RequestSettings, marks: Mapping[str, Any], losses: LossCollector) -> None:
     reasoning = settings.reasoning
     if reasoning is None:
         return
@@ -180,7 +180,7 @@ def _reasoning_to_wire(request: dict[str, Any], output_config: dict[str, Any],
 
 def _output_format_to_wire(request: dict[str, Any], output_config: dict[str, Any],
                            settings: RequestSettings, marks: Mapping[str, Any],
-                           losses: Losses) -> None:
+                           losses: LossCollector) -> None:
     fmt = settings.output_format
     if fmt is None:
         return

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from partwire._base import ProviderData
-from partwire.adapters._common import SHAPE_ERRORS, WireFormatError, as_json, json_text
+from partwire._json import SHAPE_ERRORS, as_json, json_text
 from partwire.adapters._kernel import Translator as _KernelTranslator
 from partwire.adapters._sse import ServerSentEvent
 from partwire.adapters.anthropic._decode import citation_from_wire, part_from_wire
@@ -25,6 +25,7 @@ from partwire.adapters.anthropic._wire import (
     STOP_REASONS,
     usage_from_wire,
 )
+from partwire.errors import WireFormatError
 from partwire.history import ErrorEvent
 from partwire.ids import new_tool_call_id
 from partwire.parts import Opaque, TextPart, ThinkingPart

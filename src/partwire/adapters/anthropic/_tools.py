@@ -16,11 +16,9 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from partwire.adapters._common import (
-    SHAPE_ERRORS,
-    Losses,
-    ToolChoice,
-    ToolSpec,
+from partwire._json import SHAPE_ERRORS
+from partwire.adapters._losses import LossCollector
+from partwire.adapters._tool_import import (
     apply_overlay,
     callers_to_wire,
     flag_losses,
@@ -36,6 +34,7 @@ from partwire.adapters._common import (
     with_overlay,
 )
 from partwire.adapters.anthropic._wire import API, ISSUER
+from partwire.adapters.requests import ToolChoice, ToolSpec
 from partwire.errors import SchemaError
 from partwire.tools import CacheHint, ServerToolDefinition, ToolDefinition, UserLocation
 
@@ -79,7 +78,7 @@ def is_wire_tool(tool: Mapping[str, Any]) -> bool:
     return isinstance(kind, str) and bool(_SERVER_TYPES.match(kind) or _OTHER_TYPES.match(kind))
 
 
-def tool_to_wire(tool: ToolSpec, i: int, losses: Losses | None,
+def tool_to_wire(tool: ToolSpec, i: int, losses: LossCollector | None,
                  issuers: Collection[str] = (ISSUER,)) -> dict[str, Any] | None:
     """A tool as the API takes it, or ``None`` (with a loss) when it has no Anthropic form."""
     path = f"request.tools[{i}]"
@@ -96,7 +95,7 @@ def tool_to_wire(tool: ToolSpec, i: int, losses: Losses | None,
     return None
 
 
-def _function_to_wire(tool: ToolDefinition, path: str, losses: Losses | None) -> dict[str, Any]:
+def _function_to_wire(tool: ToolDefinition, path: str, losses: LossCollector | None) -> dict[str, Any]:
     fields = tool.__dict__  # read from the dict: every request sends its tools
     out: dict[str, Any] = {"name": fields["name"]}
     if fields["description"]:
@@ -127,7 +126,7 @@ def _cache_to_wire(cache: CacheHint) -> dict[str, Any]:
     return {"type": "ephemeral", "ttl": cache.ttl} if cache.ttl is not None else {"type": "ephemeral"}
 
 
-def _server_to_wire(tool: ServerToolDefinition, path: str, losses: Losses | None,
+def _server_to_wire(tool: ServerToolDefinition, path: str, losses: LossCollector | None,
                     issuers: Collection[str]) -> dict[str, Any] | None:
     overlay = overlay_for(tool, API, issuers, path, losses)
     default = _DEFAULTS.get(tool.kind)

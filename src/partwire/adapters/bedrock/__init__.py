@@ -16,14 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from partwire._collector import hold, release
 from partwire.adapters import Capabilities
-from partwire.adapters._common import (
-    ImportedRequest,
-    Losses,
-    SettingsArg,
-    ToolChoice,
-    ToolSpec,
-    resolve_settings,
-)
 from partwire.adapters._kernel import (
     arun_stream,
     boundary_error,
@@ -31,6 +23,8 @@ from partwire.adapters._kernel import (
     resolve_options,
     run_stream,
 )
+from partwire.adapters._losses import LossCollector
+from partwire.adapters._settings import resolve_settings
 from partwire.adapters.bedrock._decode import from_wire as _from_wire
 from partwire.adapters.bedrock._parts import FileResolver, ForeignThinking
 from partwire.adapters.bedrock._request import build_request
@@ -44,6 +38,7 @@ from partwire.adapters.bedrock._wire import (
     ISSUER,
     Blobs,
 )
+from partwire.adapters.requests import ImportedRequest, SettingsArg, ToolChoice, ToolSpec
 
 if TYPE_CHECKING:
     from partwire.history import History
@@ -153,7 +148,7 @@ def to_wire(
     held = hold(history)
     try:
         opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
-        losses = Losses(NAME)
+        losses = LossCollector(NAME)
         resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
                                             parallel_tool_calls=parallel_tool_calls)
         request = build_request(
@@ -237,6 +232,6 @@ def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
     request = build_request(
         history, model=model or f"{ISSUER}:estimate", tools=tools, settings=resolved,
         native_choice=native, params=params,
-        issuers=accept_issuers if accept_issuers is not None else _OWN, losses=Losses(NAME),
+        issuers=accept_issuers if accept_issuers is not None else _OWN, losses=LossCollector(NAME),
         foreign_thinking=opts.foreign_thinking, resolve_file=opts.resolve_file, blobs="base64")
     return estimate_request_tokens(request)

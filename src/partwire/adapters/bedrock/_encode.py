@@ -14,7 +14,9 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, assert_never, cast
 
 from partwire._base import ProviderData
-from partwire.adapters._common import Losses, OrphanCheck, data_of, orphan_loss, tool_status_loss
+from partwire.adapters._calls import OrphanCheck, orphan_loss
+from partwire.adapters._losses import LossCollector, tool_status_loss
+from partwire.adapters._provenance import data_of
 from partwire.adapters.bedrock._parts import FileResolver, ForeignThinking, PartEncoder
 from partwire.adapters.bedrock._wire import Blobs, WireBlock, WireMessage, default_joins
 from partwire.history import (
@@ -57,7 +59,7 @@ class _Turn:
 class Encoder(PartEncoder):
     """Projects one history; ``run`` gives ``system`` (or ``None``) and ``messages``."""
 
-    def __init__(self, history: History, *, issuers: Collection[str], losses: Losses,
+    def __init__(self, history: History, *, issuers: Collection[str], losses: LossCollector,
                  foreign_thinking: ForeignThinking = "drop", resolve_file: FileResolver | None = None,
                  blobs: Blobs = "bytes") -> None:
         super().__init__(issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,

@@ -14,15 +14,10 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal, assert_never
 
 from partwire._base import ProviderData
-from partwire.adapters._common import (
-    Losses,
-    accepted_issuers,
-    decode_base64,
-    first_accepted,
-    foreign_unknown_reason,
-    parse_json,
-    sniff_media_type,
-)
+from partwire._json import parse_json
+from partwire._media import decode_base64, sniff_media_type
+from partwire.adapters._losses import LossCollector, foreign_unknown_reason
+from partwire.adapters._provenance import accepted_issuers, first_accepted
 from partwire.adapters.bedrock._decode import citation_to_wire
 from partwire.adapters.bedrock._wire import (
     AUDIO_FORMATS,
@@ -87,7 +82,7 @@ def document_name(name: str) -> str:
 class PartEncoder:
     """Maps parts to content blocks for one projection, reporting what it cannot send."""
 
-    def __init__(self, *, issuers: Collection[str], losses: Losses,
+    def __init__(self, *, issuers: Collection[str], losses: LossCollector,
                  foreign_thinking: ForeignThinking = "drop",
                  resolve_file: FileResolver | None = None, blobs: Blobs = "bytes") -> None:
         self.issuers, self.issuer_order = accepted_issuers(issuers, ISSUER)

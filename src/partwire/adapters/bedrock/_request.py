@@ -13,26 +13,22 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from partwire._base import ProviderData, build
-from partwire.adapters._common import (
-    ImportedRequest,
-    Losses,
-    ToolChoice,
-    ToolSpec,
-    WireFormatError,
-    imported_request,
-    load_json,
-    shared_provider_data,
-    wire_model,
-)
+from partwire._json import load_json
 from partwire.adapters._kernel import at_path, merge_params
+from partwire.adapters._losses import LossCollector
+from partwire.adapters._provenance import shared_provider_data
+from partwire.adapters._reading import imported_request
 from partwire.adapters.bedrock._decode import BlobReader, part_from_wire, parts_from_wire
 from partwire.adapters.bedrock._encode import Encoder, tool_result_content
 from partwire.adapters.bedrock._parts import FileResolver, ForeignThinking
 from partwire.adapters.bedrock._settings import settings_from_wire, settings_to_wire
 from partwire.adapters.bedrock._tools import tool_choice_from_wire, tools_from_wire, tools_to_wire
 from partwire.adapters.bedrock._wire import ISSUER, Blobs, default_joins
+from partwire.adapters.requests import ImportedRequest, ToolChoice, ToolSpec
+from partwire.errors import WireFormatError
 from partwire.history import History, HistoryEvent
 from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+from partwire.model_ids import wire_model
 from partwire.parts import Part, ToolCallPart
 from partwire.settings import RequestSettings
 
@@ -47,7 +43,7 @@ _BUILT = frozenset({"modelId", "messages", "system", "toolConfig"})
 def build_request(
     history: History, *, model: str, tools: Sequence[ToolSpec], settings: RequestSettings,
     native_choice: Mapping[str, Any] | None, params: Mapping[str, Any] | None,
-    issuers: Collection[str], losses: Losses, foreign_thinking: ForeignThinking,
+    issuers: Collection[str], losses: LossCollector, foreign_thinking: ForeignThinking,
     resolve_file: FileResolver | None, blobs: Blobs,
 ) -> dict[str, Any]:
     """The request body ``to_wire`` returns (and ``estimate_input_tokens`` counts)."""

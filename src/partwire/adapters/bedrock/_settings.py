@@ -24,7 +24,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from partwire._base import ProviderData
-from partwire.adapters._common import Losses
+from partwire.adapters._losses import LossCollector
 from partwire.adapters.bedrock._wire import ISSUER
 from partwire.settings import (
     EMPTY_SETTINGS,
@@ -68,7 +68,7 @@ def _nova_effort(effort: str) -> str:
     return effort if effort in _NOVA_EFFORTS else ("low" if effort == "minimal" else "high")
 
 
-def settings_to_wire(settings: RequestSettings, model_id: str, losses: Losses
+def settings_to_wire(settings: RequestSettings, model_id: str, losses: LossCollector
                      ) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any],
                                 dict[str, Any] | None]:
     """``inferenceConfig``, ``toolChoice``, ``additionalModelRequestFields`` and ``outputConfig``

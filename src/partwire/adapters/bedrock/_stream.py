@@ -16,7 +16,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterator, Mapping
 from typing import Any
 
 from partwire._base import ProviderData
-from partwire.adapters._common import SHAPE_ERRORS, WireFormatError, as_json, json_text
+from partwire._json import SHAPE_ERRORS, as_json, json_text
 from partwire.adapters._kernel import Translator as _KernelTranslator
 from partwire.adapters._sse import ServerSentEvent
 from partwire.adapters.bedrock._decode import (
@@ -36,6 +36,7 @@ from partwire.adapters.bedrock._wire import (
     blob_text,
     usage_from_wire,
 )
+from partwire.errors import WireFormatError
 from partwire.history import ErrorEvent
 from partwire.ids import new_tool_call_id
 from partwire.parts import Opaque, ThinkingPart

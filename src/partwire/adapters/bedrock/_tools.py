@@ -11,8 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from partwire.adapters._common import SHAPE_ERRORS, Losses, ToolChoice, ToolSpec, import_tool
+from partwire._json import SHAPE_ERRORS
+from partwire.adapters._losses import LossCollector
+from partwire.adapters._tool_import import import_tool
 from partwire.adapters.bedrock._wire import API, ISSUER
+from partwire.adapters.requests import ToolChoice, ToolSpec
 from partwire.errors import SchemaError
 from partwire.tools import CacheHint, ServerToolDefinition, ToolDefinition
 
@@ -28,7 +31,7 @@ _SYSTEM_NAMES = {kind: name for name, kind in _SYSTEM_TOOLS.items()}
 _NATIVE_KEYS = frozenset({"toolSpec", "systemTool", "cachePoint"})
 
 
-def tools_to_wire(tools: Sequence[ToolSpec], losses: Losses) -> list[dict[str, Any]]:
+def tools_to_wire(tools: Sequence[ToolSpec], losses: LossCollector) -> list[dict[str, Any]]:
     """``toolConfig.tools`` for ``tools``; what Converse cannot hold is reported."""
     out: list[dict[str, Any]] = []
     for k, tool in enumerate(tools):
@@ -52,7 +55,7 @@ def tools_to_wire(tools: Sequence[ToolSpec], losses: Losses) -> list[dict[str, A
     return out
 
 
-def _spec_to_wire(tool: ToolDefinition, k: int, losses: Losses) -> dict[str, Any]:
+def _spec_to_wire(tool: ToolDefinition, k: int, losses: LossCollector) -> dict[str, Any]:
     spec: dict[str, Any] = {"name": tool.name}
     if tool.description:  # NonEmptyString: an empty description is left out
         spec["description"] = tool.description
@@ -73,7 +76,7 @@ def _spec_to_wire(tool: ToolDefinition, k: int, losses: Losses) -> dict[str, Any
     return {"toolSpec": spec}
 
 
-def _server_to_wire(tool: ServerToolDefinition, k: int, losses: Losses) -> dict[str, Any] | None:
+def _server_to_wire(tool: ServerToolDefinition, k: int, losses: LossCollector) -> dict[str, Any] | None:
     name = tool.name if tool.issuer == ISSUER else _SYSTEM_NAMES.get(tool.kind)
     if name is None:
         losses.add(f"request.tools[{k}]", "server_tool", "dropped",
@@ -153,5 +156,5 @@ def _definition(tool: dict[str, Any]) -> ToolSpec:
         )
     except (*SHAPE_ERRORS, SchemaError):
         return tool
-    again = _spec_to_wire(definition, 0, Losses(API))
+    again = _spec_to_wire(definition, 0, LossCollector(API))
     return definition if again == tool else tool

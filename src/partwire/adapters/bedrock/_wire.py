@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, Required, TypedDict
 
 from partwire._base import ProviderData
-from partwire.adapters._common import token_count
+from partwire._json import token_count
 from partwire.messages import StopReason
 from partwire.usage import Usage
 

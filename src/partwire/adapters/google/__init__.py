@@ -14,15 +14,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from partwire._collector import hold, release
 from partwire.adapters import Capabilities
-from partwire.adapters._common import (
-    ImportedRequest,
-    Losses,
-    SettingsArg,
-    ToolChoice,
-    ToolSpec,
-    resolve_settings,
-    wire_model,
-)
 from partwire.adapters._kernel import (
     arun_stream,
     boundary_error,
@@ -30,6 +21,8 @@ from partwire.adapters._kernel import (
     resolve_options,
     run_stream,
 )
+from partwire.adapters._losses import LossCollector
+from partwire.adapters._settings import resolve_settings
 from partwire.adapters.google._decode import from_wire as _from_wire
 from partwire.adapters.google._request import build_request
 from partwire.adapters.google._request import from_wire_request as _from_wire_request
@@ -37,6 +30,8 @@ from partwire.adapters.google._stream import GeminiTranslator
 from partwire.adapters.google._tokens import estimate_request_tokens
 from partwire.adapters.google._tools import SchemaDialect
 from partwire.adapters.google._wire import ISSUER, OWN_ISSUERS, wire_model_name
+from partwire.adapters.requests import ImportedRequest, SettingsArg, ToolChoice, ToolSpec
+from partwire.model_ids import wire_model
 
 if TYPE_CHECKING:
     from partwire.history import History
@@ -191,7 +186,7 @@ def to_wire(
     try:
         opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
         name = wire_model(model, ISSUER) if model else ""
-        losses = Losses(NAME)
+        losses = LossCollector(NAME)
         resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
                                             parallel_tool_calls=parallel_tool_calls)
         request = build_request(
@@ -260,7 +255,7 @@ def astream(chunks: Any, *,
     return arun_stream(partial(GeminiTranslator, opts.candidate), chunks)
 
 
-class _Unread(Losses):
+class _Unread(LossCollector):
     """The losses of a body only counted, never sent: nobody reads them, so none is recorded."""
 
     __slots__ = ()

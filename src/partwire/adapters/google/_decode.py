@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from partwire._base import ProviderData
-from partwire.adapters._common import ProviderError, WireFormatError, as_json, usage_object
+from partwire._json import as_json, usage_object
 from partwire.adapters.google._parts import part_from_wire
 from partwire.adapters.google._wire import (
     API,
@@ -25,6 +25,7 @@ from partwire.adapters.google._wire import (
     stop_reason,
     usage_from_wire,
 )
+from partwire.errors import ProviderError, WireFormatError
 from partwire.history import ErrorEvent
 from partwire.messages import AssistantMessage, StopReason
 from partwire.parts import Part, RefusalPart, ToolCallPart

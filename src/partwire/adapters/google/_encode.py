@@ -28,14 +28,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
-from partwire.adapters._common import (
-    Losses,
-    OrphanCheck,
-    first_accepted,
-    orphan_loss,
-    parse_object,
-    tool_status_loss,
-)
+from partwire._json import parse_object
+from partwire.adapters._calls import OrphanCheck, orphan_loss
+from partwire.adapters._losses import LossCollector, tool_status_loss
+from partwire.adapters._provenance import first_accepted
 from partwire.adapters.google._parts import _CHECKED, PartEncoder, base64_ok, kind_of
 from partwire.adapters.google._wire import (
     ADMITTED,
@@ -110,7 +106,7 @@ class Encoder(PartEncoder):
                  "require_signatures", "run_idless", "run_ids", "run_parts", "run_start",
                  "started", "system", "turn", "wire_ids")
 
-    def __init__(self, history: History, *, issuers: Collection[str], model: str, losses: Losses,
+    def __init__(self, history: History, *, issuers: Collection[str], model: str, losses: LossCollector,
                  require_signatures: bool) -> None:
         super().__init__(issuers=issuers, model=model, losses=losses)
         self.history = history

@@ -20,15 +20,11 @@ from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
 from partwire._base import ProviderData, build, provider_data
+from partwire._json import SHAPE_ERRORS, json_text, parse_json
+from partwire._media import sniff_media_type
 from partwire._memo import memo
-from partwire.adapters._common import (
-    SHAPE_ERRORS,
-    Losses,
-    json_text,
-    parse_json,
-    sniff_media_type,
-    text_part,
-)
+from partwire.adapters._losses import LossCollector
+from partwire.adapters._reading import text_part
 from partwire.adapters.google._wire import DATA_KEYS, ISSUER, same_model
 from partwire.ids import new_tool_call_id
 from partwire.parts import (
@@ -260,7 +256,7 @@ class PartEncoder:
 
     __slots__ = ("_same", "issuers", "losses", "model")
 
-    def __init__(self, *, issuers: Collection[str], model: str, losses: Losses) -> None:
+    def __init__(self, *, issuers: Collection[str], model: str, losses: LossCollector) -> None:
         self.issuers = issuers if type(issuers) is frozenset else frozenset(issuers)
         self.model = model
         self.losses = losses

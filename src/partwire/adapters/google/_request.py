@@ -16,21 +16,12 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from partwire._base import ProviderData, build, one_field
+from partwire._json import SHAPE_ERRORS, fields_key, json_text, load_json
 from partwire._memo import memo
-from partwire.adapters._common import (
-    SHAPE_ERRORS,
-    ImportedRequest,
-    Losses,
-    ToolSpec,
-    WireFormatError,
-    fields_key,
-    imported_request,
-    json_text,
-    load_json,
-    shared_provider_data,
-    text_part,
-)
 from partwire.adapters._kernel import at_path, merge_params
+from partwire.adapters._losses import LossCollector
+from partwire.adapters._provenance import shared_provider_data
+from partwire.adapters._reading import imported_request, text_part
 from partwire.adapters.google._encode import Encoder
 from partwire.adapters.google._parts import part_from_wire
 from partwire.adapters.google._settings import settings_read, settings_to_wire, take_read
@@ -41,7 +32,8 @@ from partwire.adapters.google._tools import (
     tools_to_wire,
 )
 from partwire.adapters.google._wire import API, ISSUER, camel_keys, camel_list, camel_top
-from partwire.errors import ArgumentError
+from partwire.adapters.requests import ImportedRequest, ToolSpec
+from partwire.errors import ArgumentError, WireFormatError
 from partwire.history import HistoryEvent
 from partwire.ids import new_tool_call_id
 from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
@@ -62,7 +54,7 @@ _CONTENT_KEYS = frozenset({"role", "parts"})
 def build_request(
     history: Sequence[HistoryEvent], *, model: str, tools: Sequence[ToolSpec],
     settings: RequestSettings, native_choice: Mapping[str, Any] | None,
-    params: Mapping[str, Any] | None, losses: Losses, issuers: Collection[str],
+    params: Mapping[str, Any] | None, losses: LossCollector, issuers: Collection[str],
     require_signatures: bool, schema_dialect: SchemaDialect, vertex: bool,
 ) -> dict[str, Any]:
     """The ``generateContent`` body for ``history`` (the model goes in the URL, not the body)."""

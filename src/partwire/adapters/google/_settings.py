@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from partwire._memo import memo
-from partwire.adapters._common import Losses
+from partwire.adapters._losses import LossCollector
 from partwire.adapters._settings import (
     budget_for_effort,
     marks_of,
@@ -65,7 +65,7 @@ def _budget_family(model: str) -> bool:
 
 
 def settings_to_wire(request: dict[str, Any], generation: dict[str, Any], settings: RequestSettings,
-                     native_choice: Mapping[str, Any] | None, losses: Losses, *, model: str,
+                     native_choice: Mapping[str, Any] | None, losses: LossCollector, *, model: str,
                      issuers: Collection[str]) -> None:
     """Write ``settings`` into ``request`` (``toolConfig``) and ``generation`` (the body's
     ``generationConfig``, the caller's own keys already in it: a key both set is refused)."""
@@ -89,7 +89,7 @@ def settings_to_wire(request: dict[str, Any], generation: dict[str, Any], settin
     found = _MADE.get(key)
     if found is None or found[0] is not settings:
         made: dict[str, Any] = {}
-        recorded = Losses(losses.adapter)
+        recorded = LossCollector(losses.adapter)
         _generation_to_wire(made, settings, recorded, model=model, issuers=issuers)
         found = (settings, tuple(made.items()),
                  tuple((loss.path, loss.part_type, loss.action, loss.reason) for loss in recorded.items))
@@ -114,7 +114,7 @@ _MADE: dict[tuple[int, str, bool], tuple[RequestSettings, tuple[tuple[str, Any],
 _MADE_LIMIT = 256
 
 
-def _generation_to_wire(generation: dict[str, Any], settings: RequestSettings, losses: Losses, *,
+def _generation_to_wire(generation: dict[str, Any], settings: RequestSettings, losses: LossCollector, *,
                         model: str, issuers: Collection[str]) -> None:
     """The settings beside the token limit and the tool choice, into ``generation``."""
     marks = marks_of(settings, issuers)
@@ -145,7 +145,7 @@ def _put(generation: dict[str, Any], key: str, value: Any) -> None:
 
 # Exact types, not class patterns: isinstance() on a pydantic model class goes through ABCMeta's
 # check, and settings are written with every request.
-def _tool_choice_to_wire(choice: Any, losses: Losses) -> dict[str, Any]:
+def _tool_choice_to_wire(choice: Any, losses: LossCollector) -> dict[str, Any]:
     kind = type(choice)
     if kind is AutoToolChoice:
         return {"mode": "AUTO"}
@@ -164,7 +164,7 @@ def _tool_choice_to_wire(choice: Any, losses: Losses) -> dict[str, Any]:
     raise TypeError(f"not a tool choice: {choice!r}")  # pragma: no cover
 
 
-def _reasoning_to_wire(generation: dict[str, Any], settings: RequestSettings, losses: Losses, *,
+def _reasoning_to_wire(generation: dict[str, Any], settings: RequestSettings, losses: LossCollector, *,
                        model: str, levels: bool) -> None:
     reasoning = settings.reasoning
     assert reasoning is not None
@@ -209,7 +209,7 @@ def _reasoning_to_wire(generation: dict[str, Any], settings: RequestSettings, lo
 
 
 def _format_to_wire(generation: dict[str, Any], settings: RequestSettings,
-                    marks: Mapping[str, Any], losses: Losses) -> None:
+                    marks: Mapping[str, Any], losses: LossCollector) -> None:
     fmt = settings.output_format
     kind = type(fmt)  # exact types, as in _tool_choice_to_wire
     if kind is TextOutput:

@@ -16,7 +16,7 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any
 
-from partwire.adapters._common import WireFormatError, json_text
+from partwire._json import json_text
 from partwire.adapters._kernel import Translator
 from partwire.adapters._sse import ServerSentEvent
 from partwire.adapters.google._decode import (
@@ -27,6 +27,7 @@ from partwire.adapters.google._decode import (
 )
 from partwire.adapters.google._parts import part_from_wire
 from partwire.adapters.google._wire import API, ISSUER, usage_from_wire
+from partwire.errors import WireFormatError
 from partwire.parts import TextPart, ThinkingPart, ToolCallPart
 from partwire.streaming import (
     PartDataEvent,

@@ -15,12 +15,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
+from partwire._json import SHAPE_ERRORS
 from partwire._memo import memo
-from partwire.adapters._common import (
-    SHAPE_ERRORS,
-    Losses,
-    ToolChoice,
-    ToolSpec,
+from partwire.adapters._losses import LossCollector
+from partwire.adapters._tool_import import (
     apply_overlay,
     flag_losses,
     foreign_tool_loss,
@@ -34,6 +32,7 @@ from partwire.adapters._common import (
     with_overlay,
 )
 from partwire.adapters.google._wire import API, ISSUER, camel_keys, camel_top
+from partwire.adapters.requests import ToolChoice, ToolSpec
 from partwire.errors import SchemaError
 from partwire.projection import LossAction
 from partwire.tools import ServerToolDefinition, ToolDefinition
@@ -159,7 +158,7 @@ def json_schema_for_gemini(schema: Any, path: str, changes: list[str]) -> Any:
     return out
 
 
-def tools_to_wire(tools: Sequence[ToolSpec], losses: Losses | None, *, dialect: SchemaDialect,
+def tools_to_wire(tools: Sequence[ToolSpec], losses: LossCollector | None, *, dialect: SchemaDialect,
                   vertex: bool, issuers: Collection[str] = (ISSUER,)) -> list[dict[str, Any]]:
     """The ``tools`` list: one ``functionDeclarations`` Tool, and the other Tools in order."""
     out: list[dict[str, Any]] = []
@@ -201,14 +200,14 @@ _DECLARED: dict[tuple[int, str, bool], tuple[ToolDefinition, dict[str, Any], _Ma
 _DECLARED_LIMIT = 256
 
 
-def _declared(tool: ToolDefinition, path: str, losses: Losses | None, *,
+def _declared(tool: ToolDefinition, path: str, losses: LossCollector | None, *,
               dialect: SchemaDialect, vertex: bool) -> dict[str, Any]:
     """:func:`_declaration`, remembered: a copy of the declaration (its schema shared), and its
     losses reported at ``path``."""
     key = (id(tool), dialect, vertex)
     found = _DECLARED.get(key)
     if found is None or found[0] is not tool:
-        made = Losses(API)
+        made = LossCollector(API)
         declaration = _declaration(tool, "", made, dialect=dialect, vertex=vertex)
         found = (tool, declaration,
                  tuple((loss.path, loss.part_type, loss.action, loss.reason) for loss in made.items))
@@ -221,7 +220,7 @@ def _declared(tool: ToolDefinition, path: str, losses: Losses | None, *,
     return dict(found[1])
 
 
-def _declaration(tool: ToolDefinition, path: str, losses: Losses | None, *,
+def _declaration(tool: ToolDefinition, path: str, losses: LossCollector | None, *,
                  dialect: SchemaDialect, vertex: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"name": tool.name}
     if tool.description:
@@ -251,7 +250,7 @@ def _declaration(tool: ToolDefinition, path: str, losses: Losses | None, *,
     return out
 
 
-def _server_to_wire(tool: ServerToolDefinition, path: str, losses: Losses | None,
+def _server_to_wire(tool: ServerToolDefinition, path: str, losses: LossCollector | None,
                     issuers: Collection[str], *, vertex: bool) -> dict[str, Any] | None:
     overlay = overlay_for(tool, API, issuers, path, losses)
     default = _DEFAULTS.get(tool.kind)

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
 from partwire._base import ProviderData
+from partwire._json import token_count
 from partwire._memo import memo
-from partwire.adapters._common import token_count
 from partwire.messages import StopReason
 from partwire.usage import Usage
 

@@ -13,14 +13,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from partwire._collector import hold, release
-from partwire.adapters._common import (
-    ImportedRequest,
-    Losses,
-    SettingsArg,
-    ToolChoice,
-    ToolSpec,
-    resolve_settings,
-)
 from partwire.adapters._kernel import (
     arun_stream,
     boundary_error,
@@ -28,6 +20,8 @@ from partwire.adapters._kernel import (
     resolve_options,
     run_stream,
 )
+from partwire.adapters._losses import LossCollector
+from partwire.adapters._settings import resolve_settings
 from partwire.adapters.openai_chat._decode import from_wire as _from_wire
 from partwire.adapters.openai_chat._dialects import (
     BASE_CAPABILITIES,
@@ -43,6 +37,7 @@ from partwire.adapters.openai_chat._request import build_request
 from partwire.adapters.openai_chat._request import from_wire_request as _from_wire_request
 from partwire.adapters.openai_chat._stream import Translator
 from partwire.adapters.openai_chat._tokens import estimate_request_tokens
+from partwire.adapters.requests import ImportedRequest, SettingsArg, ToolChoice, ToolSpec
 
 if TYPE_CHECKING:
     from partwire.history import History
@@ -131,7 +126,7 @@ def to_wire(
     try:
         opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
         dialect = get_dialect(opts.dialect)
-        losses = Losses(NAME)
+        losses = LossCollector(NAME)
         word: str | None = None
         if isinstance(tool_choice, str) and tool_choice in dialect.tool_choices:
             word, tool_choice = tool_choice, None  # the dialect's own word (Mistral's any), as it is
@@ -228,6 +223,6 @@ def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
         settings=resolved.model_copy(update={"max_output_tokens": None}), native_choice=native,
         params=params,
         issuers=accept_issuers if accept_issuers is not None else {dialect.issuer},
-        losses=Losses(NAME), dialect=dialect, developer_role=opts.developer_role,
+        losses=LossCollector(NAME), dialect=dialect, developer_role=opts.developer_role,
         echo_reasoning=opts.echo_reasoning, resolve_file=opts.resolve_file)
     return estimate_request_tokens(request)

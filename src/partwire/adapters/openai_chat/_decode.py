@@ -16,14 +16,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from partwire._base import ProviderData
-from partwire.adapters._common import (
-    SHAPE_ERRORS,
-    ProviderError,
-    WireFormatError,
-    load_json,
-    shared_provider_data,
-    usage_object,
-)
+from partwire._json import SHAPE_ERRORS, load_json, usage_object
+from partwire.adapters._provenance import shared_provider_data
 from partwire.adapters.openai_chat._dialects import Dialect
 from partwire.adapters.openai_chat._wire import (
     API,
@@ -33,6 +27,7 @@ from partwire.adapters.openai_chat._wire import (
     stop_reason,
     usage_from_wire,
 )
+from partwire.errors import ProviderError, WireFormatError
 from partwire.ids import new_tool_call_id
 from partwire.messages import (
     AssistantMessage,

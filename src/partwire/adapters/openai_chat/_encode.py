@@ -13,17 +13,9 @@ import json
 from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
-from partwire.adapters._common import (
-    Losses,
-    OrphanCheck,
-    accepted_issuers,
-    data_of,
-    first_accepted,
-    known_loss,
-    orphan_loss,
-    tool_calls_by_id,
-    tool_status_loss,
-)
+from partwire.adapters._calls import OrphanCheck, orphan_loss, tool_calls_by_id
+from partwire.adapters._losses import LossCollector, known_loss, tool_status_loss
+from partwire.adapters._provenance import accepted_issuers, data_of, first_accepted
 from partwire.adapters.openai_chat._dialects import DeveloperRole, Dialect, EchoReasoning
 from partwire.adapters.openai_chat._parts import FileResolver, PartEncoder, as_dict
 from partwire.adapters.openai_chat._wire import WireMessage, WirePart, admits_call_id
@@ -94,7 +86,7 @@ class Encoder(PartEncoder):
     """Projects one history onto ``messages``; :meth:`run` returns them, losses go to ``losses``."""
 
     def __init__(self, history: History, *, dialect: Dialect, issuers: Collection[str],
-                 losses: Losses, developer_role: DeveloperRole | None = None,
+                 losses: LossCollector, developer_role: DeveloperRole | None = None,
                  echo_reasoning: EchoReasoning | None = None,
                  resolve_file: FileResolver | None = None) -> None:
         own = dialect.issuer

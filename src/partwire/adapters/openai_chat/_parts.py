@@ -13,13 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, assert_never
 
 from partwire._base import ProviderData
-from partwire.adapters._common import (
-    Losses,
-    data_of,
-    decode_base64,
-    foreign_unknown_reason,
-    sniff_media_type,
-)
+from partwire._media import decode_base64, sniff_media_type
+from partwire.adapters._losses import LossCollector, foreign_unknown_reason
+from partwire.adapters._provenance import data_of
 from partwire.adapters.openai_chat._dialects import Dialect
 from partwire.adapters.openai_chat._wire import (
     AUDIO_FORMATS,
@@ -62,7 +58,7 @@ def as_dict(value: Any) -> dict[str, Any] | None:
 class PartEncoder:
     """Encodes content parts for one dialect and one set of accepted issuers, recording losses."""
 
-    def __init__(self, *, dialect: Dialect, issuers: frozenset[str], losses: Losses,
+    def __init__(self, *, dialect: Dialect, issuers: frozenset[str], losses: LossCollector,
                  resolve_file: FileResolver | None) -> None:
         self.dialect = dialect
         self.issuers = issuers

@@ -11,17 +11,10 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from partwire._base import build, one_field
-from partwire.adapters._common import (
-    ImportedRequest,
-    Losses,
-    ToolSpec,
-    WireFormatError,
-    imported_request,
-    load_json,
-    text_part,
-    wire_model,
-)
+from partwire._json import load_json
 from partwire.adapters._kernel import at_path, merge_params
+from partwire.adapters._losses import LossCollector
+from partwire.adapters._reading import imported_request, text_part
 from partwire.adapters.openai_chat._decode import (
     assistant_content_from_wire,
     content_from_wire,
@@ -41,6 +34,8 @@ from partwire.adapters.openai_chat._tools import (
     web_search_from_wire,
 )
 from partwire.adapters.openai_chat._wire import API
+from partwire.adapters.requests import ImportedRequest, ToolSpec
+from partwire.errors import WireFormatError
 from partwire.history import History, HistoryEvent
 from partwire.ids import new_tool_call_id
 from partwire.messages import (
@@ -50,6 +45,7 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
+from partwire.model_ids import wire_model
 from partwire.parts import AudioPart, Part, ProviderFileSource, RefusalPart, ToolCallPart
 from partwire.settings import RequestSettings
 
@@ -69,7 +65,7 @@ _assistant_message = one_field(AssistantMessage, "parts")
 def build_request(
     history: History, *, model: str, tools: Sequence[ToolSpec], settings: RequestSettings,
     native_choice: Mapping[str, Any] | str | None, params: Mapping[str, Any] | None,
-    issuers: Collection[str], losses: Losses, dialect: Dialect,
+    issuers: Collection[str], losses: LossCollector, dialect: Dialect,
     developer_role: DeveloperRole | None, echo_reasoning: EchoReasoning | None,
     resolve_file: FileResolver | None,
 ) -> dict[str, Any]:
@@ -366,10 +362,10 @@ class _RequestReader:
         encoder = self.encoder
         if encoder is None:
             encoder = self.encoder = Encoder((), dialect=self.dialect, issuers={self.issuer},
-                                             losses=Losses(API), echo_reasoning="all")
+                                             losses=LossCollector(API), echo_reasoning="all")
         encoder.messages = []
         encoder.pending = []
-        encoder.losses = Losses(API)
+        encoder.losses = LossCollector(API)
         encoder.wire_ids = {}
         encoder.calls = self.by_id
         encoder.event(event, 0)

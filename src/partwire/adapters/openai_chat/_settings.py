@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from partwire.adapters._common import Losses
+from partwire.adapters._losses import LossCollector
 from partwire.adapters._settings import (
     EFFORTS,
     effort_for_budget,
@@ -58,7 +58,7 @@ def _user_field(dialect: Dialect) -> str:
 
 
 def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
-                     native_choice: Mapping[str, Any] | str | None, losses: Losses, *,
+                     native_choice: Mapping[str, Any] | str | None, losses: LossCollector, *,
                      dialect: Dialect, model: str, issuers: Collection[str]) -> None:
     """Write ``settings`` into ``request``. A native choice is the API's own ``tool_choice``: a
     dict, or a word of the dialect's own (Mistral's ``any``), sent as it is."""
@@ -115,7 +115,7 @@ def _tool_choice_to_wire(choice: Any) -> str | dict[str, Any]:
 
 
 def _stop_to_wire(request: dict[str, Any], stop: tuple[str, ...], marks: Mapping[str, Any],
-                  losses: Losses, *, openai: bool, model: str) -> None:
+                  losses: LossCollector, *, openai: bool, model: str) -> None:
     why = openai_refused(model, "stop_sequences") if openai else None
     if why is not None:
         setting_loss(losses, "stop_sequences", "dropped", why)
@@ -131,7 +131,7 @@ def _stop_to_wire(request: dict[str, Any], stop: tuple[str, ...], marks: Mapping
         request["stop"] = list(stop)
 
 
-def _reasoning_to_wire(request: dict[str, Any], settings: RequestSettings, losses: Losses, *,
+def _reasoning_to_wire(request: dict[str, Any], settings: RequestSettings, losses: LossCollector, *,
                        model: str) -> None:
     reasoning = settings.reasoning
     assert reasoning is not None
@@ -162,7 +162,7 @@ def _reasoning_to_wire(request: dict[str, Any], settings: RequestSettings, losse
                      "reasoning on, with no level, is sent as OpenAI's default effort (medium)")
 
 
-def _format_to_wire(request: dict[str, Any], settings: RequestSettings, losses: Losses) -> None:
+def _format_to_wire(request: dict[str, Any], settings: RequestSettings, losses: LossCollector) -> None:
     match settings.output_format:
         case TextOutput():
             request["response_format"] = {"type": "text"}

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from partwire._base import ProviderData
-from partwire.adapters._common import WireFormatError, as_json
+from partwire._json import as_json
 from partwire.adapters._kernel import Translator as _KernelTranslator
 from partwire.adapters._sse import (
     ServerSentEvent,
@@ -30,6 +30,7 @@ from partwire.adapters.openai_chat._decode import (
 )
 from partwire.adapters.openai_chat._dialects import Dialect
 from partwire.adapters.openai_chat._wire import API, stop_reason, usage_from_wire
+from partwire.errors import WireFormatError
 from partwire.history import ErrorEvent
 from partwire.ids import new_tool_call_id
 from partwire.parts import AudioPart, Base64Source, Opaque, RefusalPart, ThinkingPart

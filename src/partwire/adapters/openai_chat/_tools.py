@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from partwire.adapters._common import (
-    SHAPE_ERRORS,
-    Losses,
-    ToolChoice,
-    ToolSpec,
+from partwire._json import SHAPE_ERRORS
+from partwire.adapters._losses import LossCollector
+from partwire.adapters._openai_schema import strict_parameters
+from partwire.adapters._tool_import import (
     apply_overlay,
     flag_losses,
     foreign_tool_loss,
@@ -27,11 +26,11 @@ from partwire.adapters._common import (
     schema_or_none,
     server_kind_loss,
     server_setting_losses,
-    strict_parameters,
     tool_overlay,
     with_overlay,
 )
 from partwire.adapters.openai_chat._wire import API
+from partwire.adapters.requests import ToolChoice, ToolSpec
 from partwire.errors import SchemaError
 from partwire.tools import ServerToolDefinition, ToolDefinition, UserLocation
 
@@ -56,7 +55,7 @@ def is_wire_tool(tool: Mapping[str, Any]) -> bool:
     return isinstance(inner, Mapping) and isinstance(inner.get("name"), str)
 
 
-def tools_to_wire(tools: Sequence[ToolSpec], losses: Losses | None, issuers: Collection[str],
+def tools_to_wire(tools: Sequence[ToolSpec], losses: LossCollector | None, issuers: Collection[str],
                   issuer: str, *, web_search: bool) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """The ``tools`` list, and the ``web_search_options`` of a web search tool (``None`` when
     there is none). ``web_search`` says whether the server has that field (OpenAI's own)."""
@@ -85,7 +84,7 @@ def tools_to_wire(tools: Sequence[ToolSpec], losses: Losses | None, issuers: Col
     return out, search
 
 
-def _function_to_wire(tool: ToolDefinition, path: str, losses: Losses | None, *,
+def _function_to_wire(tool: ToolDefinition, path: str, losses: LossCollector | None, *,
                       rewrites: bool = True) -> dict[str, Any]:
     """A definition with ``strict=True`` gets its schema rewritten for strict mode; every rewrite
     is reported (the model sees the same tool, stated the way strict mode requires)."""
@@ -106,7 +105,7 @@ def _function_to_wire(tool: ToolDefinition, path: str, losses: Losses | None, *,
     return {"type": "function", "function": function}
 
 
-def _web_search_to_wire(tool: ServerToolDefinition, path: str, losses: Losses | None,
+def _web_search_to_wire(tool: ServerToolDefinition, path: str, losses: LossCollector | None,
                         issuers: Collection[str]) -> dict[str, Any]:
     server_setting_losses(tool, path, losses, "Chat Completions", {"user_location"})
     out: dict[str, Any] = {}

@@ -13,14 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from partwire._collector import hold, release
 from partwire.adapters import Capabilities
-from partwire.adapters._common import (
-    ImportedRequest,
-    Losses,
-    SettingsArg,
-    ToolChoice,
-    ToolSpec,
-    resolve_settings,
-)
 from partwire.adapters._kernel import (
     arun_stream,
     boundary_error,
@@ -28,6 +20,8 @@ from partwire.adapters._kernel import (
     resolve_options,
     run_stream,
 )
+from partwire.adapters._losses import LossCollector
+from partwire.adapters._settings import resolve_settings
 from partwire.adapters.openai_responses._decode import from_wire as _from_wire
 from partwire.adapters.openai_responses._parts import FileResolver
 from partwire.adapters.openai_responses._request import build_request
@@ -40,6 +34,7 @@ from partwire.adapters.openai_responses._wire import (
     ISSUER,
     ContinuationMode,
 )
+from partwire.adapters.requests import ImportedRequest, SettingsArg, ToolChoice, ToolSpec
 
 if TYPE_CHECKING:
     from partwire.history import History
@@ -139,7 +134,7 @@ def to_wire(
     held = hold(history)
     try:
         opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
-        losses = Losses(NAME)
+        losses = LossCollector(NAME)
         resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
                                             parallel_tool_calls=parallel_tool_calls)
         request = build_request(
@@ -230,6 +225,6 @@ def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
         history, model=model or f"{ISSUER}:estimate", tools=tools,
         settings=resolved.model_copy(update={"max_output_tokens": None}), native_choice=native,
         params=params,
-        issuers=accept_issuers if accept_issuers is not None else {ISSUER}, losses=Losses(NAME),
+        issuers=accept_issuers if accept_issuers is not None else {ISSUER}, losses=LossCollector(NAME),
         continuation=opts.continuation, resolve_file=opts.resolve_file)
     return estimate_request_tokens(request)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from partwire._base import build
-from partwire.adapters._common import ProviderError, WireFormatError, load_json, usage_object
+from partwire._json import load_json, usage_object
 from partwire.adapters.openai_responses._parts import marks_pd, output_part_from_wire
 from partwire.adapters.openai_responses._wire import (
     API,
@@ -27,6 +27,7 @@ from partwire.adapters.openai_responses._wire import (
     stop_reason,
     usage_from_wire,
 )
+from partwire.errors import ProviderError, WireFormatError
 from partwire.ids import new_tool_call_id
 from partwire.messages import AssistantMessage
 from partwire.parts import (

@@ -16,18 +16,10 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any, assert_never
 
 from partwire._memo import memo
-from partwire.adapters._common import (
-    KNOWN_LIMIT,
-    Losses,
-    OrphanCheck,
-    data_of,
-    first_accepted,
-    known_loss,
-    orphan_loss,
-    tool_calls_by_id,
-    tool_status_loss,
-)
-from partwire.adapters._common import new_loss as _new_loss
+from partwire.adapters._calls import OrphanCheck, orphan_loss, tool_calls_by_id
+from partwire.adapters._losses import KNOWN_LIMIT, LossCollector, known_loss, tool_status_loss
+from partwire.adapters._losses import new_loss as _new_loss
+from partwire.adapters._provenance import data_of, first_accepted
 from partwire.adapters.openai_responses._decode import summary_to_wire
 from partwire.adapters.openai_responses._parts import FileResolver, PartEncoder, citations_to_wire
 from partwire.adapters.openai_responses._wire import (
@@ -96,7 +88,7 @@ _OWN_ORDER = [ISSUER]
 class Encoder(PartEncoder):
     """Projects one history onto ``instructions`` and ``input``; losses go to ``losses``."""
 
-    def __init__(self, history: History, *, issuers: Collection[str], losses: Losses,
+    def __init__(self, history: History, *, issuers: Collection[str], losses: LossCollector,
                  resolve_file: FileResolver | None = None) -> None:
         super().__init__(issuers=issuers, losses=losses, resolve_file=resolve_file)
         self.history = history
@@ -163,7 +155,7 @@ class Encoder(PartEncoder):
         adapter = self.losses.adapter
         new_loss = _new_loss  # Loss(...) without the frozen dataclass's __init__
         id_reasons = self._id_reasons
-        # Remembered losses are this adapter's (the one Losses every to_wire here makes).
+        # Remembered losses are this adapter's (the one LossCollector every to_wire here makes).
         known = _KNOWN_LOSSES if adapter == API else {}
         issuer, call_id_max, remember = ISSUER, CALL_ID_MAX, known_loss
         tool_call, thinking, text_part = ToolCallPart, ThinkingPart, TextPart
@@ -741,7 +733,7 @@ class Encoder(PartEncoder):
 
 
 # The tool-status losses of the inline path that an agent's next turn reports again, by message
-# id, position and status (a part's loss is remembered by _common.known_loss): an agent resends
+# id, position and status (a part's loss is remembered by _losses.known_loss): an agent resends
 # its whole history every turn, and each such loss is the same frozen value every time.
 # Bounded: emptied when it grows past the limit.
 _KNOWN_LOSSES: dict[tuple[str, int, str], Loss] = memo({})
@@ -787,7 +779,7 @@ def _plain_content(parts: tuple[Part, ...]) -> list[dict[str, Any]] | None:
     return out or None
 
 
-def _citations(part: TextPart, path: str, message_id: str, losses: Losses) -> list[dict[str, Any]]:
+def _citations(part: TextPart, path: str, message_id: str, losses: LossCollector) -> list[dict[str, Any]]:
     annotations = citations_to_wire(part.citations)
     if annotations is not None:
         return annotations

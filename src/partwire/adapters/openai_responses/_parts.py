@@ -14,15 +14,10 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from partwire._base import ProviderData, build
-from partwire.adapters._common import (
-    SHAPE_ERRORS,
-    Losses,
-    data_of,
-    decode_base64,
-    foreign_unknown_reason,
-    shared_provider_data,
-    sniff_media_type,
-)
+from partwire._json import SHAPE_ERRORS
+from partwire._media import decode_base64, sniff_media_type
+from partwire.adapters._losses import LossCollector, foreign_unknown_reason
+from partwire.adapters._provenance import data_of, shared_provider_data
 from partwire.adapters.openai_responses._wire import (
     DOCUMENT_MEDIA_TYPES,
     IMAGE_MEDIA_TYPES,
@@ -242,7 +237,7 @@ def _text_source(data: str) -> TextSource | None:
 class PartEncoder:
     """Encodes content parts for one set of accepted issuers, recording losses."""
 
-    def __init__(self, *, issuers: Collection[str], losses: Losses,
+    def __init__(self, *, issuers: Collection[str], losses: LossCollector,
                  resolve_file: FileResolver | None) -> None:
         self.issuers = issuers if type(issuers) is frozenset else frozenset(issuers)
         self.losses = losses

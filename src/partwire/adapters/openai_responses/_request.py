@@ -18,20 +18,11 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from partwire._base import build, one_field
+from partwire._json import SHAPE_ERRORS, fields_key, load_json
 from partwire._memo import memo
-from partwire.adapters._common import (
-    SHAPE_ERRORS,
-    ImportedRequest,
-    Losses,
-    ToolSpec,
-    WireFormatError,
-    fields_key,
-    imported_request,
-    load_json,
-    text_part,
-    wire_model,
-)
 from partwire.adapters._kernel import at_path
+from partwire.adapters._losses import LossCollector
+from partwire.adapters._reading import imported_request, text_part
 from partwire.adapters.openai_responses._decode import item_parts
 from partwire.adapters.openai_responses._encode import Encoder
 from partwire.adapters.openai_responses._parts import FileResolver, input_part_from_wire, marks_pd
@@ -47,7 +38,8 @@ from partwire.adapters.openai_responses._wire import (
     ISSUER,
     ContinuationMode,
 )
-from partwire.errors import ArgumentError
+from partwire.adapters.requests import ImportedRequest, ToolSpec
+from partwire.errors import ArgumentError, WireFormatError
 from partwire.history import History, HistoryEvent
 from partwire.messages import (
     AssistantMessage,
@@ -56,6 +48,7 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
+from partwire.model_ids import wire_model
 from partwire.parts import Part, TextPart, ToolCallPart, UnknownPart
 from partwire.settings import RequestSettings
 from partwire.tools import ServerToolDefinition, ToolDefinition
@@ -102,7 +95,7 @@ def _no_orphans(call_id: str) -> bool:
 def build_request(
     history: History, *, model: str, tools: Sequence[ToolSpec], settings: RequestSettings,
     native_choice: Mapping[str, Any] | None, params: Mapping[str, Any] | None,
-    issuers: Collection[str], losses: Losses, continuation: ContinuationMode,
+    issuers: Collection[str], losses: LossCollector, continuation: ContinuationMode,
     resolve_file: FileResolver | None,
 ) -> dict[str, Any]:
     """The request body ``to_wire`` sends for ``history``."""

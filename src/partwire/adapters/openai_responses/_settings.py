@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from partwire.adapters._common import Losses
+from partwire.adapters._losses import LossCollector
 from partwire.adapters._settings import (
     EFFORTS,
     effort_for_budget,
@@ -57,7 +57,7 @@ _ABSENT = (("top_k", "top_k"), ("stop_sequences", "stop sequences"), ("seed", "a
 
 
 def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
-                     native_choice: Mapping[str, Any] | None, losses: Losses, *, model: str,
+                     native_choice: Mapping[str, Any] | None, losses: LossCollector, *, model: str,
                      issuers: Collection[str]) -> None:
     """Write ``settings`` into ``request``."""
     fields = settings.__dict__  # read from the dict: every to_wire comes here
@@ -108,7 +108,7 @@ def _tool_choice_to_wire(choice: Any) -> str | dict[str, Any]:
     raise TypeError(f"not a tool choice: {choice!r}")  # pragma: no cover
 
 
-def _reasoning_to_wire(request: dict[str, Any], settings: RequestSettings, losses: Losses, *,
+def _reasoning_to_wire(request: dict[str, Any], settings: RequestSettings, losses: LossCollector, *,
                        model: str) -> None:
     reasoning = settings.reasoning
     assert reasoning is not None
@@ -140,7 +140,7 @@ def _reasoning_to_wire(request: dict[str, Any], settings: RequestSettings, losse
         request["reasoning"] = out
 
 
-def _format_to_wire(settings: RequestSettings, losses: Losses) -> dict[str, Any]:
+def _format_to_wire(settings: RequestSettings, losses: LossCollector) -> dict[str, Any]:
     match settings.output_format:
         case TextOutput():
             return {"type": "text"}

@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from partwire.adapters._common import WireFormatError, as_json
+from partwire._json import as_json
 from partwire.adapters._kernel import Translator as _KernelTranslator
 from partwire.adapters._sse import ServerSentEvent
 from partwire.adapters.openai_responses._decode import (
@@ -31,6 +31,7 @@ from partwire.adapters.openai_responses._wire import (
     stop_reason,
     usage_from_wire,
 )
+from partwire.errors import WireFormatError
 from partwire.history import ErrorEvent
 from partwire.ids import new_tool_call_id
 from partwire.parts import Part, RefusalPart, TextPart, ThinkingPart, ToolCallPart

@@ -16,11 +16,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from partwire.adapters._common import (
-    SHAPE_ERRORS,
-    Losses,
-    ToolChoice,
-    ToolSpec,
+from partwire._json import SHAPE_ERRORS
+from partwire.adapters._losses import LossCollector
+from partwire.adapters._openai_schema import strict_parameters
+from partwire.adapters._tool_import import (
     apply_overlay,
     callers_to_wire,
     flag_losses,
@@ -32,11 +31,11 @@ from partwire.adapters._common import (
     schema_or_none,
     server_kind_loss,
     server_setting_losses,
-    strict_parameters,
     tool_overlay,
     with_overlay,
 )
 from partwire.adapters.openai_responses._wire import API, ISSUER
+from partwire.adapters.requests import ToolChoice, ToolSpec
 from partwire.errors import SchemaError
 from partwire.tools import ServerToolDefinition, ToolDefinition, UserLocation
 
@@ -89,7 +88,7 @@ def is_wire_tool(tool: Mapping[str, Any]) -> bool:
     return kind in _KIND_OF or kind in _OTHER_TYPES
 
 
-def tool_to_wire(tool: ToolSpec, i: int, losses: Losses | None,
+def tool_to_wire(tool: ToolSpec, i: int, losses: LossCollector | None,
                  issuers: Collection[str] = (ISSUER,)) -> dict[str, Any] | None:
     """A tool as the API takes it, or ``None`` (with a loss) when it has no Responses form."""
     path = f"request.tools[{i}]"
@@ -108,7 +107,7 @@ def tool_to_wire(tool: ToolSpec, i: int, losses: Losses | None,
     return None
 
 
-def _function_to_wire(tool: ToolDefinition, path: str, losses: Losses | None, *,
+def _function_to_wire(tool: ToolDefinition, path: str, losses: LossCollector | None, *,
                       rewrites: bool = True) -> dict[str, Any]:
     """``strict`` is always sent: the API treats a function tool without it as strict, which
     rejects any schema with an optional property. ``strict=True`` rewrites the schema for strict
@@ -133,7 +132,7 @@ def _function_to_wire(tool: ToolDefinition, path: str, losses: Losses | None, *,
     return out
 
 
-def _server_to_wire(tool: ServerToolDefinition, path: str, losses: Losses | None,
+def _server_to_wire(tool: ServerToolDefinition, path: str, losses: LossCollector | None,
                     issuers: Collection[str]) -> dict[str, Any] | None:
     overlay = overlay_for(tool, API, issuers, path, losses)
     default = _DEFAULTS.get(tool.kind)

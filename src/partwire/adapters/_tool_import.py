@@ -1,0 +1,256 @@
+"""Tool definitions across APIs: reading a wire tool into a canonical definition once per kind,
+the overlay that writes it back byte for byte, and the losses of what another API cannot take."""
+
+from __future__ import annotations
+
+import marshal
+import typing
+from collections.abc import Callable, Collection, Mapping
+from typing import Any, TypeVar
+
+from partwire._base import NOT_JSON, build, json_copy, provider_data, with_field
+from partwire._json import KEY_VERSION, same_json
+from partwire._memo import memo
+from partwire.adapters._losses import LossCollector
+from partwire.adapters.requests import ToolSpec
+from partwire.errors import SchemaError
+from partwire.tools import (
+    ServerToolDefinition,
+    SideEffects,
+    ToolDefinition,
+    checked_copy,
+    valid_tool_name,
+)
+
+__all__ = [
+    "OMIT",
+    "apply_overlay",
+    "callers_to_wire",
+    "flag_losses",
+    "foreign_tool_loss",
+    "import_tool",
+    "imported_definition",
+    "location_fields",
+    "overlay_for",
+    "schema_or_none",
+    "server_kind_loss",
+    "server_setting_losses",
+    "tool_overlay",
+    "with_overlay",
+]
+
+
+
+
+# (api, the wire tool's key) -> the definition read from it, or None when it stays a dict. A
+# gateway reads the same tools with every request of a session (the recorded corpus sends 107
+# Chat tools of 21 kinds, 209 Anthropic tools of 46): each kind is validated once.
+_IMPORTED: dict[tuple[str, bytes], ToolDefinition | ServerToolDefinition | None] = memo({})
+_IMPORTED_MAX = 256
+
+
+def import_tool(api: str, tool: dict[str, Any], read: Callable[[dict[str, Any]], ToolSpec],
+                schema: Any = None) -> ToolSpec:
+    """``read(tool)``, remembered by the tool's value, so a tool seen before is not validated
+    again. ``read`` must be a pure function of the tool's JSON (the readers of ``tool_from_wire``
+    are). ``schema`` is the tool's own input schema on the wire (``None`` for a server tool).
+
+    A remembered definition is given again only while its schema still equals ``schema``: a
+    body that shared it and was changed in place does not change what later imports read. A
+    tool that stays a dict is returned as the caller's own object, never another request's.
+    """
+    try:
+        key = (api, marshal.dumps(tool, KEY_VERSION))
+    except (ValueError, RecursionError):  # not plain built-in values: read (and refused) as is
+        return read(tool)
+    if key in _IMPORTED:
+        found = _IMPORTED[key]
+        if found is None:
+            return tool
+        if not isinstance(found, ToolDefinition) or schema is None or found.input_schema == schema:
+            return found
+    spec = read(tool)
+    if len(_IMPORTED) >= _IMPORTED_MAX:
+        del _IMPORTED[next(iter(_IMPORTED))]  # the oldest kind
+    _IMPORTED[key] = spec if isinstance(spec, ToolDefinition | ServerToolDefinition) else None
+    return spec
+
+
+
+ToolT = TypeVar("ToolT", ToolDefinition, ServerToolDefinition)
+# The key in a tool overlay that names the wire keys the typed fields write but the source left
+# out ("$" cannot begin a tool field of any of the APIs).
+OMIT = "$omit"
+_FLAG_NAMES = ("strict", "defer_loading", "allowed_callers", "input_examples", "cache")
+
+
+_ABSENT: Any = object()
+
+
+def tool_overlay(wire: Mapping[str, Any], again: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What turns ``again`` (the wire form a tool's typed fields give) into ``wire`` (the tool as
+    the API wrote it): the keys to set, and under :data:`OMIT` the keys to leave out. ``None``
+    when the typed fields say it all."""
+    overlay: dict[str, Any] = {k: v for k, v in wire.items()
+                               if (a := again.get(k, _ABSENT)) is not v and (a is _ABSENT or not same_json(a, v))}
+    omit = [k for k in again if k not in wire]
+    if omit:
+        overlay[OMIT] = omit
+    return overlay or None
+
+
+def apply_overlay(out: dict[str, Any], overlay: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``out`` with a tool overlay applied (see :func:`tool_overlay`)."""
+    if overlay:
+        for key, value in overlay.items():
+            if key != OMIT:
+                out[key] = value
+        for key in overlay.get(OMIT, ()):
+            out.pop(key, None)
+    return out
+
+
+def with_overlay(tool: ToolT, api: str, issuer: str, overlay: dict[str, Any] | None) -> ToolT:
+    """``tool`` carrying ``overlay`` as its issuer-tagged provider data (``{api: overlay}``)."""
+    if overlay is None:
+        return tool
+    return with_field(tool, "provider_data", provider_data(issuer, {api: overlay}))
+
+
+# The optional fields imported_definition takes without validation, each with the test its value
+# must pass (None passes for all of them).
+_PLAIN_FLAGS: dict[str, Callable[[Any], bool]] = {
+    "strict": lambda v: type(v) is bool,
+    "defer_loading": lambda v: type(v) is bool,
+    "allowed_callers": lambda v: type(v) is tuple and all(type(c) is str for c in v),
+    "input_examples": lambda v: False,
+    "cache": lambda v: False,
+}
+_SIDE_EFFECTS = frozenset(typing.get_args(SideEffects))
+
+
+def imported_definition(name: Any, description: Any, schema: dict[str, Any], portable: bool,
+                        side_effects: str, *, own: bool = False, **flags: Any) -> ToolDefinition:
+    """``ToolDefinition(name=name, description=description, input_schema=schema,
+    side_effects=side_effects, portable_schema=portable, **flags)``, where ``schema``,
+    ``portable`` and ``own`` are what :func:`schema_or_none` gave (the schema already checked
+    when portable, and already copied when ``own``).
+
+    A tool read from a request body is plain JSON: its schema is copied as validation would copy
+    it (:func:`~partwire._base.json_copy`, unless it is ``own`` copy already) and not checked a
+    second time, the name checked by the same rule; the instance equals and dumps like the
+    validated one. Anything else (a value of another type, a flag to convert) goes through the
+    constructor, which raises as usual.
+    """
+    if (type(name) is str and type(description) is str and type(schema) is dict
+            and type(portable) is bool and valid_tool_name(name)
+            and side_effects in _SIDE_EFFECTS
+            and all(k in _PLAIN_FLAGS and (v is None or _PLAIN_FLAGS[k](v)) for k, v in flags.items())):
+        copied = schema if own else json_copy(schema)
+        if copied is not NOT_JSON:
+            return build(ToolDefinition, {"name": name, "description": description, "input_schema": copied,
+                                          "side_effects": side_effects, "portable_schema": portable,
+                                          **flags})
+    return ToolDefinition(name=name, description=description, input_schema=schema,
+                          side_effects=side_effects, portable_schema=portable, **flags)
+
+
+def overlay_for(tool: ToolDefinition | ServerToolDefinition, api: str, issuers: Collection[str],
+                path: str, losses: LossCollector | None) -> Mapping[str, Any] | None:
+    """The overlay ``tool`` holds for ``api`` when its issuer is accepted; any other provider
+    data it holds is reported as dropped at ``<path>.provider_data``."""
+    pd = tool.provider_data
+    if pd is None:
+        return None
+    data = pd.data if isinstance(pd.data, dict) else None
+    mine = data.get(api) if data is not None and pd.issuer in issuers else None
+    if isinstance(mine, dict) and len(data or {}) == 1:
+        return mine
+    if losses is not None and pd.data:
+        what = ", ".join(sorted(k for v in (data or {}).values() if isinstance(v, dict) for k in v
+                                if k != OMIT)) or "its settings"
+        losses.add(f"{path}.provider_data", _tool_kind(tool), "dropped",
+                   f"{pd.issuer}'s own fields of this tool ({what}) are sent only to the API that "
+                   f"wrote them")
+    return mine if isinstance(mine, dict) else None
+
+
+def _tool_kind(tool: ToolDefinition | ServerToolDefinition) -> str:
+    return "tool" if isinstance(tool, ToolDefinition) else "server_tool"
+
+
+def flag_losses(tool: ToolDefinition, path: str, losses: LossCollector | None, api: str,
+                supported: Collection[str]) -> None:
+    """Report each provider flag of ``tool`` that is set and that ``api`` has no field for."""
+    if losses is None:
+        return
+    fields = tool.__dict__
+    for name in _FLAG_NAMES:
+        if name in supported:
+            continue
+        value = fields[name]
+        if value is None or value is False or value == () or (name == "allowed_callers" and value == ("direct",)):
+            continue
+        losses.add(f"{path}.{name}", "tool", "dropped", f"{api} tool definitions have no {name}")
+
+
+def callers_to_wire(callers: tuple[str, ...], accepted: Callable[[str], bool], path: str,
+                    losses: LossCollector | None, api: str) -> list[str]:
+    """The allowed callers ``api`` knows, each other one reported as dropped."""
+    kept = [c for c in callers if accepted(c)]
+    if losses is not None and len(kept) != len(callers):
+        dropped = [c for c in callers if not accepted(c)]
+        losses.add(f"{path}.allowed_callers", "tool", "dropped",
+                   f"{api} has no caller {', '.join(map(repr, dropped))}")
+    return kept
+
+
+def server_setting_losses(tool: ServerToolDefinition, path: str, losses: LossCollector | None, api: str,
+                          supported: Collection[str]) -> None:
+    """Report each typed setting of a server tool that is set and that ``api`` cannot send."""
+    if losses is None:
+        return
+    for name in ("allowed_domains", "blocked_domains", "max_uses", "user_location", "url", "cache"):
+        if name not in supported and getattr(tool, name) is not None:
+            losses.add(f"{path}.{name}", "server_tool", "dropped",
+                       f"{api}'s {tool.kind} tool has no {name}")
+
+
+def server_kind_loss(tool: ServerToolDefinition, path: str, losses: LossCollector | None, api: str,
+                     why: str = "") -> None:
+    """Report a server tool ``api`` cannot send at all."""
+    if losses is not None:
+        losses.add(path, "server_tool", "dropped",
+                   why or f"{api} has no provider-run {tool.kind.replace('_', ' ')} tool")
+
+
+def foreign_tool_loss(path: str, losses: LossCollector | None, api: str) -> None:
+    """Report a native tool dict that is not in ``api``'s shape: never copied into its body."""
+    if losses is not None:
+        losses.add(path, "tool", "dropped",
+                   f"a native tool dict not in {api}'s shape is sent only to the API it was "
+                   "written for (pass a ToolDefinition or a ServerToolDefinition to convert it)")
+
+
+def location_fields(location: Any) -> dict[str, str]:
+    """The fields of a :class:`~partwire.tools.UserLocation` that are set, by wire name."""
+    return {k: v for k in ("city", "region", "country", "timezone")
+            if (v := getattr(location, k)) is not None}
+
+
+def schema_or_none(schema: Any) -> tuple[dict[str, Any] | None, bool, bool]:
+    """An imported input schema, whether it is within the portable subset, and whether it is a
+    copy of our own; ``None`` when it is not a JSON object at all.
+
+    A portable schema of plain JSON is checked and copied in one walk
+    (:func:`~partwire.tools.checked_copy`): :func:`imported_definition` keeps that copy (``own``)
+    instead of copying it again. Any other comes back as given."""
+    if type(schema) is not dict:
+        return None, False, False
+    try:
+        copied = checked_copy(schema)
+    except SchemaError:
+        return schema, False, False
+    if copied is NOT_JSON:
+        return schema, True, False
+    return copied, True, True
