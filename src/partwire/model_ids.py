@@ -12,7 +12,7 @@ import re
 from partwire.errors import ArgumentError
 from partwire.ids import DEFAULT_MODEL_ALIASES
 
-__all__ = ["FIRST_PARTY", "PROVIDER_PREFIXES", "model_owner", "wire_model"]
+__all__ = ["FIRST_PARTY", "PROVIDER_PREFIXES", "bedrock_family", "model_owner", "wire_model"]
 
 PROVIDER_PREFIXES = frozenset(
     {"anthropic", "google", "bedrock", "openai", "openrouter", "deepseek", "vllm", "ollama",
@@ -60,4 +60,17 @@ def model_owner(model: str, issuer: str | None = None) -> str | None:
         return head
     if issuer is None or issuer in FIRST_PARTY:
         return next((who for pattern, who in _MODEL_FAMILIES if pattern.match(full)), None)
+    return None
+
+
+def bedrock_family(model_id: str) -> str | None:
+    """The model family a Bedrock model id, inference profile or ARN names (``claude``,
+    ``nova``, ``gpt-oss``), or ``None``: Converse's settings and cache points differ by family."""
+    low = model_id.lower()
+    if "anthropic." in low or "claude" in low:
+        return "claude"
+    if "amazon.nova" in low:
+        return "nova"
+    if "openai.gpt-oss" in low:
+        return "gpt-oss"
     return None

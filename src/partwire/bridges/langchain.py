@@ -26,11 +26,9 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from partwire._base import ProviderData, replace
 from partwire._media import decode_base64
-from partwire.adapters._losses import LossCollector
-from partwire.adapters.bedrock._decode import BlobReader
-from partwire.adapters.bedrock._decode import part_from_wire as converse_part
-from partwire.adapters.bedrock._parts import PartEncoder as ConverseEncoder
-from partwire.adapters.google._wire import stop_reason as gemini_stop_reason
+from partwire.adapters.bedrock.blocks import part_from_wire as converse_part
+from partwire.adapters.bedrock.blocks import part_to_wire as converse_block
+from partwire.adapters.google.blocks import stop_reason_from_wire as gemini_stop_reason
 from partwire.bridges._common import (
     UNKNOWN_FIELDS,
     Export,
@@ -332,7 +330,7 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
         # reads it, so the part is the one that adapter sends back; Bedrock's, whatever the
         # message says of its provider. Its Bedrock marks are its provider data, so a block
         # written in another form (langchain-aws's typed one) is kept by the message's check.
-        return converse_part(native, BlobReader())
+        return converse_part(native)[0]
     elif kind == "non_standard" and isinstance(_converse_redacted(block), bytes):
         # Converse's own block: Bedrock's, whatever the message says of its provider.
         part = RedactedThinkingPart(data=Opaque(value=_b64(_converse_redacted(block)), issuer="bedrock"))
@@ -466,17 +464,14 @@ def _converse_block(part: Part) -> dict[str, Any] | None:
     if isinstance(part, UnknownPart):
         if part.issuer != "bedrock":
             return None
-        marks: dict[str, Any] = {}
     elif isinstance(part, TextPart | ImagePart | AudioPart | DocumentPart):
         found = _converse_marks(part.provider_data)
         if not found or set(found) <= {"cache_point"}:
             return None
-        marks = found
     else:
         return None
-    losses = LossCollector("bedrock")
-    block = ConverseEncoder(issuers=("bedrock",), losses=losses).part(part, 0, 0, "", marks)
-    return block if block is not None and not losses.items else None
+    block, losses = converse_block(part)
+    return block if block is not None and not losses else None
 
 
 def _redacted(block: dict[str, Any]) -> Any:

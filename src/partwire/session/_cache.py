@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from partwire.adapters.bedrock._settings import family_of
+from partwire.model_ids import bedrock_family
 from partwire.session._projector import count_marks
 
 __all__ = ["MAX_BREAKPOINTS", "caches_on_bedrock", "mark_anthropic", "mark_bedrock"]
@@ -119,7 +119,7 @@ def caches_on_bedrock(model_id: str) -> tuple[bool, bool]:
     """Whether the Bedrock model takes cache points at all, and in ``toolConfig.tools``: Claude
     (from 3.5 Haiku and 3.7 Sonnet on) in system, messages and tools, Nova in system and
     messages; any other model refuses them."""
-    family = family_of(model_id)
+    family = bedrock_family(model_id)
     if family == "claude":
         takes = not _UNCACHED_CLAUDE.search(model_id.lower())
         return takes, takes

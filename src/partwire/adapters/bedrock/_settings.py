@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from partwire._base import ProviderData
 from partwire.adapters._losses import LossCollector
 from partwire.adapters.bedrock._wire import ISSUER
+from partwire.model_ids import bedrock_family
 from partwire.settings import (
     EMPTY_SETTINGS,
     JsonSchemaOutput,
@@ -33,7 +34,7 @@ from partwire.settings import (
     RequestSettings,
 )
 
-__all__ = ["Family", "family_of", "settings_from_wire", "settings_to_wire"]
+__all__ = ["Family", "settings_from_wire", "settings_to_wire"]
 
 Family = Literal["claude", "nova", "gpt-oss", "other"]
 
@@ -42,18 +43,6 @@ Family = Literal["claude", "nova", "gpt-oss", "other"]
 _BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 32768,
             "max": 65536}
 _NOVA_EFFORTS = ("low", "medium", "high")
-
-
-def family_of(model_id: str) -> Family | None:
-    """The model family a Bedrock model id, inference profile or ARN names, if any."""
-    low = model_id.lower()
-    if "anthropic." in low or "claude" in low:
-        return "claude"
-    if "amazon.nova" in low:
-        return "nova"
-    if "openai.gpt-oss" in low:
-        return "gpt-oss"
-    return None
 
 
 def _effort_for(budget: int) -> str:
@@ -76,7 +65,7 @@ def settings_to_wire(settings: RequestSettings, model_id: str, losses: LossColle
     marks = settings.provider_data.data if settings.provider_data is not None \
         and settings.provider_data.issuer == ISSUER and isinstance(settings.provider_data.data, dict) else {}
     marked = marks.get("family")
-    family: str = family_of(model_id) or (marked if isinstance(marked, str) else "other")
+    family: str = bedrock_family(model_id) or (marked if isinstance(marked, str) else "other")
 
     def lose(name: str, action: Literal["dropped", "rewritten"], reason: str) -> None:
         losses.add(f"request.settings.{name}", "settings", action, reason)
@@ -248,7 +237,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any],
     if not fields:
         return EMPTY_SETTINGS
     model = body.get("modelId")
-    if family is not None and not (isinstance(model, str) and family_of(model) == family):
+    if family is not None and not (isinstance(model, str) and bedrock_family(model) == family):
         fields["provider_data"] = ProviderData(issuer=ISSUER, data={"family": family})
     return RequestSettings.model_validate(fields)
 
