@@ -34,9 +34,11 @@ def deep(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Check style with ruff."""
-    session.install("ruff>=0.6")
+    """Check style with ruff, and the architecture contracts of pyproject.toml with import-linter
+    (layers import downward only, adapters independent, private modules kept private, no cycles)."""
+    session.install("ruff>=0.6", "import-linter>=2.17", "-e", ".")
     session.run("ruff", "check", "src", "tests", "noxfile.py")
+    session.run("lint-imports")
 
 
 @nox.session

@@ -21,10 +21,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from partwire._limits import exceeds_depth, iter_lines, read_body
 from partwire.cli import FORMATS, main
 from partwire.cli._example import example_history
 from partwire.codec import decode, dumps, iter_records, loads, read, rewrite
-from partwire.codec._limits import exceeds_depth, iter_lines, read_body
 from partwire.errors import DecodeError, PartwireError
 from partwire.history import UnknownEvent
 from tests.harness.depth import examples

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from partwire._base import json_kind
+from partwire._limits import exceeds_depth
 from partwire.adapters import adapter_name, get_adapter
 from partwire.codec import MAX_DEPTH, dumps, loads
-from partwire.codec._limits import exceeds_depth
 from partwire.errors import (
     ArgumentError,
     ConversionError,

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from pydantic import JsonValue
 
 if TYPE_CHECKING:
-    from partwire.projection import Loss
+    from partwire._loss import Loss
 
 __all__ = [
     "ArgumentError",

@@ -13,8 +13,9 @@ import logging
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from itertools import islice
-from typing import Any, Literal, overload
+from typing import Any, overload
 
+from partwire._loss import Loss, LossAction
 from partwire.errors import LossError, SwitchRefusedError
 
 __all__ = [
@@ -28,31 +29,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("partwire.projection")
-
-LossAction = Literal["dropped", "downgraded", "rewritten", "id_mapped", "attached"]
-"""What happened to something that could not be sent as it is."""
-
-
-@dataclass(frozen=True, slots=True)
-class Loss:
-    """One thing a projection did not send as it is."""
-
-    path: str
-    """Where it is in the history: ``history[3]``, ``history[3].parts[1]``."""
-    part_type: str
-    """The part type (``thinking``, ``image``) or, for a whole message, ``<role>_message``."""
-    action: LossAction
-    """Dropped, downgraded (sent as something poorer), rewritten, id_mapped or attached."""
-    reason: str
-    """Why, in words a user can act on."""
-    adapter: str
-    """The adapter that made the projection (``anthropic``)."""
-    message_id: str | None = None
-    """Id of the message it belongs to, when it belongs to one."""
-
-    def __str__(self) -> str:
-        return f"{self.adapter}: {self.path} ({self.part_type}) {self.action}: {self.reason}"
-
 
 class Losses(Sequence[Loss]):
     """An immutable sequence of losses that shares its middle with a list that only grows: the

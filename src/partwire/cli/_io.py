@@ -15,8 +15,8 @@ import sys
 from collections.abc import Iterator
 from typing import IO, Any, NoReturn
 
+from partwire._limits import TooLong, exceeds_depth, read_body
 from partwire.codec import MAX_DEPTH, MAX_LINE_BYTES, Record, iter_records
-from partwire.codec._limits import TooLong, exceeds_depth, read_body
 from partwire.errors import PartwireError
 
 __all__ = [

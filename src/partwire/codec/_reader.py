@@ -19,6 +19,7 @@ from typing import IO, Any, Literal, cast
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from partwire._base import json_kind
+from partwire._limits import MAX_DEPTH, TooLong, exceeds_depth
 from partwire.errors import DecodeError
 from partwire.history import (
     EVENT_ADAPTER,
@@ -43,7 +44,6 @@ from partwire.messages import (
 )
 from partwire.parts import PART_ADAPTER, PART_TYPES, UnknownPart
 
-from ._limits import MAX_DEPTH, TooLong, exceeds_depth
 from .migrations import MigrationContext, MigrationError, is_legacy, migrate
 
 __all__ = [

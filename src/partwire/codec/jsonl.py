@@ -8,7 +8,7 @@ The same verbs as every format module: :func:`encode` / :func:`decode` for one l
 Reading is tolerant by default: every problem is reported and nothing is dropped. ``strict=True``
 raises :class:`~partwire.errors.DecodeError` on the first problem instead. Every reader takes
 ``max_line_bytes`` and ``max_depth``: a line over either limit is refused without being held in
-memory or parsed (see ``_limits``). Whatever the bytes, a reader raises nothing but partwire's own
+memory or parsed (see ``partwire._limits``). Whatever the bytes, a reader raises nothing but partwire's own
 errors (and ``OSError`` from the file itself). See ``docs/codec.md``.
 """
 
@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from partwire._collector import collector_paused
+from partwire._limits import MAX_DEPTH, MAX_LINE_BYTES, TooLong, iter_lines
 from partwire.errors import DecodeError
 from partwire.history import History, HistoryEvent
 
-from ._limits import MAX_DEPTH, MAX_LINE_BYTES, TooLong, iter_lines
 from ._reader import LineDecoder, Problem, ProblemKind, Record, Source, open_source, validate_line
 from ._writer import FsyncPolicy, Writer, WriterClosedError, atomic_write, encode
 

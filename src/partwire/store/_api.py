@@ -15,10 +15,8 @@ from decimal import Decimal
 from types import TracebackType
 from typing import Any, Final, Literal, Protocol
 
-from pydantic import ValidationError
-
 from partwire.codec import Record, encode, iter_records
-from partwire.codec._reader import LineDecoder, is_complete_line, validate_line
+from partwire.codec._reader import is_complete_line
 from partwire.history import CompactionEvent, HistoryEvent, TaskMetadataEvent
 from partwire.ids import new_message_id
 from partwire.messages import AssistantMessage
@@ -36,6 +34,7 @@ from ._errors import (
 )
 from ._import import Batch, BatchReader
 from ._lineage import OPEN, fork_start, segments
+from ._lines import decode_lines
 from ._schema import SCHEMA_VERSION, Dialect, create_ddl, migration_ddl
 from ._snippet import Hit, Row, Segment
 from ._sqlite import Cursor
@@ -403,7 +402,7 @@ class Store:
                         f"WHERE m.input_tokens IS NOT NULL{where}", params)
             rows = cur.fetchall()
             updates = []
-            for (sid, seq, _line), event in zip(rows, _decode_lines(bytes(r[2]) for r in rows), strict=True):
+            for (sid, seq, _line), event in zip(rows, decode_lines(bytes(r[2]) for r in rows), strict=True):
                 if isinstance(event, AssistantMessage):
                     cost, version = price(event, table=table, at=at)
                     updates.append((None if cost is None else str(cost), version, sid, seq))
@@ -428,7 +427,7 @@ class Store:
         does this first when needed; call it to pay that cost at a time of your choosing (after
         an import, before a database is made read-only). Returns how many events it indexed."""
         with self._backend.write() as cur:
-            return catch_up(cur, self._backend, _decode_lines)
+            return catch_up(cur, self._backend, decode_lines)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -470,7 +469,7 @@ class Store:
                 cur.execute("SELECT line FROM events WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
                             (sid, first, last))
                 lines.extend(line for (line,) in cur.fetchall())
-        return _decode_lines(lines)
+        return decode_lines(lines)
 
     def sessions(self, *, limit: int | None = None) -> list[SessionSummary]:
         """Every session, the most recently active first."""
@@ -543,7 +542,7 @@ class Store:
                     break
         if row is None:
             return None
-        event = _decode_lines([bytes(row[0])])[0]
+        event = decode_lines([bytes(row[0])])[0]
         return event if isinstance(event, CompactionEvent) else None
 
     def usage(self, session_id: str | None = None) -> list[UsageTotal]:
@@ -777,7 +776,7 @@ class Store:
             self._require_session(cur, session_id)
             # Unindexing deletes the texts the lines give, which must all be in the index (a
             # contentless FTS5 index given texts it does not hold is damaged).
-            catch_up(cur, self._backend, _decode_lines)
+            catch_up(cur, self._backend, decode_lines)
             ids = [session_id]
         for sid in ids:
             cur.execute("SELECT seq, line FROM events WHERE session_id = ? ORDER BY seq", (sid,))
@@ -789,7 +788,7 @@ class Store:
                 start, open_calls = fork_start(cur, parent, at, self._lock_session(cur, parent))
             # The texts a session's lines give are the texts that were indexed for them (a
             # migration, which may change what is derived, rebuilds all and empties the index).
-            items = list(zip(_decode_lines(line for _, line in stored), (line for _, line in stored),
+            items = list(zip(decode_lines(line for _, line in stored), (line for _, line in stored),
                              strict=True))
             totals = replace(start)
             rows = derive(sid, items, totals)
@@ -883,28 +882,6 @@ def _limit(value: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise StoreError(f"limit must be a non-negative integer, not {value!r}")
     return value
-
-
-def _decode_lines(lines: Iterable[bytes]) -> list[HistoryEvent]:
-    """Stored lines to events as the codec's tolerant reader decodes a file: pydantic-core's
-    ``validate_json`` on each line's bytes, the reader's slow path (migrations, unknown types kept)
-    for a line it refuses. One event per line, always."""
-    events: list[HistoryEvent] = []
-    append = events.append
-    validate = validate_line
-    decoder: LineDecoder | None = None
-    for line_no, line in enumerate(lines, 1):
-        try:
-            append(validate(line))
-            continue
-        except ValidationError:
-            pass
-        decoder = decoder or LineDecoder()
-        record = decoder.slow(bytes(line), line_no)
-        if record is None:  # a blank stored line: impossible through this API
-            raise StoreError(f"stored line {line_no} is blank")
-        append(record.event)
-    return events
 
 
 def _check_tail(path: str) -> None:

@@ -28,14 +28,13 @@ from ._api import (
     UsageTotal,
     _Unset,
 )
+from ._open import open_store
 
 __all__ = ["AsyncStore", "open_async_store"]
 
 
 async def open_async_store(url: str | os.PathLike[str]) -> AsyncStore:
     """Open the store at ``url`` (see :func:`~partwire.store.open_store`) without blocking the loop."""
-    from . import open_store
-
     return AsyncStore(await asyncio.to_thread(open_store, url))
 
 

@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from ._derive import SessionTotals, clean
+from ._lines import decode_lines
 from ._snippet import Segment
 from ._sqlite import Cursor
 
@@ -118,8 +119,6 @@ def _any_cost(cur: Cursor, prefix: list[Segment]) -> bool:
 
 def _latest_model(cur: Cursor, prefix: list[Segment]) -> str | None:
     """The model of the latest assistant message or model switch in ``prefix``."""
-    from ._api import _decode_lines
-
     for sid, lo, hi in reversed(prefix):
         cur.execute("SELECT seq, model FROM messages WHERE session_id = ? AND seq BETWEEN ? AND ? "
                     "AND model IS NOT NULL ORDER BY seq DESC LIMIT 1", (sid, lo, hi))
@@ -128,7 +127,7 @@ def _latest_model(cur: Cursor, prefix: list[Segment]) -> str | None:
                     "AND role IS NULL AND seq BETWEEN ? AND ? ORDER BY seq DESC LIMIT 1", (sid, lo, hi))
         switch = cur.fetchone()
         if switch is not None and (message is None or switch[0] > message[0]):
-            event = _decode_lines([bytes(switch[1])])[0]
+            event = decode_lines([bytes(switch[1])])[0]
             to_model = getattr(event, "to_model", None)
             if isinstance(to_model, str):
                 return clean(to_model)
@@ -139,13 +138,11 @@ def _latest_model(cur: Cursor, prefix: list[Segment]) -> str | None:
 
 def _latest_title(cur: Cursor, prefix: list[Segment]) -> str | None:
     """The title of the latest task_metadata event with one in ``prefix``."""
-    from ._api import _decode_lines
-
     for sid, lo, hi in reversed(prefix):
         cur.execute("SELECT line FROM events WHERE session_id = ? AND type = 'task_metadata' "
                     "AND role IS NULL AND seq BETWEEN ? AND ? ORDER BY seq DESC", (sid, lo, hi))
         for (line,) in cur.fetchall():
-            title = getattr(_decode_lines([bytes(line)])[0], "title", None)
+            title = getattr(decode_lines([bytes(line)])[0], "title", None)
             if isinstance(title, str):
                 return clean(title)
     return None
@@ -160,8 +157,6 @@ def _open_calls(cur: Cursor, prefix: list[Segment], suffix: list[Segment], at: i
 
     A session's own ``tool_calls`` rows include those it was forked with, so each segment's rows
     are read up to its last seq (not from its first), the later segment's row winning."""
-    from ._api import _decode_lines
-
     found: dict[str, tuple[Any, ...]] = {}
     seen: set[str] = set()
     for sid, lo, hi in reversed(prefix):
@@ -180,7 +175,7 @@ def _open_calls(cur: Cursor, prefix: list[Segment], suffix: list[Segment], at: i
     for sid, lo, hi in suffix:
         cur.execute("SELECT line FROM events WHERE session_id = ? AND seq BETWEEN ? AND ? AND role = 'tool'",
                     (sid, lo, hi))
-        for event in _decode_lines([bytes(line) for (line,) in cur.fetchall()]):
+        for event in decode_lines([bytes(line) for (line,) in cur.fetchall()]):
             call_id = getattr(event, "call_id", None)
             if isinstance(call_id, str):
                 answered_later.add(clean(call_id))

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ._lines import decode_lines
+
 __all__ = ["Hit", "Row", "Segment", "hit_text", "snippet"]
 
 Row = tuple[Any, ...]
@@ -26,9 +28,7 @@ _SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "es", "ed", "ly", "s", "e", "
 def hit_text(line: bytes, index: int, words: list[str]) -> tuple[str, str]:
     """The type of part ``index`` of the event on ``line`` (``tool_output`` for -1) and a snippet
     of its text around ``words``."""
-    from ._api import _decode_lines
-
-    event = _decode_lines([line])[0]
+    event = decode_lines([line])[0]
     text: str | None = None
     kind = "tool_output"
     if index < 0:

@@ -15,26 +15,38 @@ fitted ratio. Without the extra, text is counted by a calibrated characters-per-
 
 from __future__ import annotations
 
-from partwire.adapters._estimate._anthropic import estimate_anthropic_body
+from partwire.adapters._estimate._anthropic import claude_tool_prompt, estimate_anthropic_body
 from partwire.adapters._estimate._google import estimate_google_body
 from partwire.adapters._estimate._media import (
     anthropic_image_tokens,
     audio_seconds,
     google_image_tokens,
+    image_dims,
     image_size,
     openai_image_tokens,
     pdf_pages,
+    pdf_pages_b64,
     video_seconds,
 )
 from partwire.adapters._estimate._openai import (
     estimate_openai_chat_body,
     estimate_openai_responses_body,
 )
-from partwire.adapters._estimate._text import count_text, forget_counts, tokenizer_name
+from partwire.adapters._estimate._text import (
+    Tally,
+    count_text,
+    forget_counts,
+    obj,
+    seq,
+    tokenizer_name,
+)
 
+# The Bedrock estimate counts Claude's and Nova's bodies with the same pieces (bedrock/_tokens.py).
 __all__ = [
+    "Tally",
     "anthropic_image_tokens",
     "audio_seconds",
+    "claude_tool_prompt",
     "count_text",
     "estimate_anthropic_body",
     "estimate_google_body",
@@ -42,9 +54,13 @@ __all__ = [
     "estimate_openai_responses_body",
     "forget_counts",
     "google_image_tokens",
+    "image_dims",
     "image_size",
+    "obj",
     "openai_image_tokens",
     "pdf_pages",
+    "pdf_pages_b64",
+    "seq",
     "tokenizer_name",
     "video_seconds",
 ]

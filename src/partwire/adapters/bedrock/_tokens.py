@@ -11,9 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from partwire.adapters._estimate._anthropic import claude_tool_prompt
-from partwire.adapters._estimate._media import anthropic_image_tokens, image_dims, pdf_pages_b64
-from partwire.adapters._estimate._text import Tally, obj, seq
+from partwire.adapters._estimate import (
+    Tally,
+    anthropic_image_tokens,
+    claude_tool_prompt,
+    image_dims,
+    obj,
+    pdf_pages_b64,
+    seq,
+)
 from partwire.adapters.bedrock._wire import blob_text
 
 __all__ = ["estimate_request_tokens"]
