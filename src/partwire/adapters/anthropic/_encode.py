@@ -10,50 +10,30 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, Literal, assert_never, cast
+from typing import Any, cast
 
-from partwire._base import ProviderData
-from partwire.adapters._calls import OrphanCheck, orphan_loss
 from partwire.adapters._losses import LossCollector, tool_status_loss
 from partwire.adapters._provenance import data_of
-from partwire.adapters.anthropic._parts import FileResolver, ForeignThinking, PartEncoder, path
-from partwire.adapters.anthropic._wire import WireBlock, WireMessage, default_joins
-from partwire.history import (
-    CompactionEvent,
-    ErrorEvent,
-    History,
-    ModelSwitchEvent,
-    RetryEvent,
-    SubtaskEvent,
-    TaskMetadataEvent,
-    UnknownEvent,
-)
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
+from partwire.adapters._turns import Role, Turn, TurnWalk, path
+from partwire.adapters.anthropic._parts import FileResolver, ForeignThinking, PartEncoder
+from partwire.adapters.anthropic._wire import WireBlock, WireMessage
+from partwire.history import History
+from partwire.messages import SystemMessage, ToolMessage
 from partwire.parts import Part, RefusalPart, TextPart, ThinkingPart, ToolCallPart, UnknownPart
 
 __all__ = ["Encoder", "FileResolver", "ForeignThinking"]
 
 
-class _Turn:
-    """One wire message being built."""
+class _Turn(Turn):
+    """One wire message being built, with what decides whether its content collapses to a string."""
 
-    __slots__ = ("blocks", "empties", "force_list", "message", "origin", "plain", "role")
+    __slots__ = ("empties", "force_list", "plain")
 
-    def __init__(self, role: Literal["user", "assistant", "system"]) -> None:
-        self.role = role
-        self.blocks: list[WireBlock] = []
-        # The wire message itself; "content" is replaced at the end if the turn collapses.
-        self.message: WireMessage = {"role": role, "content": self.blocks}
+    def __init__(self, role: Role, origin: int) -> None:
+        super().__init__(role, origin)
         self.plain = False  # its first block is a plain text block (a lone one collapses to a string)
         self.force_list = False
         self.empties: list[tuple[int, int, int, str]] | None = None  # (block, i, j, message id)
-        self.origin = -1  # the index of the history message that opened it
 
     def empty_text(self, i: int, j: int, message_id: str) -> None:
         """Note an empty text block: dropped unless the turn collapses to a string."""
@@ -76,8 +56,12 @@ class _Turn:
         return [b for k, b in enumerate(blocks) if k not in drop]
 
 
-class Encoder(PartEncoder):
+class Encoder(TurnWalk, PartEncoder):
     """Projects one history; ``run`` gives ``system`` and ``messages``."""
+
+    NAME = "Anthropic"
+    EMPTY_ASSISTANT = "the API rejects empty assistant turns"
+    turn_class = _Turn
 
     def __init__(self, history: History, *, issuers: Collection[str], losses: LossCollector,
                  foreign_thinking: ForeignThinking = "drop", system_in_messages: bool = True,
@@ -85,8 +69,8 @@ class Encoder(PartEncoder):
                  defined: Collection[Any] | None = None) -> None:
         super().__init__(issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
                          resolve_file=resolve_file)
+        self.start(history)
         self.defined = defined
-        self.history = history
         self.system_in_messages = system_in_messages
         self.system: list[WireBlock] = []
         self.system_plain = False
@@ -95,62 +79,26 @@ class Encoder(PartEncoder):
         # Only the open turn is ever written: each earlier one is closed into ``messages`` when
         # the next opens, while it is still in the processor's cache (a second walk over every
         # turn at the end cost 1.5x more per event at 100,000 events than at 1,000).
-        self.turn: _Turn | None = None
-        self.opened = 0  # turns opened so far
         self.messages: list[WireMessage] = []
-        self.last_kind: str | None = None
-        self.at = -1  # the index of the history event being encoded
-        self.orphan = OrphanCheck(history)
 
     # -- the walk ---------------------------------------------------------------------------
 
     def run(self) -> tuple[str | list[WireBlock] | None, list[WireMessage]]:
-        for i, event in enumerate(self.history):
-            self.at = i
-            # The three commonest classes by identity first: a missed isinstance on a pydantic
-            # class goes through ABCMeta and costs more than mapping a whole part.
-            if type(event) is ToolMessage:
-                self._tool(event, i)
-                continue
-            if type(event) is AssistantMessage:
-                self._assistant(event, i)
-                continue
-            if type(event) is UserMessage:
-                self._user(event, i)
-                continue
-            if type(event) is SystemMessage:
-                self._system(event, i)
-                continue
-            match event:
-                case ToolMessage():
-                    self._tool(event, i)
-                case AssistantMessage():
-                    self._assistant(event, i)
-                case UserMessage():
-                    self._user(event, i)
-                case SystemMessage():
-                    self._system(event, i)
-                case DeveloperMessage():
-                    self._developer(event, i)
-                case (ErrorEvent() | TaskMetadataEvent() | CompactionEvent() | RetryEvent()
-                      | ModelSwitchEvent() | SubtaskEvent() | UnknownEvent()):
-                    continue  # records for the application and for replay; never sent
-                case _:
-                    assert_never(event)
-        if self.turn is not None:
-            self._close(self.turn, last=True)
+        self.walk()
+        if self.current is not None:
+            self._close(cast(_Turn, self.current), last=True)
         return self._system_value(), self.messages
 
-    def _open(self, turn: _Turn) -> _Turn:
-        before = self.turn
+    def push(self, turn: Turn) -> None:
+        before = cast("_Turn | None", self.current)
         if before is not None:
             if before.empties is None and not before.plain and before.blocks:
-                self.messages.append(before.message)  # its blocks are its content already
+                self.messages.append(cast(WireMessage, before.message))  # its blocks are its content already
             else:
                 self._close(before, last=False)
-        self.turn = turn
-        self.opened += 1
-        return turn
+
+    def marked(self, turn: Turn, marks: Mapping[str, Any]) -> None:
+        cast(_Turn, turn).force_list = marks.get("content") == "blocks"
 
     def _close(self, turn: _Turn, *, last: bool) -> None:
         if turn.empties is None and turn.plain and len(turn.blocks) == 1 and not turn.force_list:
@@ -166,20 +114,15 @@ class Encoder(PartEncoder):
                             "nothing of it can be sent, and Anthropic rejects an empty "
                             "message", self.history[i].id)
             return
-        self.messages.append(turn.message)
+        self.messages.append(cast(WireMessage, turn.message))
 
-    def _tool(self, message: ToolMessage, i: int) -> None:
+    def tool_message(self, message: ToolMessage, i: int) -> None:
         fields = message.__dict__
         call_id = fields["call_id"]
-        if call_id not in self.wire_ids and self.orphan(call_id):
-            orphan_loss(self.losses, i, call_id, message.id, "Anthropic")
+        if self.orphaned(call_id, i, message.id):
             return
         pd = fields["provider_data"]
-        if pd is None and self.last_kind == "tool":
-            turn = self.turn  # another result in the same tool turn: the commonest case
-            assert turn is not None
-        else:
-            turn = self._turn("tool", "user", pd)
+        turn = self.turn("tool", "user", pd)
         block: WireBlock = {"type": "tool_result", "tool_use_id": self.wire_ids.get(call_id, call_id)}
         text = fields["output_text"]
         if fields["parts"] or pd is not None or (not text and fields["data"] is not None):
@@ -193,82 +136,26 @@ class Encoder(PartEncoder):
                              as_error=True)
         turn.blocks.append(block)
 
-    def _assistant(self, message: AssistantMessage, i: int) -> None:
-        fields = message.__dict__
-        parts = fields["parts"]
-        if not parts and message.status in ("aborted", "error"):
-            self._lose(i, -1, "assistant_message", "dropped",
-                       f"an {message.status} message with no content; the API rejects empty "
-                       "assistant turns", message.id)
-            return
-        turn = self._turn("assistant", "assistant", fields["provider_data"])
-        self._parts(turn, parts, i, fields["id"])
-
-    def _user(self, message: UserMessage, i: int) -> None:
-        self._parts(self._turn("user", "user", message.provider_data), message.parts, i, message.id)
-
-    def _developer(self, message: DeveloperMessage, i: int) -> None:
-        before = self.opened
-        turn = self._turn("developer", "user", message.provider_data)
-        if self.opened == before:
-            self._lose(i, -1, "developer_message", "attached",
-                       "Anthropic has no developer role; its parts join the user or tool turn "
-                       "before it", message.id)
-        else:
-            self._lose(i, -1, "developer_message", "downgraded",
-                       "Anthropic has no developer role; sent as a user turn", message.id)
-        self._parts(turn, message.parts, i, message.id)
-
-    def _turn(self, kind: str, role: Literal["user", "assistant", "system"],
-              pd: ProviderData | None) -> _Turn:
-        current = self.turn
-        if pd is None and (kind == "assistant" or current is None or current.role != "user"):
-            # The common cases: no markers, and nothing to join (only user turns are joined).
-            self.last_kind = kind
-            turn = self._open(_Turn(role))
-            turn.origin = self.at
-            return turn
-        joins = default_joins(kind, current.role if current is not None else None, self.last_kind)
-        marks = data_of(pd, self.issuers) if pd is not None else None
-        if marks:
-            placed = marks.get("turn")
-            if placed == "new":
-                joins = False
-            elif placed == "join":
-                joins = True
-        self.last_kind = kind
-        if joins and current is not None and current.role == role:
-            return current
-        turn = _Turn(role)
-        turn.origin = self.at
-        if marks:
-            turn.force_list = marks.get("content") == "blocks"
-            extra = marks.get("message")
-            if isinstance(extra, dict):
-                # Keys of a wire message beyond role and content (beta fields), kept from an import.
-                turn.message = cast(WireMessage, {**extra, **turn.message})
-        return self._open(turn)
-
-    def _system(self, message: SystemMessage, i: int) -> None:
+    def system_message(self, message: SystemMessage, i: int) -> None:
         marks = data_of(message.provider_data, self.issuers)
         # Leading system messages are the system prompt, unless an import recorded that this one
         # was a role "system" entry of messages.
-        in_messages = self.turn is not None or bool(marks and marks.get("turn") == "new")
+        in_messages = self.current is not None or bool(marks and marks.get("turn") == "new")
         if in_messages and self.system_in_messages:
-            turn = self._turn("system", "system", message.provider_data)
-            self._parts(turn, message.parts, i, message.id, system=True)
+            turn = self.turn("system", "system", message.provider_data)
+            self.parts(turn, message.parts, i, message.id, system=True)
             return
         if in_messages:
-            self._lose(i, -1, "system_message", "rewritten",
-                       "system messages mid-conversation are turned off (system_in_messages=False); "
-                       "moved to the system prompt", message.id)
+            self.lose(i, -1, "system_message", "rewritten",
+                      "system messages mid-conversation are turned off (system_in_messages=False); "
+                      "moved to the system prompt", message.id)
         if marks and marks.get("content") == "blocks":
             self.system_force_list = True
         self.system_seen = True
         for j, part in enumerate(message.parts):
             if not isinstance(part, TextPart):
-                self._lose(i, j, part.type, "dropped", "Anthropic's system prompt takes text only",
-                           message.id)
+                self.lose(i, j, part.type, "dropped", "Anthropic's system prompt takes text only",
+                          message.id)
                 continue
             block, plain = self._text(part, i, j, message.id, system=True)
             if not self.system:
@@ -285,8 +172,9 @@ class Encoder(PartEncoder):
             return None
         return self.system
 
-    def _parts(self, turn: _Turn, parts: Sequence[Part], i: int, message_id: str,
-               system: bool = False) -> None:
+    def parts(self, turn: Turn, parts: Sequence[Part], i: int, message_id: str,
+              system: bool = False) -> None:
+        turn = cast(_Turn, turn)  # this encoder's turns are all _Turn
         blocks = turn.blocks
         for j, part in enumerate(parts):
             if type(part) is TextPart:
@@ -305,8 +193,8 @@ class Encoder(PartEncoder):
             if system and type(part) is not UnknownPart:
                 # An unknown block is echoed as it came (to its issuer only): it may be a system
                 # block type this version does not know.
-                self._lose(i, j, part.type, "dropped", "Anthropic's system messages take text only",
-                           message_id)
+                self.lose(i, j, part.type, "dropped", "Anthropic's system messages take text only",
+                          message_id)
                 continue
             # The two commonest non-text parts skip the dispatch.
             if type(part) is ToolCallPart:
@@ -315,8 +203,8 @@ class Encoder(PartEncoder):
                 wire = self._thinking(part, i, j, message_id)
             elif type(part) is RefusalPart:
                 # Sent as the plain text block it becomes (so it collapses and drops like one).
-                self._lose(i, j, "refusal", "downgraded", "Anthropic has no refusal block; sent as text",
-                           message_id)
+                self.lose(i, j, "refusal", "downgraded", "Anthropic has no refusal block; sent as text",
+                          message_id)
                 if not part.text:
                     turn.empty_text(i, j, message_id)
                 if not blocks:

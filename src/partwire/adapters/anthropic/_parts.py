@@ -15,11 +15,11 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal, assert_never
 
 from partwire._base import ProviderData
-from partwire._json import parse_json
 from partwire._media import decode_base64, sniff_media_type
 from partwire.adapters._calls import missing_definition_reason
 from partwire.adapters._losses import LossCollector, foreign_unknown_reason, known_loss
-from partwire.adapters._provenance import accepted_issuers, data_of, first_accepted
+from partwire.adapters._provenance import data_of
+from partwire.adapters._turns import BlockEncoder, path
 from partwire.adapters.anthropic._wire import (
     DOCUMENT_MEDIA_TYPES,
     IMAGE_MEDIA_TYPES,
@@ -50,7 +50,6 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
-from partwire.projection import LossAction
 
 __all__ = ["FileResolver", "ForeignThinking", "PartEncoder", "path"]
 
@@ -64,31 +63,21 @@ _UNITS = {"char": ("char_location", "start_char_index", "end_char_index"),
           "block": ("content_block_location", "start_block_index", "end_block_index")}
 
 
-def path(i: int, j: int, suffix: str = "") -> str:
-    """``history[i].parts[j]`` (``j < 0``: the message itself), made only when a loss is reported."""
-    return f"history[{i}]{f'.parts[{j}]' if j >= 0 else ''}{suffix}"
-
-
-class PartEncoder:
+class PartEncoder(BlockEncoder):
     """Maps parts to content blocks for one projection, reporting what it cannot send."""
+
+    ISSUER = ISSUER
+    WIRE = "Anthropic"
+    TAKER = "the API"
+    admits_call_id = staticmethod(admits_call_id)
 
     def __init__(self, *, issuers: Collection[str], losses: LossCollector,
                  foreign_thinking: ForeignThinking = "drop",
                  resolve_file: FileResolver | None = None) -> None:
-        # Anthropic's own ids first, then the aliases in a stable order.
-        self.issuers, self.issuer_order = accepted_issuers(issuers, ISSUER)
-        self.only_own = self.issuer_order == (ISSUER,)
-        self.losses = losses
-        self.foreign_thinking = foreign_thinking
-        self.resolve_file = resolve_file
-        # Canonical call id -> the id sent for it, filled as calls go by (results come after).
-        self.wire_ids: dict[str, str] = {}
+        super().__init__(issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
+                         resolve_file=resolve_file)
         # The names of the tools the request defines (None: not checked), for each call to find.
         self.defined: Collection[Any] | None = None
-
-    def _lose(self, i: int, j: int, part_type: str, action: LossAction, reason: str,
-              message_id: str, suffix: str = "") -> None:
-        self.losses.add(path(i, j, suffix), part_type, action, reason, message_id)
 
     def _extras(self, pd: ProviderData, i: int, j: int, part_type: str,
                 message_id: str) -> Mapping[str, Any] | None:
@@ -97,9 +86,9 @@ class PartEncoder:
             data = pd.data
             block = data.get("block") if isinstance(data, dict) else None
             return block if isinstance(block, dict) else None
-        self._lose(i, j, part_type, "dropped",
-                   f"provider data from {pd.issuer} is not sent to Anthropic", message_id,
-                   ".provider_data")
+        self.lose(i, j, part_type, "dropped",
+                  f"provider data from {pd.issuer} is not sent to Anthropic", message_id,
+                  ".provider_data")
         return None
 
     def _with(self, block: WireBlock, pd: ProviderData | None, i: int, j: int,
@@ -142,8 +131,8 @@ class PartEncoder:
                     if system:
                         # Echoed on a response's own blocks, but a system block's citation
                         # (the SDK's TextBlockParam) has no file_id.
-                        self._lose(i, j, "text", "dropped", "a system block's citations carry "
-                                   "no file_id", message_id, ".citations")
+                        self.lose(i, j, "text", "dropped", "a system block's citations carry "
+                                  "no file_id", message_id, ".citations")
                     else:
                         out["file_id"] = c.file_id
             case SearchResultCitation():
@@ -153,9 +142,9 @@ class PartEncoder:
                        "end_block_index": c.end_block}
             case UrlCitation():
                 if "encrypted_index" not in extra:
-                    self._lose(i, j, "text", "dropped",
-                               f"a web citation of {c.url} lacks Anthropic's encrypted_index, which "
-                               "the API requires", message_id, ".citations")
+                    self.lose(i, j, "text", "dropped",
+                              f"a web citation of {c.url} lacks Anthropic's encrypted_index, which "
+                              "the API requires", message_id, ".citations")
                     return None
                 out = {"type": "web_search_result_location", "cited_text": c.cited_text or "",
                        "url": c.url, "title": c.title}
@@ -177,21 +166,21 @@ class PartEncoder:
                 return self._document(part, i, j, message_id)
             case RedactedThinkingPart():
                 if part.data.issuer not in self.issuers:
-                    self._lose(i, j, "redacted_thinking", "dropped",
-                               f"encrypted reasoning from {part.data.issuer} cannot be verified by "
-                               "Anthropic", message_id)
+                    self.lose(i, j, "redacted_thinking", "dropped",
+                              f"encrypted reasoning from {part.data.issuer} cannot be verified by "
+                              "Anthropic", message_id)
                     return None
                 block: WireBlock = {"type": "redacted_thinking", "data": part.data.value}
                 return self._with(block, part.provider_data, i, j, message_id)
             case ServerToolCallPart():
-                if not self._own(part.issuer, part.type, i, j, message_id):
+                if not self.own(part.issuer, part.type, i, j, message_id):
                     return None
                 extras = (self._extras(part.provider_data, i, j, part.type, message_id)
                           if part.provider_data is not None else None) or {}
                 return {"type": "server_tool_use", **extras, "id": part.id, "name": part.name,
                         "input": part.input}
             case ServerToolResultPart():
-                if not self._own(part.issuer, part.type, i, j, message_id):
+                if not self.own(part.issuer, part.type, i, j, message_id):
                     return None
                 block = {"type": part.name}
                 if part.call_id:
@@ -202,67 +191,37 @@ class PartEncoder:
             case UnknownPart():
                 raw = part.raw
                 if part.issuer not in self.issuers:
-                    self._lose(i, j, "unknown", "dropped",
-                               foreign_unknown_reason(part),
-                               message_id)
+                    self.lose(i, j, "unknown", "dropped",
+                              foreign_unknown_reason(part),
+                              message_id)
                     return None
                 if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-                    self._lose(i, j, "unknown", "dropped",
-                               "an unrecognised part that is not a typed block cannot be sent",
-                               message_id)
+                    self.lose(i, j, "unknown", "dropped",
+                              "an unrecognised part that is not a typed block cannot be sent",
+                              message_id)
                     return None
                 return dict(raw)
             case RefusalPart():
-                self._lose(i, j, "refusal", "downgraded", "Anthropic has no refusal block; sent as text",
-                           message_id)
+                self.lose(i, j, "refusal", "downgraded", "Anthropic has no refusal block; sent as text",
+                          message_id)
                 return {"type": "text", "text": part.text}
             case AudioPart():
-                self._lose(i, j, "audio", "dropped", "Anthropic takes no audio input", message_id)
+                self.lose(i, j, "audio", "dropped", "Anthropic takes no audio input", message_id)
                 return None
             case _:
                 assert_never(part)
 
-    def _own(self, issuer: str, part_type: str, i: int, j: int, message_id: str) -> bool:
-        if issuer in self.issuers:
-            return True
-        self._lose(i, j, part_type, "dropped",
-                   f"a server tool block from {issuer} can only be replayed to {issuer}", message_id)
-        return False
-
     def _tool_call(self, part: ToolCallPart, i: int, j: int, message_id: str) -> WireBlock:
         fields = part.__dict__
-        ids = fields["provider_ids"]
-        canonical = fields["id"]
-        if not ids:
-            wire_id = None
-        elif self.only_own:
-            wire_id = ids.get(ISSUER) or first_accepted(ids, (), admits_call_id)
-        else:
-            wire_id = first_accepted(ids, self.issuer_order, admits_call_id)
-        if wire_id is None:
-            wire_id = canonical
-            if ids:
-                self._lose(i, j, "tool_call", "id_mapped",
-                           f"the call id from {', '.join(sorted(ids))} breaks Anthropic's id rules; "
-                           f"the canonical id {canonical} is sent", message_id)
+        wire_id = self.call_id(fields["provider_ids"], fields["id"], i, j, message_id)
         defined = self.defined
         if defined is not None and fields["name"] not in defined:
             # Remembered: a resumed agent resends every undefined call each turn.
             self.losses.items.append(known_loss(i, j, "tool_definition", "dropped",
                                                 missing_definition_reason(fields["name"]),
                                                 self.losses.adapter, message_id))
-        self.wire_ids[canonical] = wire_id
         text = fields["arguments_json"]
-        try:
-            arguments = parse_json(text) if text else {}
-        except ValueError:
-            arguments = None
-        if type(arguments) is not dict:
-            if text:  # anything but the empty string is rewritten, whitespace included
-                self._lose(i, j, "tool_call", "rewritten",
-                           "the arguments are not a JSON object (truncated or malformed) and the API "
-                           "takes only an object; sent as {}", message_id)
-            arguments = {}
+        arguments = self.call_input(text, i, j, message_id)
         block: WireBlock = {"type": "tool_use", "id": wire_id, "name": fields["name"],
                             "input": arguments}
         pd = fields["provider_data"]
@@ -282,11 +241,11 @@ class PartEncoder:
             return {**marks["block"], "type": "thinking", "thinking": part.text}
         who = f"from {signature.issuer}" if signature is not None else "without a signature"
         if self.foreign_thinking == "text" and part.text:
-            self._lose(i, j, "thinking", "downgraded",
-                       f"reasoning {who} cannot be verified by Anthropic; sent as text", message_id)
+            self.lose(i, j, "thinking", "downgraded",
+                      f"reasoning {who} cannot be verified by Anthropic; sent as text", message_id)
             return {"type": "text", "text": part.text}
-        self._lose(i, j, "thinking", "dropped", f"reasoning {who} cannot be verified by Anthropic",
-                   message_id)
+        self.lose(i, j, "thinking", "dropped", f"reasoning {who} cannot be verified by Anthropic",
+                  message_id)
         return None
 
     def _image(self, part: ImagePart, i: int, j: int, message_id: str) -> WireBlock | None:
@@ -294,8 +253,8 @@ class PartEncoder:
         if source is None:
             return None
         if part.detail is not None:
-            self._lose(i, j, "image", "dropped", "Anthropic takes no image detail hint", message_id,
-                       ".detail")
+            self.lose(i, j, "image", "dropped", "Anthropic takes no image detail hint", message_id,
+                      ".detail")
         return self._with({"type": "image", "source": source}, part.provider_data, i, j, message_id)
 
     def _document(self, part: DocumentPart, i: int, j: int, message_id: str) -> WireBlock | None:
@@ -306,16 +265,16 @@ class PartEncoder:
         if part.title is not None:
             block["title"] = part.title
         if part.filename is not None:
-            self._lose(i, j, "document", "dropped",
-                       "Anthropic documents have a title but no file name", message_id, ".filename")
+            self.lose(i, j, "document", "dropped",
+                      "Anthropic documents have a title but no file name", message_id, ".filename")
         return self._with(block, part.provider_data, i, j, message_id)
 
     def _as_plain_text(self, media_type: str | None, i: int, j: int, message_id: str) -> None:
         if media_type not in (None, "text/plain"):
-            self._lose(i, j, "document", "rewritten",
-                       f"Anthropic takes text documents as text/plain; the {media_type} text is sent "
-                       "as text/plain",
-                       message_id, ".media_type")
+            self.lose(i, j, "document", "rewritten",
+                      f"Anthropic takes text documents as text/plain; the {media_type} text is sent "
+                      "as text/plain",
+                      message_id, ".media_type")
 
     def _source(self, part: ImagePart | DocumentPart, i: int, j: int, message_id: str,
                 accepted: frozenset[str]) -> WireBlock | None:
@@ -329,21 +288,21 @@ class PartEncoder:
             case ProviderFileSource():
                 if source.issuer in self.issuers:
                     return {"type": "file", "file_id": source.file_id}
-                self._lose(i, j, kind, "dropped",
-                           f"file {source.file_id} was uploaded to {source.issuer}; Anthropic cannot "
-                           "read it", message_id)
+                self.lose(i, j, kind, "dropped",
+                          f"file {source.file_id} was uploaded to {source.issuer}; Anthropic cannot "
+                          "read it", message_id)
                 return None
             case TextSource():
                 if kind == "document":
                     self._as_plain_text(part.media_type, i, j, message_id)
                     return {"type": "text", "media_type": "text/plain", "data": source.text}
-                self._lose(i, j, kind, "dropped", "an image cannot come from text", message_id)
+                self.lose(i, j, kind, "dropped", "an image cannot come from text", message_id)
                 return None
             case FileRefSource():
                 if self.resolve_file is None:
-                    self._lose(i, j, kind, "dropped",
-                               f"workspace file {source.path} needs resolve_file= to be sent",
-                               message_id)
+                    self.lose(i, j, kind, "dropped",
+                              f"workspace file {source.path} needs resolve_file= to be sent",
+                              message_id)
                     return None
                 data = base64.b64encode(self.resolve_file(source)).decode("ascii")
                 media_type = part.media_type or sniff_media_type(data)
@@ -358,18 +317,18 @@ class PartEncoder:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError:
                     text = raw.decode("utf-8", errors="replace")
-                    self._lose(i, j, kind, "rewritten", "the text is not UTF-8; bytes that are not "
-                               "were replaced by U+FFFD", message_id, ".source")
+                    self.lose(i, j, kind, "rewritten", "the text is not UTF-8; bytes that are not "
+                              "were replaced by U+FFFD", message_id, ".source")
                 return {"type": "text", "media_type": "text/plain", "data": text}
         if kind == "document" and media_type is None:
             # Anthropic needs a media type; the bytes are not recognisably anything else.
             media_type = "application/pdf"
-            self._lose(i, j, kind, "rewritten", "the document has no media type and its bytes "
-                       "name none; sent as application/pdf", message_id, ".media_type")
+            self.lose(i, j, kind, "rewritten", "the document has no media type and its bytes "
+                      "name none; sent as application/pdf", message_id, ".media_type")
         if media_type not in accepted:
-            self._lose(i, j, kind, "dropped",
-                       f"Anthropic does not take {media_type or 'untyped'} {kind}s inline (it takes "
-                       f"{', '.join(sorted(accepted))})", message_id)
+            self.lose(i, j, kind, "dropped",
+                      f"Anthropic does not take {media_type or 'untyped'} {kind}s inline (it takes "
+                      f"{', '.join(sorted(accepted))})", message_id)
             return None
         return {"type": "base64", "media_type": media_type, "data": data}
 

@@ -18,11 +18,12 @@ from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._provenance import shared_provider_data
 from partwire.adapters._reading import imported_request, text_part
+from partwire.adapters._turns import TurnPlacement, read_messages
 from partwire.adapters.anthropic._decode import extras_of, part_from_wire
 from partwire.adapters.anthropic._encode import Encoder, FileResolver, ForeignThinking
 from partwire.adapters.anthropic._settings import settings_from_wire, settings_to_wire
 from partwire.adapters.anthropic._tools import tool_from_wire, tool_to_wire
-from partwire.adapters.anthropic._wire import DEFAULT_MAX_TOKENS, ISSUER, default_joins
+from partwire.adapters.anthropic._wire import DEFAULT_MAX_TOKENS, ISSUER
 from partwire.adapters.requests import ImportedRequest, ToolSpec
 from partwire.errors import WireFormatError
 from partwire.history import History, HistoryEvent
@@ -92,13 +93,7 @@ def from_wire_request(request: Any) -> ImportedRequest:
             history.append(reader.system(body["system"]))
         except BaseException as exc:
             raise at_path(exc, ISSUER, "request", "system")  # noqa: B904 (at_path chains it)
-    for i, message in enumerate(messages):
-        if not isinstance(message, dict):
-            raise WireFormatError(ISSUER, "request", "not an object", f"messages[{i}]")
-        try:
-            history.extend(reader.message(message, i))
-        except BaseException as exc:
-            raise at_path(exc, ISSUER, "request", f"messages[{i}]")  # noqa: B904 (at_path chains it)
+    read_messages(reader, messages, history, ISSUER)
     params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
     tools: tuple[ToolSpec, ...] = ()
     raw_tools = params.get("tools")
@@ -110,7 +105,7 @@ def from_wire_request(request: Any) -> ImportedRequest:
                             _SAMPLING if sampling else None, settings)
 
 
-class _RequestReader:
+class _RequestReader(TurnPlacement):
     """Reads ``messages`` in order, tracking the turn state the encoder will track.
 
     Where the request groups messages into turns differently from :func:`default_joins`, or
@@ -119,9 +114,8 @@ class _RequestReader:
     """
 
     def __init__(self) -> None:
+        super().__init__()
         self.calls: dict[str, ToolCallPart] = {}
-        self.turn_role: str | None = None
-        self.last_kind: str | None = None
 
     def system(self, system: Any) -> SystemMessage:
         if isinstance(system, str):
@@ -210,15 +204,7 @@ class _RequestReader:
                fields: dict[str, Any]) -> HistoryEvent:
         """The message of ``cls`` made of ``fields`` (already validated), marked where the turn
         it opens or joins differs from the default."""
-        joins = default_joins(kind, self.turn_role, self.last_kind)
-        if starts and joins:
-            marks = {**marks, "turn": "new"}
-        elif not starts and not joins:
-            marks = {**marks, "turn": "join"}
-        if starts:
-            self.turn_role = role
-        self.last_kind = kind
-        pd = _marks(marks)
+        pd = _marks(self.placed(kind, role, starts, marks))
         if pd is None and len(fields) == 1 and cls in _PARTS_ONLY:
             return _PARTS_ONLY[cls](fields["parts"])
         event: HistoryEvent = build(cls, {**fields, "provider_data": pd} if pd is not None else fields)

@@ -26,7 +26,6 @@ __all__ = [
     "WireResponse",
     "WireUsage",
     "admits_call_id",
-    "default_joins",
     "is_server_result",
     "usage_from_wire",
 ]
@@ -143,18 +142,3 @@ def usage_from_wire(raw: Mapping[str, Any]) -> Usage:
         reasoning_tokens=token_count(raw.get("output_tokens_details"), "thinking_tokens"),
         provider_data=ProviderData(issuer=ISSUER, data=dict(raw)),
     )
-
-
-def default_joins(kind: str, turn_role: str | None, last_kind: str | None) -> bool:
-    """Whether a canonical message of ``kind`` goes into the current wire turn by default.
-
-    Consecutive tool results share one user turn, and user text right after them joins it (the
-    results first, as the API wants them); developer messages join the user or tool turn before
-    them. ``to_wire`` applies this, and ``from_wire_request`` records only where a request
-    differs from it, so both directions agree by construction.
-    """
-    if turn_role != "user":
-        return False
-    if kind == "developer":
-        return True
-    return kind in ("tool", "user") and last_kind == "tool"

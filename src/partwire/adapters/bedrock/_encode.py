@@ -11,30 +11,19 @@ and inside a tool result (whose content union has no such member).
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, Literal, assert_never, cast
+from typing import Any, cast
 
-from partwire._base import ProviderData
-from partwire.adapters._calls import OrphanCheck, orphan_loss
 from partwire.adapters._losses import LossCollector, tool_status_loss
 from partwire.adapters._provenance import data_of
+from partwire.adapters._turns import Turn, TurnWalk
 from partwire.adapters.bedrock._parts import FileResolver, ForeignThinking, PartEncoder
-from partwire.adapters.bedrock._wire import Blobs, WireBlock, WireMessage, default_joins
+from partwire.adapters.bedrock._wire import Blobs, WireBlock, WireMessage
 from partwire.history import (
-    CompactionEvent,
-    ErrorEvent,
     History,
-    ModelSwitchEvent,
-    RetryEvent,
-    SubtaskEvent,
-    TaskMetadataEvent,
-    UnknownEvent,
 )
 from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
     SystemMessage,
     ToolMessage,
-    UserMessage,
 )
 from partwire.parts import Part, TextPart, ThinkingPart, ToolCallPart, UnknownPart
 
@@ -46,59 +35,24 @@ _NO_MARKS: Mapping[str, Any] = {}
 TOOL_RESULT_MEMBERS = frozenset({"json", "text", "image", "document", "video", "searchResult"})
 
 
-class _Turn:
-    __slots__ = ("blocks", "message", "origin", "role")
-
-    def __init__(self, role: Literal["user", "assistant", "system"], origin: int) -> None:
-        self.role = role
-        self.origin = origin
-        self.blocks: list[WireBlock] = []
-        self.message: dict[str, Any] = {"role": role, "content": self.blocks}
-
-
-class Encoder(PartEncoder):
+class Encoder(TurnWalk, PartEncoder):
     """Projects one history; ``run`` gives ``system`` (or ``None``) and ``messages``."""
+
+    NAME = "Bedrock"
+    EMPTY_ASSISTANT = "Converse refuses empty messages"
 
     def __init__(self, history: History, *, issuers: Collection[str], losses: LossCollector,
                  foreign_thinking: ForeignThinking = "drop", resolve_file: FileResolver | None = None,
                  blobs: Blobs = "bytes") -> None:
         super().__init__(issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
                          resolve_file=resolve_file, blobs=blobs)
-        self.history = history
-        self.orphan = OrphanCheck(history)
+        self.start(history)
         self.system: list[WireBlock] = []
         self.system_seen = False
-        self.turns: list[_Turn] = []
-        self.last_kind: str | None = None
+        self.turns: list[Turn] = []
 
     def run(self) -> tuple[list[WireBlock] | None, list[WireMessage]]:
-        for i, event in enumerate(self.history):
-            # The commonest classes by identity first: a missed isinstance on a pydantic class
-            # goes through ABCMeta and costs more than mapping a whole part.
-            kind = type(event)
-            if kind is ToolMessage:
-                self._tool(event, i)  # type: ignore[arg-type]
-                continue
-            if kind is AssistantMessage:
-                self._assistant(event, i)  # type: ignore[arg-type]
-                continue
-            match event:
-                case UserMessage():
-                    self._parts(self._turn("user", "user", event.provider_data, i), event.parts, i,
-                                event.id)
-                case AssistantMessage():
-                    self._assistant(event, i)
-                case ToolMessage():
-                    self._tool(event, i)
-                case SystemMessage():
-                    self._system(event, i)
-                case DeveloperMessage():
-                    self._developer(event, i)
-                case (ErrorEvent() | TaskMetadataEvent() | CompactionEvent() | RetryEvent()
-                      | ModelSwitchEvent() | SubtaskEvent() | UnknownEvent()):
-                    continue  # records for the application and for replay; never sent
-                case _:
-                    assert_never(event)
+        self.walk()
         messages: list[WireMessage] = []
         for turn in self.turns:
             if not turn.blocks:
@@ -111,67 +65,17 @@ class Encoder(PartEncoder):
             messages.append(cast(WireMessage, turn.message))
         return (self.system if self.system_seen and self.system else None), messages
 
-    # -- turns ------------------------------------------------------------------------------
+    def push(self, turn: Turn) -> None:
+        self.turns.append(turn)
 
-    def _turn(self, kind: str, role: Literal["user", "assistant", "system"],
-              pd: ProviderData | None, i: int) -> _Turn:
-        turns = self.turns
-        current = turns[-1] if turns else None
-        if pd is None:
-            if kind == "tool" and self.last_kind == "tool":
-                return turns[-1]  # another result of the same batch: the commonest join
-            if kind == "assistant" or current is None or current.role != "user":
-                self.last_kind = kind  # nothing to join (only user turns are joined)
-                turns.append(turn := _Turn(role, i))
-                return turn
-        joins = kind != "assistant" and default_joins(
-            kind, current.role if current is not None else None, self.last_kind)
-        marks = data_of(pd, self.issuers) if pd is not None else None
-        if marks:
-            placed = marks.get("turn")
-            if placed == "new":
-                joins = False
-            elif placed == "join":
-                joins = True
-        self.last_kind = kind
-        if joins and current is not None and current.role == role:
-            return current
-        turn = _Turn(role, i)
-        if marks and isinstance(marks.get("message"), dict):
-            turn.message = {**marks["message"], **turn.message}
-        turns.append(turn)
-        return turn
-
-    def _assistant(self, message: AssistantMessage, i: int) -> None:
-        fields = message.__dict__
-        if not fields["parts"] and fields["status"] in ("aborted", "error"):
-            self.lose(i, -1, "assistant_message", "dropped",
-                      f"an {message.status} message with no content; Converse refuses empty "
-                      "messages", message.id)
-            return
-        self._parts(self._turn("assistant", "assistant", fields["provider_data"], i), fields["parts"],
-                    i, fields["id"])
-
-    def _developer(self, message: DeveloperMessage, i: int) -> None:
-        before = len(self.turns)
-        turn = self._turn("developer", "user", message.provider_data, i)
-        if len(self.turns) == before:
-            self.lose(i, -1, "developer_message", "attached",
-                      "Converse has no developer role; its parts join the user or tool turn "
-                      "before it", message.id)
-        else:
-            self.lose(i, -1, "developer_message", "downgraded",
-                      "Converse has no developer role; sent as a user turn", message.id)
-        self._parts(turn, message.parts, i, message.id)
-
-    def _system(self, message: SystemMessage, i: int) -> None:
+    def system_message(self, message: SystemMessage, i: int) -> None:
         marks = data_of(message.provider_data, self.issuers)
         if marks and marks.get("turn") == "new":
             # A role "system" entry of messages, as an imported request had it.
-            self._parts(self._turn("system", "system", message.provider_data, i), message.parts,
-                        i, message.id, system=True)
+            self.parts(self.turn("system", "system", message.provider_data), message.parts,
+                       i, message.id, system=True)
             return
-        if self.turns:
+        if self.current is not None:
             self.lose(i, -1, "system_message", "rewritten",
                       "Converse takes system text in its system list; a system message "
                       "mid-conversation is moved there", message.id)
@@ -192,8 +96,8 @@ class Encoder(PartEncoder):
                 self.system.append(block)
                 self._cache_point(self.system, block, pd_marks, i, j, message.id)
 
-    def _parts(self, turn: _Turn, parts: Sequence[Part], i: int, message_id: str,
-               system: bool = False) -> None:
+    def parts(self, turn: Turn, parts: Sequence[Part], i: int, message_id: str,
+              system: bool = False) -> None:
         blocks = turn.blocks
         for j, part in enumerate(parts):
             kind = type(part)
@@ -239,14 +143,13 @@ class Encoder(PartEncoder):
 
     # -- tool results -----------------------------------------------------------------------
 
-    def _tool(self, message: ToolMessage, i: int) -> None:
+    def tool_message(self, message: ToolMessage, i: int) -> None:
         fields = message.__dict__
         call_id = fields["call_id"]
-        if call_id not in self.wire_ids and self.orphan(call_id):
-            orphan_loss(self.losses, i, call_id, message.id, "Bedrock")
+        if self.orphaned(call_id, i, message.id):
             return
         pd = fields["provider_data"]
-        turn = self._turn("tool", "user", pd, i)
+        turn = self.turn("tool", "user", pd)
         if pd is None and not fields["parts"] and fields["status"] == "success":
             text = fields["output_text"]
             content = [{"text": text}] if text else tool_result_content(text, fields["data"], [])

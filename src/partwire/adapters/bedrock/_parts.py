@@ -14,10 +14,9 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal, assert_never
 
 from partwire._base import ProviderData
-from partwire._json import parse_json
 from partwire._media import decode_base64, sniff_media_type
 from partwire.adapters._losses import LossCollector, foreign_unknown_reason
-from partwire.adapters._provenance import accepted_issuers, first_accepted
+from partwire.adapters._turns import BlockEncoder, path
 from partwire.adapters.bedrock._decode import citation_to_wire
 from partwire.adapters.bedrock._wire import (
     AUDIO_FORMATS,
@@ -49,7 +48,6 @@ from partwire.parts import (
     UnknownPart,
     UrlSource,
 )
-from partwire.projection import LossAction
 
 __all__ = ["FileResolver", "ForeignThinking", "PartEncoder", "path"]
 
@@ -69,36 +67,27 @@ _SPACES = re.compile(r"\s{2,}")
 _MEDIA_MEMBERS = frozenset({"video", "image", "document", "audio"})
 
 
-def path(i: int, j: int, suffix: str = "") -> str:
-    """``history[i].parts[j]`` (``j < 0``: the message itself), made only when a loss is reported."""
-    return f"history[{i}]{f'.parts[{j}]' if j >= 0 else ''}{suffix}"
-
-
 def document_name(name: str) -> str:
     """A document name as Converse takes it: refused characters become ``-``, runs of spaces one."""
     return _SPACES.sub(" ", _NAME_REFUSED.sub("-", name))[:200]
 
 
-class PartEncoder:
+class PartEncoder(BlockEncoder):
     """Maps parts to content blocks for one projection, reporting what it cannot send."""
+
+    ISSUER = ISSUER
+    WIRE = "Converse"
+    TAKER = "Converse"
+    admits_call_id = staticmethod(admits_call_id)
 
     def __init__(self, *, issuers: Collection[str], losses: LossCollector,
                  foreign_thinking: ForeignThinking = "drop",
                  resolve_file: FileResolver | None = None, blobs: Blobs = "bytes") -> None:
-        self.issuers, self.issuer_order = accepted_issuers(issuers, ISSUER)
-        self.only_own = self.issuer_order == (ISSUER,)
-        self.losses = losses
-        self.foreign_thinking = foreign_thinking
-        self.resolve_file = resolve_file
+        super().__init__(issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
+                         resolve_file=resolve_file)
         self.blobs: Blobs = blobs
-        # Canonical call id -> the id sent for it, filled as calls go by (results come after).
-        self.wire_ids: dict[str, str] = {}
         self.documents = 0
         self.names_ok: set[str] = set()  # tool names already checked against Converse's rule
-
-    def lose(self, i: int, j: int, part_type: str, action: LossAction, reason: str,
-             message_id: str, suffix: str = "") -> None:
-        self.losses.add(path(i, j, suffix), part_type, action, reason, message_id)
 
     def marks(self, pd: ProviderData | None, i: int, j: int, part_type: str,
               message_id: str) -> Mapping[str, Any]:
@@ -143,12 +132,12 @@ class PartEncoder:
             case DocumentPart():
                 return self._document(part, i, j, message_id, marks)
             case ServerToolCallPart():
-                if not self._own(part.issuer, part.type, i, j, message_id):
+                if not self.own(part.issuer, part.type, i, j, message_id):
                     return None
                 return {"toolUse": {"toolUseId": part.id, "name": part.name, "input": part.input,
                                     "type": "server_tool_use", **marks.get("block", {})}}
             case ServerToolResultPart():
-                if not self._own(part.issuer, part.type, i, j, message_id):
+                if not self.own(part.issuer, part.type, i, j, message_id):
                     return None
                 return {"toolResult": {"toolUseId": part.call_id, "content": part.output,
                                        **marks.get("block", {})}}
@@ -187,21 +176,7 @@ class PartEncoder:
     def tool_call(self, part: ToolCallPart, i: int, j: int, message_id: str,
                   marks: Mapping[str, Any]) -> WireBlock:
         fields = part.__dict__
-        ids = fields["provider_ids"]
-        canonical = fields["id"]
-        if not ids:
-            wire_id = None
-        elif self.only_own:
-            wire_id = ids.get(ISSUER) or first_accepted(ids, (), admits_call_id)
-        else:
-            wire_id = first_accepted(ids, self.issuer_order, admits_call_id)
-        if wire_id is None:
-            wire_id = canonical
-            if ids:
-                self.lose(i, j, "tool_call", "id_mapped",
-                          f"the call id from {', '.join(sorted(ids))} breaks Converse's id rules; "
-                          f"the canonical id {canonical} is sent", message_id)
-        self.wire_ids[canonical] = wire_id
+        wire_id = self.call_id(fields["provider_ids"], fields["id"], i, j, message_id)
         name = fields["name"]
         if name not in self.names_ok and not admits_tool_name(name):
             sent = tool_name_for(name)
@@ -211,17 +186,7 @@ class PartEncoder:
             name = sent
         else:
             self.names_ok.add(name)
-        text = fields["arguments_json"]
-        try:
-            arguments = parse_json(text) if text else {}
-        except ValueError:
-            arguments = None
-        if type(arguments) is not dict:
-            if text:  # anything but the empty string is rewritten, whitespace included
-                self.lose(i, j, "tool_call", "rewritten",
-                          "the arguments are not a JSON object (truncated or malformed) and "
-                          "Converse takes only an object; sent as {}", message_id)
-            arguments = {}
+        arguments = self.call_input(fields["arguments_json"], i, j, message_id)
         block = {"toolUseId": wire_id, "name": name, "input": arguments}
         extras = marks.get("block")
         return {"toolUse": {**block, **extras} if extras else block}
@@ -242,13 +207,6 @@ class PartEncoder:
         self.lose(i, j, "thinking", "dropped", f"reasoning {who} cannot be verified by Bedrock",
                   message_id)
         return None
-
-    def _own(self, issuer: str, part_type: str, i: int, j: int, message_id: str) -> bool:
-        if issuer in self.issuers:
-            return True
-        self.lose(i, j, part_type, "dropped",
-                  f"a server tool block from {issuer} can only be replayed to {issuer}", message_id)
-        return False
 
     def _unknown(self, part: UnknownPart, i: int, j: int, message_id: str) -> WireBlock | None:
         raw = part.raw

@@ -18,12 +18,13 @@ from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._provenance import shared_provider_data
 from partwire.adapters._reading import imported_request
+from partwire.adapters._turns import TurnPlacement, read_messages
 from partwire.adapters.bedrock._decode import BlobReader, part_from_wire, parts_from_wire
 from partwire.adapters.bedrock._encode import Encoder, tool_result_content
 from partwire.adapters.bedrock._parts import FileResolver, ForeignThinking
 from partwire.adapters.bedrock._settings import settings_from_wire, settings_to_wire
 from partwire.adapters.bedrock._tools import tool_choice_from_wire, tools_from_wire, tools_to_wire
-from partwire.adapters.bedrock._wire import ISSUER, Blobs, default_joins
+from partwire.adapters.bedrock._wire import ISSUER, Blobs
 from partwire.adapters.requests import ImportedRequest, ToolChoice, ToolSpec
 from partwire.errors import WireFormatError
 from partwire.history import History, HistoryEvent
@@ -97,13 +98,7 @@ def from_wire_request(request: Any) -> ImportedRequest:
             history.append(SystemMessage(parts=parts_from_wire(system, reader.blobs)))
         except BaseException as exc:
             raise at_path(exc, ISSUER, "request", "system")  # noqa: B904 (at_path chains it)
-    for i, message in enumerate(messages):
-        if not isinstance(message, dict):
-            raise WireFormatError(ISSUER, "request", "not an object", f"messages[{i}]")
-        try:
-            history.extend(reader.message(message, i))
-        except BaseException as exc:
-            raise at_path(exc, ISSUER, "request", f"messages[{i}]")  # noqa: B904 (at_path chains it)
+    read_messages(reader, messages, history, ISSUER)
     params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
     tools: tuple[ToolSpec, ...] = ()
     choice: ToolChoice | None = None
@@ -124,13 +119,12 @@ def from_wire_request(request: Any) -> ImportedRequest:
                             settings.max_output_tokens, choice, params, options, settings)
 
 
-class _RequestReader:
+class _RequestReader(TurnPlacement):
     """Reads ``messages`` in order, tracking the turn state the encoder will track."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.calls: dict[str, ToolCallPart] = {}
-        self.turn_role: str | None = None
-        self.last_kind: str | None = None
         self.blobs = BlobReader()
 
     def message(self, message: dict[str, Any], i: int) -> list[HistoryEvent]:
@@ -195,15 +189,7 @@ class _RequestReader:
                fields: dict[str, Any]) -> HistoryEvent:
         """The message of ``cls`` made of ``fields``, marked where the turn it opens or joins
         differs from the default."""
-        joins = kind != "assistant" and default_joins(kind, self.turn_role, self.last_kind)
-        if starts and joins:
-            marks = {**marks, "turn": "new"}
-        elif not starts and not joins:
-            marks = {**marks, "turn": "join"}
-        if starts:
-            self.turn_role = role
-        self.last_kind = kind
-        pd = _marks(marks)
+        pd = _marks(self.placed(kind, role, starts, marks))
         event: HistoryEvent = build(cls, {**fields, "provider_data": pd} if pd is not None else fields)
         return event
 

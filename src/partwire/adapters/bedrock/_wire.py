@@ -35,7 +35,6 @@ __all__ = [
     "admits_tool_name",
     "blob_out",
     "blob_text",
-    "default_joins",
     "tool_name_for",
     "usage_from_wire",
 ]
@@ -174,17 +173,3 @@ def usage_from_wire(raw: Mapping[str, Any]) -> Usage:
         cache_write_tokens=cache_write,
         provider_data=ProviderData(issuer=ISSUER, data=dict(raw)),
     )
-
-
-def default_joins(kind: str, turn_role: str | None, last_kind: str | None) -> bool:
-    """Whether a canonical message of ``kind`` goes into the current wire turn by default.
-
-    As for Anthropic: consecutive tool results share one user turn, user content right after them
-    joins it, developer messages join the user turn before them. ``from_wire_request`` records
-    only where a request differs, so both directions agree by construction.
-    """
-    if turn_role != "user":
-        return False
-    if kind == "developer":
-        return True
-    return kind in ("tool", "user") and last_kind == "tool"
