@@ -157,7 +157,7 @@ class Encoder(TurnWalk, PartEncoder):
                 self.lose(i, j, part.type, "dropped", "Anthropic's system prompt takes text only",
                           message.id)
                 continue
-            block, plain = self._text(part, i, j, message.id, system=True)
+            block, plain = self.text(part, i, j, message.id, system=True)
             if not self.system:
                 self.system_plain = plain
             self.system.append(block)
@@ -183,7 +183,7 @@ class Encoder(TurnWalk, PartEncoder):
                     block: WireBlock = {"type": "text", "text": fields["text"]}
                     plain = True
                 else:
-                    block, plain = self._text(part, i, j, message_id, system=system)
+                    block, plain = self.text(part, i, j, message_id, system=system)
                 if plain and not block["text"]:
                     turn.empty_text(i, j, message_id)
                 if not blocks:
@@ -198,9 +198,9 @@ class Encoder(TurnWalk, PartEncoder):
                 continue
             # The two commonest non-text parts skip the dispatch.
             if type(part) is ToolCallPart:
-                wire: WireBlock | None = self._tool_call(part, i, j, message_id)
+                wire: WireBlock | None = self.tool_call(part, i, j, message_id)
             elif type(part) is ThinkingPart:
-                wire = self._thinking(part, i, j, message_id)
+                wire = self.thinking(part, i, j, message_id)
             elif type(part) is RefusalPart:
                 # Sent as the plain text block it becomes (so it collapses and drops like one).
                 self.lose(i, j, "refusal", "downgraded", "Anthropic has no refusal block; sent as text",
@@ -212,7 +212,7 @@ class Encoder(TurnWalk, PartEncoder):
                 blocks.append({"type": "text", "text": part.text})
                 continue
             else:
-                wire = self._part(part, i, j, message_id)
+                wire = self.part(part, i, j, message_id)
             if wire is not None:
                 if not blocks:
                     turn.plain = False
@@ -222,7 +222,7 @@ class Encoder(TurnWalk, PartEncoder):
         marks = data_of(message.provider_data, self.issuers) or {}
         attachments: list[WireBlock] = []
         for j, part in enumerate(message.parts):
-            wire = self._part(part, i, j, message.id)
+            wire = self.part(part, i, j, message.id)
             if wire is not None:
                 attachments.append(wire)
         text = message.output_text

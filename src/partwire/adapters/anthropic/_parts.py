@@ -101,7 +101,7 @@ class PartEncoder(BlockEncoder):
         extras = self._extras(pd, i, j, part_type, message_id)
         return {**extras, **block} if extras else block
 
-    def _text(self, part: TextPart, i: int, j: int, message_id: str,
+    def text(self, part: TextPart, i: int, j: int, message_id: str,
               system: bool = False) -> tuple[WireBlock, bool]:
         block: WireBlock = {"type": "text", "text": part.text}
         if part.provider_data is None and not part.citations:
@@ -152,14 +152,14 @@ class PartEncoder(BlockEncoder):
                 assert_never(c)
         return {**extra, **out} if extra else out
 
-    def _part(self, part: Part, i: int, j: int, message_id: str) -> WireBlock | None:
+    def part(self, part: Part, i: int, j: int, message_id: str) -> WireBlock | None:
         match part:
             case ToolCallPart():
-                return self._tool_call(part, i, j, message_id)
+                return self.tool_call(part, i, j, message_id)
             case ThinkingPart():
-                return self._thinking(part, i, j, message_id)
+                return self.thinking(part, i, j, message_id)
             case TextPart():
-                return self._text(part, i, j, message_id)[0]
+                return self.text(part, i, j, message_id)[0]
             case ImagePart():
                 return self._image(part, i, j, message_id)
             case DocumentPart():
@@ -211,7 +211,7 @@ class PartEncoder(BlockEncoder):
             case _:
                 assert_never(part)
 
-    def _tool_call(self, part: ToolCallPart, i: int, j: int, message_id: str) -> WireBlock:
+    def tool_call(self, part: ToolCallPart, i: int, j: int, message_id: str) -> WireBlock:
         fields = part.__dict__
         wire_id = self.call_id(fields["provider_ids"], fields["id"], i, j, message_id)
         defined = self.defined
@@ -227,7 +227,7 @@ class PartEncoder(BlockEncoder):
         pd = fields["provider_data"]
         return block if pd is None else self._with(block, pd, i, j, message_id)
 
-    def _thinking(self, part: ThinkingPart, i: int, j: int, message_id: str) -> WireBlock | None:
+    def thinking(self, part: ThinkingPart, i: int, j: int, message_id: str) -> WireBlock | None:
         fields = part.__dict__
         signature = fields["signature"]
         if signature is not None and signature.issuer in self.issuers:
@@ -249,7 +249,7 @@ class PartEncoder(BlockEncoder):
         return None
 
     def _image(self, part: ImagePart, i: int, j: int, message_id: str) -> WireBlock | None:
-        source = self._source(part, i, j, message_id, IMAGE_MEDIA_TYPES)
+        source = self.source(part, i, j, message_id, IMAGE_MEDIA_TYPES)
         if source is None:
             return None
         if part.detail is not None:
@@ -258,7 +258,7 @@ class PartEncoder(BlockEncoder):
         return self._with({"type": "image", "source": source}, part.provider_data, i, j, message_id)
 
     def _document(self, part: DocumentPart, i: int, j: int, message_id: str) -> WireBlock | None:
-        source = self._source(part, i, j, message_id, DOCUMENT_MEDIA_TYPES)
+        source = self.source(part, i, j, message_id, DOCUMENT_MEDIA_TYPES)
         if source is None:
             return None
         block: WireBlock = {"type": "document", "source": source}
@@ -276,7 +276,7 @@ class PartEncoder(BlockEncoder):
                       "as text/plain",
                       message_id, ".media_type")
 
-    def _source(self, part: ImagePart | DocumentPart, i: int, j: int, message_id: str,
+    def source(self, part: ImagePart | DocumentPart, i: int, j: int, message_id: str,
                 accepted: frozenset[str]) -> WireBlock | None:
         kind = part.type
         source = part.source

@@ -41,5 +41,5 @@ def part_to_wire(part: Part, *,
     else the id it arrived with where Anthropic's id rules admit it.
     """
     losses = LossCollector(API)
-    block = PartEncoder(issuers=accept_issuers, losses=losses)._part(part, 0, 0, "")
+    block = PartEncoder(issuers=accept_issuers, losses=losses).part(part, 0, 0, "")
     return (None if block is None else dict(block)), tuple(losses.items)
