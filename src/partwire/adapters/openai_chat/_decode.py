@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -24,7 +24,7 @@ from partwire.adapters._common import (
     shared_provider_data,
     usage_object,
 )
-from partwire.adapters.openai_chat._dialects import Dialect
+from partwire.adapters.openai_chat._dialects import Dialect, get_dialect
 from partwire.adapters.openai_chat._wire import (
     API,
     AUDIO_MEDIA_TYPES,
@@ -55,6 +55,9 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
+
+if TYPE_CHECKING:
+    from partwire.adapters.openai_chat import Options
 
 __all__ = [
     "annotations_from_wire",
@@ -91,8 +94,10 @@ def extras_of(obj: Mapping[str, Any], used: set[str] | frozenset[str]) -> dict[s
 # -- responses ------------------------------------------------------------------------------
 
 
-def from_wire(response: Any, dialect: Dialect, choice: int = 0) -> AssistantMessage:
-    """One response body as an assistant message; an error body raises :class:`ProviderError`."""
+def from_wire(response: Any, options: Options) -> AssistantMessage:
+    """One response body, as ``options.dialect`` writes it, as an assistant message (its choice
+    ``options.choice``); an error body raises :class:`ProviderError`."""
+    dialect, choice = get_dialect(options.dialect), options.choice
     issuer = dialect.issuer
     body = load_json(response, API, "response")
     if "choices" not in body and (isinstance(body.get("error"), dict) or body.get("object") == "error"):
