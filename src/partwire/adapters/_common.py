@@ -29,7 +29,7 @@ from partwire._base import (
     provider_data,
     with_field,
 )
-from partwire._memo import memo
+from partwire._memo import cached, memo
 from partwire.errors import ArgumentError, ProviderError, SchemaError, WireFormatError
 from partwire.history import History, HistoryEvent
 from partwire.ids import DEFAULT_MODEL_ALIASES
@@ -537,7 +537,7 @@ def decode_base64(data_b64: str) -> bytes | None:
         return None
 
 
-_ACCEPTED: dict[tuple[str, frozenset[str]], tuple[frozenset[str], tuple[str, ...]]] = {}
+_ACCEPTED: dict[tuple[str, frozenset[str]], tuple[frozenset[str], tuple[str, ...]]] = memo({})
 
 
 def accepted_issuers(issuers: Collection[str], own: str) -> tuple[frozenset[str], tuple[str, ...]]:
@@ -992,6 +992,7 @@ def orphan_loss(losses: Losses, i: int, call_id: str, message_id: str, api: str)
                "without its call", message_id)
 
 
+@cached
 @functools.lru_cache(maxsize=256)
 def missing_definition_reason(name: str) -> str:
     """Why a tool call is reported where the request must define its tool (Anthropic): a resumed

@@ -33,6 +33,7 @@ from collections.abc import (
 from datetime import datetime
 from typing import Any, ClassVar, TypeVar, cast
 
+from partwire._memo import memo
 from partwire.adapters._common import Losses, WireFormatError
 from partwire.adapters._sse import ServerSentEvent, aiter_wire_items, iter_wire_items
 from partwire.errors import ArgumentError, PartwireError, StreamProtocolError
@@ -115,10 +116,10 @@ def _resolve(cls: type[OptionsT], given: Mapping[str, Any]) -> OptionsT:
 
 
 # Every public call reads its options: the defaults and the field types are worked out once.
-_DEFAULTS: dict[type[Any], Any] = {}
-_FIELDS: dict[type[Any], dict[str, Any]] = {}
-_HINTS: dict[type[Any], dict[str, Any]] = {}
-_RESOLVED: dict[Any, Any] = {}
+_DEFAULTS: dict[type[Any], Any] = memo({})
+_FIELDS: dict[type[Any], dict[str, Any]] = memo({})
+_HINTS: dict[type[Any], dict[str, Any]] = memo({})
+_RESOLVED: dict[Any, Any] = memo({})
 
 
 def _defaults(cls: type[OptionsT]) -> OptionsT:

@@ -30,7 +30,7 @@ from partwire.adapters._estimate._openai import (
     estimate_openai_chat_body,
     estimate_openai_responses_body,
 )
-from partwire.adapters._estimate._text import count_text, forget_counts, tokenizer_name
+from partwire.adapters._estimate._text import count_text, tokenizer_name
 
 __all__ = [
     "anthropic_image_tokens",
@@ -40,7 +40,6 @@ __all__ = [
     "estimate_google_body",
     "estimate_openai_chat_body",
     "estimate_openai_responses_body",
-    "forget_counts",
     "google_image_tokens",
     "image_size",
     "openai_image_tokens",
