@@ -11,6 +11,9 @@ the rest:
 - :func:`run_stream` / :func:`arun_stream` drive a translator over any stream input;
 - :func:`boundary_error` (what a public decoder's ``except`` raises) and the stream drivers
   are the boundary of the public decoders: only partwire's own errors leave them.
+
+The public functions themselves are made from these, once for every adapter, by
+:mod:`partwire.adapters._surface`.
 """
 
 from __future__ import annotations
