@@ -206,7 +206,7 @@ def surface(
             opts = defaults if options is None and not switches else resolve_options(
                 options_type, options, switches)
             word: str | None = None
-            if tool_choice_words is not None and type(tool_choice) is str \
+            if tool_choice_words is not None and isinstance(tool_choice, str) \
                     and tool_choice in tool_choice_words(opts):
                 word, tool_choice = tool_choice, None  # the API's own word, sent as it is
             resolved, native = resolve_settings(settings, max_tokens=max_tokens,
@@ -265,7 +265,7 @@ def surface(
         opts = defaults if options is None and not switches else resolve_options(
             options_type, options, switches)
         word: str | None = None
-        if tool_choice_words is not None and type(tool_choice) is str \
+        if tool_choice_words is not None and isinstance(tool_choice, str) \
                 and tool_choice in tool_choice_words(opts):
             word, tool_choice = tool_choice, None
         resolved, native = resolve_settings(settings, tool_choice=tool_choice)
