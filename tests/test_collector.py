@@ -5,11 +5,12 @@ from __future__ import annotations
 import gc
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
 
 from partwire import HistoryEvent
-from partwire._collector import MIN_ITEMS, paused
+from partwire._collector import MIN_ITEMS, hold, release
 from partwire.adapters import ADAPTER_NAMES, WireFormatError, get_adapter
 from partwire.adapters._kernel import dry_run
 from partwire.codec import dumps, loads
@@ -49,6 +50,16 @@ def _collections(fn: Callable[[], object]) -> int:
     finally:
         gc.callbacks.remove(note)
     return len(seen)
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """A call's pause, as the kernel and the codec hold it: a large input held, then released."""
+    assert hold(list(range(MIN_ITEMS)))
+    try:
+        yield
+    finally:
+        release()
 
 
 @pytest.fixture(scope="module")

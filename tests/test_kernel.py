@@ -400,21 +400,26 @@ def test_imported_request_is_the_dataclass_its_init_makes() -> None:
 @pytest.mark.parametrize("name", ["anthropic", "openai_chat", "openai_responses", "google", "bedrock"])
 @pytest.mark.parametrize("decoder", ["from_wire", "from_wire_request"])
 def test_the_decoder_boundary_turns_only_hostile_exceptions_into_wire_format_errors(
-        name: str, decoder: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        name: str, decoder: str) -> None:
     """Each public decoder's reader raising: a hostile exception leaves as a WireFormatError
     naming the API and what was read, its cause the original; partwire's own error and an
     interrupt leave as they are."""
+    from partwire.adapters._surface import Docs, surface
+
     module = __import__(f"partwire.adapters.{name}", fromlist=["_"])
     raised: list[BaseException] = []
 
     def reader(*args: Any, **kwargs: Any) -> Any:
         raise raised[-1]
 
-    monkeypatch.setattr(module, f"_{decoder}", reader)
+    # The adapter's surface as the kernel makes it, over a reader that raises what it is told.
+    made = surface(module.NAME, module.Options, module.__name__, build=reader, decode=reader,
+                   read=reader, translator=reader, count=reader, docs=Docs(*"abcdef"))
+    public = getattr(made, decoder)
     what = "response" if decoder == "from_wire" else "request"
     raised.append(KeyError("usage"))
     with pytest.raises(WireFormatError) as caught:
-        getattr(module, decoder)({})
+        public({})
     assert caught.value.__cause__ is raised[-1]
     assert caught.value.__suppress_context__
     assert str(caught.value).startswith(f"{module.NAME}: not a valid {what}")
@@ -422,8 +427,8 @@ def test_the_decoder_boundary_turns_only_hostile_exceptions_into_wire_format_err
     own = WireFormatError(module.NAME, what, "no content", "content")
     raised.append(own)
     with pytest.raises(WireFormatError) as caught:
-        getattr(module, decoder)({})
+        public({})
     assert caught.value is own
     raised.append(KeyboardInterrupt())
     with pytest.raises(KeyboardInterrupt):
-        getattr(module, decoder)({})
+        public({})

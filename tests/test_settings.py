@@ -21,10 +21,10 @@ from partwire import (
     RequiredToolChoice,
 )
 from partwire._base import ProviderData
-from partwire._memo import forget
 from partwire.adapters import _settings as adapter_settings
 from partwire.adapters import get_adapter
 from partwire.adapters._settings import plain_settings, resolve_settings
+from partwire.caches import clear
 from partwire.errors import PartwireError
 from tests.harness.corpus import CORPUS
 
@@ -253,7 +253,7 @@ def test_every_corpus_request_s_settings_are_made_as_validated(monkeypatch: pyte
         return plain_settings(values)
 
     monkeypatch.setattr(adapter_settings, "plain_settings", spy)
-    forget()
+    clear()
     for name, folder in (("anthropic", "anthropic"), ("openai_chat", "openai-chat"),
                          ("openai_responses", "openai-responses"), ("google", "google")):
         for path in sorted((CORPUS / folder).glob("*.json")):
@@ -261,7 +261,7 @@ def test_every_corpus_request_s_settings_are_made_as_validated(monkeypatch: pyte
             if isinstance(request, dict):
                 with contextlib.suppress(PartwireError):
                     get_adapter(name).from_wire_request(request)
-    forget()
+    clear()
     made = [(values, plain_settings(values)) for values in seen]
     assert sum(m is not None for _, m in made) >= 100  # the common settings take this path
     for values, instance in made:
@@ -274,7 +274,7 @@ def test_a_reading_remembered_by_its_reader_is_not_remembered_again() -> None:
     Gemini's does) makes the same settings and keeps nothing in the values memo; a reading that
     is remembered is given again, the same instance."""
     values = {"temperature": 0.5, "output_format": {"type": "json_schema", "json_schema": {"type": "object"}}}
-    forget()
+    clear()
     alone = adapter_settings.read_settings(dict(values), lambda _: None, "google", {"schema": "openapi"},
                                            remember=False)
     assert not adapter_settings._MEMO

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
+from partwire._memo import memo
+
 if TYPE_CHECKING:  # pydantic.json_schema is slow to import and needed only to make a schema
     from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
     from pydantic.json_schema import JsonSchemaValue
@@ -36,7 +38,7 @@ _get_fields_set, _get_extra = (
 # changes this one.
 _NO_EXTRA: dict[str, Any] = {}
 # Per class, the set of all its fields: the set of given fields of every instance given them all.
-_ALL_GIVEN: dict[type, set[str]] = {}
+_ALL_GIVEN: dict[type, set[str]] = memo({})
 
 
 def _all_given(cls: type) -> set[str]:
@@ -161,7 +163,7 @@ def replace(model: M, **changes: Any) -> M:
 # Per class: the fields in order with their plain defaults, the fields made by a factory, and
 # the required fields.
 _Template = tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...], frozenset[str]]
-_templates: dict[type, _Template] = {}
+_templates: dict[type, _Template] = memo({})
 
 
 def _template(cls: type[CanonicalModel]) -> _Template:

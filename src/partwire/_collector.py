@@ -4,9 +4,11 @@ partwire's models and wire dicts form no reference cycles: what an operation all
 by reference counting. CPython's collector still visits every container that lives through
 700 allocations, and once the oldest generation has grown by a quarter it visits the whole heap;
 a 100,000-event ``codec.loads`` or ``to_wire`` meets several such passes inside itself, each
-over everything the program holds, where a 1,000-event call meets none. :func:`collector_paused`
-holds automatic collection off for the length of the call, so that the call's cost grows with
-its own input only (``docs/codec.md``, "The collector").
+over everything the program holds, where a 1,000-event call meets none. A whole-history call
+begins with ``held = hold(first)`` and ends with ``finally: if held: release()``, which holds
+automatic collection off for the length of the call, so that the call's cost grows with its
+own input only (``docs/codec.md``, "The collector"). That is the one way partwire pauses the
+collector: the adapters' kernel (``adapters/_surface.py``) and the codec's reader use it.
 
 How it holds the collector off: the first generation's threshold is set to 0, which CPython
 reads as "no automatic collection" (``gc.set_threshold``), and put back when the last paused
@@ -20,16 +22,10 @@ threads share one pause; the last to return ends it. A call on a small input (fe
 
 from __future__ import annotations
 
-import functools
 import gc
 import threading
-from collections.abc import Callable
-from typing import ParamSpec, TypeVar
 
-__all__ = ["MIN_ITEMS", "collector_paused", "hold", "paused", "release"]
-
-P = ParamSpec("P")
-R = TypeVar("R")
+__all__ = ["MIN_ITEMS", "hold", "release"]
 
 _lock = threading.Lock()
 _acquire, _release = _lock.acquire, _lock.release
@@ -45,7 +41,7 @@ MIN_ITEMS = 64
 def _items(value: object) -> int:
     """How many items ``value`` holds, roughly, when it is neither a history nor a request body
     (:func:`hold` tells those itself): a 256th of a text's length; anything
-    else (an SDK object) counts as large."""
+    else (an SDK object, a file being read) counts as large."""
     if type(value) is str or type(value) is bytes or type(value) is bytearray:
         return len(value) >> 8
     return MIN_ITEMS
@@ -78,37 +74,11 @@ def _resume() -> None:
         _release()
 
 
-class paused:
-    """A context manager: automatic collection held off inside the ``with`` block."""
-
-    __slots__ = ()
-
-    def __enter__(self) -> None:
-        _pause()
-
-    def __exit__(self, *exc: object) -> None:
-        _resume()
-
-
-def collector_paused(fn: Callable[P, R]) -> Callable[P, R]:
-    """``fn`` with automatic collection held off while it runs (see the module docstring)."""
-
-    @functools.wraps(fn)
-    def call(*args: P.args, **kwargs: P.kwargs) -> R:
-        _pause()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _resume()
-
-    return call
-
-
 def hold(first: object) -> bool:
     """Hold automatic collection off when ``first`` holds at least :data:`MIN_ITEMS` items (a
-    history, a request body, JSONL text); whether it did. A public call begins with
+    history, a request body, JSONL text, a file); whether it did. A public call begins with
     ``held = hold(history)`` and ends with ``finally: if held: release()``: a decorator's frame
-    cost a short call as much as its own conversion's first step."""
+    would cost a short call as much as its own conversion's first step."""
     kind = type(first)
     if kind is tuple or kind is list:
         small = len(first) < MIN_ITEMS  # type: ignore[arg-type]

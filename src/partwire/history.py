@@ -145,8 +145,6 @@ list[HistoryEvent]``), a ``TypeAdapter``, a FastAPI body. pydantic validates it 
 union, ``type`` first, then ``role`` among messages; its JSON is what the codec writes.
 """
 
-_EventUnion = HistoryEvent  # the name the benchmarks' plain mirror reads
-
 History = Sequence[HistoryEvent]
 """A history: events in order."""
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from partwire.adapters import _estimate
+from partwire.caches import clear
 from tests.accounting._corpus import PROVIDERS, Sample, samples
 from tests.accounting.conftest import REPORT_KEY
 
@@ -76,13 +77,13 @@ def test_without_the_tokenizer_text_is_counted_by_characters(monkeypatch: pytest
     from partwire.adapters._estimate import _text
 
     monkeypatch.setattr(_text, "_tokenizer", lambda: None)
-    _estimate.forget_counts()
+    clear()
     try:
         assert _estimate.tokenizer_name() == "characters/4 (fallback)"
         assert _estimate.count_text("a" * 400) == 100
         assert _estimate.count_text("日本語のテキスト") == 8
     finally:
-        _estimate.forget_counts()
+        clear()
 
 
 @pytest.mark.parametrize("value", [
@@ -92,7 +93,7 @@ def test_without_the_tokenizer_text_is_counted_by_characters(monkeypatch: pytest
 ])
 def test_long_strings_inside_json_are_counted(value: Any) -> None:
     """A tool output inside a function response counts at least its own tokens, warm or cold."""
-    from partwire.adapters._estimate._text import Tally, count_text, forget_counts
+    from partwire.adapters._estimate._text import Tally, count_text
 
     def longs(node: Any) -> list[str]:
         if isinstance(node, str):
@@ -106,7 +107,7 @@ def test_long_strings_inside_json_are_counted(value: Any) -> None:
         tally = Tally()
         tally.add_json(value)
         assert tally.text >= floor
-    forget_counts()
+    clear()
     cold = Tally()
     cold.add_json(value)
     assert cold.text >= floor

@@ -26,10 +26,10 @@ from partwire import (
     UnknownPart,
     UserMessage,
 )
-from partwire._memo import forget
 from partwire.adapters import ProviderError, WireFormatError, get_adapter, google
 from partwire.adapters.google._request import _REST
 from partwire.adapters.google._wire import PLACEHOLDER_SIGNATURE, camel_keys, same_model, shape
+from partwire.caches import clear
 from partwire.errors import ArgumentError, LossError
 from partwire.parts import Base64Source, ServerToolCallPart, ServerToolResultPart, UrlSource
 from partwire.settings import RequestSettings
@@ -332,9 +332,9 @@ def test_a_body_whose_other_fields_were_met_reads_as_a_first_one() -> None:
 
     for make in (body, snake, snake_all):
         first, second = make("one"), make("two")
-        forget()
+        clear()
         a = google.from_wire_request(first)
-        forget()
+        clear()
         fresh = google.from_wire_request(second)
         assert len(_REST) == 1  # the other fields are remembered...
         again = google.from_wire_request(second)  # ...and met again here
@@ -375,7 +375,7 @@ def test_another_system_instruction_meets_the_remembered_settings_and_tools() ->
                 "toolConfig": {"functionCallingConfig": {"mode": "ANY"}},
                 "generationConfig": {"temperature": 0.5, "candidateCount": 2}, **extra}
 
-    forget()
+    clear()
     first = google.from_wire_request(body("Be brief."))
     assert len(_REST) == 1
     second = google.from_wire_request(body("Be thorough.", cachedContent="cachedContents/c1"))
@@ -400,9 +400,9 @@ def test_snake_case_contents_beside_camel_case_fields_are_renamed() -> None:
         return {"contents": [{"role": "user", "parts": [{key: {mime: "text/plain", "data": "aGk="}}]}],
                 "generationConfig": {"temperature": 0.5}}
 
-    forget()
+    clear()
     camel = google.from_wire_request(body("inlineData", "mimeType"))
-    forget()
+    clear()
     for _ in range(2):
         snake = google.from_wire_request(body("inline_data", "mime_type"))
         assert snake.history[0].model_dump(exclude={"id", "created_at"}) == \
@@ -813,7 +813,7 @@ def test_shape_copies_keep_key_order() -> None:
 def test_a_generation_config_met_again_reads_as_the_first_time_whatever_its_keys() -> None:
     """A generationConfig with a key that is not a string (a dict handed in, not JSON) keeps it in
     params the second time as the first, not an error."""
-    forget()
+    clear()
     for _ in range(2):
         imported = google.from_wire_request({"contents": [], "generationConfig": {1: 2, "temperature": 0.5}})
         assert imported.settings.temperature == 0.5
@@ -842,7 +842,7 @@ def test_settings_sent_again_write_the_same_body_and_losses() -> None:
     settings = RequestSettings(temperature=0.2, stop_sequences=("END",), end_user_id="u-1",
                                reasoning={"effort": "high"}, output_format={"type": "json_object"})
     for model in ("gemini-2.5-flash", "gemini-3-pro-preview", "gemini-2.5-flash"):
-        forget()
+        clear()
         first = google.to_wire([UserMessage("hi")], model=model, settings=settings)
         second = google.to_wire([UserMessage("hi")], model=model, settings=settings)
         assert second.request == first.request

@@ -11,9 +11,9 @@ from pydantic import ValidationError
 
 from partwire._base import NOT_JSON, ProviderData, json_copy, provider_data
 from partwire._json import same_json
-from partwire._memo import forget
 from partwire.adapters import get_adapter
 from partwire.adapters._tool_import import imported_definition
+from partwire.caches import clear
 from partwire.tools import ToolDefinition
 from tests.benchmarks.bench_babel import APIS, requests
 
@@ -43,7 +43,7 @@ def test_every_corpus_tool_equals_its_validated_form(api: str) -> None:
     adapter = get_adapter(api)
     seen = 0
     for body in requests(api):
-        forget()  # a first meeting with every tool: made, not remembered
+        clear()  # a first meeting with every tool: made, not remembered
         for tool in adapter.from_wire_request(body).tools:
             if isinstance(tool, ToolDefinition):
                 _same_instance(tool, _validated(tool))
@@ -57,7 +57,7 @@ def test_a_definition_shares_nothing_with_the_body() -> None:
             "tools": [{"functionDeclarations": [{
                 "name": "look", "description": "Look.", "behavior": "BLOCKING",
                 "parametersJsonSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}]}]}
-    forget()
+    clear()
     (tool,) = get_adapter("google").from_wire_request(body).tools
     assert isinstance(tool, ToolDefinition)
     before = tool.model_dump()

@@ -695,8 +695,8 @@ def test_a_body_whose_tools_and_settings_were_met_reads_as_a_first_one() -> None
     the same ones (and another input, other kept fields) gets the same definitions and settings,
     its own params in the same order a first reading gives, and the same body back. A reading
     that put a field back, or kept a tool as a dict, is not remembered."""
-    from partwire._memo import forget
     from partwire.adapters.openai_responses._request import _READ
+    from partwire.caches import clear
 
     def body(text: str, **extra: Any) -> dict[str, Any]:
         return {"model": "gpt-4.1", "store": False, "input": [{"role": "user", "content": text}],
@@ -707,10 +707,10 @@ def test_a_body_whose_tools_and_settings_were_met_reads_as_a_first_one() -> None
                 "text": {"format": {"type": "json_schema", "name": "out", "schema": {"type": "object"}}},
                 **extra}
 
-    forget()
+    clear()
     first = openai_responses.from_wire_request(body("one"))
     assert len(_READ) == 1
-    forget()
+    clear()
     fresh = openai_responses.from_wire_request(body("two", metadata={"run": "7"}))
     again = openai_responses.from_wire_request(body("two", metadata={"run": "7"}))
     assert len(_READ) == 1  # met again: nothing new remembered
@@ -723,13 +723,13 @@ def test_a_body_whose_tools_and_settings_were_met_reads_as_a_first_one() -> None
     assert sent == body("two", metadata={"run": "7"})
     assert list(sent) == list(openai_responses.to_wire(fresh.history, **fresh.to_wire_kwargs()).request)
 
-    forget()
+    clear()
     hot = openai_responses.from_wire_request(body("three", temperature=5))  # out of range: put back, raw
     assert not _READ
     assert list(hot.params) == ["store", "temperature"]
     assert hot.settings.temperature is None
     assert openai_responses.from_wire_request(body("three", temperature=5)).params == hot.params
-    forget()
+    clear()
     odd = body("four")
     odd["tools"].append({"type": "mystery", "x": 1})
     kept = openai_responses.from_wire_request(odd)

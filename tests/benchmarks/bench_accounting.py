@@ -21,7 +21,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from partwire.adapters import get_adapter
-from partwire.adapters._estimate import count_text, forget_counts
+from partwire.adapters._estimate import count_text
+from partwire.caches import clear
 from partwire.history import HistoryEvent
 from tests.benchmarks._timing import best_pair
 from tests.benchmarks.agent_history import agent_history
@@ -43,7 +44,7 @@ def _bench(name: str, history: list[HistoryEvent]) -> dict[str, dict[str, Any]]:
         return adapter.to_wire(history, model=model)
 
     def cold() -> object:
-        forget_counts()
+        clear()
         return count(body)
 
     warm_s, wire_s = best_pair(lambda: count(body), build, rounds=7)

@@ -8,7 +8,7 @@ shared, and wall time counted the other processes' turns on the CPU.
 - ``roundtrip.<api>.vs_babel``: partwire's ``from_wire_request`` then ``to_wire`` over every
   request body of the corpus for that API, against babel's ``translate(fmt, fmt, body)``; the
   two timed alternately in the same run (target <= 1.0). Each of partwire's passes begins with
-  its memos of values met emptied (``partwire._memo.forget``): the passes repeat the same
+  its memos of values met emptied (``partwire.caches.clear``): the passes repeat the same
   requests, and a memo kept from the pass before would time a second meeting with each. Beside it each library's exactness: how
   many requests come back equal to the input, as JSON.
 - ``translate.<src>.<dst>.vs_babel``: the same requests converted to another API (partwire's
@@ -27,9 +27,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from partwire._memo import forget
 from partwire.adapters import get_adapter
 from partwire.adapters.requests import ImportedRequest
+from partwire.caches import clear
 from tests.benchmarks._timing import best_pair, quiet_losses
 from tests.harness.corpus import CORPUS
 
@@ -111,7 +111,7 @@ def _same(out: Any, body: dict[str, Any], materialize: Callable[[Any], Any] | No
 
 def _first_meeting(trip: Trip, bodies: list[dict[str, Any]]) -> None:
     """One pass of ``trip`` over ``bodies``, with partwire's memos of values met emptied first."""
-    forget()
+    clear()
     for body in bodies:
         trip(body)
 

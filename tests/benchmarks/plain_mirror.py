@@ -21,7 +21,7 @@ from pydantic_core import PydanticUndefined
 from typing_extensions import TypedDict  # pydantic wants this one on Python < 3.12
 
 from partwire._base import CanonicalModel
-from partwire.history import _EventUnion
+from partwire.history import HistoryEvent
 
 __all__ = ["plain_event_adapter"]
 
@@ -72,4 +72,4 @@ def _mirror_class(cls: type[CanonicalModel], dicts: bool) -> type:
 
 def plain_event_adapter(*, dicts: bool = False) -> TypeAdapter[Any]:
     """A ``TypeAdapter`` for one history line over the plain mirror (of ``TypedDict`` if ``dicts``)."""
-    return TypeAdapter(_mirror_type(_EventUnion, dicts))
+    return TypeAdapter(_mirror_type(HistoryEvent, dicts))

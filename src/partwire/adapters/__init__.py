@@ -1,7 +1,8 @@
 """Adapters: one module per wire API, all with the same public surface (DESIGN §7).
 
 Every adapter module defines, in this order: ``NAME``, ``CAPABILITIES``, ``Options``, ``to_wire``,
-``from_wire``, ``from_wire_request``, ``stream``, ``astream`` and ``estimate_input_tokens``.
+``from_wire``, ``from_wire_request``, ``stream``, ``astream`` and ``estimate_input_tokens`` (the
+six functions made by the adapters' kernel from the adapter's hooks).
 :class:`Adapter` states that surface as a protocol, so an adapter that drifts from it is a type
 error; :func:`get_adapter` imports an adapter lazily by name and checks it at run time too.
 Importing this package imports no provider SDK and no adapter.

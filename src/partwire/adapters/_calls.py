@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
+from partwire._memo import cached
 from partwire.adapters._losses import LossCollector
 from partwire.history import History, HistoryEvent
 from partwire.messages import AssistantMessage
@@ -62,6 +63,7 @@ def orphan_loss(losses: LossCollector, i: int, call_id: str, message_id: str, ap
                "without its call", message_id)
 
 
+@cached
 @functools.lru_cache(maxsize=256)
 def missing_definition_reason(name: str) -> str:
     """Why a tool call is reported where the request must define its tool (Anthropic): a resumed

@@ -11,6 +11,9 @@ the rest:
 - :func:`run_stream` / :func:`arun_stream` drive a translator over any stream input;
 - :func:`boundary_error` (what a public decoder's ``except`` raises) and the stream drivers
   are the boundary of the public decoders: only partwire's own errors leave them.
+
+The public functions themselves are made from these, once for every adapter, by
+:mod:`partwire.adapters._surface`.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from collections.abc import (
 from datetime import datetime
 from typing import Any, ClassVar, TypeVar, cast
 
+from partwire._memo import memo
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._sse import ServerSentEvent, aiter_wire_items, iter_wire_items
 from partwire.errors import ArgumentError, PartwireError, StreamProtocolError, WireFormatError
@@ -115,10 +119,10 @@ def _resolve(cls: type[OptionsT], given: Mapping[str, Any]) -> OptionsT:
 
 
 # Every public call reads its options: the defaults and the field types are worked out once.
-_DEFAULTS: dict[type[Any], Any] = {}
-_FIELDS: dict[type[Any], dict[str, Any]] = {}
-_HINTS: dict[type[Any], dict[str, Any]] = {}
-_RESOLVED: dict[Any, Any] = {}
+_DEFAULTS: dict[type[Any], Any] = memo({})
+_FIELDS: dict[type[Any], dict[str, Any]] = memo({})
+_HINTS: dict[type[Any], dict[str, Any]] = memo({})
+_RESOLVED: dict[Any, Any] = memo({})
 
 
 def _defaults(cls: type[OptionsT]) -> OptionsT:

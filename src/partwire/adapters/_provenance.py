@@ -22,7 +22,7 @@ def data_of(pd: ProviderData | None, issuers: Collection[str]) -> Mapping[str, A
     return pd.data
 
 
-_ACCEPTED: dict[tuple[str, frozenset[str]], tuple[frozenset[str], tuple[str, ...]]] = {}
+_ACCEPTED: dict[tuple[str, frozenset[str]], tuple[frozenset[str], tuple[str, ...]]] = memo({})
 
 
 def accepted_issuers(issuers: Collection[str], own: str) -> tuple[frozenset[str], tuple[str, ...]]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from partwire._collector import collector_paused
+from partwire._collector import hold, release
 from partwire._limits import MAX_DEPTH, MAX_LINE_BYTES, TooLong, iter_lines
 from partwire.errors import DecodeError
 from partwire.history import History, HistoryEvent
@@ -108,29 +108,43 @@ def iter_records(
                 yield record
 
 
-@collector_paused
 def read(
     source: Source, *, strict: bool = False, max_line_bytes: int = MAX_LINE_BYTES, max_depth: int = MAX_DEPTH
 ) -> ReadResult:
     """Read a whole file: its events and every problem, in file order."""
+    return _read(source, strict, max_line_bytes, max_depth, log=False)
+
+
+def _read(source: Source, strict: bool, max_line_bytes: int, max_depth: int, *,
+          log: bool) -> ReadResult:
     result = ReadResult()
     events, problems = result.events, result.problems
     validate = validate_line
-    with open_source(source) as (handle, name):
-        decoder = LineDecoder(file=name, strict=strict, max_depth=max_depth)
-        fast = not decoder.check_depth
-        for line_no, chunk in enumerate(iter_lines(handle, max_line_bytes), 1):
-            if fast and type(chunk) is bytes:
-                # The fast path inline: no Record is built for a line that validates.
-                try:
-                    events.append(validate(chunk))
-                    continue
-                except ValidationError:
-                    pass
-            record = decoder.record(chunk, line_no) if not fast else _slow(decoder, chunk, line_no)
-            if record is not None:
-                events.append(record.event)
-                problems.extend(record.problems)
+    held = False
+    try:
+        with open_source(source) as (handle, name):
+            held = hold(handle)  # a file, of a length not known yet: held as a large input
+            decoder = LineDecoder(file=name, strict=strict, max_depth=max_depth)
+            fast = not decoder.check_depth
+            for line_no, chunk in enumerate(iter_lines(handle, max_line_bytes), 1):
+                if fast and type(chunk) is bytes:
+                    # The fast path inline: no Record is built for a line that validates.
+                    try:
+                        events.append(validate(chunk))
+                        continue
+                    except ValidationError:
+                        pass
+                record = decoder.record(chunk, line_no) if not fast else _slow(decoder, chunk, line_no)
+                if record is not None:
+                    events.append(record.event)
+                    problems.extend(record.problems)
+        if log:
+            _log(problems)
+    finally:
+        # Released last: what the read allocated (the file closed, the problems logged) is not
+        # collected on the way out.
+        if held:
+            release()
     return result
 
 
@@ -141,22 +155,24 @@ def _slow(decoder: LineDecoder, chunk: bytes | TooLong, line_no: int) -> Record 
     return decoder.slow(chunk[:-1] if has_newline else chunk, line_no, final=not has_newline)
 
 
-@collector_paused
 def load(
     source: Source, *, strict: bool = False, max_line_bytes: int = MAX_LINE_BYTES, max_depth: int = MAX_DEPTH
 ) -> list[HistoryEvent]:
     """The events of a file; each problem is logged once at WARNING on ``partwire.codec``."""
-    result = read(source, strict=strict, max_line_bytes=max_line_bytes, max_depth=max_depth)
-    _log(result.problems)
-    return result.events
+    return _read(source, strict, max_line_bytes, max_depth, log=True).events
 
 
 def loads(
     data: bytes | str, *, strict: bool = False, max_line_bytes: int = MAX_LINE_BYTES, max_depth: int = MAX_DEPTH
 ) -> list[HistoryEvent]:
     """The events of JSONL text; each problem is logged once at WARNING on ``partwire.codec``."""
-    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    return load(io.BytesIO(raw), strict=strict, max_line_bytes=max_line_bytes, max_depth=max_depth)
+    held = hold(data)  # held from the first allocation when the text is long
+    try:
+        raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+        return load(io.BytesIO(raw), strict=strict, max_line_bytes=max_line_bytes, max_depth=max_depth)
+    finally:
+        if held:
+            release()
 
 
 def dumps(history: History) -> bytes:

@@ -24,6 +24,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from partwire._memo import cached
 from partwire.history import HistoryEvent
 from partwire.messages import AssistantMessage
 from partwire.projection import Projection
@@ -163,6 +164,7 @@ def record(attributes: GenAIAttributes | Mapping[str, Any], *, span: Any = None,
         emitter.emit(event_name=EVENT_NAME, attributes=attrs)
 
 
+@cached
 @cache
 def _schema_text(name: str) -> str:
     return resources.files(__name__).joinpath("schemas", name).read_text(encoding="utf-8")

@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
+from partwire._memo import memo
 from partwire.history import HistoryEvent, ModelSwitchEvent, TaskMetadataEvent
 from partwire.messages import AssistantMessage, ToolMessage
 from partwire.parts import RefusalPart, TextPart, ThinkingPart, ToolCallPart
@@ -222,4 +223,4 @@ def price(message: AssistantMessage, *, table: PriceTable | None = None,
     return cost.usd, str(cost.version) if cost.usd is not None and cost.version else None
 
 
-_PRICERS: dict[tuple[str | None, date, int | None], Callable[[Usage], Cost]] = {}
+_PRICERS: dict[tuple[str | None, date, int | None], Callable[[Usage], Cost]] = memo({})

@@ -14,6 +14,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Final
 
+from partwire._memo import memo
+
 from ._errors import StoreUnavailableError
 from ._snippet import Hit, Row, Segment
 from ._sqlite import MESSAGE_COLUMNS, Cursor
@@ -165,7 +167,7 @@ class PostgresBackend:
 class _PgCursor(Cursor):
     """psycopg's ``%s`` placeholders from the ``?`` the store's SQL is written with."""
 
-    _cache: dict[str, str] = {}  # noqa: RUF012 - a process-wide memo of converted statements
+    _cache: dict[str, str] = memo({})
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         """Run one statement."""

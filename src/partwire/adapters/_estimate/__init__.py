@@ -35,7 +35,6 @@ from partwire.adapters._estimate._openai import (
 from partwire.adapters._estimate._text import (
     Tally,
     count_text,
-    forget_counts,
     obj,
     seq,
     tokenizer_name,
@@ -52,7 +51,6 @@ __all__ = [
     "estimate_google_body",
     "estimate_openai_chat_body",
     "estimate_openai_responses_body",
-    "forget_counts",
     "google_image_tokens",
     "image_dims",
     "image_size",

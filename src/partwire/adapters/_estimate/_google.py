@@ -9,6 +9,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from partwire._memo import memo
 from partwire.adapters._estimate._media import (
     audio_seconds_b64,
     b64_bytes,
@@ -19,7 +20,6 @@ from partwire.adapters._estimate._media import (
 )
 from partwire.adapters._estimate._text import (
     _SHAPES,
-    EXTRA_MEMOS,
     Tally,
     count_text,
     drop_titles,
@@ -54,7 +54,7 @@ _G_TOOLS = 5
 # a prompt, a listing) ran 13-18% under. A space before each run makes o200k_base count the run
 # apart as well. Measured on both parts of the corpus (docs/accounting.md), nothing fitted.
 _NEWLINES = re.compile(r"\n+")
-_G_TEXT: dict[str, int] = {}
+_G_TEXT: dict[str, int] = memo({})
 _G_TEXT_LIMIT = 500_000
 
 
@@ -156,10 +156,9 @@ def _google_contents(contents: list[Any], tally: Tally, *, live: int) -> None:
 
 _RESPONSE = frozenset({"functionResponse", "function_response"})
 
-_SIGNATURE_MEMO: dict[str, float] = {}
+_SIGNATURE_MEMO: dict[str, float] = memo({})
 _SIGNATURE_MEMO_LIMIT = 20_000
 _URLSAFE = str.maketrans("-_", "+/")
-EXTRA_MEMOS.extend((_G_TEXT, _SIGNATURE_MEMO))
 
 
 def gemini_text(value: str) -> int:

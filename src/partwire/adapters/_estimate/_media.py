@@ -16,13 +16,14 @@ import re
 import struct
 import zlib
 
+from partwire._memo import memo
+
 __all__ = [
     "anthropic_image_tokens",
     "audio_seconds",
     "audio_seconds_b64",
     "b64_bytes",
     "b64_size",
-    "forget_media",
     "google_image_tokens",
     "image_dims",
     "image_size",
@@ -435,7 +436,7 @@ def pdf_pages_b64(payload: str | None) -> int:
 # What a payload was found to hold, by the payload string itself: an agent estimates the same
 # history (the same string objects, whose hash Python keeps) before every call, and reading a
 # PDF or a video again each time would cost more than counting the rest of the request.
-_INFO: dict[str, tuple[int, int]] = {}
+_INFO: dict[str, tuple[int, int]] = memo({})
 _INFO_LIMIT = 256
 
 
@@ -468,7 +469,7 @@ def audio_seconds_b64(payload: str | None) -> float:
 
 
 # Durations read from payloads, remembered like _INFO (a clip is decoded whole to be read).
-_SECONDS: dict[str, float] = {}
+_SECONDS: dict[str, float] = memo({})
 
 
 def _remember(payload: str, seconds: float) -> float:
@@ -503,9 +504,3 @@ _PDF_CHARS_PER_TOKEN = 4.0
 def pdf_text_tokens(chars: int) -> int:
     """The tokens of a PDF's text layer of ``chars`` characters (o200k units)."""
     return round(chars / _PDF_CHARS_PER_TOKEN)
-
-
-def forget_media() -> None:
-    """Drop what was read from payloads (a benchmark's cold start)."""
-    _INFO.clear()
-    _SECONDS.clear()

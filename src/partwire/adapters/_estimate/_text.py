@@ -10,13 +10,12 @@ from functools import cache
 from json.encoder import c_encode_basestring, c_make_encoder  # type: ignore[attr-defined]
 from typing import Any
 
-from partwire.adapters._estimate._media import forget_media
+from partwire._memo import cached, memo, on_forget
 
 __all__ = [
     "Tally",
     "count_text",
     "drop_titles",
-    "forget_counts",
     "json_text",
     "model_name",
     "obj",
@@ -31,6 +30,7 @@ __all__ = [
 _CHARS_PER_TOKEN = 4.0
 
 
+@cached
 @cache
 def _tokenizer() -> Callable[[str], int] | None:
     with warnings.catch_warnings():
@@ -53,12 +53,10 @@ def tokenizer_name() -> str:
 # this each estimate would tokenize the whole history again (quadratic over a session); a dict
 # lookup is also cheaper than a call into the tokenizer, even for a short string. The memory is
 # dropped whole when it holds more than _MEMO_CHARS characters or _MEMO_ENTRIES strings.
-_MEMO: dict[str, int] = {}
+_MEMO: dict[str, int] = memo({})
 _MEMO_CHARS = 32_000_000
 _MEMO_ENTRIES = 500_000
 _memo_chars = 0
-# Other modules' remembered counts (keyed by payload), dropped with these by forget_counts.
-EXTRA_MEMOS: list[dict[Any, Any]] = []
 
 
 def count_text(text: str) -> int:
@@ -84,14 +82,10 @@ def count_text(text: str) -> int:
     return tokens
 
 
-def forget_counts() -> None:
-    """Drop the remembered counts (a benchmark's cold start; never needed for correctness)."""
+@on_forget
+def _forget_counted_size() -> None:
+    # The running size of what _MEMO holds, emptied with it.
     global _memo_chars
-    _MEMO.clear()
-    _SHAPES.clear()
-    for memo in EXTRA_MEMOS:
-        memo.clear()
-    forget_media()
     _memo_chars = 0
 
 
@@ -127,7 +121,7 @@ _LONG_STRING = 256
 # order, with OPEN / CLOSE around a nested object and booleans as their own markers (True == 1
 # in a tuple); only str keys and str / int / bool / None values, to two levels, are keyed, so
 # equal keys always mean the same JSON text. Anything else takes the walk.
-_SHAPES: dict[tuple[Any, ...], int] = {}
+_SHAPES: dict[tuple[Any, ...], int] = memo({})
 _SHAPES_LIMIT = 200_000
 _OPEN = object()
 _CLOSE = object()

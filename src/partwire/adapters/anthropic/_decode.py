@@ -65,8 +65,9 @@ def extras_of(block: Mapping[str, Any], used: Set[str]) -> dict[str, Any]:
     return {k: v for k, v in block.items() if k not in used}
 
 
-def from_wire(response: Any) -> AssistantMessage:
-    """One response body as an assistant message; an error body raises :class:`ProviderError`."""
+def from_wire(response: Any, options: object = None) -> AssistantMessage:
+    """One response body as an assistant message; an error body raises :class:`ProviderError`
+    (no option changes how a response reads)."""
     body = load_json(response, ISSUER, "response")
     if body.get("type") == "error":
         raise error_from_wire(body)

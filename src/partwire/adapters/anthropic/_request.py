@@ -10,7 +10,7 @@ re-encoding gives the request back exactly.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partwire._base import ProviderData, build, one_field
 from partwire._json import load_json
@@ -20,7 +20,7 @@ from partwire.adapters._provenance import shared_provider_data
 from partwire.adapters._reading import imported_request, text_part
 from partwire.adapters._turns import TurnPlacement, read_messages
 from partwire.adapters.anthropic._decode import extras_of, part_from_wire
-from partwire.adapters.anthropic._encode import Encoder, FileResolver, ForeignThinking
+from partwire.adapters.anthropic._encode import Encoder
 from partwire.adapters.anthropic._settings import settings_from_wire, settings_to_wire
 from partwire.adapters.anthropic._tools import tool_from_wire, tool_to_wire
 from partwire.adapters.anthropic._wire import DEFAULT_MAX_TOKENS, ISSUER
@@ -32,12 +32,16 @@ from partwire.model_ids import wire_model
 from partwire.parts import Part, TextPart, ToolCallPart
 from partwire.settings import RequestSettings
 
+if TYPE_CHECKING:
+    from partwire.adapters.anthropic import Options
+
 __all__ = ["build_request", "from_wire_request"]
 
 _REQUEST_FIELDS = frozenset({"model", "max_tokens", "messages", "system", "tool_choice"})
 _SAMPLING = {"sampling": True}  # the options of a body that sends temperature, top_p or top_k
 # Body fields to_wire builds itself even when this body leaves them out; params may not set them.
 _BUILT = frozenset({"model", "max_tokens", "messages", "tool_choice"})
+_OWN = frozenset({ISSUER})  # the issuers accepted by default
 # Messages of parts alone, the commonest the reader makes (build() without its fields dict).
 _system_message = one_field(SystemMessage, "parts")
 _PARTS_ONLY: dict[type[Any], Callable[[Any], HistoryEvent]] = {
@@ -46,12 +50,15 @@ _PARTS_ONLY: dict[type[Any], Callable[[Any], HistoryEvent]] = {
 
 
 def build_request(
-    history: History, *, model: str, tools: Sequence[ToolSpec], settings: RequestSettings,
-    native_choice: Mapping[str, Any] | None, params: Mapping[str, Any] | None,
-    issuers: Collection[str], losses: LossCollector, foreign_thinking: ForeignThinking,
-    system_in_messages: bool, resolve_file: FileResolver | None, sampling: bool,
+    history: History, options: Options, *, model: str | None, tools: Sequence[ToolSpec],
+    settings: RequestSettings, native_choice: Mapping[str, Any] | None,
+    params: Mapping[str, Any] | None, issuers: Collection[str] | None, losses: LossCollector,
+    counting: bool,
 ) -> dict[str, Any]:
-    """The request body ``to_wire`` returns (and ``estimate_input_tokens`` counts)."""
+    """The request body ``to_wire`` returns (and ``estimate_input_tokens`` counts): the kernel's
+    build hook (``issuers`` ``None`` for Anthropic's own; ``model`` ``None`` when counting)."""
+    if issuers is None:
+        issuers = _OWN
     # Tools first: their losses are the request's own, before the history's (as a session's
     # projector, which reuses the history's, orders them), and the calls need their names.
     wire_tools: list[Any] = []
@@ -65,23 +72,26 @@ def build_request(
     extra = params.get("tools") if params else None
     if isinstance(extra, list):
         defined.update(w.get("name") for w in extra if isinstance(w, dict))
-    encoder = Encoder(history, issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
-                      system_in_messages=system_in_messages, resolve_file=resolve_file,
-                      defined=defined)
+    encoder = Encoder(history, issuers=issuers, losses=losses,
+                      foreign_thinking=options.foreign_thinking,
+                      system_in_messages=options.system_in_messages,
+                      resolve_file=options.resolve_file, defined=defined)
     system, messages = encoder.run()
     limit = settings.max_output_tokens
-    request: dict[str, Any] = {"model": wire_model(model, ISSUER),
+    request: dict[str, Any] = {"model": wire_model(model or f"{ISSUER}:estimate", ISSUER),
                                "max_tokens": DEFAULT_MAX_TOKENS if limit is None else limit}
     if system is not None:
         request["system"] = system
     request["messages"] = messages
     if wire_tools:
         request["tools"] = wire_tools
-    settings_to_wire(request, settings, native_choice, losses, issuers=issuers, sampling=sampling)
+    settings_to_wire(request, settings, native_choice, losses, issuers=issuers,
+                     sampling=options.sampling)
     return merge_params(request, params, built=_BUILT) if params else request
 
-def from_wire_request(request: Any) -> ImportedRequest:
-    """A request body read back: history, tools, and every other field for ``to_wire``."""
+def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
+    """A request body read back: history, tools, and every other field for ``to_wire`` (no
+    option changes how a request reads)."""
     body = request if type(request) is dict else load_json(request, ISSUER, "request")
     messages = body.get("messages")
     if not isinstance(messages, list):

@@ -9,22 +9,11 @@ Never imports boto3 or botocore.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from functools import partial
 
-from partwire._collector import hold, release
 from partwire.adapters import Capabilities
-from partwire.adapters._kernel import (
-    arun_stream,
-    boundary_error,
-    project,
-    resolve_options,
-    run_stream,
-)
-from partwire.adapters._losses import LossCollector
-from partwire.adapters._settings import resolve_settings
+from partwire.adapters._surface import Docs, surface
 from partwire.adapters.bedrock._decode import from_wire as _from_wire
 from partwire.adapters.bedrock._parts import FileResolver, ForeignThinking
 from partwire.adapters.bedrock._request import build_request
@@ -38,13 +27,6 @@ from partwire.adapters.bedrock._wire import (
     ISSUER,
     Blobs,
 )
-from partwire.adapters.requests import ImportedRequest, SettingsArg, ToolChoice, ToolSpec
-
-if TYPE_CHECKING:
-    from partwire.history import History
-    from partwire.messages import AssistantMessage
-    from partwire.projection import Projection
-    from partwire.streaming import StreamEvent
 
 __all__ = [
     "CAPABILITIES",
@@ -90,9 +72,6 @@ CAPABILITIES = Capabilities(
 """What Converse takes (per model family it is narrower: see docs/adapters/bedrock.md)."""
 
 
-_OWN = frozenset({ISSUER})  # the issuers accepted by default
-
-
 @dataclass(frozen=True, slots=True)
 class Options:
     """The Bedrock adapter's own switches (``options=`` on every function, or as keywords)."""
@@ -111,127 +90,57 @@ class Options:
     the message). ``to_wire`` takes its model as its own argument."""
 
 
-_DEFAULTS = Options()
+_SURFACE = surface(
+    NAME, Options, __name__,
+    build=build_request,
+    decode=_from_wire,
+    read=_from_wire_request,
+    translator=lambda options: partial(Translator, options.model_id),
+    count=estimate_request_tokens,
+    docs=Docs(
+        to_wire="""The request for ``history``: ``client.converse(**projection.request)``.
 
+        ``model`` is a Bedrock model id, inference profile or ARN, or ``bedrock:<id>``.
+        ``params`` adds any other field verbatim (``guardrailConfig``, ``requestMetadata``...;
+        ``inferenceConfig`` and ``additionalModelRequestFields`` keys join the settings' own). ``accept_issuers`` names whose opaque values and provider data
+        count as Bedrock's (default ``{"bedrock"}``). ``strict=True`` raises
+        :class:`~partwire.errors.LossError` instead of degrading.
 
-def to_wire(
-    history: History,
-    *,
-    model: str,
-    tools: Sequence[ToolSpec] = (),
-    tool_choice: ToolChoice | None = None,
-    max_tokens: int | None = None,
-    params: Mapping[str, Any] | None = None,
-    parallel_tool_calls: bool | None = None,
-    settings: SettingsArg = None,
-    strict: bool = False,
-    accept_issuers: Collection[str] | None = None,
-    session: str | None = None,
-    options: Options | Mapping[str, Any] | None = None,
-    **switches: Any,
-) -> Projection:
-    """The request for ``history``: ``client.converse(**projection.request)``.
+        ``settings`` (:class:`~partwire.settings.RequestSettings`, or a mapping of its fields) go to
+        ``inferenceConfig``, ``toolConfig.toolChoice``, ``outputConfig`` and, per model family,
+        ``additionalModelRequestFields`` (reasoning, top_k); a setting Converse cannot take is a loss
+        at ``request.settings.<field>``. ``max_tokens``, ``tool_choice`` and
+        ``parallel_tool_calls`` are shortcuts for those settings and win over them; a
+        ``tool_choice`` mapping is Converse's own ``toolChoice``, sent as it is.
+        """,
+        from_wire="""A Converse response (boto3's dict, JSON text or bytes) as an assistant message.
 
-    ``model`` is a Bedrock model id, inference profile or ARN, or ``bedrock:<id>``.
-    ``params`` adds any other field verbatim (``guardrailConfig``, ``requestMetadata``...;
-    ``inferenceConfig`` and ``additionalModelRequestFields`` keys join the settings' own). ``accept_issuers`` names whose opaque values and provider data
-    count as Bedrock's (default ``{"bedrock"}``). ``strict=True`` raises
-    :class:`~partwire.errors.LossError` instead of degrading.
+        An error body raises :class:`~partwire.adapters.ProviderError`; anything else that is not
+        a response raises :class:`~partwire.adapters.WireFormatError`.
+        """,
+        from_wire_request="""A Converse request (boto3 keyword arguments or the HTTP JSON body) read back.
 
-    ``settings`` (:class:`~partwire.settings.RequestSettings`, or a mapping of its fields) go to
-    ``inferenceConfig``, ``toolConfig.toolChoice``, ``outputConfig`` and, per model family,
-    ``additionalModelRequestFields`` (reasoning, top_k); a setting Converse cannot take is a loss
-    at ``request.settings.<field>``. ``max_tokens``, ``tool_choice`` and
-    ``parallel_tool_calls`` are shortcuts for those settings and win over them; a
-    ``tool_choice`` mapping is Converse's own ``toolChoice``, sent as it is.
-    """
-    held = hold(history)
-    try:
-        opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
-        losses = LossCollector(NAME)
-        resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
-                                            parallel_tool_calls=parallel_tool_calls)
-        request = build_request(
-            history, model=model, tools=tools, settings=resolved, native_choice=native, params=params,
-            issuers=accept_issuers if accept_issuers is not None else _OWN, losses=losses,
-            foreign_thinking=opts.foreign_thinking, resolve_file=opts.resolve_file, blobs=opts.blobs)
-        return project(request, losses, adapter=NAME, strict=strict, session=session)
-    finally:
-        if held:
-            release()
+        ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back.
+        """,
+        stream="""Stream events from ``client.converse_stream(...)`` (the response or its ``stream``), its
+        event dicts, or the raw ``application/vnd.amazon.eventstream`` body (bytes, whole or chunked).
 
+        Ends with one ``MessageCompleteEvent``. An exception event (or botocore's
+        ``EventStreamError`` for it) becomes a ``StreamErrorEvent`` and the partial message with
+        ``status="error"``; a stream cut short ends with the partial message.
+        """,
+        astream=""":func:`stream` over an asynchronous source (aiobotocore's stream, an async byte stream).""",
+        estimate_input_tokens="""An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
 
-def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = None,
-              **switches: Any) -> AssistantMessage:
-    """A Converse response (boto3's dict, JSON text or bytes) as an assistant message.
+        Counted on the body ``to_wire`` would send (``settings`` and the rest are ``to_wire``'s);
+        Bedrock's ``CountTokens`` gives the exact figure for the models that support it.
+        """,
+    ),
+)
 
-    An error body raises :class:`~partwire.adapters.ProviderError`; anything else that is not
-    a response raises :class:`~partwire.adapters.WireFormatError`.
-    """
-    opts = resolve_options(Options, options, switches)
-    try:
-        return _from_wire(response, opts.model_id)
-    except Exception as exc:
-        raise boundary_error(exc, NAME, "response")  # noqa: B904 (it sets the cause)
-
-
-def from_wire_request(request: Any, *,
-                      options: Options | Mapping[str, Any] | None = None,
-                      **switches: Any) -> ImportedRequest:
-    """A Converse request (boto3 keyword arguments or the HTTP JSON body) read back.
-
-    ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back.
-    """
-    held = hold(request)
-    try:
-        if options is not None or switches:
-            resolve_options(Options, options, switches)
-        return _from_wire_request(request)
-    except Exception as exc:
-        raise boundary_error(exc, NAME, "request")  # noqa: B904 (it sets the cause)
-    finally:
-        if held:
-            release()
-
-
-def stream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,
-           **switches: Any) -> Iterator[StreamEvent]:
-    """Stream events from ``client.converse_stream(...)`` (the response or its ``stream``), its
-    event dicts, or the raw ``application/vnd.amazon.eventstream`` body (bytes, whole or chunked).
-
-    Ends with one ``MessageCompleteEvent``. An exception event (or botocore's
-    ``EventStreamError`` for it) becomes a ``StreamErrorEvent`` and the partial message with
-    ``status="error"``; a stream cut short ends with the partial message.
-    """
-    opts = resolve_options(Options, options, switches)
-    return run_stream(functools.partial(Translator, opts.model_id), chunks)
-
-
-def astream(chunks: Any, *,
-            options: Options | Mapping[str, Any] | None = None,
-            **switches: Any) -> AsyncIterator[StreamEvent]:
-    """:func:`stream` over an asynchronous source (aiobotocore's stream, an async byte stream)."""
-    opts = resolve_options(Options, options, switches)
-    return arun_stream(functools.partial(Translator, opts.model_id), chunks)
-
-
-def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
-                          model: str | None = None, tool_choice: ToolChoice | None = None,
-                          params: Mapping[str, Any] | None = None,
-                          settings: SettingsArg = None,
-                          accept_issuers: Collection[str] | None = None,
-                          options: Options | Mapping[str, Any] | None = None,
-                          **switches: Any) -> int:
-    """An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
-
-    Counted on the body ``to_wire`` would send (``settings`` and the rest are ``to_wire``'s);
-    Bedrock's ``CountTokens`` gives the exact figure for the models that support it.
-    """
-    opts = resolve_options(Options, options, switches)
-    resolved, native = resolve_settings(settings, tool_choice=tool_choice)
-    request = build_request(
-        history, model=model or f"{ISSUER}:estimate", tools=tools, settings=resolved,
-        native_choice=native, params=params,
-        issuers=accept_issuers if accept_issuers is not None else _OWN, losses=LossCollector(NAME),
-        foreign_thinking=opts.foreign_thinking, resolve_file=opts.resolve_file, blobs="base64")
-    return estimate_request_tokens(request)
+to_wire = _SURFACE.to_wire
+from_wire = _SURFACE.from_wire
+from_wire_request = _SURFACE.from_wire_request
+stream = _SURFACE.stream
+astream = _SURFACE.astream
+estimate_input_tokens = _SURFACE.estimate_input_tokens

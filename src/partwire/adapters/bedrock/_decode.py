@@ -19,7 +19,7 @@ the HTTP body has them (base64 text); canonical form holds base64 text either wa
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from partwire._base import ProviderData
 from partwire._json import SHAPE_ERRORS, json_text, load_json, usage_object
@@ -60,6 +60,9 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
+
+if TYPE_CHECKING:
+    from partwire.adapters.bedrock import Options
 
 __all__ = [
     "OWN_REASONING",
@@ -114,11 +117,13 @@ def model_name(model_id: str | None) -> str | None:
     return model_id if model_id.startswith(f"{ISSUER}:") else f"{ISSUER}:{model_id}"
 
 
-def from_wire(response: Any, model_id: str | None = None) -> AssistantMessage:
-    """One Converse response (a dict as boto3 returns it, JSON text or bytes) as a message.
+def from_wire(response: Any, options: Options | None = None) -> AssistantMessage:
+    """One Converse response (a dict as boto3 returns it, JSON text or bytes) as a message,
+    recorded as answered by ``options.model_id`` (Converse does not say).
 
     An error body (``{"message": ...}`` without ``output``) raises :class:`ProviderError`.
     """
+    model_id = options.model_id if options is not None else None
     body = load_json(response, ISSUER, "response")
     output = body.get("output")
     if output is None and "message" in body:

@@ -10,7 +10,7 @@ re-encoding gives the request back exactly.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partwire._base import ProviderData, build
 from partwire._json import load_json
@@ -21,10 +21,9 @@ from partwire.adapters._reading import imported_request
 from partwire.adapters._turns import TurnPlacement, read_messages
 from partwire.adapters.bedrock._decode import BlobReader, part_from_wire, parts_from_wire
 from partwire.adapters.bedrock._encode import Encoder, tool_result_content
-from partwire.adapters.bedrock._parts import FileResolver, ForeignThinking
 from partwire.adapters.bedrock._settings import settings_from_wire, settings_to_wire
 from partwire.adapters.bedrock._tools import tool_choice_from_wire, tools_from_wire, tools_to_wire
-from partwire.adapters.bedrock._wire import ISSUER, Blobs
+from partwire.adapters.bedrock._wire import ISSUER
 from partwire.adapters.requests import ImportedRequest, ToolChoice, ToolSpec
 from partwire.errors import WireFormatError
 from partwire.history import History, HistoryEvent
@@ -33,25 +32,35 @@ from partwire.model_ids import wire_model
 from partwire.parts import Part, ToolCallPart
 from partwire.settings import RequestSettings
 
+if TYPE_CHECKING:
+    from partwire.adapters.bedrock import Options
+
 __all__ = ["build_request", "from_wire_request"]
 
 _REQUEST_FIELDS = frozenset({"modelId", "messages", "system", "toolConfig"})
 # Body fields to_wire builds itself even when this body leaves them out; params may not set them
 # (inferenceConfig and additionalModelRequestFields may: their keys join the settings' own).
 _BUILT = frozenset({"modelId", "messages", "system", "toolConfig"})
+_OWN = frozenset({ISSUER})  # the issuers accepted by default
 
 
 def build_request(
-    history: History, *, model: str, tools: Sequence[ToolSpec], settings: RequestSettings,
-    native_choice: Mapping[str, Any] | None, params: Mapping[str, Any] | None,
-    issuers: Collection[str], losses: LossCollector, foreign_thinking: ForeignThinking,
-    resolve_file: FileResolver | None, blobs: Blobs,
+    history: History, options: Options, *, model: str | None, tools: Sequence[ToolSpec],
+    settings: RequestSettings, native_choice: Mapping[str, Any] | None,
+    params: Mapping[str, Any] | None, issuers: Collection[str] | None, losses: LossCollector,
+    counting: bool,
 ) -> dict[str, Any]:
-    """The request body ``to_wire`` returns (and ``estimate_input_tokens`` counts)."""
-    encoder = Encoder(history, issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
-                      resolve_file=resolve_file, blobs=blobs)
+    """The request body ``to_wire`` returns (and ``estimate_input_tokens`` counts): the kernel's
+    build hook (``issuers`` ``None`` for Bedrock's own; ``model`` ``None`` when counting). A
+    body to count holds its blobs as base64 text, which the counter reads."""
+    if issuers is None:
+        issuers = _OWN
+    encoder = Encoder(history, issuers=issuers, losses=losses,
+                      foreign_thinking=options.foreign_thinking, resolve_file=options.resolve_file,
+                      blobs="base64" if counting else options.blobs)
     system, messages = encoder.run()
-    request: dict[str, Any] = {"modelId": wire_model(model, ISSUER), "messages": messages}
+    request: dict[str, Any] = {"modelId": wire_model(model or f"{ISSUER}:estimate", ISSUER),
+                               "messages": messages}
     if system is not None:
         request["system"] = system
     inference, choice, extra, output = settings_to_wire(settings, request["modelId"], losses)
@@ -82,8 +91,9 @@ def build_request(
     return merge_params(request, rest, built=_BUILT) if rest else request
 
 
-def from_wire_request(request: Any) -> ImportedRequest:
-    """A request body read back: history, tools, and every other field for ``to_wire``."""
+def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
+    """A request body read back: history, tools, and every other field for ``to_wire`` (no
+    option changes how a request reads)."""
     body = request if type(request) is dict else load_json(request, ISSUER, "request")
     messages = body.get("messages")
     if not isinstance(messages, list):

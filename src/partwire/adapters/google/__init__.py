@@ -7,37 +7,19 @@ duck typing and never imports it.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
-from partwire._collector import hold, release
 from partwire.adapters import Capabilities
-from partwire.adapters._kernel import (
-    arun_stream,
-    boundary_error,
-    project,
-    resolve_options,
-    run_stream,
-)
-from partwire.adapters._losses import LossCollector
-from partwire.adapters._settings import resolve_settings
+from partwire.adapters._surface import Docs, surface
 from partwire.adapters.google._decode import from_wire as _from_wire
 from partwire.adapters.google._request import build_request
 from partwire.adapters.google._request import from_wire_request as _from_wire_request
 from partwire.adapters.google._stream import GeminiTranslator
 from partwire.adapters.google._tokens import estimate_request_tokens
 from partwire.adapters.google._tools import SchemaDialect
-from partwire.adapters.google._wire import ISSUER, OWN_ISSUERS, wire_model_name
-from partwire.adapters.requests import ImportedRequest, SettingsArg, ToolChoice, ToolSpec
-from partwire.model_ids import wire_model
-
-if TYPE_CHECKING:
-    from partwire.history import History
-    from partwire.messages import AssistantMessage
-    from partwire.projection import LossAction, Projection
-    from partwire.streaming import StreamEvent
+from partwire.adapters.google._wire import ISSUER, wire_model_name
 
 __all__ = [
     "CAPABILITIES",
@@ -146,150 +128,64 @@ class Options:
         return f"{base}/{version}/{path}:{method}"
 
 
-_DEFAULTS = Options()
+_SURFACE = surface(
+    NAME, Options, __name__,
+    build=build_request,
+    decode=_from_wire,
+    read=_from_wire_request,
+    translator=lambda options: partial(GeminiTranslator, options.candidate),
+    count=estimate_request_tokens,
+    docs=Docs(
+        to_wire="""The ``generateContent`` body for ``history``, in camelCase.
 
+        Send it with ``client.models.generate_content(model=model, contents=body["contents"],
+        config=...)`` or post it to ``Options.endpoint(model)``. ``model`` (``gemini-3-flash-preview``
+        or ``google:...``) picks which thought signatures may be echoed (they do not cross models)
+        and whether function calls need one. ``max_tokens`` sets ``generationConfig.maxOutputTokens``;
+        ``params`` adds the other body fields (``generationConfig`` with temperature, stop sequences,
+        response schema, ``thinkingConfig``; ``safetySettings``, ``cachedContent``, ``labels``...),
+        snake_case keys written in camelCase. ``tool_choice`` becomes ``toolConfig``.
+        ``strict=True`` raises :class:`~partwire.errors.LossError` instead of degrading.
 
-def to_wire(
-    history: History,
-    *,
-    model: str,
-    tools: Sequence[ToolSpec] = (),
-    tool_choice: ToolChoice | None = None,
-    max_tokens: int | None = None,
-    params: Mapping[str, Any] | None = None,
-    parallel_tool_calls: bool | None = None,
-    settings: SettingsArg = None,
-    strict: bool = False,
-    accept_issuers: Collection[str] | None = None,
-    session: str | None = None,
-    options: Options | Mapping[str, Any] | None = None,
-    **switches: Any,
-) -> Projection:
-    """The ``generateContent`` body for ``history``, in camelCase.
+        ``settings`` (:class:`~partwire.settings.RequestSettings`, or a mapping of its fields) are
+        written into the API's own fields; a setting it cannot take is a loss at
+        ``request.settings.<field>``. ``max_tokens``, ``tool_choice`` and ``parallel_tool_calls`` are
+        shortcuts for those settings and win over them when given; a ``tool_choice`` mapping is the
+        API's own, sent as it is.
+        """,
+        from_wire="""A response (dict, JSON text, the SDK's ``GenerateContentResponse``, or the JSON array of
+        chunks ``streamGenerateContent`` returns without ``alt=sse``) as an assistant message.
 
-    Send it with ``client.models.generate_content(model=model, contents=body["contents"],
-    config=...)`` or post it to ``Options.endpoint(model)``. ``model`` (``gemini-3-flash-preview``
-    or ``google:...``) picks which thought signatures may be echoed (they do not cross models)
-    and whether function calls need one. ``max_tokens`` sets ``generationConfig.maxOutputTokens``;
-    ``params`` adds the other body fields (``generationConfig`` with temperature, stop sequences,
-    response schema, ``thinkingConfig``; ``safetySettings``, ``cachedContent``, ``labels``...),
-    snake_case keys written in camelCase. ``tool_choice`` becomes ``toolConfig``.
-    ``strict=True`` raises :class:`~partwire.errors.LossError` instead of degrading.
+        An error body raises :class:`~partwire.adapters.ProviderError`; anything else that is not
+        a response raises :class:`~partwire.adapters.WireFormatError`.
+        """,
+        from_wire_request="""A ``generateContent`` body (camelCase, snake_case or mixed) as history and tools.
 
-    ``settings`` (:class:`~partwire.settings.RequestSettings`, or a mapping of its fields) are
-    written into the API's own fields; a setting it cannot take is a loss at
-    ``request.settings.<field>``. ``max_tokens``, ``tool_choice`` and ``parallel_tool_calls`` are
-    shortcuts for those settings and win over them when given; a ``tool_choice`` mapping is the
-    API's own, sent as it is.
-    """
-    held = hold(history)
-    try:
-        opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
-        name = wire_model(model, ISSUER) if model else ""
-        losses = LossCollector(NAME)
-        resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
-                                            parallel_tool_calls=parallel_tool_calls)
-        request = build_request(
-            history, model=name, tools=tools, settings=resolved, native_choice=native, params=params,
-            losses=losses,
-            issuers=accept_issuers if accept_issuers is not None else OWN_ISSUERS,
-            require_signatures=opts.requires_signatures(name), schema_dialect=opts.schema_dialect,
-            vertex=opts.backend == "vertex")
-        return project(request, losses, adapter=NAME, strict=strict, session=session)
-    finally:
-        if held:
-            release()
+        ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back, in camelCase.
+        """,
+        stream="""Stream events from SDK chunks, parsed chunks, raw SSE, or a raw/parsed JSON array.
 
+        Ends with one ``MessageCompleteEvent`` holding the message. An in-stream ``{"error": ...}``
+        (or the SDK's exception for it) becomes a ``StreamErrorEvent`` and the partial message with
+        ``status="error"``; a stream cut short (no ``finishReason``) ends with the partial message.
+        """,
+        astream=""":func:`stream` over an asynchronous source (the async SDK stream, an httpx byte stream).""",
+        estimate_input_tokens="""An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
 
-def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = None,
-              **switches: Any) -> AssistantMessage:
-    """A response (dict, JSON text, the SDK's ``GenerateContentResponse``, or the JSON array of
-    chunks ``streamGenerateContent`` returns without ``alt=sse``) as an assistant message.
+        Counted on the body ``to_wire`` would send. Use the API's ``countTokens`` endpoint when
+        you need the exact figure.
 
-    An error body raises :class:`~partwire.adapters.ProviderError`; anything else that is not
-    a response raises :class:`~partwire.adapters.WireFormatError`.
-    """
-    opts = resolve_options(Options, options, switches)
-    try:
-        return _from_wire(response, candidate=opts.candidate)
-    except Exception as exc:
-        raise boundary_error(exc, NAME, "response")  # noqa: B904 (it sets the cause)
+        ``model``, ``tool_choice``, ``params``, ``settings`` and ``accept_issuers`` are
+        ``to_wire``'s: pass the ones the request will be sent with, and the estimate counts the same
+        body (a forced tool choice,
+        body fields in ``params``, another issuer's echo state accepted).
+        """,
+    ),
+)
 
-
-def from_wire_request(request: Any, *,
-                      options: Options | Mapping[str, Any] | None = None,
-                      **switches: Any) -> ImportedRequest:
-    """A ``generateContent`` body (camelCase, snake_case or mixed) as history and tools.
-
-    ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back, in camelCase.
-    """
-    held = hold(request)
-    try:
-        if options is not None or switches:
-            resolve_options(Options, options, switches)  # refuses a switch Gemini does not have
-        return _from_wire_request(request)
-    except Exception as exc:
-        raise boundary_error(exc, NAME, "request")  # noqa: B904 (it sets the cause)
-    finally:
-        if held:
-            release()
-
-
-def stream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,
-           **switches: Any) -> Iterator[StreamEvent]:
-    """Stream events from SDK chunks, parsed chunks, raw SSE, or a raw/parsed JSON array.
-
-    Ends with one ``MessageCompleteEvent`` holding the message. An in-stream ``{"error": ...}``
-    (or the SDK's exception for it) becomes a ``StreamErrorEvent`` and the partial message with
-    ``status="error"``; a stream cut short (no ``finishReason``) ends with the partial message.
-    """
-    opts = resolve_options(Options, options, switches)
-    return run_stream(partial(GeminiTranslator, opts.candidate), chunks)
-
-
-def astream(chunks: Any, *,
-            options: Options | Mapping[str, Any] | None = None,
-            **switches: Any) -> AsyncIterator[StreamEvent]:
-    """:func:`stream` over an asynchronous source (the async SDK stream, an httpx byte stream)."""
-    opts = resolve_options(Options, options, switches)
-    return arun_stream(partial(GeminiTranslator, opts.candidate), chunks)
-
-
-class _Unread(LossCollector):
-    """The losses of a body only counted, never sent: nobody reads them, so none is recorded."""
-
-    __slots__ = ()
-
-    def add(self, path: str, part_type: str, action: LossAction, reason: str,
-            message_id: str | None = None) -> None:
-        """Record nothing."""
-
-
-def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
-                          model: str | None = None, tool_choice: ToolChoice | None = None,
-                          params: Mapping[str, Any] | None = None,
-                          settings: SettingsArg = None,
-                          accept_issuers: Collection[str] | None = None,
-                          options: Options | Mapping[str, Any] | None = None,
-                          **switches: Any) -> int:
-    """An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
-
-    Counted on the body ``to_wire`` would send. Use the API's ``countTokens`` endpoint when
-    you need the exact figure.
-
-    ``model``, ``tool_choice``, ``params``, ``settings`` and ``accept_issuers`` are
-    ``to_wire``'s: pass the ones the request will be sent with, and the estimate counts the same
-    body (a forced tool choice,
-    body fields in ``params``, another issuer's echo state accepted).
-    """
-    opts = resolve_options(Options, options, switches)
-    name = wire_model(model, ISSUER) if model else ""
-    resolved, native = resolve_settings(settings, tool_choice=tool_choice)
-    request = build_request(
-        history, model=name, tools=tools,
-        settings=resolved.model_copy(update={"max_output_tokens": None}), native_choice=native,
-        params=params, losses=_Unread(NAME),
-        issuers=accept_issuers if accept_issuers is not None else OWN_ISSUERS,
-        require_signatures=opts.requires_signatures(name) if name else False,
-        schema_dialect=opts.schema_dialect, vertex=opts.backend == "vertex")
-    return estimate_request_tokens(request)
+to_wire = _SURFACE.to_wire
+from_wire = _SURFACE.from_wire
+from_wire_request = _SURFACE.from_wire_request
+stream = _SURFACE.stream
+astream = _SURFACE.astream
+estimate_input_tokens = _SURFACE.estimate_input_tokens

@@ -13,7 +13,7 @@ import base64
 import copy
 import itertools
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partwire._base import ProviderData
 from partwire._json import as_json, usage_object
@@ -29,6 +29,9 @@ from partwire.errors import ProviderError, WireFormatError
 from partwire.history import ErrorEvent
 from partwire.messages import AssistantMessage, StopReason
 from partwire.parts import Part, RefusalPart, ToolCallPart
+
+if TYPE_CHECKING:
+    from partwire.adapters.google import Options
 
 __all__ = [
     "CANDIDATE_FIELDS",
@@ -120,8 +123,10 @@ def error_event(body: Mapping[str, Any]) -> ErrorEvent:
                       retryable=bool(retryable), status=http)
 
 
-def from_wire(response: Any, *, candidate: int = 0) -> AssistantMessage:
-    """A response (dict, JSON text, bytes, the SDK's object, or a JSON array of chunks)."""
+def from_wire(response: Any, options: Options | None = None) -> AssistantMessage:
+    """A response (dict, JSON text, bytes, the SDK's object, or a JSON array of chunks): the
+    candidate ``options.candidate`` of it (the first by default)."""
+    candidate = options.candidate if options is not None else 0
     data = load_response(response)
     if isinstance(data, list):
         data = merge_chunks(data, candidate=candidate)

@@ -13,7 +13,7 @@ and name: the earliest unanswered call of that name.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partwire._base import ProviderData, build, one_field
 from partwire._json import SHAPE_ERRORS, fields_key, json_text, load_json
@@ -26,20 +26,31 @@ from partwire.adapters.google._encode import Encoder
 from partwire.adapters.google._parts import part_from_wire
 from partwire.adapters.google._settings import settings_read, settings_to_wire, take_read
 from partwire.adapters.google._tools import (
-    SchemaDialect,
     tool_choice_from_wire,
     tools_from_wire,
     tools_to_wire,
 )
-from partwire.adapters.google._wire import API, ISSUER, camel_keys, camel_list, camel_top
+from partwire.adapters.google._wire import (
+    API,
+    ISSUER,
+    OWN_ISSUERS,
+    camel_keys,
+    camel_list,
+    camel_top,
+)
 from partwire.adapters.requests import ImportedRequest, ToolSpec
 from partwire.errors import ArgumentError, WireFormatError
 from partwire.history import HistoryEvent
 from partwire.ids import new_tool_call_id
 from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+from partwire.model_ids import wire_model
 from partwire.parts import Part, ToolCallPart, UnknownPart
 from partwire.settings import RequestSettings
 from partwire.tools import ServerToolDefinition, ToolDefinition
+
+if TYPE_CHECKING:
+    from partwire.adapters.google import Options
+    from partwire.projection import LossAction
 
 __all__ = ["build_request", "from_wire_request"]
 
@@ -51,19 +62,37 @@ _BUILT = frozenset({"contents"})  # a body field build_request always makes, eve
 _CONTENT_KEYS = frozenset({"role", "parts"})
 
 
+class _Unread(LossCollector):
+    """The losses of a body only counted, never sent: nobody reads them, so none is recorded."""
+
+    __slots__ = ()
+
+    def add(self, path: str, part_type: str, action: LossAction, reason: str,
+            message_id: str | None = None) -> None:
+        """Record nothing."""
+
+
 def build_request(
-    history: Sequence[HistoryEvent], *, model: str, tools: Sequence[ToolSpec],
-    settings: RequestSettings, native_choice: Mapping[str, Any] | None,
-    params: Mapping[str, Any] | None, losses: LossCollector, issuers: Collection[str],
-    require_signatures: bool, schema_dialect: SchemaDialect, vertex: bool,
+    history: Sequence[HistoryEvent], options: Options, *, model: str | None,
+    tools: Sequence[ToolSpec], settings: RequestSettings,
+    native_choice: Mapping[str, Any] | None, params: Mapping[str, Any] | None,
+    issuers: Collection[str] | None, losses: LossCollector, counting: bool,
 ) -> dict[str, Any]:
-    """The ``generateContent`` body for ``history`` (the model goes in the URL, not the body)."""
+    """The ``generateContent`` body for ``history`` (the model goes in the URL, not the body):
+    the kernel's build hook (``issuers`` ``None`` for Google's own; no ``model`` echoes no
+    model's thought signatures and requires none)."""
+    model = wire_model(model, ISSUER) if model else ""
+    if issuers is None:
+        issuers = OWN_ISSUERS
+    if counting:
+        losses = _Unread(losses.adapter)
+    vertex = options.backend == "vertex"
     # Tools first: their losses are the request's own, before the history's (as a session's
     # projector, which reuses the history's, orders them).
-    wire_tools = tools_to_wire(tools, losses, dialect=schema_dialect, vertex=vertex,
+    wire_tools = tools_to_wire(tools, losses, dialect=options.schema_dialect, vertex=vertex,
                                issuers=issuers) if tools else None
     encoder = Encoder(history, issuers=issuers, model=model, losses=losses,
-                      require_signatures=require_signatures)
+                      require_signatures=options.requires_signatures(model) if model else False)
     contents, system = encoder.run()
     request: dict[str, Any] = {"contents": contents}
     if system is not None:
@@ -313,8 +342,9 @@ _REST_LIMIT = 1024
 _REST_FIELDS = frozenset({"tools", "generationConfig", "generation_config", "toolConfig", "tool_config"})
 
 
-def from_wire_request(request: Any) -> ImportedRequest:
-    """A stored ``generateContent`` body read back: history, tools and the other fields."""
+def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
+    """A stored ``generateContent`` body read back: history, tools and the other fields (no
+    option changes how a request reads)."""
     raw = request if type(request) is dict else load_json(request, ISSUER, "request")
     key = fields_key(raw, _REST_FIELDS) if len(raw) > 1 else None
     known = _REST.get(key) if key is not None else None

@@ -252,13 +252,13 @@ def camel_keys(value: Any) -> Any:
 # How each key is written and walked: (camelCase name, 0 kept verbatim / 1 a map of user-chosen
 # names / 2 walked). Bounded: it stops learning past the limit (keys under an unknown part are
 # anything).
-_KEYS: dict[Any, tuple[Any, int]] = {}
+_KEYS: dict[Any, tuple[Any, int]] = memo({})
 _KEYS_LIMIT = 4096
 # Keys seen that stay as they are: walked (_WALKED), maps of names (_NAMED_KEYS) or kept
 # verbatim. A dict of these alone, the common case, takes the short walk: only its dict and list
 # values are looked at.
-_WALKED: set[Any] = set()
-_AS_IS: set[Any] = set()
+_WALKED: set[Any] = memo(set())
+_AS_IS: set[Any] = memo(set())
 
 
 def _key(key: Any) -> tuple[Any, int]:

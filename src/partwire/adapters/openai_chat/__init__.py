@@ -7,21 +7,10 @@ Works on plain JSON; accepts the ``openai`` SDK's objects by duck typing and nev
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
 
-from partwire._collector import hold, release
-from partwire.adapters._kernel import (
-    arun_stream,
-    boundary_error,
-    project,
-    resolve_options,
-    run_stream,
-)
-from partwire.adapters._losses import LossCollector
-from partwire.adapters._settings import resolve_settings
+from partwire.adapters._surface import Docs, surface
 from partwire.adapters.openai_chat._decode import from_wire as _from_wire
 from partwire.adapters.openai_chat._dialects import (
     BASE_CAPABILITIES,
@@ -37,13 +26,6 @@ from partwire.adapters.openai_chat._request import build_request
 from partwire.adapters.openai_chat._request import from_wire_request as _from_wire_request
 from partwire.adapters.openai_chat._stream import Translator
 from partwire.adapters.openai_chat._tokens import estimate_request_tokens
-from partwire.adapters.requests import ImportedRequest, SettingsArg, ToolChoice, ToolSpec
-
-if TYPE_CHECKING:
-    from partwire.history import History
-    from partwire.messages import AssistantMessage
-    from partwire.projection import Projection
-    from partwire.streaming import StreamEvent
 
 __all__ = [
     "CAPABILITIES",
@@ -86,143 +68,68 @@ class Options:
     """Which of ``n`` choices ``from_wire`` and ``stream`` read."""
 
 
-_DEFAULTS = Options()
+_SURFACE = surface(
+    NAME, Options, __name__,
+    build=build_request,
+    decode=_from_wire,
+    read=_from_wire_request,
+    translator=lambda options: partial(Translator, get_dialect(options.dialect), options.choice),
+    count=estimate_request_tokens,
+    tool_choice_words=lambda options: get_dialect(options.dialect).tool_choices,
+    docs=Docs(
+        to_wire="""The request body for ``history``: ``client.chat.completions.create(**projection.request)``.
 
+        ``model`` is the wire name or ``<issuer>:<name>`` (``openai:gpt-5``, ``openrouter:x/y``).
+        ``max_tokens`` sets the dialect's limit field (``max_completion_tokens`` for OpenAI).
+        ``params`` adds any other body field verbatim (``stream``, ``stream_options``,
+        ``response_format``, ``reasoning_effort``, ...). ``accept_issuers`` names whose opaque values
+        and provider data count as the dialect's own (default: the dialect's issuer). ``options``
+        (or its fields as keywords: ``dialect="deepseek"``) holds the adapter's switches:
+        :class:`Options`. ``strict=True`` raises :class:`~partwire.errors.LossError` instead of
+        degrading.
 
-def to_wire(
-    history: History,
-    *,
-    model: str,
-    tools: Sequence[ToolSpec] = (),
-    tool_choice: ToolChoice | None = None,
-    max_tokens: int | None = None,
-    params: Mapping[str, Any] | None = None,
-    parallel_tool_calls: bool | None = None,
-    settings: SettingsArg = None,
-    strict: bool = False,
-    accept_issuers: Collection[str] | None = None,
-    session: str | None = None,
-    options: Options | Mapping[str, Any] | None = None,
-    **switches: Any,
-) -> Projection:
-    """The request body for ``history``: ``client.chat.completions.create(**projection.request)``.
+        ``settings`` (:class:`~partwire.settings.RequestSettings`, or a mapping of its fields) are
+        written into the API's own fields; a setting it cannot take is a loss at
+        ``request.settings.<field>``. ``max_tokens``, ``tool_choice`` and ``parallel_tool_calls`` are
+        shortcuts for those settings and win over them when given; a ``tool_choice`` mapping is the
+        API's own, sent as it is.
+        """,
+        from_wire="""A response body (dict, JSON text, or the SDK's ``ChatCompletion``) as an assistant message.
 
-    ``model`` is the wire name or ``<issuer>:<name>`` (``openai:gpt-5``, ``openrouter:x/y``).
-    ``max_tokens`` sets the dialect's limit field (``max_completion_tokens`` for OpenAI).
-    ``params`` adds any other body field verbatim (``stream``, ``stream_options``,
-    ``response_format``, ``reasoning_effort``, ...). ``accept_issuers`` names whose opaque values
-    and provider data count as the dialect's own (default: the dialect's issuer). ``options``
-    (or its fields as keywords: ``dialect="deepseek"``) holds the adapter's switches:
-    :class:`Options`. ``strict=True`` raises :class:`~partwire.errors.LossError` instead of
-    degrading.
+        ``Options.choice`` picks one of ``n`` choices. An error body raises
+        :class:`~partwire.adapters.ProviderError`; anything else that is not a response raises
+        :class:`~partwire.adapters.WireFormatError`.
+        """,
+        from_wire_request="""A request body written for this API, as history and tools (and the other fields).
 
-    ``settings`` (:class:`~partwire.settings.RequestSettings`, or a mapping of its fields) are
-    written into the API's own fields; a setting it cannot take is a loss at
-    ``request.settings.<field>``. ``max_tokens``, ``tool_choice`` and ``parallel_tool_calls`` are
-    shortcuts for those settings and win over them when given; a ``tool_choice`` mapping is the
-    API's own, sent as it is.
-    """
-    held = hold(history)
-    try:
-        opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
-        dialect = get_dialect(opts.dialect)
-        losses = LossCollector(NAME)
-        word: str | None = None
-        if isinstance(tool_choice, str) and tool_choice in dialect.tool_choices:
-            word, tool_choice = tool_choice, None  # the dialect's own word (Mistral's any), as it is
-        resolved, native = resolve_settings(settings, max_tokens=max_tokens, tool_choice=tool_choice,
-                                            parallel_tool_calls=parallel_tool_calls)
-        request = build_request(
-            history, model=model, tools=tools, settings=resolved, native_choice=word or native,
-            params=params,
-            issuers=accept_issuers if accept_issuers is not None else {dialect.issuer}, losses=losses,
-            dialect=dialect, developer_role=opts.developer_role, echo_reasoning=opts.echo_reasoning,
-            resolve_file=opts.resolve_file)
-        return project(request, losses, adapter=NAME, strict=strict, session=session)
-    finally:
-        if held:
-            release()
+        A stored chat log (a JSON list of messages) is read as the ``messages`` of a body.
+        ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back: the kwargs carry
+        the dialect it was read as and ``echo_reasoning="all"`` (the body's reasoning of earlier
+        turns goes back too).
+        """,
+        stream="""Stream events from SDK chunks, parsed JSON chunks, or raw SSE (bytes/text, whole or chunked).
 
+        Ends with one ``MessageCompleteEvent`` holding the message. A mid-stream ``{"error": ...}``
+        (or the SDK's exception for it) becomes a ``StreamErrorEvent`` and the partial message with
+        ``status="error"``; a stream cut short (no ``finish_reason``, no ``[DONE]``) ends with the
+        partial message.
+        """,
+        astream=""":func:`stream` over an asynchronous source (the async SDK stream, an httpx byte stream).""",
+        estimate_input_tokens="""An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
 
-def from_wire(response: Any, *, options: Options | Mapping[str, Any] | None = None,
-              **switches: Any) -> AssistantMessage:
-    """A response body (dict, JSON text, or the SDK's ``ChatCompletion``) as an assistant message.
+        Counted on the body ``to_wire`` would send; providers count exactly, this routes.
 
-    ``Options.choice`` picks one of ``n`` choices. An error body raises
-    :class:`~partwire.adapters.ProviderError`; anything else that is not a response raises
-    :class:`~partwire.adapters.WireFormatError`.
-    """
-    opts = resolve_options(Options, options, switches)
-    try:
-        return _from_wire(response, get_dialect(opts.dialect), opts.choice)
-    except Exception as exc:
-        raise boundary_error(exc, NAME, "response")  # noqa: B904 (it sets the cause)
+        ``model``, ``tool_choice``, ``params``, ``settings`` and ``accept_issuers`` are
+        ``to_wire``'s: pass the ones the request will be sent with, and the estimate counts the same
+        body (a forced tool choice,
+        body fields in ``params``, another issuer's echo state accepted).
+        """,
+    ),
+)
 
-
-def from_wire_request(request: Any, *, options: Options | Mapping[str, Any] | None = None,
-                      **switches: Any) -> ImportedRequest:
-    """A request body written for this API, as history and tools (and the other fields).
-
-    A stored chat log (a JSON list of messages) is read as the ``messages`` of a body.
-    ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back: the kwargs carry
-    the dialect it was read as and ``echo_reasoning="all"`` (the body's reasoning of earlier
-    turns goes back too).
-    """
-    held = hold(request)
-    try:
-        opts = _DEFAULTS if options is None and not switches else resolve_options(Options, options, switches)
-        return _from_wire_request(request, get_dialect(opts.dialect))
-    except Exception as exc:
-        raise boundary_error(exc, NAME, "request")  # noqa: B904 (it sets the cause)
-    finally:
-        if held:
-            release()
-
-
-def stream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,
-           **switches: Any) -> Iterator[StreamEvent]:
-    """Stream events from SDK chunks, parsed JSON chunks, or raw SSE (bytes/text, whole or chunked).
-
-    Ends with one ``MessageCompleteEvent`` holding the message. A mid-stream ``{"error": ...}``
-    (or the SDK's exception for it) becomes a ``StreamErrorEvent`` and the partial message with
-    ``status="error"``; a stream cut short (no ``finish_reason``, no ``[DONE]``) ends with the
-    partial message.
-    """
-    opts = resolve_options(Options, options, switches)
-    return run_stream(partial(Translator, get_dialect(opts.dialect), opts.choice), chunks)
-
-
-def astream(chunks: Any, *, options: Options | Mapping[str, Any] | None = None,
-            **switches: Any) -> AsyncIterator[StreamEvent]:
-    """:func:`stream` over an asynchronous source (the async SDK stream, an httpx byte stream)."""
-    opts = resolve_options(Options, options, switches)
-    return arun_stream(partial(Translator, get_dialect(opts.dialect), opts.choice), chunks)
-
-
-def estimate_input_tokens(history: History, tools: Sequence[ToolSpec] = (), *,
-                          model: str | None = None, tool_choice: ToolChoice | None = None,
-                          params: Mapping[str, Any] | None = None,
-                          settings: SettingsArg = None,
-                          accept_issuers: Collection[str] | None = None,
-                          options: Options | Mapping[str, Any] | None = None,
-                          **switches: Any) -> int:
-    """An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
-
-    Counted on the body ``to_wire`` would send; providers count exactly, this routes.
-
-    ``model``, ``tool_choice``, ``params``, ``settings`` and ``accept_issuers`` are
-    ``to_wire``'s: pass the ones the request will be sent with, and the estimate counts the same
-    body (a forced tool choice,
-    body fields in ``params``, another issuer's echo state accepted).
-    """
-    opts = resolve_options(Options, options, switches)
-    dialect = get_dialect(opts.dialect)
-    resolved, native = resolve_settings(settings, tool_choice=tool_choice)
-    request = build_request(
-        history, model=model or f"{dialect.issuer}:estimate", tools=tools,
-        settings=resolved.model_copy(update={"max_output_tokens": None}), native_choice=native,
-        params=params,
-        issuers=accept_issuers if accept_issuers is not None else {dialect.issuer},
-        losses=LossCollector(NAME), dialect=dialect, developer_role=opts.developer_role,
-        echo_reasoning=opts.echo_reasoning, resolve_file=opts.resolve_file)
-    return estimate_request_tokens(request)
+to_wire = _SURFACE.to_wire
+from_wire = _SURFACE.from_wire
+from_wire_request = _SURFACE.from_wire_request
+stream = _SURFACE.stream
+astream = _SURFACE.astream
+estimate_input_tokens = _SURFACE.estimate_input_tokens

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from partwire._base import ProviderData
 from partwire._json import SHAPE_ERRORS, load_json, usage_object
 from partwire.adapters._provenance import shared_provider_data
-from partwire.adapters.openai_chat._dialects import Dialect
+from partwire.adapters.openai_chat._dialects import Dialect, get_dialect
 from partwire.adapters.openai_chat._wire import (
     API,
     AUDIO_MEDIA_TYPES,
@@ -50,6 +50,9 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
+
+if TYPE_CHECKING:
+    from partwire.adapters.openai_chat import Options
 
 __all__ = [
     "annotations_from_wire",
@@ -86,8 +89,10 @@ def extras_of(obj: Mapping[str, Any], used: set[str] | frozenset[str]) -> dict[s
 # -- responses ------------------------------------------------------------------------------
 
 
-def from_wire(response: Any, dialect: Dialect, choice: int = 0) -> AssistantMessage:
-    """One response body as an assistant message; an error body raises :class:`ProviderError`."""
+def from_wire(response: Any, options: Options) -> AssistantMessage:
+    """One response body, as ``options.dialect`` writes it, as an assistant message (its choice
+    ``options.choice``); an error body raises :class:`ProviderError`."""
+    dialect, choice = get_dialect(options.dialect), options.choice
     issuer = dialect.issuer
     body = load_json(response, API, "response")
     if "choices" not in body and (isinstance(body.get("error"), dict) or body.get("object") == "error"):

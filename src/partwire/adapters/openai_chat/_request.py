@@ -8,7 +8,7 @@ in its ``provider_data`` so re-encoding gives the request back exactly.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partwire._base import build, one_field
 from partwire._json import load_json
@@ -23,9 +23,8 @@ from partwire.adapters.openai_chat._decode import (
     reasoning_from_wire,
     tool_call_from_wire,
 )
-from partwire.adapters.openai_chat._dialects import DeveloperRole, Dialect, EchoReasoning
+from partwire.adapters.openai_chat._dialects import Dialect, get_dialect
 from partwire.adapters.openai_chat._encode import Encoder
-from partwire.adapters.openai_chat._parts import FileResolver
 from partwire.adapters.openai_chat._settings import settings_from_wire, settings_to_wire
 from partwire.adapters.openai_chat._tools import (
     WEB_SEARCH_FIELD,
@@ -49,6 +48,9 @@ from partwire.model_ids import wire_model
 from partwire.parts import AudioPart, Part, ProviderFileSource, RefusalPart, ToolCallPart
 from partwire.settings import RequestSettings
 
+if TYPE_CHECKING:
+    from partwire.adapters.openai_chat import Options
+
 __all__ = ["build_request", "from_wire_request"]
 
 _REQUEST_FIELDS = frozenset({"model", "messages", "tools", "tool_choice"})
@@ -63,17 +65,20 @@ _assistant_message = one_field(AssistantMessage, "parts")
 
 
 def build_request(
-    history: History, *, model: str, tools: Sequence[ToolSpec], settings: RequestSettings,
-    native_choice: Mapping[str, Any] | str | None, params: Mapping[str, Any] | None,
-    issuers: Collection[str], losses: LossCollector, dialect: Dialect,
-    developer_role: DeveloperRole | None, echo_reasoning: EchoReasoning | None,
-    resolve_file: FileResolver | None,
+    history: History, options: Options, *, model: str | None, tools: Sequence[ToolSpec],
+    settings: RequestSettings, native_choice: Mapping[str, Any] | str | None,
+    params: Mapping[str, Any] | None, issuers: Collection[str] | None, losses: LossCollector,
+    counting: bool,
 ) -> dict[str, Any]:
-    """The request body ``to_wire`` returns (and ``estimate_input_tokens`` counts)."""
+    """The request body ``to_wire`` returns (and ``estimate_input_tokens`` counts): the kernel's
+    build hook (``issuers`` ``None`` for the dialect's own; ``model`` ``None`` when counting)."""
+    dialect = get_dialect(options.dialect)
+    if issuers is None:
+        issuers = {dialect.issuer}
     encoder = Encoder(history, dialect=dialect, issuers=issuers, losses=losses,
-                      developer_role=developer_role, echo_reasoning=echo_reasoning,
-                      resolve_file=resolve_file)
-    name = wire_model(model, dialect.issuer)
+                      developer_role=options.developer_role,
+                      echo_reasoning=options.echo_reasoning, resolve_file=options.resolve_file)
+    name = wire_model(model or f"{dialect.issuer}:estimate", dialect.issuer)
     # Tools first: their losses are the request's own, before the history's (as a session's
     # projector, which reuses the history's, orders them).
     wire_tools, search = tools_to_wire(tools, losses, issuers, dialect.issuer,
@@ -88,8 +93,10 @@ def build_request(
     return merge_params(request, params) if params else request
 
 
-def from_wire_request(request: Any, dialect: Dialect) -> ImportedRequest:
-    """A request body (or a stored list of messages) read back: history, tools and the rest."""
+def from_wire_request(request: Any, options: Options) -> ImportedRequest:
+    """A request body (or a stored list of messages) read back, as ``options.dialect`` writes
+    it: history, tools and the rest."""
+    dialect = get_dialect(options.dialect)
     if isinstance(request, list):
         request = {"messages": request}
     body = request if type(request) is dict else load_json(request, API, "request")

@@ -70,8 +70,9 @@ def _extras(obj: Mapping[str, Any], used: frozenset[str] | set[str]) -> dict[str
     return {k: v for k, v in obj.items() if k not in used}
 
 
-def from_wire(response: Any) -> AssistantMessage:
-    """One response object as an assistant message; an error body raises :class:`ProviderError`."""
+def from_wire(response: Any, options: object = None) -> AssistantMessage:
+    """One response object as an assistant message; an error body raises :class:`ProviderError`
+    (no option changes how a response reads)."""
     body = load_json(response, API, "response")
     if "output" not in body and isinstance(body.get("error"), dict):
         raise error_from_wire(body)

@@ -15,7 +15,7 @@ Continuation (``Options.continuation``):
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from partwire._base import build, one_field
 from partwire._json import SHAPE_ERRORS, fields_key, load_json
@@ -25,7 +25,7 @@ from partwire.adapters._losses import LossCollector
 from partwire.adapters._reading import imported_request, text_part
 from partwire.adapters.openai_responses._decode import item_parts
 from partwire.adapters.openai_responses._encode import Encoder
-from partwire.adapters.openai_responses._parts import FileResolver, input_part_from_wire, marks_pd
+from partwire.adapters.openai_responses._parts import input_part_from_wire, marks_pd
 from partwire.adapters.openai_responses._settings import (
     SETTING_KEYS,
     settings_read,
@@ -36,7 +36,6 @@ from partwire.adapters.openai_responses._wire import (
     API,
     INCLUDE_REASONING,
     ISSUER,
-    ContinuationMode,
 )
 from partwire.adapters.requests import ImportedRequest, ToolSpec
 from partwire.errors import ArgumentError, WireFormatError
@@ -52,6 +51,9 @@ from partwire.model_ids import wire_model
 from partwire.parts import Part, TextPart, ToolCallPart, UnknownPart
 from partwire.settings import RequestSettings
 from partwire.tools import ServerToolDefinition, ToolDefinition
+
+if TYPE_CHECKING:
+    from partwire.adapters.openai_responses import Options
 
 __all__ = ["build_request", "chain_start", "from_wire_request"]
 
@@ -90,15 +92,21 @@ def chain_start(history: History, issuers: Collection[str]) -> tuple[int, str | 
 
 def _no_orphans(call_id: str) -> bool:
     return False
+_OWN_ISSUERS = frozenset({ISSUER})  # the issuers accepted by default
 
 
 def build_request(
-    history: History, *, model: str, tools: Sequence[ToolSpec], settings: RequestSettings,
-    native_choice: Mapping[str, Any] | None, params: Mapping[str, Any] | None,
-    issuers: Collection[str], losses: LossCollector, continuation: ContinuationMode,
-    resolve_file: FileResolver | None,
+    history: History, options: Options, *, model: str | None, tools: Sequence[ToolSpec],
+    settings: RequestSettings, native_choice: Mapping[str, Any] | None,
+    params: Mapping[str, Any] | None, issuers: Collection[str] | None, losses: LossCollector,
+    counting: bool,
 ) -> dict[str, Any]:
-    """The request body ``to_wire`` sends for ``history``."""
+    """The request body ``to_wire`` sends for ``history`` (and ``estimate_input_tokens``
+    counts): the kernel's build hook (``issuers`` ``None`` for OpenAI's own; ``model`` ``None``
+    when counting)."""
+    if issuers is None:
+        issuers = _OWN_ISSUERS
+    continuation = options.continuation
     # Tools first: their losses are the request's own, before the history's (as a session's
     # projector, which reuses the history's, orders them).
     wire_tools: list[Any] = []
@@ -106,7 +114,7 @@ def build_request(
         wire = tool_to_wire(tool, i, losses, issuers)
         if wire is not None:
             wire_tools.append(wire)
-    encoder = Encoder(history, issuers=issuers, losses=losses, resolve_file=resolve_file)
+    encoder = Encoder(history, issuers=issuers, losses=losses, resolve_file=options.resolve_file)
     start, previous, why = 0, None, None
     if continuation == "chained":
         start, previous, why = chain_start(history, encoder.issuers)
@@ -117,7 +125,7 @@ def build_request(
         # A chained request continues a stored response: a tool result may answer a call that
         # response made, which this history need not hold. Only the server can tell an orphan.
         encoder.orphan = _no_orphans
-    name = wire_model(model, ISSUER)
+    name = wire_model(model or f"{ISSUER}:estimate", ISSUER)
     request: dict[str, Any] = {"model": name}
     instructions = encoder.instructions()
     if instructions is not None:
@@ -161,8 +169,9 @@ def _input(history: History, items: list[Any], encoder: Encoder) -> str | list[A
 # -- from_wire_request ----------------------------------------------------------------------
 
 
-def from_wire_request(request: Any) -> ImportedRequest:
-    """A request body read back: instructions and input items as history, tools, the rest."""
+def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
+    """A request body read back: instructions and input items as history, tools, the rest (no
+    option changes how a request reads)."""
     body = request if type(request) is dict else load_json(request, API, "request")
     if "input" not in body:
         raise WireFormatError(API, "request", "it has no input", "input")

@@ -1,0 +1,106 @@
+"""partwire.caches.clear(): every memo and cache emptied, the memory given back, no result changed."""
+
+from __future__ import annotations
+
+import ast
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from partwire import ToolDefinition, UserMessage
+from partwire.adapters import ADAPTER_NAMES, get_adapter
+from partwire.caches import clear
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "partwire"
+MODELS = {"anthropic": "claude-sonnet-4-5", "openai_chat": "gpt-4.1", "openai_responses": "gpt-4.1",
+          "google": "gemini-2.5-pro", "bedrock": "anthropic.claude-3-5-sonnet-20240620-v1:0"}
+# Module-level containers that are no memo: a shared empty value never written to, and the
+# registry of live id sources that a forked child restarts (ids.py).
+NOT_CACHES = {("_base.py", "_NO_EXTRA"), ("adapters/bedrock/_encode.py", "_NO_MARKS"),
+              ("ids.py", "_sources")}
+
+
+def _tool(i: int) -> ToolDefinition:
+    return ToolDefinition(name=f"tool_{i}", description=f"Tool number {i}. " + "It reads. " * 150,
+                          input_schema={"type": "object", "properties": {"path": {"type": "string"}}},
+                          side_effects="read")
+
+
+@pytest.mark.parametrize("name", ADAPTER_NAMES)
+def test_a_round_trip_is_the_same_before_and_after_clear(name: str) -> None:
+    """A request written, read back and written again gives the same bodies whether the memos
+    were filled by the same round trip or emptied just before."""
+    adapter = get_adapter(name)
+    history = [UserMessage("What is in README.md?")]
+
+    def trip() -> tuple[dict[str, object], dict[str, object], int]:
+        body = adapter.to_wire(history, model=MODELS[name], tools=[_tool(0)],
+                               settings={"temperature": 0.5, "max_output_tokens": 100}).request
+        imported = adapter.from_wire_request(body)
+        again = adapter.to_wire(imported.history, **imported.to_wire_kwargs()).request
+        return body, again, adapter.estimate_input_tokens(history, [_tool(0)], model=MODELS[name])
+
+    warm = trip(), trip()
+    clear()
+    cold = trip()
+    assert warm[0] == warm[1] == cold
+    assert cold[0] == cold[1]
+
+
+def test_clear_gives_the_memory_back() -> None:
+    """What the memos hold after many distinct tools, settings and estimated texts is freed by
+    clear(): the memory traced afterwards is back near where it started."""
+    google, responses, anthropic = (get_adapter(n) for n in ("google", "openai_responses", "anthropic"))
+    clear()
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        for i in range(200):
+            for adapter in (google, responses):
+                body = adapter.to_wire([UserMessage("hi")], model="m", tools=[_tool(i)],
+                                       settings={"temperature": i / 200}).request
+                adapter.from_wire_request(body)
+            anthropic.estimate_input_tokens([UserMessage(f"Note {i}: " + "some words " * 300)])
+        del body
+        held = tracemalloc.get_traced_memory()[0] - start
+        clear()
+        after = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert held > 1_000_000
+    assert after < held / 5
+
+
+def _unregistered(path: Path) -> list[str]:
+    """The caches a module keeps outside the registry: module- or class-level empty containers
+    not made through ``memo()``, and ``functools`` caches not registered with ``cached``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    bodies = [tree.body] + [node.body for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    for body in bodies:
+        for node in body:
+            if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+                continue
+            value = node.value
+            empty = (isinstance(value, ast.Dict) and not value.keys) or (
+                isinstance(value, ast.Call) and not value.args
+                and ast.unparse(value.func).rsplit(".", 1)[-1] in {
+                    "dict", "set", "OrderedDict", "defaultdict", "WeakKeyDictionary",
+                    "WeakValueDictionary"})
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            if empty and ast.unparse(target) not in {n for p, n in NOT_CACHES
+                                                       if SRC / p == path}:
+                found.append(f"{path.relative_to(SRC)}:{node.lineno} {ast.unparse(target)}")
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            names = {ast.unparse(d.func if isinstance(d, ast.Call) else d).rsplit(".", 1)[-1]
+                     for d in fn.decorator_list}
+            if names & {"cache", "lru_cache"} and "cached" not in names:
+                found.append(f"{path.relative_to(SRC)}:{fn.lineno} {fn.name}()")
+    return found
+
+
+def test_every_cache_is_in_the_one_registry() -> None:
+    """No module of partwire keeps a memo or cache that clear() would not empty."""
+    assert [where for path in sorted(SRC.rglob("*.py")) for where in _unregistered(path)] == []
