@@ -80,6 +80,7 @@ def build_request(
     settings_to_wire(request, settings, native_choice, losses, issuers=issuers, sampling=sampling)
     return merge_params(request, params, built=_BUILT) if params else request
 
+
 def from_wire_request(request: Any) -> ImportedRequest:
     """A request body read back: history, tools, and every other field for ``to_wire``."""
     body = request if type(request) is dict else load_json(request, ISSUER, "request")
