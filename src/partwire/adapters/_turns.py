@@ -356,7 +356,9 @@ class TurnWalk(BlockEncoder):
         self.parts(turn, message.parts, i, message.id)
 
     def orphaned(self, call_id: str, i: int, message_id: str) -> bool:
-        """Whether the tool result ``history[i]`` answers no call of the history (a loss)."""
+        """Whether the tool result ``history[i]`` answers no call of the history (a loss).
+        Callers ask only for a call not sent yet (``call_id not in self.wire_ids``), the rare
+        case, so the common one costs no call."""
         if call_id not in self.wire_ids and self.orphan(call_id):
             orphan_loss(self.losses, i, call_id, message_id, self.NAME)
             return True

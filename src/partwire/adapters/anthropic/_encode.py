@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 from partwire.adapters._losses import LossCollector, tool_status_loss
 from partwire.adapters._provenance import data_of
@@ -30,7 +30,11 @@ class _Turn(Turn):
     __slots__ = ("empties", "force_list", "plain")
 
     def __init__(self, role: Role, origin: int) -> None:
-        super().__init__(role, origin)
+        # Turn's fields set here rather than by super().__init__: one call less a turn.
+        self.role = role
+        self.origin = origin
+        self.blocks: list[Any] = []
+        self.message: dict[str, Any] = {"role": role, "content": self.blocks}
         self.plain = False  # its first block is a plain text block (a lone one collapses to a string)
         self.force_list = False
         self.empties: list[tuple[int, int, int, str]] | None = None  # (block, i, j, message id)
@@ -86,19 +90,20 @@ class Encoder(TurnWalk, PartEncoder):
     def run(self) -> tuple[str | list[WireBlock] | None, list[WireMessage]]:
         self.walk()
         if self.current is not None:
-            self._close(cast(_Turn, self.current), last=True)
+            self._close(self.current, last=True)  # type: ignore[arg-type]  # a _Turn
         return self._system_value(), self.messages
 
     def push(self, turn: Turn) -> None:
-        before = cast("_Turn | None", self.current)
+        # Every turn of this encoder is a _Turn (turn_class); typing.cast would cost a call.
+        before: _Turn | None = self.current  # type: ignore[assignment]
         if before is not None:
             if before.empties is None and not before.plain and before.blocks:
-                self.messages.append(cast(WireMessage, before.message))  # its blocks are its content already
+                self.messages.append(before.message)  # type: ignore[arg-type]  # its blocks are its content already
             else:
                 self._close(before, last=False)
 
     def marked(self, turn: Turn, marks: Mapping[str, Any]) -> None:
-        cast(_Turn, turn).force_list = marks.get("content") == "blocks"
+        turn.force_list = marks.get("content") == "blocks"  # type: ignore[attr-defined]
 
     def _close(self, turn: _Turn, *, last: bool) -> None:
         if turn.empties is None and turn.plain and len(turn.blocks) == 1 and not turn.force_list:
@@ -114,12 +119,12 @@ class Encoder(TurnWalk, PartEncoder):
                             "nothing of it can be sent, and Anthropic rejects an empty "
                             "message", self.history[i].id)
             return
-        self.messages.append(cast(WireMessage, turn.message))
+        self.messages.append(turn.message)  # type: ignore[arg-type]
 
     def tool_message(self, message: ToolMessage, i: int) -> None:
         fields = message.__dict__
         call_id = fields["call_id"]
-        if self.orphaned(call_id, i, message.id):
+        if call_id not in self.wire_ids and self.orphaned(call_id, i, message.id):
             return
         pd = fields["provider_data"]
         turn = self.turn("tool", "user", pd)
@@ -143,7 +148,7 @@ class Encoder(TurnWalk, PartEncoder):
         in_messages = self.current is not None or bool(marks and marks.get("turn") == "new")
         if in_messages and self.system_in_messages:
             turn = self.turn("system", "system", message.provider_data)
-            self.parts(turn, message.parts, i, message.id, system=True)
+            self.parts(turn, message.parts, i, message.id, system=True)  # type: ignore[arg-type]
             return
         if in_messages:
             self.lose(i, -1, "system_message", "rewritten",
@@ -172,9 +177,8 @@ class Encoder(TurnWalk, PartEncoder):
             return None
         return self.system
 
-    def parts(self, turn: Turn, parts: Sequence[Part], i: int, message_id: str,
-              system: bool = False) -> None:
-        turn = cast(_Turn, turn)  # this encoder's turns are all _Turn
+    def parts(self, turn: _Turn, parts: Sequence[Part], i: int,  # type: ignore[override]
+              message_id: str, system: bool = False) -> None:
         blocks = turn.blocks
         for j, part in enumerate(parts):
             if type(part) is TextPart:

@@ -146,7 +146,7 @@ class Encoder(TurnWalk, PartEncoder):
     def tool_message(self, message: ToolMessage, i: int) -> None:
         fields = message.__dict__
         call_id = fields["call_id"]
-        if self.orphaned(call_id, i, message.id):
+        if call_id not in self.wire_ids and self.orphaned(call_id, i, message.id):
             return
         pd = fields["provider_data"]
         turn = self.turn("tool", "user", pd)
