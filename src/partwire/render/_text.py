@@ -8,12 +8,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import assert_never
 
-from partwire.codec import (
-    InterruptEvent,
-    ReplayEvent,
-    ResponseMetadataEvent,
-    replay,
-)
+from partwire.codec import InterruptEvent
 from partwire.history import (
     CompactionEvent,
     ErrorEvent,
@@ -55,10 +50,11 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
-from partwire.render._costs import show_costs
+from partwire.render._common import stamp
+from partwire.render._walk import walk
 from partwire.usage import Usage
 
-__all__ = ["printable", "render", "source_text", "to_text", "usage_line"]
+__all__ = ["printable", "source_text", "to_text", "usage_line"]
 
 
 _PREVIEW = 240
@@ -73,73 +69,81 @@ def printable(text: str) -> str:
     )
 
 
-def to_text(history: Sequence[HistoryEvent]) -> str:
-    """The transcript of ``history``: a block per event, costs priced where missing, the total."""
+def to_text(history: Sequence[HistoryEvent], *, title: str | None = None) -> str:
+    """The transcript of ``history``: ``title`` underlined if given, a block per event, costs priced
+    where missing, the total."""
     out: list[str] = []
-    events, total = show_costs(history)
-    for item in replay(events):
-        lines = render(item)
-        if not lines:
-            continue
-        # Response metadata belongs to the assistant block just printed.
-        if out and not isinstance(item, ResponseMetadataEvent):
+    if title:
+        heading = printable(title)
+        out += [heading, "=" * len(heading)]
+    transcript = walk(history)
+    for entry in transcript.entries:
+        if out:
             out.append("")
-        out.extend(printable(line) for line in lines)
-    if total:
-        out.extend(["", *total])
+        out.extend(printable(line) for line in _event(entry.event))
+        # Response metadata belongs to the assistant block just printed.
+        if entry.response is not None and entry.response.usage is not None:
+            out.append(printable(f"  usage: {usage_line(entry.response.usage)}"))
+        if entry.interrupt is not None:
+            out += ["", printable(_interrupt(entry.interrupt))]
+    if transcript.total:
+        out.extend(["", *transcript.total])
     return "".join(f"{line}\n" for line in out)
 
 
-def render(item: ReplayEvent) -> list[str]:
-    """The transcript lines of one replayed item."""
-    match item:
+def _interrupt(interrupt: InterruptEvent) -> str:
+    match interrupt.source:
+        case "tool":
+            return f"* interrupt: the user stopped tool call {interrupt.call_id}"
+        case "assistant":
+            return f"* interrupt: the user stopped the answer of message {interrupt.message_id}"
+        case _:
+            assert_never(interrupt.source)
+
+
+def _event(event: HistoryEvent) -> list[str]:
+    """The transcript lines of one stored event."""
+    match event:
         case SystemMessage() | DeveloperMessage() | UserMessage():
-            return [_header(item.role, event=item), *_body(item.parts)]
+            return [_header(event.role, event=event), *_body(event.parts)]
         case AssistantMessage():
-            return _assistant(item)
+            return _assistant(event)
         case ToolMessage():
-            return _tool(item)
-        case ResponseMetadataEvent():
-            return [f"  usage: {usage_line(item.usage)}"] if item.usage is not None else []
-        case InterruptEvent():
-            if item.source == "tool":
-                return [f"* interrupt: the user stopped tool call {item.call_id}"]
-            return [f"* interrupt: the user stopped the answer of message {item.message_id}"]
+            return _tool(event)
         case ErrorEvent():
-            facts = [item.provider, f"HTTP {item.status}" if item.status else None,
-                     "retryable" if item.retryable else "not retryable"]
-            code = f" {item.code}" if item.code else ""
-            return [f"* error{code} ({', '.join(x for x in facts if x)}): {item.message}"]
+            facts = [event.provider, f"HTTP {event.status}" if event.status else None,
+                     "retryable" if event.retryable else "not retryable"]
+            code = f" {event.code}" if event.code else ""
+            return [f"* error{code} ({', '.join(x for x in facts if x)}): {event.message}"]
         case RetryEvent():
-            delay = f" after {item.delay_ms:,} ms" if item.delay_ms is not None else ""
-            return [f"* retry: attempt {item.attempt}{delay}: {item.reason}"]
+            delay = f" after {event.delay_ms:,} ms" if event.delay_ms is not None else ""
+            return [f"* retry: attempt {event.attempt}{delay}: {event.reason}"]
         case ModelSwitchEvent():
-            reason = f" ({item.reason})" if item.reason else ""
-            return [f"* model switch: {item.from_model or '?'} -> {item.to_model}{reason}"]
+            reason = f" ({event.reason})" if event.reason else ""
+            return [f"* model switch: {event.from_model or '?'} -> {event.to_model}{reason}"]
         case CompactionEvent():
-            return _compaction(item)
+            return _compaction(event)
         case SubtaskEvent():
-            lines = [f"* subtask {item.child_session_id} ({item.agent or 'agent'}): {item.status}"]
-            lines += _indented("prompt: ", item.prompt) + _indented("result: ", item.result)
+            lines = [f"* subtask {event.child_session_id} ({event.agent or 'agent'}): {event.status}"]
+            lines += _indented("prompt: ", event.prompt) + _indented("result: ", event.result)
             return lines
         case TaskMetadataEvent():
-            title = item.title or "(untitled)"
-            lines = [f"* task: {title}" + (f" [{item.task_id}]" if item.task_id else "")]
-            if item.data is not None:
-                lines.append(f"  {_json(item.data)}")
+            title = event.title or "(untitled)"
+            lines = [f"* task: {title}" + (f" [{event.task_id}]" if event.task_id else "")]
+            if event.data is not None:
+                lines.append(f"  {_json(event.data)}")
             return lines
         case UnknownEvent():
-            kind = f" {item.original_type!r}" if item.original_type else ""
-            problem = f": {item.problem}" if item.problem else ""
+            kind = f" {event.original_type!r}" if event.original_type else ""
+            problem = f": {event.problem}" if event.problem else ""
             return [f"* unknown event{kind}, kept verbatim{problem}"]
         case _:
-            assert_never(item)
+            assert_never(event)
 
 
 def _header(title: str, *, event: HistoryEvent, extra: Sequence[str | None] = ()) -> str:
     facts = [x for x in extra if x]
-    stamp = event.created_at.isoformat(sep=" ", timespec="seconds").replace("+00:00", "Z")
-    return f"=== {title}" + "".join(f"  {x}" for x in facts) + f"  ({stamp})"
+    return f"=== {title}" + "".join(f"  {x}" for x in facts) + f"  ({stamp(event)})"
 
 
 def _assistant(message: AssistantMessage) -> list[str]:
