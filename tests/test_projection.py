@@ -394,3 +394,8 @@ def test_session_losses_point_into_the_history_not_the_context() -> None:
     switched = session.switch("openai_chat:gpt-5")
     assert all(not x.path.startswith("history[1]") for x in switched)
 
+
+def test_loss_type_is_the_one_the_cli_prints() -> None:
+    """Loss.__str__ is the formatter: adapter, path, part type, action and reason in one line."""
+    loss = Loss("history[1]", "audio", "dropped", "no audio input", "anthropic")
+    assert str(loss) == "anthropic: history[1] (audio) dropped: no audio input"
