@@ -1,14 +1,13 @@
 """The Converse format's own content, one behaviour per test: reasoning provenance and the switch
 rule, cache points and where Converse refuses them, tool results of every content kind, media
 as bytes and S3 locations, guard content, citations, id and name rules, settings per model
-family, and the event stream's framing checks."""
+family, the model a price is looked up by, and boto3's bytes form. The event stream is in
+``test_bedrock_stream.py``."""
 
 from __future__ import annotations
 
 import base64
 import json
-import struct
-import zlib
 from typing import Any
 
 import pytest
@@ -29,13 +28,11 @@ from partwire import (
     UserMessage,
 )
 from partwire.adapters import anthropic, bedrock
-from partwire.adapters._common import WireFormatError
 from partwire.history import HistoryEvent
 from partwire.parts import DocumentCitation, UrlCitation
 from partwire.pricing import message_cost
-from partwire.streaming import StreamErrorEvent, accumulate
+from partwire.streaming import accumulate
 from partwire.switch import check_switch
-from tests.harness.eventstream import encode_events, encode_message
 
 CLAUDE = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 NOVA = "amazon.nova-2-lite-v1:0"
@@ -337,7 +334,7 @@ def test_a_param_that_clashes_with_a_setting_is_refused() -> None:
     assert ok.request["inferenceConfig"] == {"maxTokens": 5, "topP": 0.5}
 
 
-# -- the event stream ----------------------------------------------------------------------
+# -- the event stream (test_bedrock_stream.py reads the same events) ------------------------
 
 
 def _events() -> list[dict[str, Any]]:
@@ -345,44 +342,6 @@ def _events() -> list[dict[str, Any]]:
             {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "hi"}}},
             {"contentBlockStop": {"contentBlockIndex": 0}},
             {"messageStop": {"stopReason": "end_turn"}}]
-
-
-def test_a_corrupt_event_stream_is_refused_not_skipped() -> None:
-    """A flipped payload byte (message CRC), a flipped length (prelude CRC) and a stream cut
-    inside a message each raise a WireFormatError saying which."""
-    raw = bytearray(encode_events(_events()))
-    payload = bytearray(raw)
-    payload[40] ^= 0x01
-    with pytest.raises(WireFormatError, match="message's CRC32"):
-        list(bedrock.stream(bytes(payload)))
-    prelude = bytearray(raw)
-    prelude[3] ^= 0x01
-    with pytest.raises(WireFormatError, match="prelude's CRC32"):
-        list(bedrock.stream(bytes(prelude)))
-    with pytest.raises(WireFormatError, match="ends inside a message"):
-        list(bedrock.stream(bytes(raw[:-3])))
-
-
-def test_an_exception_frame_ends_the_stream_with_an_error() -> None:
-    """An exception message (:message-type exception) is a StreamErrorEvent with its type, and the
-    message keeps the text before it."""
-    raw = encode_events(_events()[:2]) + encode_message(
-        {":message-type": "exception", ":exception-type": "throttlingException",
-         ":content-type": "application/json"}, json.dumps({"message": "slow down"}).encode())
-    events = list(bedrock.stream([raw[:9], raw[9:]]))
-    errors = [e for e in events if isinstance(e, StreamErrorEvent)]
-    assert [(e.error.code, e.error.message, e.error.retryable) for e in errors] == [
-        ("throttlingException", "slow down", True)]
-    message = accumulate(events)
-    assert (message.status, message.text) == ("error", "hi")
-
-
-def test_a_length_out_of_bounds_is_refused_before_reading_it() -> None:
-    """A prelude that claims 1 GiB is refused at once, not buffered."""
-    prelude = struct.pack(">II", 1 << 30, 0)
-    frame = prelude + struct.pack(">I", zlib.crc32(prelude))
-    with pytest.raises(WireFormatError, match="out of bounds"):
-        list(bedrock.stream(frame))
 
 
 # -- accounting ----------------------------------------------------------------------------
@@ -406,32 +365,7 @@ def test_a_bedrock_message_is_priced_by_the_model_its_request_named() -> None:
     assert cost.version.source == "genai-prices"
 
 
-# -- bridges -------------------------------------------------------------------------------
-
-
-def test_pydantic_ai_bedrock_reasoning_goes_back_to_bedrock_signed() -> None:
-    """pydantic-ai's Bedrock model tags its thinking ``provider_name="bedrock"``: imported, the
-    signature is Bedrock's, so Converse gets it back and Anthropic's API does not."""
-    from pydantic_ai.messages import ModelRequest, ModelResponse, UserPromptPart
-    from pydantic_ai.messages import TextPart as PaiText
-    from pydantic_ai.messages import ThinkingPart as PaiThinking
-
-    from partwire.bridges import pydantic_ai
-
-    history = pydantic_ai.from_messages([
-        ModelRequest(parts=[UserPromptPart(content="q")]),
-        ModelResponse(parts=[PaiThinking(content="Think.", signature="c2ln", provider_name="bedrock"),
-                             PaiText(content="Done.")], provider_name="bedrock",
-                      model_name="us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
-        ModelRequest(parts=[UserPromptPart(content="more")])])
-    sent = bedrock.to_wire(history, model=CLAUDE)
-    assert sent.losses == ()
-    assert sent.request["messages"][1]["content"][0] == {
-        "reasoningContent": {"reasoningText": {"text": "Think.", "signature": "c2ln"}}}
-    assert [loss.part_type for loss in anthropic.to_wire(history, model="claude-sonnet-4-6").losses] == ["thinking"]
-
-
-# -- boto3 form and async bytes ------------------------------------------------------------
+# -- boto3 form -----------------------------------------------------------------------------
 
 
 def test_a_video_in_boto3_form_goes_back_as_bytes() -> None:
@@ -445,22 +379,6 @@ def test_a_video_in_boto3_form_goes_back_as_bytes() -> None:
     assert bedrock.to_wire(imported.history, **imported.to_wire_kwargs()).request == request
     elsewhere = anthropic.to_wire(imported.history, model="claude-sonnet-4-6")
     assert [loss.part_type for loss in elsewhere.losses] == ["unknown"]
-
-
-async def test_astream_reads_event_stream_bytes_from_an_async_source() -> None:
-    """An async byte stream (an aiohttp or httpx body) of event-stream frames, cut anywhere."""
-    raw = encode_events([*_events(), {"metadata": {"usage": {"inputTokens": 3, "outputTokens": 1,
-                                                              "totalTokens": 4}, "metrics": {"latencyMs": 5}}}])
-
-    async def body() -> Any:
-        for i in range(0, len(raw), 11):
-            yield raw[i:i + 11]
-
-    events = [event async for event in bedrock.astream(body())]
-    message = accumulate(events)
-    assert (message.text, message.status, message.stop_reason) == ("hi", "complete", "stop")
-    assert message.usage is not None
-    assert message.usage.input_tokens == 3
 
 
 # -- regressions from the law suite ----------------------------------------------------------
