@@ -1,8 +1,8 @@
 """The Converse format's own content, one behaviour per test: reasoning provenance and the switch
 rule, cache points and where Converse refuses them, tool results of every content kind, media
 as bytes and S3 locations, guard content, citations, id and name rules, settings per model
-family, the model a price is looked up by, and boto3's bytes form. The event stream is in
-``test_bedrock_stream.py``."""
+family, and the model a price is looked up by. Reading a request (and boto3's bytes form) is in
+``test_bedrock_request.py``, the event stream in ``test_bedrock_stream.py``."""
 
 from __future__ import annotations
 
