@@ -60,7 +60,18 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
-from partwire.render._common import stamp
+from partwire.render._common import (
+    compaction_scope,
+    error_facts,
+    inline_size,
+    retry_delay,
+    served_via,
+    shown_status,
+    signer,
+    stamp,
+    token_change,
+    tool_duration,
+)
 from partwire.render._text import usage_line
 from partwire.render._walk import Entry, Transcript, walk
 
@@ -197,29 +208,17 @@ class _Page:
                 return self._message(i, event, [f"<b>{escape(event.tool_name)}</b>"],
                                      self._result_body(i, event, entry.interrupt))
             case ErrorEvent():
-                facts = [event.provider, f"HTTP {event.status}" if event.status else None,
-                         "retryable" if event.retryable else "not retryable"]
                 code = f" {event.code}" if event.code else ""
-                text = f"Error{code} ({', '.join(x for x in facts if x)}): {event.message}"
-                return _event(i, "error", escape(text))
+                return _event(i, "error", escape(f"Error{code} ({error_facts(event)}): {event.message}"))
             case RetryEvent():
-                delay = f" after {event.delay_ms:,} ms" if event.delay_ms is not None else ""
-                return _event(i, "retry", escape(f"Retry: attempt {event.attempt}{delay}: {event.reason}"))
+                return _event(i, "retry", escape(f"Retry: attempt {event.attempt}{retry_delay(event)}: {event.reason}"))
             case ModelSwitchEvent():
                 reason = f" ({event.reason})" if event.reason else ""
                 return _event(i, "model_switch",
                               escape(f"Model switch: {event.from_model or '?'} \u2192 {event.to_model}{reason}"))
             case CompactionEvent():
-                if event.replaced_ids is not None:
-                    scope = f"{len(event.replaced_ids)} messages"
-                elif event.replaced_count is not None:
-                    scope = f"the {event.replaced_count} messages before it"
-                else:
-                    scope = "earlier messages"
-                tokens = ""
-                if event.tokens_before is not None and event.tokens_after is not None:
-                    tokens = f", {event.tokens_before:,} \u2192 {event.tokens_after:,} tokens"
-                return _event(i, "compaction", escape(f"Compaction: {scope} summarised{tokens}")
+                tokens = token_change(event, "\u2192")
+                return _event(i, "compaction", escape(f"Compaction: {compaction_scope(event)} summarised{tokens}")
                               + _text_block(event.summary))
             case SubtaskEvent():
                 head = escape(f"Subtask {event.child_session_id} ({event.agent or 'agent'}): ") + _badge(event.status)
@@ -246,11 +245,11 @@ class _Page:
 
     def _assistant(self, entry: Entry, message: AssistantMessage) -> str:
         i = entry.index
-        via = message.provider if message.provider and not (message.model or "").startswith(f"{message.provider}:") else None
+        via, status = served_via(message), shown_status(message)
         facts = [escape(x) for x in (message.model, f"via {via}" if via else None,
                                      f"stop: {message.stop_reason}" if message.stop_reason else None) if x]
-        if message.status not in ("complete", message.stop_reason):
-            facts.append(_badge(message.status))
+        if status:
+            facts.append(_badge(status))
         usage = [escape(usage_line(message.usage))] if message.usage is not None else ["no usage recorded"]
         if message.usage is not None and message.usage.cost is None:
             usage.append("no cost")
@@ -274,7 +273,7 @@ class _Page:
             case ImagePart() | DocumentPart() | AudioPart():
                 return _media(part)
             case ThinkingPart():
-                signed = f"signed by {part.signature.issuer}" if part.signature else "unsigned"
+                signed = signer(part)
                 if not part.text:
                     return f'<p class="note">Thinking, {escape(signed)}, no readable text</p>'
                 return (f'<details class="thinking"><summary>Thinking ({escape(signed)})</summary>'
@@ -322,9 +321,8 @@ class _Page:
         return f'<div class="call">{head}{arguments}{result}</div>'
 
     def _result_body(self, i: int, tool: ToolMessage, interrupt: InterruptEvent | None) -> str:
-        took = ""
-        if tool.started_at and tool.finished_at:
-            took = f"<span>{(tool.finished_at - tool.started_at).total_seconds():,.1f} s</span>"
+        duration = tool_duration(tool)
+        took = f"<span>{duration}</span>" if duration else ""
         head = (f'<div class="head"><span>result</span>{_badge(tool.status)}{took}'
                 f"<span>answers {escape(tool.call_id)}</span></div>")
         out = [f'<pre class="output">{escape(tool.output_text)}</pre>' if tool.output_text else ""]
@@ -427,7 +425,7 @@ def _media(part: ImagePart | DocumentPart | AudioPart) -> str:
         elif _MEDIA_TYPE.match(media_type):
             filename = escape(getattr(part, "filename", None) or f"{kind}")
             shown = (f'<a download="{filename}" href="data:{media_type};base64,{source.data}">save '
-                     f"({_size(source)})</a>")
+                     f"({inline_size(source)})</a>")
     elif isinstance(source, TextSource):
         shown += f'<pre class="output">{escape(source.text)}</pre>'
     return f'<figure class="media"><figcaption>{caption}</figcaption>{shown}</figure>'
@@ -438,7 +436,7 @@ def _source(source: MediaSource) -> str:
         case UrlSource():
             return "remote, not loaded: " + _link(source.url)
         case Base64Source():
-            return escape(f"inline, {_size(source)}")
+            return escape(f"inline, {inline_size(source)}")
         case FileRefSource():
             size = f", {source.size:,} bytes" if source.size is not None else ""
             digest = f", sha256 {source.sha256[:12]}" if source.sha256 else ""
@@ -449,11 +447,6 @@ def _source(source: MediaSource) -> str:
             return escape(f"inline text, {len(source.text):,} characters")
         case _:
             assert_never(source)
-
-
-def _size(source: Base64Source) -> str:
-    size = len(source.data) * 3 // 4 - source.data[-2:].count("=")
-    return f"{size:,} bytes" if size < 10_000 else f"{size / 1024:,.1f} KiB"
 
 
 def _pre_json(value: Any) -> str:

@@ -50,7 +50,15 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
-from partwire.render._common import stamp
+from partwire.render._common import (
+    error_facts,
+    retry_delay,
+    shown_status,
+    signer,
+    stamp,
+    token_change,
+    tool_duration,
+)
 from partwire.render._text import printable, source_text, usage_line
 from partwire.render._walk import Entry, Transcript, walk
 
@@ -82,20 +90,15 @@ def _entry(entry: Entry, transcript: Transcript) -> list[str]:
         case ToolMessage():
             return [_heading(f"Tool {event.tool_name}", event), "", *_result(event, entry.interrupt)]
         case ErrorEvent():
-            facts = [event.provider, f"HTTP {event.status}" if event.status else None,
-                     "retryable" if event.retryable else "not retryable"]
             code = f" {event.code}" if event.code else ""
-            return [f"**Error{code}** ({', '.join(x for x in facts if x)}): {event.message}", ""]
+            return [f"**Error{code}** ({error_facts(event)}): {event.message}", ""]
         case RetryEvent():
-            delay = f" after {event.delay_ms:,} ms" if event.delay_ms is not None else ""
-            return [f"**Retry**: attempt {event.attempt}{delay}: {event.reason}", ""]
+            return [f"**Retry**: attempt {event.attempt}{retry_delay(event)}: {event.reason}", ""]
         case ModelSwitchEvent():
             reason = f" ({event.reason})" if event.reason else ""
             return ["---", "", f"**Model switch**: {event.from_model or '?'} → {event.to_model}{reason}", ""]
         case CompactionEvent():
-            tokens = ""
-            if event.tokens_before is not None and event.tokens_after is not None:
-                tokens = f", {event.tokens_before:,} → {event.tokens_after:,} tokens"
+            tokens = token_change(event, "→")
             return ["---", "", f"**Compaction**: the messages before were summarised{tokens}:", "",
                     *_quoted(event.summary), ""]
         case SubtaskEvent():
@@ -121,8 +124,9 @@ def _heading(title: str, event: HistoryEvent, facts: Sequence[str | None] = ()) 
 
 
 def _assistant(message: AssistantMessage, interrupt: InterruptEvent | None, transcript: Transcript) -> list[str]:
+    status = shown_status(message)
     facts = [message.model, f"stop: {message.stop_reason}" if message.stop_reason else None,
-             f"status: {message.status}" if message.status not in ("complete", message.stop_reason) else None]
+             f"status: {status}" if status else None]
     lines = [_heading("Assistant", message, facts), "", *_parts(message.parts, transcript)]
     if message.usage is not None:
         lines += [f"*{usage_line(message.usage)}*", ""]
@@ -157,7 +161,7 @@ def _part(part: Part, transcript: Transcript | None) -> list[str]:
         case ImagePart() | DocumentPart() | AudioPart():
             return _media(part)
         case ThinkingPart():
-            signed = f"signed by {part.signature.issuer}" if part.signature else "unsigned"
+            signed = signer(part)
             if not part.text:
                 return [f"*Thinking ({signed}), no readable text*", ""]
             return [f"> *Thinking ({signed})*", ">", *_quoted(part.text), ""]
@@ -193,10 +197,8 @@ def _part(part: Part, transcript: Transcript | None) -> list[str]:
 
 
 def _result(tool: ToolMessage, interrupt: InterruptEvent | None) -> list[str]:
-    took = ""
-    if tool.started_at and tool.finished_at:
-        took = f" · {(tool.finished_at - tool.started_at).total_seconds():,.1f} s"
-    lines = [f"**Result** of {tool.tool_name} ({tool.call_id}): {tool.status}{took}", ""]
+    took = tool_duration(tool)
+    lines = [f"**Result** of {tool.tool_name} ({tool.call_id}): {tool.status}{f' · {took}' if took else ''}", ""]
     if tool.output_text:
         lines += _fenced(tool.output_text, "text")
     if tool.truncated:

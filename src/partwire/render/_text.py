@@ -50,7 +50,19 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
-from partwire.render._common import stamp
+from partwire.render._common import (
+    byte_size,
+    compaction_scope,
+    error_facts,
+    inline_size,
+    retry_delay,
+    served_via,
+    shown_status,
+    signer,
+    stamp,
+    token_change,
+    tool_duration,
+)
 from partwire.render._walk import walk
 from partwire.usage import Usage
 
@@ -111,13 +123,10 @@ def _event(event: HistoryEvent) -> list[str]:
         case ToolMessage():
             return _tool(event)
         case ErrorEvent():
-            facts = [event.provider, f"HTTP {event.status}" if event.status else None,
-                     "retryable" if event.retryable else "not retryable"]
             code = f" {event.code}" if event.code else ""
-            return [f"* error{code} ({', '.join(x for x in facts if x)}): {event.message}"]
+            return [f"* error{code} ({error_facts(event)}): {event.message}"]
         case RetryEvent():
-            delay = f" after {event.delay_ms:,} ms" if event.delay_ms is not None else ""
-            return [f"* retry: attempt {event.attempt}{delay}: {event.reason}"]
+            return [f"* retry: attempt {event.attempt}{retry_delay(event)}: {event.reason}"]
         case ModelSwitchEvent():
             reason = f" ({event.reason})" if event.reason else ""
             return [f"* model switch: {event.from_model or '?'} -> {event.to_model}{reason}"]
@@ -147,21 +156,18 @@ def _header(title: str, *, event: HistoryEvent, extra: Sequence[str | None] = ()
 
 
 def _assistant(message: AssistantMessage) -> list[str]:
-    via = message.provider if message.provider and not (message.model or "").startswith(f"{message.provider}:") else None
+    via, status = served_via(message), shown_status(message)
     extra = [
         message.model,
         f"via {via}" if via else None,
         f"stop: {message.stop_reason}" if message.stop_reason else None,
-        f"status: {message.status}" if message.status not in ("complete", message.stop_reason) else None,
+        f"status: {status}" if status else None,
     ]
     return [_header("assistant", event=message, extra=extra), *_body(message.parts)]
 
 
 def _tool(message: ToolMessage) -> list[str]:
-    took = None
-    if message.started_at and message.finished_at:
-        took = f"{(message.finished_at - message.started_at).total_seconds():,.1f} s"
-    extra = [message.status, took, f"answers {message.call_id}"]
+    extra = [message.status, tool_duration(message), f"answers {message.call_id}"]
     lines = [_header(f"tool {message.tool_name}", event=message, extra=extra)]
     lines += [f"  {line}" for line in message.output_text.splitlines()]
     if message.truncated:
@@ -175,16 +181,8 @@ def _tool(message: ToolMessage) -> list[str]:
 
 
 def _compaction(event: CompactionEvent) -> list[str]:
-    if event.replaced_ids is not None:
-        scope = f"{len(event.replaced_ids)} messages"
-    elif event.replaced_count is not None:
-        scope = f"the {event.replaced_count} messages before it"
-    else:
-        scope = "earlier messages"
-    tokens = ""
-    if event.tokens_before is not None and event.tokens_after is not None:
-        tokens = f", {event.tokens_before:,} -> {event.tokens_after:,} tokens"
-    return [f"* compaction: {scope} summarised{tokens}", *_indented("", event.summary)]
+    return [f"* compaction: {compaction_scope(event)} summarised{token_change(event, '->')}",
+            *_indented("", event.summary)]
 
 
 def _body(parts: Sequence[Part]) -> list[str]:
@@ -206,7 +204,7 @@ def _part(part: Part) -> list[str]:
         case AudioPart():
             return [f"[audio {part.media_type or '?'}: {source_text(part.source)}]"]
         case ThinkingPart():
-            signed = f"signed by {part.signature.issuer}" if part.signature else "unsigned"
+            signed = signer(part)
             if not part.text:
                 return [f"[thinking, {signed}, no readable text]"]
             return [f"[thinking, {signed}]", *(f"| {line}".rstrip() for line in part.text.splitlines())]
@@ -254,9 +252,9 @@ def source_text(source: MediaSource) -> str:
         case UrlSource():
             return source.url
         case Base64Source():
-            return f"inline, {_bytes(len(source.data) * 3 // 4 - source.data[-2:].count('='))}"
+            return f"inline, {inline_size(source)}"
         case FileRefSource():
-            size = f", {_bytes(source.size)}" if source.size is not None else ""
+            size = f", {byte_size(source.size)}" if source.size is not None else ""
             digest = f", sha256 {source.sha256[:12]}" if source.sha256 else ""
             return f"file {source.path}{size}{digest}"
         case ProviderFileSource():
@@ -285,10 +283,6 @@ def usage_line(usage: Usage) -> str:
 
 def _decimal(value: Decimal) -> str:
     return format(value, "f")
-
-
-def _bytes(size: int) -> str:
-    return f"{size:,} bytes" if size < 10_000 else f"{size / 1024:,.1f} KiB"
 
 
 def _indented(label: str, text: str | None) -> list[str]:
