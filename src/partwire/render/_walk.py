@@ -10,7 +10,7 @@ formats entries: it never decides again what was interrupted or which result bel
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from partwire.codec import InterruptEvent, ResponseMetadataEvent, replay
 from partwire.history import HistoryEvent
@@ -22,7 +22,9 @@ from partwire.render._costs import show_costs
 __all__ = ["Entry", "Transcript", "walk"]
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: the walk sets what replay derives on the entry it belongs to (a frozen dataclass
+# would cost a copy per assistant message; renderers only read entries).
+@dataclass(slots=True)
 class Entry:
     """One stored event as a transcript shows it, with what replay derives for it."""
 
@@ -80,16 +82,18 @@ def walk(history: Sequence[HistoryEvent]) -> Transcript:
     # Replay yields each stored event, then what it derives from it: those go on the last entry.
     for item in replay(events):
         if isinstance(item, ResponseMetadataEvent):
-            entries[-1] = replace(entries[-1], response=item)
-        elif isinstance(item, InterruptEvent):
-            entries[-1] = replace(entries[-1], interrupt=item)
-        elif isinstance(item, AssistantMessage):
-            calls.update(p.id for p in item.parts if isinstance(p, ToolCallPart))
-            entries.append(Entry(len(entries), item, turn=turns))
+            entries[-1].response = item
+            continue
+        if isinstance(item, InterruptEvent):
+            entries[-1].interrupt = item
+            continue
+        entry = Entry(len(entries), item)
+        if isinstance(item, AssistantMessage):
+            entry.turn = turns
             turns += 1
+            calls.update([part.id for part in item.parts if isinstance(part, ToolCallPart)])
         elif isinstance(item, ToolMessage) and item.call_id in calls and item.call_id not in answers:
-            answers[item.call_id] = len(entries)
-            entries.append(Entry(len(entries), item, attached=True))
-        else:
-            entries.append(Entry(len(entries), item))
+            answers[item.call_id] = entry.index
+            entry.attached = True
+        entries.append(entry)
     return Transcript(events, entries, total, session_title(events), answers)
