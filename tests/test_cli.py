@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from partwire.cli import main
 from partwire.cli._example import example_history
+from partwire.cli._main import EXAMPLES, _parser
 from partwire.codec import dumps, loads
 from partwire.codec.schema import json_schema
 from partwire.history import EVENT_ADAPTER, HistoryEvent
@@ -329,3 +332,33 @@ def test_program_missing_file_has_no_traceback(tmp_path: Path) -> None:
     result = _run("show", "nope.jsonl", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr == b"partwire: error: nope.jsonl: No such file or directory\n"
+
+
+# -- help -------------------------------------------------------------------------------------
+
+
+def _commands() -> dict[str, Any]:
+    parser = _parser()
+    action = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    return dict(action.choices)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", sorted(_commands()))
+def test_every_command_help_gives_an_example(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`partwire CMD --help` ends with an example invocation of CMD."""
+    assert main([name, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "example:" in out
+    assert re.search(rf"^\s+partwire (.*\| )?{name}\b", out, re.MULTILINE) or f"partwire {name}" in out
+    assert name in EXAMPLES
+
+
+def test_top_level_help_names_convert(capsys: pytest.CaptureFixture[str]) -> None:
+    """`partwire --help` mentions convert in its summary and shows an example."""
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    summary = out.split("positional arguments")[0]
+    assert "convert" in summary
+    assert "example:" in out
+
+

@@ -9,12 +9,13 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from partwire import ErrorEvent, HistoryEvent, UnknownEvent, UserMessage
-from partwire.codec import Writer, WriterClosedError, dumps, encode, iter_records, load, read
+from partwire.codec import Writer, WriterClosedError, dump, dumps, encode, iter_records, load, read
 
 
 def test_append_and_extend_write_one_line_each(tmp_path: Path) -> None:
@@ -222,3 +223,59 @@ def test_threads_sharing_one_writer_leave_intact_lines(tmp_path: Path) -> None:
     assert len(events) == 800
     for tag in "ABCD":
         assert [e.metadata["i"] for e in events if e.metadata["tag"] == tag] == list(range(200))
+
+
+# -- 11. leftovers of a killed dump --------------------------------------------------------------
+
+
+def test_a_stale_temporary_file_is_removed_by_the_next_dump(tmp_path: Path) -> None:
+    """A temporary file left by a dump killed with -9 is removed by the next dump of that file."""
+    target = tmp_path / "h.jsonl"
+    script = (
+        "import os, sys\n"
+        "from partwire.codec import dump\n"
+        "from partwire import UserMessage\n"
+        "def events():\n"
+        "    yield UserMessage('a')\n"
+        "    print('writing', flush=True)\n"
+        "    sys.stdin.read()\n"  # blocks until killed
+        "    yield UserMessage('b')\n"
+        f"dump(events(), {str(target)!r})\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert child.stdout is not None
+    assert child.stdout.readline() == "writing\n"
+    child.kill()
+    child.wait()
+    (left,) = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    past = time.time() - 60
+    os.utime(left, (past, past))
+    dump([UserMessage("c")], target)
+    assert [p.name for p in tmp_path.iterdir()] == ["h.jsonl"]
+    assert len(load(target)) == 1
+
+
+def test_a_live_writers_temporary_file_is_left_alone(tmp_path: Path) -> None:
+    """A temporary file another writer still holds (locked), however old, is not removed."""
+    target = tmp_path / "h.jsonl"
+    script = (
+        "import fcntl, os, sys\n"
+        f"fd = os.open({str(tmp_path / '.h.jsonl.0123456789ab.tmp')!r}, os.O_WRONLY | os.O_CREAT)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+        "os.utime(fd, (0, 0))\n"
+        "print('held', flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    try:
+        assert child.stdout.readline() == "held\n"
+        dump([UserMessage("c")], target)
+        assert sorted(p.name for p in tmp_path.iterdir()) == [".h.jsonl.0123456789ab.tmp", "h.jsonl"]
+    finally:
+        child.kill()
+        child.wait()
+

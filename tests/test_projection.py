@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 
 import pytest
@@ -12,6 +13,7 @@ from partwire import (
     AssistantMessage,
     Base64Source,
     DeveloperMessage,
+    ErrorEvent,
     ImagePart,
     LossError,
     Opaque,
@@ -20,6 +22,7 @@ from partwire import (
     RedactedThinkingPart,
     RefusalPart,
     ServerToolCallPart,
+    Session,
     SystemMessage,
     TextPart,
     ThinkingPart,
@@ -28,7 +31,12 @@ from partwire import (
     UnknownPart,
     UserMessage,
 )
-from partwire.adapters import UnknownAdapterError, anthropic, get_adapter
+from partwire.adapters import (
+    ADAPTER_NAMES,
+    UnknownAdapterError,
+    anthropic,
+    get_adapter,
+)
 from partwire.history import HistoryEvent
 from partwire.projection import (
     Loss,
@@ -39,6 +47,11 @@ from partwire.projection import (
     make_projection,
 )
 from partwire.switch import check_switch
+from tests.harness.laws import tools_called
+
+# A model each adapter accepts, for the tests that project through every adapter.
+MODELS = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-5", "openai_responses": "gpt-5",
+          "google": "gemini-2.5-pro", "bedrock": "anthropic.claude-sonnet-4-20250514-v1:0"}
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 LOSS = Loss("history[1].parts[0]", "thinking", "dropped", "not verifiable", "anthropic", "01ABC")
@@ -326,3 +339,65 @@ def test_session_request_shares_the_kept_losses_between_turns() -> None:
     # messages are projected again, so their loss is a new object equal to the old).
     shared = [a is b for a, b in zip(first.losses, second.losses, strict=False)]
     assert shared == [True, True, True, False]
+
+
+# -- 10. loss messages ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ADAPTER_NAMES)
+def test_dropped_provider_data_names_the_provider_data_not_the_part(name: str) -> None:
+    """Parts sent without another issuer's provider data: each loss is at the part's
+    .provider_data under its canonical type, and the parts themselves are sent."""
+    from partwire import ToolMessage
+
+    data = ProviderData(issuer="elsewhere", data={"x": 1})
+    message = AssistantMessage([TextPart(text="hello", provider_data=data),
+                                ToolCallPart(id="tu_1", name="lookup", arguments_json="{}", provider_data=data)],
+                               model="elsewhere:m", provider="elsewhere")
+    history: list[HistoryEvent] = [UserMessage("go"), message,
+                                   ToolMessage("done", call_id="tu_1", tool_name="lookup")]
+    # The tool is defined, as a real request defines it (Anthropic reports each undefined call).
+    projection = get_adapter(name).to_wire(history, model=MODELS[name], tools=tools_called(history))
+    named = {(loss.path, loss.part_type, loss.action) for loss in projection.losses
+             if loss.path.startswith("history[1]")}
+    assert named == {("history[1].parts[0].provider_data", "text", "dropped"),
+                     ("history[1].parts[1].provider_data", "tool_call", "dropped")}
+    body = json.dumps(projection.request)
+    assert "hello" in body
+    assert "lookup" in body
+
+
+def test_loss_wording_reads_as_a_sentence() -> None:
+    """The losses of the bundled example on every API hold none of the garbled phrasings."""
+    from partwire.cli._example import example_history
+
+    for name in ADAPTER_NAMES:
+        for loss in get_adapter(name).to_wire(example_history(), model=MODELS[name]).losses:
+            text = str(loss)
+            assert "sent as it," not in text, text
+            assert not text.endswith("sent as it"), text
+            assert "None is read back" not in text, text
+
+
+def test_session_losses_point_into_the_history_not_the_context() -> None:
+    """Events that are not messages (an error) and a compaction shift the context; the loss paths a
+    session gives index history, where the part is."""
+    from partwire import ThinkingPart
+
+    session = Session("anthropic:claude-sonnet-4-6")
+    session.append(UserMessage("one"), ErrorEvent(message="boom"), ErrorEvent(message="again"))
+    thought = AssistantMessage([ThinkingPart(text="hm"), TextPart(text="two")], model="openai:gpt-5",
+                               provider="openai")
+    session.append(thought, UserMessage("three"))
+    losses = session.request().losses
+    (loss,) = [loss for loss in losses if loss.part_type == "thinking"]
+    assert loss.path == "history[3].parts[0]"
+    assert session.history[3] is thought
+    switched = session.switch("openai_chat:gpt-5")
+    assert all(not x.path.startswith("history[1]") for x in switched)
+
+
+def test_loss_type_is_the_one_the_cli_prints() -> None:
+    """Loss.__str__ is the formatter: adapter, path, part type, action and reason in one line."""
+    loss = Loss("history[1]", "audio", "dropped", "no audio input", "anthropic")
+    assert str(loss) == "anthropic: history[1] (audio) dropped: no audio input"

@@ -1,14 +1,13 @@
 """The Converse format's own content, one behaviour per test: reasoning provenance and the switch
 rule, cache points and where Converse refuses them, tool results of every content kind, media
 as bytes and S3 locations, guard content, citations, id and name rules, settings per model
-family, and the event stream's framing checks."""
+family, and the model a price is looked up by. Reading a request (and boto3's bytes form) is in
+``test_bedrock_request.py``, the event stream in ``test_bedrock_stream.py``."""
 
 from __future__ import annotations
 
 import base64
 import json
-import struct
-import zlib
 from typing import Any
 
 import pytest
@@ -24,18 +23,15 @@ from partwire import (
     ThinkingPart,
     ToolCallPart,
     ToolMessage,
-    UnknownPart,
     UrlSource,
     UserMessage,
 )
 from partwire.adapters import anthropic, bedrock
-from partwire.errors import WireFormatError
 from partwire.history import HistoryEvent
 from partwire.parts import DocumentCitation, UrlCitation
 from partwire.pricing import message_cost
-from partwire.streaming import StreamErrorEvent, accumulate
+from partwire.streaming import accumulate
 from partwire.switch import check_switch
-from tests.harness.eventstream import encode_events, encode_message
 
 CLAUDE = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 NOVA = "amazon.nova-2-lite-v1:0"
@@ -119,22 +115,6 @@ def test_redacted_reasoning_goes_out_as_bytes_and_comes_back_as_base64_text() ->
 # -- cache points --------------------------------------------------------------------------
 
 
-def test_cache_points_ride_on_the_part_before_them_and_go_back_in_place() -> None:
-    """A cachePoint after system text, a user text and a tool result re-exports exactly."""
-    request = {"modelId": CLAUDE,
-               "system": [{"text": "sys"}, {"cachePoint": {"type": "default"}}],
-               "messages": [
-                   {"role": "user", "content": [{"text": "q"}, {"cachePoint": {"type": "default", "ttl": "1h"}}]},
-                   {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}]},
-                   {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "r"}]}},
-                                                {"cachePoint": {"type": "default"}}]}]}
-    imported = bedrock.from_wire_request(request)
-    assert all(not isinstance(p, UnknownPart) for e in imported.history for p in getattr(e, "parts", ()))
-    projection = bedrock.to_wire(imported.history, **imported.to_wire_kwargs())
-    assert projection.request == request
-    assert projection.losses == ()
-
-
 def test_a_cache_point_after_reasoning_is_refused_with_a_loss() -> None:
     """Converse refuses a cache point right after a reasoning block: it is not sent, and said so."""
     thought = ThinkingPart(text="t", signature=Opaque(value="s", issuer="bedrock"),
@@ -157,45 +137,7 @@ def test_a_cache_point_inside_a_tool_result_is_refused_with_a_loss() -> None:
     assert [loss.path for loss in projection.losses] == ["history[2].parts[0].cache_point"]
 
 
-def test_anthropic_cache_control_is_reported_not_dropped_in_silence() -> None:
-    """An Anthropic cache_control mark is Anthropic's provider data: Bedrock reports it."""
-    request = {"model": "claude-sonnet-4-6", "max_tokens": 10, "messages": [{"role": "user", "content": [
-        {"type": "text", "text": "q", "cache_control": {"type": "ephemeral"}}]}]}
-    history = anthropic.from_wire_request(request).history
-    projection = bedrock.to_wire(history, model=CLAUDE)
-    assert projection.request["messages"] == [{"role": "user", "content": [{"text": "q"}]}]
-    assert [loss.reason for loss in projection.losses] == [
-        "provider data from anthropic is not sent to Bedrock"]
-
-
 # -- tool results, media, guard content, citations -----------------------------------------
-
-
-def test_tool_results_of_every_content_kind_import_and_re_export_exactly() -> None:
-    """Status error, text, JSON, image, document, a video and their order survive a round trip."""
-    request = {"modelId": CLAUDE, "messages": [
-        {"role": "user", "content": [{"text": "go"}]},
-        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "a", "name": "f", "input": {"x": 1}}},
-                                          {"toolUse": {"toolUseId": "b", "name": "g", "input": {}}}]},
-        {"role": "user", "content": [
-            {"toolResult": {"toolUseId": "a", "status": "error", "content": [{"text": "boom"}]}},
-            {"toolResult": {"toolUseId": "b", "content": [
-                {"json": {"rows": 3}}, {"text": "see"}, {"image": {"format": "png", "source": {"bytes": PNG}}},
-                {"document": {"format": "txt", "name": "notes", "source": {"text": "hello"}}},
-                {"video": {"format": "mp4", "source": {"s3Location": {"uri": "s3://bucket/v.mp4"}}}}]}}]}]}
-    imported = bedrock.from_wire_request(request)
-    assert imported.options == {"blobs": "base64"}
-    error, rich = imported.history[2], imported.history[3]
-    assert isinstance(error, ToolMessage)
-    assert error.status == "error"
-    assert error.output_text == "boom"
-    assert isinstance(rich, ToolMessage)
-    assert rich.data == {"rows": 3}
-    assert rich.output_text == "see"
-    assert [p.type for p in rich.parts] == ["image", "document", "unknown"]
-    projection = bedrock.to_wire(imported.history, **imported.to_wire_kwargs())
-    assert projection.request == request
-    assert projection.losses == ()
 
 
 def test_denied_tool_status_goes_as_an_error_with_a_loss() -> None:
@@ -226,24 +168,6 @@ def test_media_goes_as_bytes_for_boto3_or_base64_for_the_json_body_and_s3_as_a_l
     as_json = bedrock.to_wire(history, model=CLAUDE, blobs="base64").request
     assert as_json["messages"][0]["content"][1]["image"]["source"] == {"bytes": PNG}
     json.dumps(as_json)  # the JSON form is JSON
-
-
-def test_guard_content_and_the_guardrail_trace_are_kept() -> None:
-    """guardContent text (with qualifiers) reads as text and goes back as guardContent; a
-    response's guardrail trace stays with the message."""
-    request = _request([{"guardContent": {"text": {"text": "check me", "qualifiers": ["guard_content"]}}},
-                        {"text": "plain"}])
-    imported = bedrock.from_wire_request(request)
-    user = imported.history[0]
-    assert isinstance(user, UserMessage)
-    assert user.text == "check meplain"
-    assert bedrock.to_wire(imported.history, model=CLAUDE).request == request
-    trace = {"guardrail": {"actionReason": "No action."}}
-    message = bedrock.from_wire({"output": {"message": {"role": "assistant", "content": [{"text": "x"}]}},
-                                 "stopReason": "guardrail_intervened", "trace": trace})
-    assert message.stop_reason == "content_filter"
-    assert message.provider_data is not None
-    assert message.provider_data.data == {"response": {"trace": trace}}
 
 
 def test_citations_are_typed_and_go_back_exactly() -> None:
@@ -309,24 +233,6 @@ def test_settings_go_to_inference_config_and_the_model_familys_fields() -> None:
         "request.settings.top_k", "request.settings.seed", "request.settings.tool_choice"}
 
 
-def test_settings_read_back_from_a_body_without_a_model_go_back_exactly() -> None:
-    """A stored HTTP body names no model: its Nova top_k is read by shape, and the family is
-    remembered, so it goes back to the same field."""
-    body = {"messages": [{"role": "user", "content": [{"text": "q"}]}],
-            "inferenceConfig": {"temperature": 0.5},
-            "additionalModelRequestFields": {"inferenceConfig": {"topK": 10}},
-            "toolConfig": {"tools": [{"toolSpec": {"name": "f", "description": "d",
-                                                   "inputSchema": {"json": {"type": "object"}}}}],
-                           "toolChoice": {"any": {}}}}
-    imported = bedrock.from_wire_request(body)
-    assert (imported.settings.top_k, imported.settings.temperature) == (10, 0.5)
-    assert imported.settings.tool_choice is not None
-    assert imported.settings.tool_choice.type == "required"
-    again = bedrock.to_wire(imported.history, **{**imported.to_wire_kwargs(), "model": "some-model"})
-    assert again.request == {**body, "modelId": "some-model"}
-    assert again.losses == ()
-
-
 def test_a_param_that_clashes_with_a_setting_is_refused() -> None:
     """params may add inferenceConfig keys, not restate one the settings write."""
     with pytest.raises(ValueError, match="maxTokens"):
@@ -337,7 +243,7 @@ def test_a_param_that_clashes_with_a_setting_is_refused() -> None:
     assert ok.request["inferenceConfig"] == {"maxTokens": 5, "topP": 0.5}
 
 
-# -- the event stream ----------------------------------------------------------------------
+# -- the event stream (test_bedrock_stream.py reads the same events) ------------------------
 
 
 def _events() -> list[dict[str, Any]]:
@@ -345,44 +251,6 @@ def _events() -> list[dict[str, Any]]:
             {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "hi"}}},
             {"contentBlockStop": {"contentBlockIndex": 0}},
             {"messageStop": {"stopReason": "end_turn"}}]
-
-
-def test_a_corrupt_event_stream_is_refused_not_skipped() -> None:
-    """A flipped payload byte (message CRC), a flipped length (prelude CRC) and a stream cut
-    inside a message each raise a WireFormatError saying which."""
-    raw = bytearray(encode_events(_events()))
-    payload = bytearray(raw)
-    payload[40] ^= 0x01
-    with pytest.raises(WireFormatError, match="message's CRC32"):
-        list(bedrock.stream(bytes(payload)))
-    prelude = bytearray(raw)
-    prelude[3] ^= 0x01
-    with pytest.raises(WireFormatError, match="prelude's CRC32"):
-        list(bedrock.stream(bytes(prelude)))
-    with pytest.raises(WireFormatError, match="ends inside a message"):
-        list(bedrock.stream(bytes(raw[:-3])))
-
-
-def test_an_exception_frame_ends_the_stream_with_an_error() -> None:
-    """An exception message (:message-type exception) is a StreamErrorEvent with its type, and the
-    message keeps the text before it."""
-    raw = encode_events(_events()[:2]) + encode_message(
-        {":message-type": "exception", ":exception-type": "throttlingException",
-         ":content-type": "application/json"}, json.dumps({"message": "slow down"}).encode())
-    events = list(bedrock.stream([raw[:9], raw[9:]]))
-    errors = [e for e in events if isinstance(e, StreamErrorEvent)]
-    assert [(e.error.code, e.error.message, e.error.retryable) for e in errors] == [
-        ("throttlingException", "slow down", True)]
-    message = accumulate(events)
-    assert (message.status, message.text) == ("error", "hi")
-
-
-def test_a_length_out_of_bounds_is_refused_before_reading_it() -> None:
-    """A prelude that claims 1 GiB is refused at once, not buffered."""
-    prelude = struct.pack(">II", 1 << 30, 0)
-    frame = prelude + struct.pack(">I", zlib.crc32(prelude))
-    with pytest.raises(WireFormatError, match="out of bounds"):
-        list(bedrock.stream(frame))
 
 
 # -- accounting ----------------------------------------------------------------------------
@@ -404,63 +272,6 @@ def test_a_bedrock_message_is_priced_by_the_model_its_request_named() -> None:
     assert cost.usd > 0
     assert cost.version is not None
     assert cost.version.source == "genai-prices"
-
-
-# -- bridges -------------------------------------------------------------------------------
-
-
-def test_pydantic_ai_bedrock_reasoning_goes_back_to_bedrock_signed() -> None:
-    """pydantic-ai's Bedrock model tags its thinking ``provider_name="bedrock"``: imported, the
-    signature is Bedrock's, so Converse gets it back and Anthropic's API does not."""
-    from pydantic_ai.messages import ModelRequest, ModelResponse, UserPromptPart
-    from pydantic_ai.messages import TextPart as PaiText
-    from pydantic_ai.messages import ThinkingPart as PaiThinking
-
-    from partwire.bridges import pydantic_ai
-
-    history = pydantic_ai.from_messages([
-        ModelRequest(parts=[UserPromptPart(content="q")]),
-        ModelResponse(parts=[PaiThinking(content="Think.", signature="c2ln", provider_name="bedrock"),
-                             PaiText(content="Done.")], provider_name="bedrock",
-                      model_name="us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
-        ModelRequest(parts=[UserPromptPart(content="more")])])
-    sent = bedrock.to_wire(history, model=CLAUDE)
-    assert sent.losses == ()
-    assert sent.request["messages"][1]["content"][0] == {
-        "reasoningContent": {"reasoningText": {"text": "Think.", "signature": "c2ln"}}}
-    assert [loss.part_type for loss in anthropic.to_wire(history, model="claude-sonnet-4-6").losses] == ["thinking"]
-
-
-# -- boto3 form and async bytes ------------------------------------------------------------
-
-
-def test_a_video_in_boto3_form_goes_back_as_bytes() -> None:
-    """Canonical form has no video part: a video block is kept whole (base64 inside) and goes back
-    to boto3 with its bytes, and to another API not at all, with a loss."""
-    video = b"\x00\x00\x00\x18ftypmp42"
-    request = _request([{"text": "what happens?"},
-                        {"video": {"format": "mp4", "source": {"bytes": video}}}])
-    imported = bedrock.from_wire_request(request)
-    assert imported.options is None  # bytes: boto3's form, the default
-    assert bedrock.to_wire(imported.history, **imported.to_wire_kwargs()).request == request
-    elsewhere = anthropic.to_wire(imported.history, model="claude-sonnet-4-6")
-    assert [loss.part_type for loss in elsewhere.losses] == ["unknown"]
-
-
-async def test_astream_reads_event_stream_bytes_from_an_async_source() -> None:
-    """An async byte stream (an aiohttp or httpx body) of event-stream frames, cut anywhere."""
-    raw = encode_events([*_events(), {"metadata": {"usage": {"inputTokens": 3, "outputTokens": 1,
-                                                              "totalTokens": 4}, "metrics": {"latencyMs": 5}}}])
-
-    async def body() -> Any:
-        for i in range(0, len(raw), 11):
-            yield raw[i:i + 11]
-
-    events = [event async for event in bedrock.astream(body())]
-    message = accumulate(events)
-    assert (message.text, message.status, message.stop_reason) == ("hi", "complete", "stop")
-    assert message.usage is not None
-    assert message.usage.input_tokens == 3
 
 
 # -- regressions from the law suite ----------------------------------------------------------

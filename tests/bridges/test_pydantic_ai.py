@@ -34,6 +34,7 @@ from partwire import (
     validate_history,
 )
 from partwire._base import replace
+from partwire.adapters import anthropic, bedrock
 from partwire.bridges import pydantic_ai as bridge
 from partwire.history import UnknownEvent
 from partwire.projection import Loss
@@ -392,3 +393,25 @@ def test_a_result_whose_call_is_elsewhere_comes_back_unmarked() -> None:
     result = ToolMessage("", call_id="tu_" + "0" * 26, tool_name="A")
     exported = bridge.to_messages([result])
     assert [e.model_dump() for e in bridge.from_messages(exported.messages)] == [result.model_dump()]
+
+
+def test_pydantic_ai_bedrock_reasoning_goes_back_to_bedrock_signed() -> None:
+    """pydantic-ai's Bedrock model tags its thinking ``provider_name="bedrock"``: imported, the
+    signature is Bedrock's, so Converse gets it back and Anthropic's API does not."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, UserPromptPart
+    from pydantic_ai.messages import TextPart as PaiText
+    from pydantic_ai.messages import ThinkingPart as PaiThinking
+
+    from partwire.bridges import pydantic_ai
+
+    history = pydantic_ai.from_messages([
+        ModelRequest(parts=[UserPromptPart(content="q")]),
+        ModelResponse(parts=[PaiThinking(content="Think.", signature="c2ln", provider_name="bedrock"),
+                             PaiText(content="Done.")], provider_name="bedrock",
+                      model_name="us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+        ModelRequest(parts=[UserPromptPart(content="more")])])
+    sent = bedrock.to_wire(history, model="us.anthropic.claude-sonnet-4-5-20250929-v1:0")
+    assert sent.losses == ()
+    assert sent.request["messages"][1]["content"][0] == {
+        "reasoningContent": {"reasoningText": {"text": "Think.", "signature": "c2ln"}}}
+    assert [loss.part_type for loss in anthropic.to_wire(history, model="claude-sonnet-4-6").losses] == ["thinking"]

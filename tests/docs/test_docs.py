@@ -209,3 +209,14 @@ def test_a_doctest_block_whose_output_differs_fails(tmp_path: Path) -> None:
     page.write_text("```python\n>>> 1 + 1\n3\n```\n", encoding="utf-8")
     with pytest.raises(AssertionError):
         evaluate(page, tmp_path)
+
+
+def test_readme_python_example_passes_twice_in_one_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's Python example runs twice in the same directory (it must not append to its old file)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```python\n(.*?)```", readme, re.DOTALL)
+    assert block is not None
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):
+        exec(compile(block.group(1), "README.md", "exec"), {"__name__": "readme"})
+    assert os.path.exists("session.jsonl")

@@ -107,6 +107,14 @@ def test_render_dispatches_every_format_and_refuses_an_unknown_one() -> None:
         render(EXAMPLE, "pdf")  # type: ignore[arg-type]
 
 
+def test_every_format_shows_the_title_it_is_given() -> None:
+    """``render(..., title=...)`` puts the title in the text transcript too, not only in Markdown and HTML."""
+    for format in FORMATS:
+        assert "Arithmetic drill" in render(EXAMPLE, format, title="Arithmetic drill", adapters=())
+    assert render(EXAMPLE, "text", title="Arithmetic") == "Arithmetic\n==========\n\n" + to_text(EXAMPLE)
+    assert render(EXAMPLE, "text") == to_text(EXAMPLE)
+
+
 HOSTILE: list[HistoryEvent] = [
     UserMessage([
         TextPart(text='<script>alert(1)</script><img src=x onerror="alert(2)"> and </script> too'),

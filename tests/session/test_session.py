@@ -466,3 +466,12 @@ def test_a_session_reports_a_tool_result_without_its_call_and_strict_refuses_it(
     assert request_errors(name, projection.request) == []
     with pytest.raises(LossError):
         Session(target, history=history, strict=True).request()
+
+
+def test_a_session_reads_well_in_a_repl(tmp_path: Path) -> None:
+    """repr(Session) names its target, id, event count and sink, not an object address."""
+    session = Session("gemini:gemini-2.5-pro", sink=tmp_path / "h.jsonl")
+    session.append(UserMessage("hi"))
+    assert repr(session) == (f"<Session google:gemini-2.5-pro id={session.id!r} events=1 "
+                             f"sink={str(tmp_path / 'h.jsonl')!r}>")
+    session.close()

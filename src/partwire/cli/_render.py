@@ -30,8 +30,11 @@ def add_render_options(parser: Any) -> None:
 
 
 def write_rendering(events: Sequence[HistoryEvent], args: argparse.Namespace, *, title: str | None) -> None:
-    """Render ``events`` as ``args.format`` to ``args.output``, titled by the task's title, else ``title``."""
-    text = render(events, args.format, title=session_title(events) or title, adapters=args.adapters)
+    """Render ``events`` as ``args.format`` to ``args.output``; Markdown and HTML are titled by the
+    task's title, else ``title``."""
+    # ``show`` prints the text transcript as it always has: its task line names the task, no heading.
+    heading = None if args.format == "text" else session_title(events) or title
+    text = render(events, args.format, title=heading, adapters=args.adapters)
     if args.output != STDIO:
         _write_file(args.output, text)
         return

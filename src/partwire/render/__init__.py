@@ -26,10 +26,11 @@ FORMATS: tuple[Format, ...] = ("text", "markdown", "html")
 
 def render(history: Sequence[HistoryEvent], format: Format = "text", *, title: str | None = None,
            adapters: Sequence[str] | None = None) -> str:
-    """``history`` rendered as ``format``; ``title`` names the page (default: the task's title);
-    ``adapters`` are the HTML page's projection view (default: every adapter; see :func:`to_html`)."""
+    """``history`` rendered as ``format``; ``title`` names it (Markdown and HTML default to the task's
+    title; text shows a title only when given one); ``adapters`` are the HTML page's projection view
+    (default: every adapter; see :func:`to_html`)."""
     if format == "text":
-        return to_text(history)
+        return to_text(history, title=title)
     if format == "markdown":
         return to_markdown(history, title=title)
     if format == "html":

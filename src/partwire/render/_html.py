@@ -17,6 +17,7 @@ from html import escape
 from importlib import resources
 from typing import Any, assert_never
 
+from partwire.codec import InterruptEvent
 from partwire.history import (
     CompactionEvent,
     ErrorEvent,
@@ -30,6 +31,7 @@ from partwire.history import (
 from partwire.messages import (
     AssistantMessage,
     DeveloperMessage,
+    Message,
     SystemMessage,
     ToolMessage,
     UserMessage,
@@ -58,9 +60,20 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
-from partwire.render._common import session_title, tool_results
-from partwire.render._costs import show_costs
+from partwire.render._common import (
+    compaction_scope,
+    error_facts,
+    inline_size,
+    retry_delay,
+    served_via,
+    shown_status,
+    signer,
+    stamp,
+    token_change,
+    tool_duration,
+)
 from partwire.render._text import usage_line
+from partwire.render._walk import Entry, Transcript, walk
 
 __all__ = ["PAGE_SIZE", "to_html"]
 
@@ -85,8 +98,9 @@ def to_html(history: Sequence[HistoryEvent], *, title: str | None = None,
     """
     if page_size < 1:
         raise ValueError(f"page_size must be at least 1, not {page_size}")
-    events, total = show_costs(history)
-    page = _Page(events)
+    transcript = walk(history)
+    events = transcript.events
+    page = _Page(transcript)
     blocks = page.blocks()
     pages = [blocks[i:i + page_size] for i in range(0, len(blocks), page_size)] or [[]]
     sections = "".join(
@@ -103,8 +117,8 @@ def to_html(history: Sequence[HistoryEvent], *, title: str | None = None,
         # Inside a script element only "</" could end it early; < as \u003c keeps the JSON valid.
         payload = payload.replace("<", _ESCAPED_LT)
         data = f'<script type="application/json" id="partwire-projections">{payload}</script>'
-    heading = title or page.title or "partwire transcript"
-    return _document(heading, _facts(events, total), sections, data)
+    heading = title or transcript.title or "partwire transcript"
+    return _document(heading, _facts(transcript), sections, data)
 
 
 def _json_value(value: Any) -> Any:
@@ -161,67 +175,50 @@ def _document(title: str, facts: str, sections: str, data: str) -> str:
     )
 
 
-def _facts(events: Sequence[HistoryEvent], total: list[str]) -> str:
+def _facts(transcript: Transcript) -> str:
+    events = transcript.events
     messages = [e for e in events if e.type == "message"]
-    models = sorted({e.model for e in events if isinstance(e, AssistantMessage) and e.model})
+    models = transcript.models
     bits = [f"{len(events):,} events", f"{len(messages):,} messages"]
     if models:
         bits.append("models: " + ", ".join(models))
     if events:
-        bits.append(f"{_stamp(events[0])} to {_stamp(events[-1])}")
-    bits += [line.strip() for line in total]
+        bits.append(f"{stamp(events[0])} to {stamp(events[-1])}")
+    bits += [line.strip() for line in transcript.total]
     return " &middot; ".join(escape(b) for b in bits)
-
-
-def _stamp(event: HistoryEvent) -> str:
-    return event.created_at.isoformat(sep=" ", timespec="seconds").replace("+00:00", "Z")
 
 
 class _Page:
     """The history's events as HTML blocks, tool results under their calls."""
 
-    def __init__(self, events: Sequence[HistoryEvent]) -> None:
-        self.events = events
-        self.results = tool_results(events)
-        self.attached = set(self.results.values())
-        self.title = session_title(events)
-        self.turns = {i: n for n, i in enumerate(i for i, e in enumerate(events) if isinstance(e, AssistantMessage))}
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript = transcript
 
     def blocks(self) -> list[str]:
-        return [self.event(i, e) for i, e in enumerate(self.events) if i not in self.attached]
+        return [self.entry(entry) for entry in self.transcript.blocks()]
 
-    def event(self, i: int, event: HistoryEvent) -> str:
+    def entry(self, entry: Entry) -> str:
+        i, event = entry.index, entry.event
         match event:
             case SystemMessage() | DeveloperMessage() | UserMessage():
-                return self._message(i, event.role, [], self._parts(i, event.parts))
+                return self._message(i, event, [], self._parts(i, event.parts))
             case AssistantMessage():
-                return self._assistant(i, event)
+                return self._assistant(entry, event)
             case ToolMessage():
-                return self._message(i, "tool", [f"<b>{escape(event.tool_name)}</b>"], self._result_body(i, event))
+                return self._message(i, event, [f"<b>{escape(event.tool_name)}</b>"],
+                                     self._result_body(i, event, entry.interrupt))
             case ErrorEvent():
-                facts = [event.provider, f"HTTP {event.status}" if event.status else None,
-                         "retryable" if event.retryable else "not retryable"]
                 code = f" {event.code}" if event.code else ""
-                text = f"Error{code} ({', '.join(x for x in facts if x)}): {event.message}"
-                return _event(i, "error", escape(text))
+                return _event(i, "error", escape(f"Error{code} ({error_facts(event)}): {event.message}"))
             case RetryEvent():
-                delay = f" after {event.delay_ms:,} ms" if event.delay_ms is not None else ""
-                return _event(i, "retry", escape(f"Retry: attempt {event.attempt}{delay}: {event.reason}"))
+                return _event(i, "retry", escape(f"Retry: attempt {event.attempt}{retry_delay(event)}: {event.reason}"))
             case ModelSwitchEvent():
                 reason = f" ({event.reason})" if event.reason else ""
                 return _event(i, "model_switch",
                               escape(f"Model switch: {event.from_model or '?'} \u2192 {event.to_model}{reason}"))
             case CompactionEvent():
-                if event.replaced_ids is not None:
-                    scope = f"{len(event.replaced_ids)} messages"
-                elif event.replaced_count is not None:
-                    scope = f"the {event.replaced_count} messages before it"
-                else:
-                    scope = "earlier messages"
-                tokens = ""
-                if event.tokens_before is not None and event.tokens_after is not None:
-                    tokens = f", {event.tokens_before:,} \u2192 {event.tokens_after:,} tokens"
-                return _event(i, "compaction", escape(f"Compaction: {scope} summarised{tokens}")
+                tokens = token_change(event, "\u2192")
+                return _event(i, "compaction", escape(f"Compaction: {compaction_scope(event)} summarised{tokens}")
                               + _text_block(event.summary))
             case SubtaskEvent():
                 head = escape(f"Subtask {event.child_session_id} ({event.agent or 'agent'}): ") + _badge(event.status)
@@ -239,28 +236,29 @@ class _Page:
             case _:
                 assert_never(event)
 
-    def _message(self, i: int, role: str, facts: list[str], body: str) -> str:
-        event = self.events[i]
+    def _message(self, i: int, event: Message, facts: list[str], body: str) -> str:
+        role = event.role
         head = "".join(f"<span>{f}</span>" for f in facts)
         return (f'<article class="msg {role}" id="e{i}"><header><span class="role">{role}</span>{head}'
-                f'<time datetime="{event.created_at.isoformat()}">{escape(_stamp(event))}</time></header>'
+                f'<time datetime="{event.created_at.isoformat()}">{escape(stamp(event))}</time></header>'
                 f"{body}</article>")
 
-    def _assistant(self, i: int, message: AssistantMessage) -> str:
-        via = message.provider if message.provider and not (message.model or "").startswith(f"{message.provider}:") else None
+    def _assistant(self, entry: Entry, message: AssistantMessage) -> str:
+        i = entry.index
+        via, status = served_via(message), shown_status(message)
         facts = [escape(x) for x in (message.model, f"via {via}" if via else None,
                                      f"stop: {message.stop_reason}" if message.stop_reason else None) if x]
-        if message.status not in ("complete", message.stop_reason):
-            facts.append(_badge(message.status))
+        if status:
+            facts.append(_badge(status))
         usage = [escape(usage_line(message.usage))] if message.usage is not None else ["no usage recorded"]
         if message.usage is not None and message.usage.cost is None:
             usage.append("no cost")
-        usage.append(f'<button type="button" data-turn="{self.turns[i]}">what each provider would receive</button>')
+        usage.append(f'<button type="button" data-turn="{entry.turn}">what each provider would receive</button>')
         footer = '<div class="usage">' + "".join(f"<span>{u}</span>" for u in usage) + "</div>"
         body = self._parts(i, message.parts) + footer
-        block = self._message(i, "assistant", facts, body)
-        if message.stop_reason == "aborted" or message.status == "aborted":
-            block += _event(None, "interrupt", "Interrupted: the user stopped this answer")
+        block = self._message(i, message, facts, body)
+        if entry.interrupt is not None:
+            block += _interrupt(entry.interrupt)
         return block
 
     def _parts(self, i: int, parts: Sequence[Part]) -> str:
@@ -275,7 +273,7 @@ class _Page:
             case ImagePart() | DocumentPart() | AudioPart():
                 return _media(part)
             case ThinkingPart():
-                signed = f"signed by {part.signature.issuer}" if part.signature else "unsigned"
+                signed = signer(part)
                 if not part.text:
                     return f'<p class="note">Thinking, {escape(signed)}, no readable text</p>'
                 return (f'<details class="thinking"><summary>Thinking ({escape(signed)})</summary>'
@@ -313,19 +311,18 @@ class _Page:
                          '<p class="note">The arguments are not valid JSON; kept as the model wrote them.</p>')
         head = (f'<div class="head"><span>tool call</span><b>{escape(call.name)}</b>'
                 f"<span>{escape(call.id)}</span>{ids}</div>")
-        index = self.results.get(call.id)
-        if index is None:
+        found = self.transcript.result(call.id)
+        if found is None:
             result = '<div class="result"><div class="head">no result in this history</div></div>'
         else:
-            tool = self.events[index]
-            assert isinstance(tool, ToolMessage)
-            result = f'<div class="result" id="e{index}">{self._result_body(index, tool)}</div>'
+            assert isinstance(found.event, ToolMessage)
+            body = self._result_body(found.index, found.event, found.interrupt)
+            result = f'<div class="result" id="e{found.index}">{body}</div>'
         return f'<div class="call">{head}{arguments}{result}</div>'
 
-    def _result_body(self, i: int, tool: ToolMessage) -> str:
-        took = ""
-        if tool.started_at and tool.finished_at:
-            took = f"<span>{(tool.finished_at - tool.started_at).total_seconds():,.1f} s</span>"
+    def _result_body(self, i: int, tool: ToolMessage, interrupt: InterruptEvent | None) -> str:
+        duration = tool_duration(tool)
+        took = f"<span>{duration}</span>" if duration else ""
         head = (f'<div class="head"><span>result</span>{_badge(tool.status)}{took}'
                 f"<span>answers {escape(tool.call_id)}</span></div>")
         out = [f'<pre class="output">{escape(tool.output_text)}</pre>' if tool.output_text else ""]
@@ -340,9 +337,19 @@ class _Page:
             out.append(_json_details("UI data", tool.ui_extra))
         out.append(self._parts(i, tool.parts))
         block = head + f'<div class="tool-output">{"".join(out)}</div>'
-        if tool.status == "aborted":
-            block += _event(None, "interrupt", "Interrupted: the user stopped this tool call")
+        if interrupt is not None:
+            block += _interrupt(interrupt)
         return block
+
+
+def _interrupt(interrupt: InterruptEvent) -> str:
+    match interrupt.source:
+        case "assistant":
+            return _event(None, "interrupt", "Interrupted: the user stopped this answer")
+        case "tool":
+            return _event(None, "interrupt", "Interrupted: the user stopped this tool call")
+        case _:
+            assert_never(interrupt.source)
 
 
 def _event(i: int | None, kind: str, body: str) -> str:
@@ -418,7 +425,7 @@ def _media(part: ImagePart | DocumentPart | AudioPart) -> str:
         elif _MEDIA_TYPE.match(media_type):
             filename = escape(getattr(part, "filename", None) or f"{kind}")
             shown = (f'<a download="{filename}" href="data:{media_type};base64,{source.data}">save '
-                     f"({_size(source)})</a>")
+                     f"({inline_size(source)})</a>")
     elif isinstance(source, TextSource):
         shown += f'<pre class="output">{escape(source.text)}</pre>'
     return f'<figure class="media"><figcaption>{caption}</figcaption>{shown}</figure>'
@@ -429,7 +436,7 @@ def _source(source: MediaSource) -> str:
         case UrlSource():
             return "remote, not loaded: " + _link(source.url)
         case Base64Source():
-            return escape(f"inline, {_size(source)}")
+            return escape(f"inline, {inline_size(source)}")
         case FileRefSource():
             size = f", {source.size:,} bytes" if source.size is not None else ""
             digest = f", sha256 {source.sha256[:12]}" if source.sha256 else ""
@@ -440,11 +447,6 @@ def _source(source: MediaSource) -> str:
             return escape(f"inline text, {len(source.text):,} characters")
         case _:
             assert_never(source)
-
-
-def _size(source: Base64Source) -> str:
-    size = len(source.data) * 3 // 4 - source.data[-2:].count("=")
-    return f"{size:,} bytes" if size < 10_000 else f"{size / 1024:,.1f} KiB"
 
 
 def _pre_json(value: Any) -> str:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, assert_never
 
+from partwire.codec import InterruptEvent
 from partwire.history import (
     CompactionEvent,
     ErrorEvent,
@@ -49,9 +50,17 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
-from partwire.render._common import session_title, tool_results
-from partwire.render._costs import show_costs
+from partwire.render._common import (
+    error_facts,
+    retry_delay,
+    shown_status,
+    signer,
+    stamp,
+    token_change,
+    tool_duration,
+)
 from partwire.render._text import printable, source_text, usage_line
+from partwire.render._walk import Entry, Transcript, walk
 
 __all__ = ["to_markdown"]
 
@@ -60,42 +69,36 @@ _TICKS = re.compile(r"`+")
 
 def to_markdown(history: Sequence[HistoryEvent], *, title: str | None = None) -> str:
     """The Markdown transcript of ``history``: a section per message, events as notes."""
-    events, total = show_costs(history)
-    results = tool_results(events)
-    attached = set(results.values())
-    out = [f"# {printable(title or session_title(events) or 'partwire transcript')}", ""]
-    models = sorted({e.model for e in events if isinstance(e, AssistantMessage) and e.model})
+    transcript = walk(history)
+    events, total = transcript.events, transcript.total
+    out = [f"# {printable(title or transcript.title or 'partwire transcript')}", ""]
+    models = transcript.models
     facts = [f"{len(events):,} events"] + ([f"models: {', '.join(models)}"] if models else [])
     out += [" · ".join(facts) + ("  " if total else ""), *(line.strip() for line in total), ""]
-    for i, event in enumerate(events):
-        if i not in attached:
-            out += _event(i, event, events, results)
+    for entry in transcript.blocks():
+        out += _entry(entry, transcript)
     return "\n".join(printable(line) for line in "\n".join(out).split("\n")).rstrip("\n") + "\n"
 
 
-def _event(i: int, event: HistoryEvent, events: Sequence[HistoryEvent], results: dict[str, int]) -> list[str]:
+def _entry(entry: Entry, transcript: Transcript) -> list[str]:
+    event = entry.event
     match event:
         case SystemMessage() | DeveloperMessage() | UserMessage():
-            return [_heading(event.role.capitalize(), event), "", *_parts(event.parts, events, results)]
+            return [_heading(event.role.capitalize(), event), "", *_parts(event.parts, transcript)]
         case AssistantMessage():
-            return _assistant(event, events, results)
+            return _assistant(event, entry.interrupt, transcript)
         case ToolMessage():
-            return [_heading(f"Tool {event.tool_name}", event), "", *_result(event)]
+            return [_heading(f"Tool {event.tool_name}", event), "", *_result(event, entry.interrupt)]
         case ErrorEvent():
-            facts = [event.provider, f"HTTP {event.status}" if event.status else None,
-                     "retryable" if event.retryable else "not retryable"]
             code = f" {event.code}" if event.code else ""
-            return [f"**Error{code}** ({', '.join(x for x in facts if x)}): {event.message}", ""]
+            return [f"**Error{code}** ({error_facts(event)}): {event.message}", ""]
         case RetryEvent():
-            delay = f" after {event.delay_ms:,} ms" if event.delay_ms is not None else ""
-            return [f"**Retry**: attempt {event.attempt}{delay}: {event.reason}", ""]
+            return [f"**Retry**: attempt {event.attempt}{retry_delay(event)}: {event.reason}", ""]
         case ModelSwitchEvent():
             reason = f" ({event.reason})" if event.reason else ""
             return ["---", "", f"**Model switch**: {event.from_model or '?'} → {event.to_model}{reason}", ""]
         case CompactionEvent():
-            tokens = ""
-            if event.tokens_before is not None and event.tokens_after is not None:
-                tokens = f", {event.tokens_before:,} → {event.tokens_after:,} tokens"
+            tokens = token_change(event, "→")
             return ["---", "", f"**Compaction**: the messages before were summarised{tokens}:", "",
                     *_quoted(event.summary), ""]
         case SubtaskEvent():
@@ -117,29 +120,40 @@ def _event(i: int, event: HistoryEvent, events: Sequence[HistoryEvent], results:
 
 
 def _heading(title: str, event: HistoryEvent, facts: Sequence[str | None] = ()) -> str:
-    stamp = event.created_at.isoformat(sep=" ", timespec="seconds").replace("+00:00", "Z")
-    return "## " + " · ".join([title, *(x for x in facts if x), stamp])
+    return "## " + " · ".join([title, *(x for x in facts if x), stamp(event)])
 
 
-def _assistant(message: AssistantMessage, events: Sequence[HistoryEvent], results: dict[str, int]) -> list[str]:
+def _assistant(message: AssistantMessage, interrupt: InterruptEvent | None, transcript: Transcript) -> list[str]:
+    status = shown_status(message)
     facts = [message.model, f"stop: {message.stop_reason}" if message.stop_reason else None,
-             f"status: {message.status}" if message.status not in ("complete", message.stop_reason) else None]
-    lines = [_heading("Assistant", message, facts), "", *_parts(message.parts, events, results)]
+             f"status: {status}" if status else None]
+    lines = [_heading("Assistant", message, facts), "", *_parts(message.parts, transcript)]
     if message.usage is not None:
         lines += [f"*{usage_line(message.usage)}*", ""]
-    if message.stop_reason == "aborted" or message.status == "aborted":
-        lines += ["**Interrupted**: the user stopped this answer.", ""]
+    if interrupt is not None:
+        lines += [_interrupt(interrupt), ""]
     return lines
 
 
-def _parts(parts: Sequence[Part], events: Sequence[HistoryEvent], results: dict[str, int]) -> list[str]:
+def _interrupt(interrupt: InterruptEvent) -> str:
+    match interrupt.source:
+        case "assistant":
+            return "**Interrupted**: the user stopped this answer."
+        case "tool":
+            return "**Interrupted**: the user stopped this tool call."
+        case _:
+            assert_never(interrupt.source)
+
+
+def _parts(parts: Sequence[Part], transcript: Transcript | None) -> list[str]:
     lines: list[str] = []
     for part in parts:
-        lines += _part(part, events, results)
+        lines += _part(part, transcript)
     return lines
 
 
-def _part(part: Part, events: Sequence[HistoryEvent], results: dict[str, int]) -> list[str]:
+def _part(part: Part, transcript: Transcript | None) -> list[str]:
+    """The lines of one part; a tool call's result under it when ``transcript`` holds one."""
     match part:
         case TextPart():
             cites = [f"{n}. {_citation(c)}" for n, c in enumerate(part.citations, 1)]
@@ -147,7 +161,7 @@ def _part(part: Part, events: Sequence[HistoryEvent], results: dict[str, int]) -
         case ImagePart() | DocumentPart() | AudioPart():
             return _media(part)
         case ThinkingPart():
-            signed = f"signed by {part.signature.issuer}" if part.signature else "unsigned"
+            signed = signer(part)
             if not part.text:
                 return [f"*Thinking ({signed}), no readable text*", ""]
             return [f"> *Thinking ({signed})*", ">", *_quoted(part.text), ""]
@@ -161,11 +175,10 @@ def _part(part: Part, events: Sequence[HistoryEvent], results: dict[str, int]) -
                 lines += _fenced(_json(json.loads(part.arguments_json)), "json")
             except ValueError:
                 lines += [*_fenced(part.arguments_json, "text"), "*(not valid JSON; kept as written)*", ""]
-            index = results.get(part.id)
-            if index is not None:
-                tool = events[index]
-                assert isinstance(tool, ToolMessage)
-                lines += _result(tool)
+            found = transcript.result(part.id) if transcript is not None else None
+            if found is not None:
+                assert isinstance(found.event, ToolMessage)
+                lines += _result(found.event, found.interrupt)
             return lines
         case ServerToolCallPart():
             return [f"**Server tool `{part.name}`** {part.id}, run by {part.issuer}", "",
@@ -183,11 +196,9 @@ def _part(part: Part, events: Sequence[HistoryEvent], results: dict[str, int]) -
             assert_never(part)
 
 
-def _result(tool: ToolMessage) -> list[str]:
-    took = ""
-    if tool.started_at and tool.finished_at:
-        took = f" · {(tool.finished_at - tool.started_at).total_seconds():,.1f} s"
-    lines = [f"**Result** of {tool.tool_name} ({tool.call_id}): {tool.status}{took}", ""]
+def _result(tool: ToolMessage, interrupt: InterruptEvent | None) -> list[str]:
+    took = tool_duration(tool)
+    lines = [f"**Result** of {tool.tool_name} ({tool.call_id}): {tool.status}{f' · {took}' if took else ''}", ""]
     if tool.output_text:
         lines += _fenced(tool.output_text, "text")
     if tool.truncated:
@@ -196,10 +207,10 @@ def _result(tool: ToolMessage) -> list[str]:
                          ("UI data", tool.ui_extra)):
         if value is not None:
             lines += [f"*{label}:*", "", *_fenced(_json(value), "json")]
-    for part in tool.parts:
-        lines += _part(part, (), {})
-    if tool.status == "aborted":
-        lines += ["**Interrupted**: the user stopped this tool call.", ""]
+    # A tool message's own parts show no call results: those stand under the assistant's calls.
+    lines += _parts(tool.parts, None)
+    if interrupt is not None:
+        lines += [_interrupt(interrupt), ""]
     return lines
 
 

@@ -8,12 +8,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import assert_never
 
-from partwire.codec import (
-    InterruptEvent,
-    ReplayEvent,
-    ResponseMetadataEvent,
-    replay,
-)
+from partwire.codec import InterruptEvent
 from partwire.history import (
     CompactionEvent,
     ErrorEvent,
@@ -55,10 +50,23 @@ from partwire.parts import (
     UrlCitation,
     UrlSource,
 )
-from partwire.render._costs import show_costs
+from partwire.render._common import (
+    byte_size,
+    compaction_scope,
+    error_facts,
+    inline_size,
+    retry_delay,
+    served_via,
+    shown_status,
+    signer,
+    stamp,
+    token_change,
+    tool_duration,
+)
+from partwire.render._walk import walk
 from partwire.usage import Usage
 
-__all__ = ["printable", "render", "source_text", "to_text", "usage_line"]
+__all__ = ["printable", "source_text", "to_text", "usage_line"]
 
 
 _PREVIEW = 240
@@ -73,91 +81,93 @@ def printable(text: str) -> str:
     )
 
 
-def to_text(history: Sequence[HistoryEvent]) -> str:
-    """The transcript of ``history``: a block per event, costs priced where missing, the total."""
+def to_text(history: Sequence[HistoryEvent], *, title: str | None = None) -> str:
+    """The transcript of ``history``: ``title`` underlined if given, a block per event, costs priced
+    where missing, the total."""
     out: list[str] = []
-    events, total = show_costs(history)
-    for item in replay(events):
-        lines = render(item)
-        if not lines:
-            continue
-        # Response metadata belongs to the assistant block just printed.
-        if out and not isinstance(item, ResponseMetadataEvent):
+    if title:
+        heading = printable(title)
+        out += [heading, "=" * len(heading)]
+    transcript = walk(history)
+    for entry in transcript.entries:
+        if out:
             out.append("")
-        out.extend(printable(line) for line in lines)
-    if total:
-        out.extend(["", *total])
+        out.extend(printable(line) for line in _event(entry.event))
+        # Response metadata belongs to the assistant block just printed.
+        if entry.response is not None and entry.response.usage is not None:
+            out.append(printable(f"  usage: {usage_line(entry.response.usage)}"))
+        if entry.interrupt is not None:
+            out += ["", printable(_interrupt(entry.interrupt))]
+    if transcript.total:
+        out.extend(["", *transcript.total])
     return "".join(f"{line}\n" for line in out)
 
 
-def render(item: ReplayEvent) -> list[str]:
-    """The transcript lines of one replayed item."""
-    match item:
+def _interrupt(interrupt: InterruptEvent) -> str:
+    match interrupt.source:
+        case "tool":
+            return f"* interrupt: the user stopped tool call {interrupt.call_id}"
+        case "assistant":
+            return f"* interrupt: the user stopped the answer of message {interrupt.message_id}"
+        case _:
+            assert_never(interrupt.source)
+
+
+def _event(event: HistoryEvent) -> list[str]:
+    """The transcript lines of one stored event."""
+    match event:
         case SystemMessage() | DeveloperMessage() | UserMessage():
-            return [_header(item.role, event=item), *_body(item.parts)]
+            return [_header(event.role, event=event), *_body(event.parts)]
         case AssistantMessage():
-            return _assistant(item)
+            return _assistant(event)
         case ToolMessage():
-            return _tool(item)
-        case ResponseMetadataEvent():
-            return [f"  usage: {usage_line(item.usage)}"] if item.usage is not None else []
-        case InterruptEvent():
-            if item.source == "tool":
-                return [f"* interrupt: the user stopped tool call {item.call_id}"]
-            return [f"* interrupt: the user stopped the answer of message {item.message_id}"]
+            return _tool(event)
         case ErrorEvent():
-            facts = [item.provider, f"HTTP {item.status}" if item.status else None,
-                     "retryable" if item.retryable else "not retryable"]
-            code = f" {item.code}" if item.code else ""
-            return [f"* error{code} ({', '.join(x for x in facts if x)}): {item.message}"]
+            code = f" {event.code}" if event.code else ""
+            return [f"* error{code} ({error_facts(event)}): {event.message}"]
         case RetryEvent():
-            delay = f" after {item.delay_ms:,} ms" if item.delay_ms is not None else ""
-            return [f"* retry: attempt {item.attempt}{delay}: {item.reason}"]
+            return [f"* retry: attempt {event.attempt}{retry_delay(event)}: {event.reason}"]
         case ModelSwitchEvent():
-            reason = f" ({item.reason})" if item.reason else ""
-            return [f"* model switch: {item.from_model or '?'} -> {item.to_model}{reason}"]
+            reason = f" ({event.reason})" if event.reason else ""
+            return [f"* model switch: {event.from_model or '?'} -> {event.to_model}{reason}"]
         case CompactionEvent():
-            return _compaction(item)
+            return _compaction(event)
         case SubtaskEvent():
-            lines = [f"* subtask {item.child_session_id} ({item.agent or 'agent'}): {item.status}"]
-            lines += _indented("prompt: ", item.prompt) + _indented("result: ", item.result)
+            lines = [f"* subtask {event.child_session_id} ({event.agent or 'agent'}): {event.status}"]
+            lines += _indented("prompt: ", event.prompt) + _indented("result: ", event.result)
             return lines
         case TaskMetadataEvent():
-            title = item.title or "(untitled)"
-            lines = [f"* task: {title}" + (f" [{item.task_id}]" if item.task_id else "")]
-            if item.data is not None:
-                lines.append(f"  {_json(item.data)}")
+            title = event.title or "(untitled)"
+            lines = [f"* task: {title}" + (f" [{event.task_id}]" if event.task_id else "")]
+            if event.data is not None:
+                lines.append(f"  {_json(event.data)}")
             return lines
         case UnknownEvent():
-            kind = f" {item.original_type!r}" if item.original_type else ""
-            problem = f": {item.problem}" if item.problem else ""
+            kind = f" {event.original_type!r}" if event.original_type else ""
+            problem = f": {event.problem}" if event.problem else ""
             return [f"* unknown event{kind}, kept verbatim{problem}"]
         case _:
-            assert_never(item)
+            assert_never(event)
 
 
 def _header(title: str, *, event: HistoryEvent, extra: Sequence[str | None] = ()) -> str:
     facts = [x for x in extra if x]
-    stamp = event.created_at.isoformat(sep=" ", timespec="seconds").replace("+00:00", "Z")
-    return f"=== {title}" + "".join(f"  {x}" for x in facts) + f"  ({stamp})"
+    return f"=== {title}" + "".join(f"  {x}" for x in facts) + f"  ({stamp(event)})"
 
 
 def _assistant(message: AssistantMessage) -> list[str]:
-    via = message.provider if message.provider and not (message.model or "").startswith(f"{message.provider}:") else None
+    via, status = served_via(message), shown_status(message)
     extra = [
         message.model,
         f"via {via}" if via else None,
         f"stop: {message.stop_reason}" if message.stop_reason else None,
-        f"status: {message.status}" if message.status not in ("complete", message.stop_reason) else None,
+        f"status: {status}" if status else None,
     ]
     return [_header("assistant", event=message, extra=extra), *_body(message.parts)]
 
 
 def _tool(message: ToolMessage) -> list[str]:
-    took = None
-    if message.started_at and message.finished_at:
-        took = f"{(message.finished_at - message.started_at).total_seconds():,.1f} s"
-    extra = [message.status, took, f"answers {message.call_id}"]
+    extra = [message.status, tool_duration(message), f"answers {message.call_id}"]
     lines = [_header(f"tool {message.tool_name}", event=message, extra=extra)]
     lines += [f"  {line}" for line in message.output_text.splitlines()]
     if message.truncated:
@@ -171,16 +181,8 @@ def _tool(message: ToolMessage) -> list[str]:
 
 
 def _compaction(event: CompactionEvent) -> list[str]:
-    if event.replaced_ids is not None:
-        scope = f"{len(event.replaced_ids)} messages"
-    elif event.replaced_count is not None:
-        scope = f"the {event.replaced_count} messages before it"
-    else:
-        scope = "earlier messages"
-    tokens = ""
-    if event.tokens_before is not None and event.tokens_after is not None:
-        tokens = f", {event.tokens_before:,} -> {event.tokens_after:,} tokens"
-    return [f"* compaction: {scope} summarised{tokens}", *_indented("", event.summary)]
+    return [f"* compaction: {compaction_scope(event)} summarised{token_change(event, '->')}",
+            *_indented("", event.summary)]
 
 
 def _body(parts: Sequence[Part]) -> list[str]:
@@ -202,7 +204,7 @@ def _part(part: Part) -> list[str]:
         case AudioPart():
             return [f"[audio {part.media_type or '?'}: {source_text(part.source)}]"]
         case ThinkingPart():
-            signed = f"signed by {part.signature.issuer}" if part.signature else "unsigned"
+            signed = signer(part)
             if not part.text:
                 return [f"[thinking, {signed}, no readable text]"]
             return [f"[thinking, {signed}]", *(f"| {line}".rstrip() for line in part.text.splitlines())]
@@ -250,9 +252,9 @@ def source_text(source: MediaSource) -> str:
         case UrlSource():
             return source.url
         case Base64Source():
-            return f"inline, {_bytes(len(source.data) * 3 // 4 - source.data[-2:].count('='))}"
+            return f"inline, {inline_size(source)}"
         case FileRefSource():
-            size = f", {_bytes(source.size)}" if source.size is not None else ""
+            size = f", {byte_size(source.size)}" if source.size is not None else ""
             digest = f", sha256 {source.sha256[:12]}" if source.sha256 else ""
             return f"file {source.path}{size}{digest}"
         case ProviderFileSource():
@@ -281,10 +283,6 @@ def usage_line(usage: Usage) -> str:
 
 def _decimal(value: Decimal) -> str:
     return format(value, "f")
-
-
-def _bytes(size: int) -> str:
-    return f"{size:,} bytes" if size < 10_000 else f"{size / 1024:,.1f} KiB"
 
 
 def _indented(label: str, text: str | None) -> list[str]:

@@ -89,6 +89,7 @@ def build_request(
                      sampling=options.sampling)
     return merge_params(request, params, built=_BUILT) if params else request
 
+
 def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
     """A request body read back: history, tools, and every other field for ``to_wire`` (no
     option changes how a request reads)."""

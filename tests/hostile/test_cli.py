@@ -1,6 +1,8 @@
-"""The ``partwire`` command under issue #24's hostile input: lone surrogates, damaged stores, closed
-standard streams, bodies of another API, bad options and every adapter alias. Each is exit 0 with
-the right output, or one ``partwire: error:`` line and exit 2; never "internal error"."""
+"""The ``partwire`` command under hostile input and misuse: lone surrogates, damaged stores, closed
+standard streams, bodies of another API, bad options, every adapter alias, and bodies that are no
+object, too deep, too long or not UTF-8. Each is exit 0 with the right output, or one ``partwire:
+error:`` line and exit 2 (problem lines and exit 1 for a damaged history); never "internal error"
+or a traceback."""
 
 from __future__ import annotations
 
@@ -10,14 +12,15 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from partwire.adapters import ADAPTER_ALIASES
-from partwire.cli import main
+from partwire.cli import FORMATS, main
 from partwire.cli._example import example_history
 from partwire.codec import dumps, loads
-from tests.test_hardening import SURROGATE_LINES
+from tests.hostile.test_misuse import SURROGATE_LINES
 
 MODELS = {"anthropic": "claude-sonnet-4-6", "openai-chat": "gpt-5", "openai-responses": "gpt-5",
           "google": "gemini-2.5-pro"}
@@ -226,3 +229,201 @@ def test_an_unknown_format_lists_the_aliases(capsys: pytest.CaptureFixture[str])
     line = _one_error(capsys.readouterr().err)
     for alias in ADAPTER_ALIASES:
         assert repr(alias) in line
+
+
+# -- the command ------------------------------------------------------------------------------
+
+WIRE_FORMATS = ["anthropic", "openai-chat"]
+HOSTILE_BODIES = {
+    "number": b"42",
+    "null": b"null",
+    "string": b'"a string"',
+    "deep": b"[" * 100_000 + b"]" * 100_000,
+    "truncated": b'{"model": "x", "messages": [{"role": "user", "content": "hi"',
+    "not_utf8": b'{"model": "\xff\xfe"}',
+    "usage_string": json.dumps({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+        "content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn", "usage": "lots",
+    }).encode(),
+}
+
+
+def _one_error_line(err: str, name: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"partwire: error: {name}"), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("source", "body"),
+    [
+        pytest.param(source, body)
+        for source in WIRE_FORMATS
+        for body in sorted(HOSTILE_BODIES)
+    ],
+)
+def test_convert_hostile_body_is_one_error_line_and_exit_2(
+    source: str, body: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`convert --from WIRE --to canonical` on a hostile body prints one `partwire: error: FILE: ...` line, exit 2."""
+    path = tmp_path / "body.json"
+    path.write_bytes(HOSTILE_BODIES[body])
+    assert main(["convert", "--from", source, "--to", "canonical", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    line = _one_error_line(err, str(path))
+    assert "internal error" not in line
+
+
+@pytest.mark.parametrize("source", [f for f in FORMATS if f != "canonical"])
+@pytest.mark.parametrize(("body", "says"), [("number", "a JSON number"), ("null", "a JSON null"),
+                                            ("string", "a JSON string"), ("deep", "--max-depth"),
+                                            ("not_utf8", "not UTF-8"), ("truncated", "not a JSON body")])
+def test_every_wire_format_refuses_a_body_that_is_no_object_before_its_adapter(
+    source: str, body: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """For every wire format, a body that is not a JSON object or array is refused by the command itself."""
+    path = tmp_path / "body.json"
+    path.write_bytes(HOSTILE_BODIES[body])
+    assert main(["convert", "--from", source, "--to", "canonical", str(path)]) == 2
+    assert says in _one_error_line(capsys.readouterr().err, str(path))
+
+
+def test_convert_deep_body_names_the_depth_limit_and_it_can_be_raised(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A body nested 300 deep is refused naming --max-depth; with --max-depth 400 it is read."""
+    deep: Any = "x"
+    for _ in range(300):
+        deep = {"a": deep}
+    body = {"model": "claude-sonnet-4-6", "max_tokens": 10, "metadata": {"user_id": "u"},
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "hi", "x_deep": deep}]}]}
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(body))
+    assert main(["convert", "--from", "anthropic", "--to", "canonical", str(path)]) == 2
+    assert "--max-depth" in _one_error_line(capsys.readouterr().err, str(path))
+    status = main(["convert", "--max-depth", "400", "--from", "anthropic", "--to", "canonical", str(path)])
+    assert status != 2 or "nested deeper" not in capsys.readouterr().err
+
+
+def test_convert_large_body_names_the_size_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A body above --max-line-bytes is refused with its size and the option that raises the limit."""
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"model": "m", "messages": [{"role": "user", "content": "x" * 5000}]}))
+    assert main(["convert", "--max-line-bytes", "1000", "--from", "anthropic", "--to", "canonical",
+                 str(path)]) == 2
+    line = _one_error_line(capsys.readouterr().err, str(path))
+    assert "1,000 bytes" in line
+    assert "--max-line-bytes" in line
+
+
+@pytest.mark.parametrize("data", [b"\xff\xfe\x00garbage\n", b"[" * 50_000 + b"\n", b"42\n"])
+def test_convert_from_damaged_canonical_names_file_and_line(
+    data: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A damaged canonical history gives `partwire: error: FILE:LINE: ...` and exit 2."""
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(dumps(example_history()[:1]) + data)
+    assert main(["convert", "--from", "canonical", "--to", "anthropic", "--model", "anthropic:claude-sonnet-4-6",
+                 str(path)]) == 2
+    _one_error_line(capsys.readouterr().err, f"{path}:2")
+
+
+def test_bug_in_partwire_is_one_line_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A non-partwire exception reaching main() is named in one line, exit 2."""
+    import partwire.convert
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise KeyError("oops")
+
+    monkeypatch.setattr(partwire.convert, "convert", broken)
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(dumps(example_history()))
+    assert main(["convert", "--from", "canonical", "--to", "anthropic", str(path)]) == 2
+    line = _one_error_line(capsys.readouterr().err, "internal error")
+    assert "KeyError" in line
+
+
+@pytest.mark.parametrize("data", [bytes(range(256)) * 8, b"[" * 100_000 + b"]" * 100_000 + b"\n"])
+def test_show_exits_1_on_unreadable_lines(data: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`show` on random bytes or deeply nested JSON renders what it can and exits 1, not 0."""
+    path = tmp_path / "junk.jsonl"
+    path.write_bytes(dumps(example_history()[:1]) + data)
+    assert main(["show", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("* task: ")  # the first line, rendered before the junk
+    assert err
+    assert "Traceback" not in err
+
+
+def test_validate_and_show_report_a_too_long_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A line over --max-line-bytes is a problem at its line number for validate and show (exit 1)."""
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(dumps(example_history()))
+    for command in ("validate", "show"):
+        assert main([command, "--max-line-bytes", "200", str(path)]) == 1
+        out, err = capsys.readouterr()
+        assert f"{path}:1: line of " in out + err
+        assert "--max-line-bytes" in out + err
+
+
+def _piped(command: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    script = f"set -o pipefail; {shlex.quote(sys.executable)} -m partwire {command} | head -c 10 >/dev/null"
+    return subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, check=False)
+
+
+def _big_history(tmp_path: Path, *, damaged: bool) -> Path:
+    path = tmp_path / "big.jsonl"
+    lines = dumps(example_history() * 40)
+    path.write_bytes(lines + (b"{torn" if damaged else b""))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("command", "damaged", "status"),
+    [
+        ("validate big.jsonl", True, 1),
+        ("show big.jsonl", True, 1),
+        ("show big.jsonl", False, 0),
+        ("rewrite big.jsonl -", False, 0),
+        ("example", False, 0),
+        ("schema", False, 0),
+    ],
+)
+def test_exit_status_survives_a_closed_pipe(command: str, damaged: bool, status: int, tmp_path: Path) -> None:
+    """`partwire CMD | head` keeps CMD's own exit status and prints no traceback when head closes early."""
+    _big_history(tmp_path, damaged=damaged)
+    if command.startswith("validate"):
+        (tmp_path / "big.jsonl").write_bytes(b"{torn\n" * 20_000)
+    result = _piped(command, tmp_path)
+    assert result.returncode == status, result.stderr[-500:]
+    assert "Traceback" not in result.stderr
+    assert "Exception ignored" not in result.stderr
+
+
+def test_program_prints_no_traceback_on_deep_body(tmp_path: Path) -> None:
+    """As a program, converting 100,000 nested brackets prints one error line and exits 2."""
+    (tmp_path / "deep.json").write_bytes(HOSTILE_BODIES["deep"])
+    result = subprocess.run(
+        [sys.executable, "-m", "partwire", "convert", "--from", "anthropic", "--to", "canonical", "deep.json"],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 2
+    _one_error_line(result.stderr, "deep.json")
+
+
+def test_rewrite_command_refuses_a_too_long_line_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`partwire rewrite --max-line-bytes` on a longer line is one FILE:LINE error, exit 2, OUT untouched."""
+    src = tmp_path / "h.jsonl"
+    src.write_bytes(dumps(example_history()))
+    before = src.read_bytes()
+    assert main(["rewrite", "--max-line-bytes", "300", str(src), str(src)]) == 2
+    line = _one_error_line(capsys.readouterr().err, f"{src}:2")  # line 1 is short enough
+    assert "--max-line-bytes" in line
+    assert src.read_bytes() == before

@@ -1,4 +1,4 @@
-"""Hostile input reaches a user as partwire's own error, never as another exception.
+"""Adapters under hostile input: a user meets partwire's own error, never another exception.
 
 For every registered adapter, ``from_wire``, ``from_wire_request`` and ``stream`` are fed
 arbitrary JSON values, real corpus payloads with one field replaced by a value of the wrong type,
@@ -10,6 +10,7 @@ returns (a tolerant reading keeps what it does not understand) or raises a ``Par
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from typing import Any
@@ -18,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from partwire.adapters import get_adapter
+from partwire.adapters import ProviderError, get_adapter, openai_responses
 from partwire.errors import PartwireError, StreamProtocolError, WireFormatError
 from tests.harness.corpus import CORPUS
 from tests.harness.depth import examples
@@ -184,3 +185,52 @@ def test_a_usage_of_the_wrong_shape_is_refused_where_it_is_and_a_bad_count_kept_
         raw = usage.provider_data.data
         assert isinstance(raw, dict)
         assert raw[count] == "lots"
+
+
+# -- hand-picked bodies for the Responses API ------------------------------------------------------
+
+
+@pytest.mark.parametrize("body", [
+    42, None, "text", [], "[" * 100_000, b"\xff\xfe{", {"output": 3}, {"output": [{"type": 1}]},
+    {"output": [], "usage": "lots"}, {"output": [{"type": "reasoning", "summary": "x"}]},
+    {"output": [{"type": "message", "content": [{"type": "output_text", "text": 5}]}]},
+    {"output": [], "status": 5, "incomplete_details": 3}, {"output": [], "usage": {"input_tokens": "x"}},
+])
+def test_hostile_responses_raise_only_partwire_errors(body: Any) -> None:
+    """Whatever the body, from_wire gives a message or raises partwire's own error."""
+    with contextlib.suppress(WireFormatError, ProviderError):
+        openai_responses.from_wire(body)
+
+
+@pytest.mark.parametrize("body", [
+    42, None, "x", {"input": 5}, {"input": [{"role": 3}]}, "[" * 100_000,
+    {"input": [{"role": "user", "content": [{"type": []}]}]}, {"input": [{"type": "function_call_output"}]},
+    {"input": [{"role": "assistant", "content": 5}]}, {"input": [{"type": "reasoning", "summary": [1]}]},
+    {"input": "x", "tools": 5, "max_output_tokens": "x", "tool_choice": 3, "instructions": 4},
+    {"input": [{"role": "user", "content": [{"type": "input_image"}]}]},
+])
+def test_hostile_requests_raise_only_partwire_errors(body: Any) -> None:
+    """Whatever the body, from_wire_request (and re-export) succeeds or raises WireFormatError."""
+    try:
+        imported = openai_responses.from_wire_request(body)
+    except WireFormatError:
+        return
+    openai_responses.to_wire(imported.history, **imported.to_wire_kwargs())
+
+
+@pytest.mark.parametrize("chunks", [
+    b"data: 42\n\n", [{"type": 5}], b"\xff\xfe",
+    [{"type": "response.output_item.added", "output_index": "a", "item": 3}],
+    [{"type": "response.output_text.delta", "output_index": 0, "delta": 3}],
+    [{"type": "response.completed", "response": {"output": [1, {"type": "function_call"}],
+                                                 "usage": {"input_tokens": "a"}}}],
+    [{"type": "error", "error": "x"}], [{"type": "response.failed", "response": {"status": "failed", "error": 3}}],
+])
+def test_hostile_streams_end_in_a_message_or_partwire_error(chunks: Any) -> None:
+    """A stream of garbage ends with its one completion, or in WireFormatError, never another exception."""
+    try:
+        events = list(openai_responses.stream(chunks))
+    except WireFormatError:
+        return
+    assert type(events[-1]).__name__ == "MessageCompleteEvent"
+
