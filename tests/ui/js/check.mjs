@@ -4,14 +4,17 @@
 //   validate-ui     item: a UIMessage list -> {ok, error, same} (validateUIMessages accepted it,
 //                   and gave back exactly what it was given: no key stripped)
 //   to-model        item: a UIMessage list -> {ok, error, messages} (convertToModelMessages)
-//   read-stream     item: SSE text of a UI message stream -> {ok, error, message, chunks}
-//                   (parseJsonEventStream with uiMessageChunkSchema, then readUIMessageStream)
+//   read-stream     item: SSE text of a UI message stream -> {ok, error, message, chunks, reported}
+//                   (parseJsonEventStream with uiMessageChunkSchema, then readUIMessageStream;
+//                   reported: the stream's own error chunks, as the SDK hands them to onError)
 //   ag-ui-events    item: a list of AG-UI events -> {ok, error} (@ag-ui/core EventSchemas)
 //   ag-ui-messages  item: a list of AG-UI messages -> {ok, error} (@ag-ui/core MessageSchema)
+//   headers         item: anything -> the SDK's UI_MESSAGE_STREAM_HEADERS
 //   chat-client     item: {url, messages} -> {ok, error, message} (DefaultChatTransport posts
 //                   to a running server, readUIMessageStream reads its answer)
 import {
   DefaultChatTransport,
+  UI_MESSAGE_STREAM_HEADERS,
   convertToModelMessages,
   parseJsonEventStream,
   readUIMessageStream,
@@ -56,14 +59,16 @@ async function readStream(sse) {
       },
     }));
   let message = null;
+  const reported = [];
   try {
-    for await (const snapshot of readUIMessageStream({ stream: parsed, terminateOnError: true })) {
+    const onError = (error) => reported.push(String(error?.message ?? error));
+    for await (const snapshot of readUIMessageStream({ stream: parsed, onError })) {
       message = snapshot;
     }
   } catch (error) {
     errors.push(String(error?.message ?? error));
   }
-  return { ok: errors.length === 0, error: errors[0], message, chunks: chunks.length };
+  return { ok: errors.length === 0, error: errors[0], message, chunks: chunks.length, reported };
 }
 
 function agUi(schema, items) {
@@ -99,6 +104,7 @@ const COMMANDS = {
   "ag-ui-events": async (items) => agUi(EventSchemas, items),
   "ag-ui-messages": async (items) => agUi(MessageSchema, items),
   "chat-client": chatClient,
+  headers: async () => UI_MESSAGE_STREAM_HEADERS,
 };
 
 let input = "";
