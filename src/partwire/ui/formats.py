@@ -12,7 +12,7 @@ from partwire.projection import Loss, log_losses
 
 __all__ = ["UI_FORMATS", "convert_ui"]
 
-UI_FORMATS = {"ai-sdk-ui": "partwire.ui.ai_sdk"}
+UI_FORMATS = {"ai-sdk-ui": "partwire.ui.ai_sdk", "ai-sdk-model": "partwire.ui.ai_sdk_model"}
 """Each chat-UI format's name, and the module that reads and writes it."""
 
 

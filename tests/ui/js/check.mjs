@@ -4,6 +4,7 @@
 //   validate-ui     item: a UIMessage list -> {ok, error, same} (validateUIMessages accepted it,
 //                   and gave back exactly what it was given: no key stripped)
 //   to-model        item: a UIMessage list -> {ok, error, messages} (convertToModelMessages)
+//   validate-model  item: a ModelMessage list -> {ok, error} (the SDK's model message schemas)
 //   read-stream     item: SSE text of a UI message stream -> {ok, error, message, chunks, reported}
 //                   (parseJsonEventStream with uiMessageChunkSchema, then readUIMessageStream;
 //                   reported: the stream's own error chunks, as the SDK hands them to onError)
@@ -15,6 +16,10 @@
 import {
   DefaultChatTransport,
   UI_MESSAGE_STREAM_HEADERS,
+  assistantModelMessageSchema,
+  systemModelMessageSchema,
+  toolModelMessageSchema,
+  userModelMessageSchema,
   convertToModelMessages,
   parseJsonEventStream,
   readUIMessageStream,
@@ -40,6 +45,23 @@ async function toModel(messages) {
   } catch (error) {
     return { ok: false, error: String(error?.message ?? error) };
   }
+}
+
+const MODEL_SCHEMAS = {
+  system: systemModelMessageSchema,
+  user: userModelMessageSchema,
+  assistant: assistantModelMessageSchema,
+  tool: toolModelMessageSchema,
+};
+
+async function validateModel(messages) {
+  for (const [i, message] of messages.entries()) {
+    const schema = MODEL_SCHEMAS[message.role];
+    if (!schema) return { ok: false, error: `[${i}] role ${message.role}` };
+    const result = schema.safeParse(message);
+    if (!result.success) return { ok: false, error: `[${i}] ${result.error.message.slice(0, 800)}` };
+  }
+  return { ok: true };
 }
 
 async function readStream(sse) {
@@ -100,6 +122,7 @@ async function chatClient({ url, messages }) {
 const COMMANDS = {
   "validate-ui": validateUi,
   "to-model": toModel,
+  "validate-model": validateModel,
   "read-stream": readStream,
   "ag-ui-events": async (items) => agUi(EventSchemas, items),
   "ag-ui-messages": async (items) => agUi(MessageSchema, items),
