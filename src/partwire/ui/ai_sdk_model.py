@@ -1,5 +1,4 @@
-"""A history as the Vercel AI SDK's ``ModelMessage`` list (``ai`` 7), and back: format
-``ai-sdk-model``.
+"""A history as the Vercel AI SDK's ``ModelMessage`` list (``ai`` 7), and back: ``ai-sdk-model``.
 
 ``ModelMessage`` is what the SDK's ``generateText`` and ``streamText`` take as ``messages``. The
 parts are those of the ``UIMessage`` format with ``providerOptions`` where a UI part has

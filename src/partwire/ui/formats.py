@@ -1,5 +1,8 @@
-"""The chat-UI formats by name, for :func:`partwire.convert.convert` and ``partwire convert``: a
-UI message list is read into a canonical history, then written as the target asks (and back)."""
+"""The chat-UI formats by name, for ``convert`` and the ``partwire convert`` command.
+
+A UI message list is read into a canonical history, then written as the target asks (and the
+other way round); :func:`partwire.convert.convert` hands these formats to :func:`convert_ui`.
+"""
 
 from __future__ import annotations
 
