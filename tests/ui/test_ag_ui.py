@@ -3,7 +3,9 @@ schemas under node and by the ``ag-ui-protocol`` models in Python."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -232,3 +234,34 @@ def test_events_from_elsewhere_read_into_messages() -> None:
     assert (tool.call_id, tool.output_text) == ("c1", "2")
     assert isinstance(state, UnknownEvent)
     assert state.original_type == "STATE_SNAPSHOT"
+
+
+def test_the_async_twins_equal_the_sync_ones() -> None:
+    """``ato_stream`` and ``afrom_stream`` give what ``to_stream`` and ``from_stream`` give."""
+    _, events = streams()[0]
+
+    async def source(items: list[Any]) -> AsyncIterator[Any]:
+        for item in items:
+            yield item
+
+    async def both() -> tuple[list[dict[str, Any]], list[HistoryEvent]]:
+        out = [e async for e in ag_ui.ato_stream(source(list(events)), thread_id="t", run_id="r")]
+        return out, (await ag_ui.afrom_stream(source(out))).value
+
+    out, back = asyncio.run(both())
+    assert out == list(ag_ui.to_stream(events, thread_id="t", run_id="r"))
+    assert [dumped(e) for e in back] == [dumped(e) for e in ag_ui.from_stream(out).value]
+
+
+def test_a_tool_result_event_is_valid_and_reads_back(node: Node) -> None:
+    """``tool_result`` writes a ``TOOL_CALL_RESULT`` both packages accept, read back whole."""
+    call = AssistantMessage(id="m1", parts=[ToolCallPart(id="c1", name="f", arguments_json="{}")],
+                            created_at=datetime(2026, 1, 1, tzinfo=UTC))
+    result = ToolMessage(call_id="c1", tool_name="f", output_text="done")
+    stream: list[StreamEvent] = [MessageStartEvent(message_id="m1"), MessageCompleteEvent(message=call)]
+    events = [*ag_ui.to_stream(stream, thread_id="t", run_id="r"), ag_ui.tool_result(result)]
+    [checked] = node("ag-ui-events", [events])
+    assert checked["ok"], checked.get("error")
+    assert _python_problems(_EVENT, events) == []
+    back = ag_ui.from_stream(events).value
+    assert [dumped(e) for e in back] == [dumped(call), dumped(result)]

@@ -175,6 +175,18 @@ def test_the_async_stream_equals_the_sync_one() -> None:
     assert asyncio.run(text()) == _sse(_events())
 
 
+def test_the_async_reader_equals_the_sync_one() -> None:
+    """``afrom_stream`` over chunks gives what ``from_stream`` gives."""
+    chunks = list(ai_sdk_stream.to_stream(_events()))
+
+    async def source() -> AsyncIterator[dict[str, Any]]:
+        for chunk in chunks:
+            yield chunk
+
+    back = asyncio.run(ai_sdk_stream.afrom_stream(source())).value
+    assert [dumped(e) for e in back] == [dumped(e) for e in ai_sdk_stream.from_stream(chunks).value]
+
+
 def test_a_stream_the_sdk_wrote_reads_as_steps() -> None:
     """A two-step stream of ``streamText`` (a tool run between the steps) gives an assistant
     message, the tool's message, the next assistant message; the error chunk an error event;
@@ -208,3 +220,20 @@ def test_a_stream_the_sdk_wrote_reads_as_steps() -> None:
     assert second.parts[1].raw == {"type": "future-chunk", "value": 1}
     assert isinstance(error, ErrorEvent)
     assert error.message == "overloaded"
+
+
+def test_a_tool_output_between_steps_reaches_the_sdk_and_reads_back(node: Node) -> None:
+    """A server that runs the tool sends ``tool_output``: the SDK's message shows the output on
+    the call's part, and ``from_stream`` gives the tool message back whole."""
+    chunks = list(ai_sdk_stream.to_stream(_events()))
+    tool = ToolMessage(call_id="toolu_1", tool_name="get_weather", output_text="18°C",
+                       created_at=datetime(2026, 1, 1, tzinfo=UTC))
+    failed = ToolMessage(call_id="toolu_1", tool_name="get_weather", status="error", output_text="down")
+    for message, state in ((tool, "output-available"), (failed, "output-error")):
+        sent = [*chunks[:-2], ai_sdk_stream.tool_output(message), *chunks[-2:]]
+        [result] = node("read-stream", ["".join(ai_sdk_stream.sse(sent))])
+        assert result["ok"], result.get("error")
+        part = next(p for p in result["message"]["parts"] if p.get("toolCallId") == "toolu_1")
+        assert part["state"] == state
+        back = ai_sdk_stream.from_stream(sent).value
+        assert [dumped(e) for e in back[1:]] == [dumped(message)]

@@ -70,8 +70,8 @@ from partwire.ui._common import (
     strip,
 )
 
-__all__ = ["FORMAT", "ISSUER", "afrom_stream", "ato_stream", "from_stream", "from_wire", "to_stream",
-           "to_wire"]
+__all__ = ["FORMAT", "ISSUER", "afrom_stream", "ato_stream", "from_stream", "from_wire", "message_to_wire",
+           "to_stream", "to_wire", "tool_result"]
 
 FORMAT = "ag-ui"
 """The format's name in every loss and error it reports."""
@@ -458,6 +458,14 @@ async def ato_stream(events: AsyncIterable[StreamEvent], *, thread_id: str, run_
         yield out
 
 
+def tool_result(message: ToolMessage) -> dict[str, Any]:
+    """The ``TOOL_CALL_RESULT`` event of a tool message, for an agent that runs the tool (the
+    message's own fields ride in its ``metadata.partwire``)."""
+    wire = message_to_wire(message)[0]
+    return {"type": "TOOL_CALL_RESULT", "messageId": message.id, "toolCallId": message.call_id,
+            "content": message.output_text, "role": "tool", "metadata": wire["metadata"]}
+
+
 class _Writer:
     """The events of one run, stream event by stream event."""
 
@@ -728,6 +736,8 @@ class _Folder:
             mid = _need(event, "messageId", n)
             self.messages[mid] = {"id": mid, "role": "tool", "toolCallId": _need(event, "toolCallId", n),
                                   "content": event.get("content", "")}
+            if isinstance(event.get("metadata"), dict):
+                self.messages[mid]["metadata"] = event["metadata"]
         elif kind == "MESSAGES_SNAPSHOT":
             snapshot = event.get("messages")
             if not isinstance(snapshot, list):

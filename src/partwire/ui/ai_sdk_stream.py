@@ -21,7 +21,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Ma
 from typing import Any
 
 from partwire.history import ErrorEvent, HistoryEvent
-from partwire.messages import AssistantMessage
+from partwire.messages import AssistantMessage, ToolMessage
 from partwire.parts import (
     Part,
     ServerToolCallPart,
@@ -62,8 +62,8 @@ from partwire.ui._common import (
     strip,
 )
 
-__all__ = ["DONE", "FORMAT", "HEADERS", "asse", "ato_stream", "from_stream", "read_ui_message",
-           "sse", "to_stream"]
+__all__ = ["DONE", "FORMAT", "HEADERS", "afrom_stream", "asse", "ato_stream", "from_stream",
+           "read_ui_message", "sse", "to_stream", "tool_output"]
 
 FORMAT = "ai-sdk-ui-stream"
 """The format's name in the errors and losses it reports."""
@@ -118,6 +118,28 @@ async def ato_stream(events: AsyncIterable[StreamEvent]) -> AsyncIterator[dict[s
             yield chunk
     for chunk in writer.close():
         yield chunk
+
+
+def tool_output(message: ToolMessage) -> dict[str, Any]:
+    """The chunk that gives a tool call its output, for a server that runs the tool between two
+    provider streams: ``tool-output-available`` (the structured ``data``, else the text),
+    ``tool-output-error`` for ``error`` and ``aborted``, ``tool-output-denied`` for ``denied``."""
+    extras = strip(event_json(message), ("call_id", "tool_name"))
+    if message.status == "denied":
+        return {"type": "tool-output-denied", "toolCallId": message.call_id}
+    if message.status == "success":
+        if message.data is None:
+            extras.pop("output_text", None)
+        output = message.data if message.data is not None else message.output_text
+        return {"type": "tool-output-available", "toolCallId": message.call_id, "output": output,
+                "providerMetadata": {CARRIER: {"result": extras}}}
+    if message.output_text:
+        extras.pop("output_text", None)
+    else:
+        extras["output_text"] = ""
+    return {"type": "tool-output-error", "toolCallId": message.call_id,
+            "errorText": message.output_text or f"the tool call was {message.status}",
+            "providerMetadata": {CARRIER: {"result": extras}}}
 
 
 class _Writer:
@@ -341,6 +363,11 @@ def from_stream(source: str | bytes | Iterable[Any]) -> Converted[list[HistoryEv
     if not extras:
         history = folder.foreign_ending(history)
     return Converted(history, tuple(losses))
+
+
+async def afrom_stream(source: AsyncIterable[Any]) -> Converted[list[HistoryEvent]]:
+    """:func:`from_stream` over an asynchronous stream of chunks (dicts, or the JSON of each)."""
+    return from_stream([chunk async for chunk in source])
 
 
 def read_ui_message(source: str | bytes | Iterable[Any]) -> dict[str, Any]:
