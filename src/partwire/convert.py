@@ -53,8 +53,8 @@ CANONICAL = "canonical"
 OTEL = "otel-genai"
 """The OpenTelemetry GenAI span attributes (partwire.otel): read as a history, written as the
 attributes of one model call (a JSON object)."""
-# The chat-UI formats (partwire.ui): the AI SDK's UIMessage and ModelMessage lists.
-UI_FORMATS = ("ai-sdk-ui", "ai-sdk-model")
+# The chat-UI formats (partwire.ui): the AI SDK's UIMessage and ModelMessage lists, AG-UI messages.
+UI_FORMATS = ("ai-sdk-ui", "ai-sdk-model", "ag-ui")
 # Peer libraries' JSON dumps of their message lists, and agent CLI session files (read only):
 # partwire.bridges.<name>.read_dump.
 BRIDGES = ("pydantic-ai", "langchain", "claude-code", "codex")

@@ -43,3 +43,13 @@ def test_cli_reads_ui_messages_to_canonical(tmp_path: Path, capsys: object) -> N
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     assert out.encode() == dumps([UserMessage(id="m1", parts=[TextPart(text="hi")],
                                               created_at=json.loads(out)["created_at"])])
+
+
+def test_convert_takes_ag_ui_both_ways() -> None:
+    """``convert`` writes AG-UI messages and reads them back to the same history."""
+    history = [UserMessage("hi"), AssistantMessage(parts=[TextPart(text="hello")])]
+    messages, losses = convert(history, source="canonical", target="ag-ui")
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    assert losses == ()
+    again, _ = convert(messages, source="ag-ui", target="canonical")
+    assert again == dumps(history)

@@ -15,7 +15,8 @@ from partwire.projection import Loss, log_losses
 
 __all__ = ["UI_FORMATS", "convert_ui"]
 
-UI_FORMATS = {"ai-sdk-ui": "partwire.ui.ai_sdk", "ai-sdk-model": "partwire.ui.ai_sdk_model"}
+UI_FORMATS = {"ai-sdk-ui": "partwire.ui.ai_sdk", "ai-sdk-model": "partwire.ui.ai_sdk_model",
+              "ag-ui": "partwire.ui.ag_ui"}
 """Each chat-UI format's name, and the module that reads and writes it."""
 
 
