@@ -9,6 +9,7 @@ from partwire import AssistantMessage, TextPart, UserMessage
 from partwire.cli import main
 from partwire.codec import dumps
 from partwire.convert import convert
+from partwire.history import HistoryEvent
 
 
 def test_convert_writes_and_reads_ui_messages() -> None:
@@ -47,7 +48,7 @@ def test_cli_reads_ui_messages_to_canonical(tmp_path: Path, capsys: object) -> N
 
 def test_convert_takes_ag_ui_both_ways() -> None:
     """``convert`` writes AG-UI messages and reads them back to the same history."""
-    history = [UserMessage("hi"), AssistantMessage(parts=[TextPart(text="hello")])]
+    history: list[HistoryEvent] = [UserMessage("hi"), AssistantMessage(parts=[TextPart(text="hello")])]
     messages, losses = convert(history, source="canonical", target="ag-ui")
     assert [m["role"] for m in messages] == ["user", "assistant"]
     assert losses == ()
