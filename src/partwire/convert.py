@@ -53,6 +53,8 @@ CANONICAL = "canonical"
 OTEL = "otel-genai"
 """The OpenTelemetry GenAI span attributes (partwire.otel): read as a history, written as the
 attributes of one model call (a JSON object)."""
+# The chat-UI formats (partwire.ui): the AI SDK's UIMessage and ModelMessage lists, AG-UI messages.
+UI_FORMATS = ("ai-sdk-ui", "ai-sdk-model", "ag-ui")
 # Peer libraries' JSON dumps of their message lists, and agent CLI session files (read only):
 # partwire.bridges.<name>.read_dump.
 BRIDGES = ("pydantic-ai", "langchain", "claude-code", "codex")
@@ -100,6 +102,11 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
     if model is not None and not model.strip():
         raise ConversionError("the model is empty: name one, or pass none to take the input's own",
                               option="model")
+    if source in UI_FORMATS or target in UI_FORMATS:
+        from partwire.ui.formats import convert_ui
+
+        return convert_ui(data, source=source, target=target, model=model, strict=strict,
+                          tools=tools, options=options, settings=settings)
     if OTEL in (source, target):
         return _convert_otel(data, source=source, target=target, model=model, strict=strict, tools=tools,
                              options=options, settings=settings)

@@ -24,9 +24,11 @@ from partwire.projection import Loss
 
 __all__ = ["BRIDGES", "FORMATS", "SESSION_FILES", "add_convert_parser", "read_session_file"]
 
-FORMATS = ("canonical", "anthropic", "openai-chat", "openai-responses", "google", "bedrock", "otel-genai")
-"""What ``partwire convert`` reads and writes: the canonical JSONL, the adapters built so far, and
-the OpenTelemetry GenAI span attributes."""
+FORMATS = ("canonical", "anthropic", "openai-chat", "openai-responses", "google", "bedrock", "otel-genai",
+           "ai-sdk-ui", "ai-sdk-model", "ag-ui")
+"""What ``partwire convert`` reads and writes: the canonical JSONL, the adapters built so far,
+the OpenTelemetry GenAI span attributes, the AI SDK's UIMessage and ModelMessage lists and AG-UI
+messages."""
 # Every name partwire.adapters takes for an adapter is taken here too (openai_chat, openai, gemini).
 _ALIASES = tuple(sorted({*ADAPTER_ALIASES, *ADAPTER_NAMES} - set(FORMATS)))
 # Sources only: other libraries' JSON dumps and agent CLI session files, read through
