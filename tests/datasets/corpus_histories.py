@@ -14,7 +14,7 @@ from partwire.history import HistoryEvent
 from tests.harness.corpus import CORPUS
 from tests.laws.test_corpus_laws import ADAPTERS, _imported
 
-__all__ = ["corpus_histories"]
+__all__ = ["corpus_histories", "invalid_sources"]
 
 
 @cache
@@ -34,3 +34,18 @@ def corpus_histories() -> list[tuple[str, list[HistoryEvent]]]:
             found.append((file, history))
     assert len(found) > 500, f"only {len(found)} corpus histories: is the corpus at {CORPUS}?"
     return found
+
+
+@cache
+def invalid_sources() -> frozenset[str]:
+    """Corpus files whose recorded request its own SDK's request type refuses (a field the
+    client sent that the type does not declare): what is echoed from them is refused too."""
+    from tests.harness.validity import request_errors
+
+    bad = set()
+    for name in ADAPTERS:
+        for file, request, _imported_request in _imported(name):
+            api = "openai_chat:mistral" if file.startswith("mistral/") else name
+            if request_errors(api, request, stream=bool(request.get("stream"))):
+                bad.add(file)
+    return frozenset(bad)

@@ -37,12 +37,14 @@ __all__ = [
     "ARROW_SCHEMA_VERSION",
     "BATCH_ROWS",
     "SCHEMA",
+    "TRL_SCHEMA",
     "from_histories",
     "from_history",
     "iter_parquet",
     "to_histories",
     "to_history",
     "write_parquet",
+    "write_rows",
 ]
 
 SCHEMA: pa.Schema = EVENT_SCHEMA
@@ -118,6 +120,39 @@ def iter_parquet(path: str | os.PathLike[str], *,
     file = pq.ParquetFile(os.fspath(path))
     check_schema(file.schema_arrow, os.fspath(path))
     return to_histories(file.iter_batches(batch_size=batch_rows), source=os.fspath(path))
+
+
+_TRL_CALL = pa.struct([pa.field("id", pa.string()), pa.field("type", pa.string()),
+                       pa.field("function", pa.struct([pa.field("name", pa.string()),
+                                                       pa.field("arguments", pa.string())]))])
+TRL_SCHEMA: pa.Schema = pa.schema([
+    pa.field("messages", pa.list_(pa.struct([
+        pa.field("role", pa.string()), pa.field("content", pa.string()),
+        pa.field("reasoning_content", pa.string()), pa.field("tool_calls", pa.list_(_TRL_CALL)),
+        pa.field("name", pa.string()), pa.field("tool_call_id", pa.string())]))),
+    pa.field("tools", pa.string()),
+])
+"""The Arrow schema of TRL conversational rows (``partwire.datasets.trl_row``): one fixed type
+for every row, so ``datasets`` loads a Parquet file of them as the rows written."""
+
+
+def write_rows(rows: Iterable[Any], path: str | os.PathLike[str], schema: pa.Schema, *,
+               row_group_rows: int = BATCH_ROWS, compression: str = "zstd") -> int:
+    """Write rows (dicts, or ``partwire.datasets.Line`` objects) of ``schema`` to a Parquet file a
+    row group at a time; returns how many were written."""
+    count = 0
+    chunk: list[Any] = []
+    with pq.ParquetWriter(os.fspath(path), schema, compression=compression) as writer:
+        for row in rows:
+            chunk.append(getattr(row, "value", row))
+            if len(chunk) >= row_group_rows:
+                writer.write_table(pa.Table.from_pylist(chunk, schema=schema))
+                count += len(chunk)
+                chunk = []
+        if chunk:
+            writer.write_table(pa.Table.from_pylist(chunk, schema=schema))
+            count += len(chunk)
+    return count
 
 
 def _rows(data: pa.Table | pa.RecordBatch | Iterable[pa.RecordBatch],
