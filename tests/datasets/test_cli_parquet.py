@@ -79,3 +79,18 @@ def test_bad_command_lines_end_in_one_error_line(
     err = capsys.readouterr().err
     assert err.startswith("partwire: error: ")
     assert message in err
+
+
+def test_a_session_split_across_the_file_imports_whole(tmp_path: Path) -> None:
+    """Rows of one session that are not adjacent in the Parquet file (two files of one task)
+    come back as one JSONL file holding both runs, in order."""
+    first, other, second = _history(1, task="t"), _history(1, task="u"), _history(2)
+    dump(first, tmp_path / "a.jsonl")
+    dump(other, tmp_path / "b.jsonl")
+    dump(second, tmp_path / "t.jsonl")  # no task id: the file name, "t", names the session
+    out = tmp_path / "h.parquet"
+    files = [str(tmp_path / name) for name in ("a.jsonl", "b.jsonl", "t.jsonl")]
+    assert main(["export", "-o", str(out), *files]) == 0
+    assert main(["import", str(out), "-o", str(tmp_path / "back")]) == 0
+    assert (tmp_path / "back" / "t.jsonl").read_bytes() == dumps(first) + dumps(second)
+    assert (tmp_path / "back" / "u.jsonl").read_bytes() == dumps(other)

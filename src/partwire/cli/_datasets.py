@@ -182,10 +182,16 @@ def _run_import(args: argparse.Namespace) -> int:
             out = Path(args.output)
             out.mkdir(parents=True, exist_ok=True)
             fallback = Path(args.file).stem
+            written: set[str] = set()
             for sid, events in arrow.iter_parquet(args.file):
                 name = sid if sid is not None else fallback
                 _check_session(name, args.file)
-                dump(events, out / f"{name}.jsonl")
+                if name in written:  # the session's rows came in more than one run: add them
+                    with open(out / f"{name}.jsonl", "ab") as handle:
+                        handle.write(dumps(events))
+                else:
+                    dump(events, out / f"{name}.jsonl")
+                    written.add(name)
                 sessions, events_read = sessions + 1, events_read + len(events)
                 if bar is not None:
                     bar.update(len(events))
