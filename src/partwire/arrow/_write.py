@@ -114,20 +114,23 @@ def _prune(data: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
             if (d := defaults.get(k, missing)) is missing or d != v or type(d) is not type(v)}
 
 
-def _time(text: Any) -> tuple[datetime | None, bool]:
-    """The instant of a dumped datetime, and whether the column gives back the same text."""
+def _time(text: Any) -> tuple[str | None, bool]:
+    """A dumped datetime as UTC ISO text for the column (Arrow parses it, in C), and whether the
+    column gives back the same text."""
     if text is None:
         return None, True
     if not isinstance(text, str):
         raise _Unfit
+    if text.endswith("Z"):
+        return text, True
     try:
         value = datetime.fromisoformat(text)
     except ValueError as exc:
         raise _Unfit from exc
-    if value.tzinfo is None:
-        # Naive times are kept as written (the column holds them as if they were UTC).
-        return value.replace(tzinfo=UTC), False
-    return value, text.endswith("Z")
+    # A naive time or another zone: the column holds the instant (a naive time read as UTC),
+    # extra the text as written.
+    value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    return value.isoformat(), False
 
 
 def _count(value: Any) -> int | None:
@@ -166,12 +169,12 @@ class BatchBuilder:
         self._type: list[str] = []
         self._role: list[str | None] = []
         self._id: list[str] = []
-        self._created: list[datetime | None] = []
+        self._created: list[str | None] = []
         self._parent: list[str | None] = []
         self._strings: dict[str, list[str | None]] = {name: [] for name in _STRING_COLUMNS}
         self._usage: list[dict[str, Any] | None] = []
-        self._started: list[datetime | None] = []
-        self._finished: list[datetime | None] = []
+        self._started: list[str | None] = []
+        self._finished: list[str | None] = []
         self._extra: list[str | None] = []
         self._offsets: list[int] = [0]
         self._has_parts: list[bool] = []
@@ -322,7 +325,8 @@ class BatchBuilder:
         self._role.append(getattr(event, "role", None))
         self._id.append(event.id.encode("utf-8", "replace").decode())
         created = event.created_at
-        self._created.append(created if created.tzinfo is not None else None)
+        self._created.append(created.astimezone(UTC).isoformat()
+                             if created.tzinfo is not None else None)
         self._parent.append(None)
         for name in _STRING_COLUMNS:
             self._strings[name].append(None)
@@ -352,13 +356,13 @@ class BatchBuilder:
             "type": pa.array(self._type, pa.string()),
             "role": pa.array(self._role, pa.string()),
             "id": pa.array(self._id, pa.string()),
-            "created_at": pa.array(self._created, time_type),
+            "created_at": pa.array(self._created, pa.string()).cast(time_type),
             "parent_id": pa.array(self._parent, pa.string()),
             "parts": parts,
             **strings,
             "usage": pa.array(self._usage, USAGE_TYPE),
-            "started_at": pa.array(self._started, time_type),
-            "finished_at": pa.array(self._finished, time_type),
+            "started_at": pa.array(self._started, pa.string()).cast(time_type),
+            "finished_at": pa.array(self._finished, pa.string()).cast(time_type),
             "extra": pa.array(self._extra, pa.string()),
         }
         batch = pa.RecordBatch.from_arrays([columns[f.name] for f in EVENT_SCHEMA], schema=EVENT_SCHEMA)
