@@ -33,6 +33,16 @@ def deep(session: nox.Session) -> None:
 
 
 @nox.session
+def distributed(session: nox.Session) -> None:
+    """The dataset jobs on a local Ray runtime (2 CPUs) over a generated dataset, and Hugging Face
+    ``datasets`` loading the TRL rows (tests/distributed): heavy installs and minutes of run time,
+    so a session of its own, run by CI."""
+    session.install("-e", ".[dev,distributed]")
+    session.run("pytest", "tests/distributed", *session.posargs,
+                env={"PARTWIRE_DISTRIBUTED": "1"})
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """Check style with ruff, and the architecture contracts of pyproject.toml with import-linter
     (layers import downward only, adapters independent, private modules kept private, no cycles)."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from partwire.cli._convert import add_convert_parser
 from partwire.cli._cost import add_cost_parsers
+from partwire.cli._datasets import add_dataset_parsers
 from partwire.cli._history import add_history_parsers, add_schema_parser
 from partwire.cli._io import CommandError, Parser, first_line
 from partwire.cli._store import add_store_parser
@@ -70,6 +71,7 @@ def _parser() -> Parser:
     add_schema_parser(commands)
     add_store_parser(commands)
     add_cost_parsers(commands)
+    add_dataset_parsers(commands)
     for name, command in commands.choices.items():
         if name in EXAMPLES and not command.epilog:
             command.epilog = "example:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name])
@@ -100,6 +102,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
              "partwire cost --prices prices.toml sessions/*.jsonl"),
     "reprice": ("partwire reprice h.jsonl repriced.jsonl",
                 "partwire reprice --at 2026-01-01 h.jsonl -"),
+    "export": ("partwire export --format parquet -o sessions.parquet a.jsonl b.jsonl",
+               "partwire export --format parquet -o recent.parquet --store --limit 100"),
+    "import": ("partwire import sessions.parquet -o histories/",
+               "partwire import sessions.parquet --store"),
 }
 """Examples for each command, shown at the end of its ``--help`` (a command may set its own)."""
 

@@ -1,0 +1,147 @@
+"""Arrow record batches back to history events: the typed columns, with ``extra`` laid over them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from pydantic import TypeAdapter, ValidationError
+
+from partwire.codec import decode
+from partwire.errors import DecodeError
+from partwire.history import HistoryEvent
+
+from ._schema import (
+    ARROW_SCHEMA_VERSION,
+    EVENT_SCHEMA,
+    PART_COLUMNS,
+    PART_FIELDS,
+    SOURCE_FIELDS,
+    TEXT_FIELDS,
+    TYPED_FIELDS,
+    USAGE_COUNTS,
+)
+from ._write import LINE_KEY
+
+__all__ = ["check_schema", "iter_rows"]
+
+_EVENTS: TypeAdapter[HistoryEvent] = TypeAdapter(HistoryEvent)
+_MESSAGE_KINDS = frozenset({"system", "developer", "user", "assistant", "tool"})
+
+
+def check_schema(schema: pa.Schema, source: str | None) -> None:
+    """Refuse data written with another schema version, or missing a column this reader needs."""
+    version = (schema.metadata or {}).get(b"partwire.arrow.schema")
+    if version is not None and version.decode() != ARROW_SCHEMA_VERSION:
+        raise DecodeError(f"Arrow schema version {version.decode()} is not the version this partwire "
+                          f"reads ({ARROW_SCHEMA_VERSION})", file=source)
+    missing = [f.name for f in EVENT_SCHEMA if f.name not in schema.names]
+    if missing:
+        raise DecodeError(f"not a partwire history table: no column {', '.join(missing)}", file=source)
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> None:
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            _merge(base[key], value)
+        else:
+            base[key] = value
+
+
+def _json(text: str, source: str | None, row: int, path: str) -> Any:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise DecodeError(f"not JSON: {exc}", file=source, line=row, path=path) from exc
+    if not isinstance(value, dict):
+        raise DecodeError(f"expected a JSON object, got {type(value).__name__}", file=source, line=row,
+                          path=path)
+    return value
+
+
+def iter_rows(batch: pa.RecordBatch, *, source: str | None = None,
+              first_row: int = 1) -> Iterator[tuple[str | None, HistoryEvent]]:
+    """``(session_id, event)`` for each row of ``batch``; errors name the row (1-based, counted
+    from ``first_row``) as their line."""
+    check_schema(batch.schema, source)
+    col = {name: batch.column(name).to_pylist() for name in
+           ("session_id", "v", "type", "role", "id", "text", "call_id", "tool_name", "status",
+            "stop_reason", "model", "provider", "api", "response_id", "parent_id", "extra")}
+    # Times as ISO text and usage field by field: Arrow makes these in C, where datetime and
+    # Decimal objects made one by one cost more than the rest of a row.
+    for name in ("created_at", "started_at", "finished_at"):
+        col[name] = pc.strftime(batch.column(name), format="%Y-%m-%dT%H:%M:%SZ").to_pylist()
+    usage_column = batch.column("usage")
+    usage_valid = usage_column.is_valid().to_pylist()
+    usage_fields = {name: usage_column.field(name).to_pylist()
+                    for name in (*USAGE_COUNTS, "latency_ms", "pricing_version")}
+    parts = batch.column("parts")
+    offsets = parts.offsets.to_pylist()
+    valid = parts.is_valid().to_pylist()
+    flat = parts.values
+    part_cols = {name: flat.field(name).to_pylist() for name in PART_COLUMNS}
+    part_types = part_cols["type"]
+    for i in range(batch.num_rows):
+        row = first_row + i
+        extra_text = col["extra"][i]
+        extra = _json(extra_text, source, row, "extra") if extra_text is not None else {}
+        line = extra.get(LINE_KEY)
+        if isinstance(line, str):
+            yield col["session_id"][i], decode(line, file=source, line_no=row)
+            continue
+        kind = col["type"][i]
+        data: dict[str, Any] = {"v": col["v"][i], "type": kind, "id": col["id"][i]}
+        if col["created_at"][i] is not None:
+            data["created_at"] = col["created_at"][i]
+        if kind == "message":
+            kind = col["role"][i]
+            data["role"] = kind
+        for field, column in TYPED_FIELDS.get(kind, {}).items():
+            if column == "text" and kind in TEXT_FIELDS:
+                continue
+            data[field] = col[column][i]
+        if kind in _MESSAGE_KINDS and valid[i]:
+            data["parts"] = [_part(j, part_types, part_cols, source, row)
+                             for j in range(offsets[i], offsets[i + 1])]
+        if kind == "assistant":
+            if usage_valid[i]:
+                data["usage"] = {k: values[i] for k, values in usage_fields.items() if values[i] is not None}
+        elif kind == "tool":
+            data["started_at"] = col["started_at"][i]
+            data["finished_at"] = col["finished_at"][i]
+        _merge(data, extra)
+        try:
+            event = _EVENTS.validate_python(data)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            path = ".".join(str(p) for p in error["loc"])
+            raise DecodeError(f"not a history event: {error['msg']}", file=source, line=row,
+                              path=path) from exc
+        yield col["session_id"][i], event
+
+
+def _part(j: int, types: list[Any], cols: dict[str, list[Any]], source: str | None,
+          row: int) -> dict[str, Any]:
+    kind = types[j]
+    part: dict[str, Any] = {"type": kind}
+    for field, column in PART_FIELDS.get(kind, {}).items():
+        value = cols[column][j]
+        if value is not None:
+            part[field] = value
+    if kind == "server_tool_call" and cols["arguments"][j] is not None:
+        try:
+            part["input"] = json.loads(cols["arguments"][j])
+        except ValueError as exc:
+            raise DecodeError(f"server tool input is not JSON: {exc}", file=source, line=row,
+                              path="parts.arguments") from exc
+    source_type = cols["source_type"][j]
+    if source_type in SOURCE_FIELDS:
+        field, column = SOURCE_FIELDS[source_type]
+        part["source"] = {"type": source_type, field: cols[column][j]}
+    extra = cols["extra"][j]
+    if extra is not None:
+        _merge(part, _json(extra, source, row, "parts.extra"))
+    return part

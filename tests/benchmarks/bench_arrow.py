@@ -1,0 +1,108 @@
+"""Histories as Arrow tables and Parquet (``partwire.arrow``, docs/datasets.md).
+
+- ``arrow.from_history.N``: a history of N events to a table, against ``pyarrow.Table.from_pylist``
+  of the same events as plain dicts (their JSON form, made beforehand): target 1.0;
+- ``arrow.to_history.N``: the table back to events, against ``codec.loads`` of the same events'
+  JSONL: target 1.0;
+- ``arrow.parquet_size_ratio``: the zstd Parquet file's size over the JSONL's: target 0.35;
+- ``arrow.export.peak_mib``: peak resident memory of a process exporting 1,000,000 generated events
+  to Parquet with ``arrow.write_parquet``: target 1024 (MiB).
+
+``python -m tests.benchmarks arrow`` runs it; ``PARTWIRE_BENCH_EXPORT_EVENTS`` sets the export's
+size (to try a change on fewer events).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pyarrow as pa
+
+from partwire import arrow
+from partwire.codec import dumps, loads
+from partwire.history import HistoryEvent
+from tests.benchmarks._timing import best_pair
+from tests.datasets.fleet import fleet
+
+TARGETS = {"from_history": 1.0, "to_history": 1.0, "size": 0.35, "peak_mib": 1024.0}
+SIZES = (10_000, 100_000)
+EXPORT_EVENTS = int(os.environ.get("PARTWIRE_BENCH_EXPORT_EVENTS", "1000000"))
+
+# The export, in a process of its own so that its peak memory is its own.
+# Its peak is VmHWM, the high-water mark of this process image: ru_maxrss would carry over the
+# resident size of the benchmark process it was forked from (Linux keeps it across exec).
+_EXPORT = """
+import re, resource, sys
+from pathlib import Path
+from partwire import arrow
+from tests.datasets.fleet import fleet
+count = arrow.write_parquet(fleet(int(sys.argv[1])), sys.argv[2])
+status = Path("/proc/self/status")
+found = re.search(r"VmHWM:\\s+(\\d+) kB", status.read_text()) if status.exists() else None
+peak_kib = int(found.group(1)) if found else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(count, peak_kib)
+"""
+
+
+def _events(n: int) -> list[HistoryEvent]:
+    events: list[HistoryEvent] = []
+    for _, session in fleet(n):
+        events.extend(session)
+    return events[:n]
+
+
+def _ratios(n: int) -> dict[str, dict[str, float | str]]:
+    events = _events(n)
+    dicts = [event.model_dump(mode="json") for event in events]
+    table = arrow.from_history(events)
+    jsonl = dumps(events)
+    rounds = 3 if n >= 100_000 else 5
+    t_from, t_pylist = best_pair(lambda: arrow.from_history(events), lambda: pa.Table.from_pylist(dicts),
+                                 rounds=rounds)
+    t_to, t_load = best_pair(lambda: arrow.to_history(table), lambda: loads(jsonl), rounds=rounds)
+    return {
+        f"arrow.from_history.{n}": {"value": round(t_from / t_pylist, 2), "unit": "x Table.from_pylist",
+                                    "target": TARGETS["from_history"]},
+        f"arrow.to_history.{n}": {"value": round(t_to / t_load, 2), "unit": "x codec.loads",
+                                  "target": TARGETS["to_history"]},
+        f"arrow.from_history.{n}.events_per_s": {"value": round(n / t_from), "unit": "events/s"},
+        f"arrow.to_history.{n}.events_per_s": {"value": round(n / t_to), "unit": "events/s"},
+    }
+
+
+def _size() -> dict[str, dict[str, float | str]]:
+    events = _events(SIZES[-1])
+    with tempfile.TemporaryDirectory(prefix="partwire-bench-arrow-") as name:
+        path = Path(name) / "h.parquet"
+        arrow.write_parquet([("s", events)], path)
+        parquet = path.stat().st_size
+    return {"arrow.parquet_size_ratio": {"value": round(parquet / len(dumps(events)), 3),
+                                         "unit": "x JSONL bytes", "target": TARGETS["size"]}}
+
+
+def _export_peak() -> dict[str, dict[str, float | str]]:
+    with tempfile.TemporaryDirectory(prefix="partwire-bench-export-") as name:
+        out = subprocess.run([sys.executable, "-c", _EXPORT, str(EXPORT_EVENTS), str(Path(name) / "x.parquet")],
+                             capture_output=True, text=True, check=True,
+                             cwd=Path(__file__).resolve().parents[2])
+    count, peak_kib = (int(v) for v in out.stdout.split())
+    return {"arrow.export.peak_mib": {"value": round(peak_kib / 1024, 1), "unit": f"MiB, {count:,} events",
+                                      "target": TARGETS["peak_mib"]}}
+
+
+def run() -> dict[str, dict[str, float | str]]:
+    """Every figure of this module."""
+    results = _export_peak()  # first, while this process is still small
+    for n in SIZES:
+        results.update(_ratios(n))
+    results.update(_size())
+    return results
+
+
+if __name__ == "__main__":
+    for key, value in run().items():
+        print(key, value)
