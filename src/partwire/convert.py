@@ -55,6 +55,9 @@ OTEL = "otel-genai"
 attributes of one model call (a JSON object)."""
 # The chat-UI formats (partwire.ui): the AI SDK's UIMessage and ModelMessage lists, AG-UI messages.
 UI_FORMATS = ("ai-sdk-ui", "ai-sdk-model", "ag-ui")
+# Each chat-UI format's module (imported on first use: `convert` of a provider body never loads them).
+_UI_MODULES = {"ai-sdk-ui": "partwire.ui.ai_sdk", "ai-sdk-model": "partwire.ui.ai_sdk_model",
+               "ag-ui": "partwire.ui.ag_ui"}
 # Peer libraries' JSON dumps of their message lists, and agent CLI session files (read only):
 # partwire.bridges.<name>.read_dump.
 BRIDGES = ("pydantic-ai", "langchain", "claude-code", "codex")
@@ -103,9 +106,7 @@ def convert(data: Any, *, source: str, target: str, model: str | None = None, st
         raise ConversionError("the model is empty: name one, or pass none to take the input's own",
                               option="model")
     if source in UI_FORMATS or target in UI_FORMATS:
-        from partwire.ui.formats import convert_ui
-
-        return convert_ui(data, source=source, target=target, model=model, strict=strict,
+        return _convert_ui(data, source=source, target=target, model=model, strict=strict,
                           tools=tools, options=options, settings=settings)
     if OTEL in (source, target):
         return _convert_otel(data, source=source, target=target, model=model, strict=strict, tools=tools,
@@ -430,3 +431,33 @@ def _last_model(history: list[HistoryEvent], issuer: str | None) -> str | None:
 
 def _name(fmt: str) -> str:
     return fmt.replace("-", "_")
+
+
+def _convert_ui(data: Any, *, source: str, target: str, strict: bool = False,
+                **kwargs: Any) -> tuple[Any, tuple[Loss, ...]]:
+    """Convert ``data`` when ``source`` or ``target`` is a chat-UI format; ``kwargs`` go to
+    :func:`partwire.convert.convert` for the leg to or from the other format."""
+    losses: list[Loss] = []
+    if source in UI_FORMATS:
+        read = importlib.import_module(_UI_MODULES[source]).from_wire(data)
+        _report_ui(read.losses, strict, source)
+        losses.extend(read.losses)
+        data, source = read.value, CANONICAL
+    if target in UI_FORMATS:
+        if source != CANONICAL or not isinstance(data, list):
+            jsonl, more = convert(data, source=source, target=CANONICAL, strict=strict,
+                                  options=kwargs.get("options"))
+            losses.extend(more)
+            data = loads(jsonl, strict=True)
+        written = importlib.import_module(_UI_MODULES[target]).to_wire(data)
+        _report_ui(written.losses, strict, target)
+        return written.value, (*losses, *written.losses)
+    output, more = convert(data, source=source, target=target, strict=strict, **kwargs)
+    return output, (*losses, *more)
+
+
+def _report_ui(losses: tuple[Loss, ...], strict: bool, name: str) -> None:
+    if strict and losses:
+        raise LossError(losses, name)
+    log_losses(losses)
+
