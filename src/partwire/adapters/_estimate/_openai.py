@@ -6,10 +6,11 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from partwire.adapters._estimate._guess import guess_pages
 from partwire.adapters._estimate._media import (
-    audio_seconds_b64,
     b64_bytes,
-    image_dims,
+    image_tokens,
+    media_seconds_tokens,
     openai_image_tokens,
     pdf_info_b64,
     pdf_text_tokens,
@@ -95,6 +96,13 @@ _O_PDF_PAGE = 220
 # Audio input is 1 token per 100 ms (OpenAI's audio and realtime guides); the corpus's two
 # requests bill 25 audio tokens for 2.6 s of MP3 (usage details).
 _O_AUDIO_SECOND = 10.0
+# The longest audio input a request takes (about 25 MB of audio; taken as an hour): the upper
+# bound of a clip whose length could not be read.
+_O_AUDIO_LIMIT = 3600.0
+# A PDF by file id or URL: at most 100 pages (File inputs guide); a dense page's text layer
+# is taken as at most 1,000 tokens.
+_O_PDF_PAGES = 100
+_O_PAGE_TEXT_HIGH = 1000
 
 
 def estimate_openai_chat_body(body: Mapping[str, Any]) -> int:
@@ -159,14 +167,23 @@ def _openai_part(part: Any, tally: Tally, model: str, *, responses: bool) -> Non
         url = image.get("url") if isinstance(image, dict) else image
         detail = image.get("detail") if isinstance(image, dict) else part.get("detail")
         data = split_data_url(url) if isinstance(url, str) else None
-        width, height = image_dims(data[1] if data else None)
-        tally.fixed += openai_image_tokens(width, height, detail, model)
+        key = url if isinstance(url, str) and data is None else part.get("file_id")
+        detail_text = detail if isinstance(detail, str) else None
+
+        def formula(width: int, height: int) -> int:
+            return openai_image_tokens(width, height, detail_text, model)
+
+        tally.fixed += image_tokens(data[1] if data else None, key if isinstance(key, str) else None,
+                                    formula, ("openai", str(detail_text), model))
     elif kind in ("file", "input_file"):
         file = obj(part.get("file")) if kind == "file" else part
         _openai_file(file, tally, responses=responses)
     elif kind == "input_audio":
         audio = obj(part.get("input_audio"))
-        tally.fixed += math.ceil(_O_AUDIO_SECOND * audio_seconds_b64(audio.get("data")))
+        data = audio.get("data")
+        tally.fixed += media_seconds_tokens(data if isinstance(data, str) else None, None,
+                                            video=False, per_second=_O_AUDIO_SECOND,
+                                            limit=_O_AUDIO_LIMIT)
     else:
         tally.add_text(part)
 
@@ -182,6 +199,13 @@ def _openai_file(file: Mapping[str, Any], tally: Tally, *, responses: bool) -> N
     name = str(file.get("filename", "")).lower()
     if payload and media_type not in ("", "application/pdf") and not name.endswith(".pdf"):
         tally.add_text(b64_bytes(payload).decode("utf-8", "replace"))
+        return
+    if not payload:
+        key = next((v for k in ("file_id", "file_url") if isinstance(v := file.get(k), str)), None)
+        page = _R_FILE if responses else _O_PDF_PAGE
+        low = _R_FILE if responses else _O_PDF_PAGE
+        tally.fixed += guess_pages(key, page, low, _O_PAGE_TEXT_HIGH + (0 if responses else page),
+                                   _O_PDF_PAGES)
         return
     pages, chars = pdf_info_b64(payload)
     tally.text += pdf_text_tokens(chars)
