@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from partwire.adapters._estimate._guess import guess_pages, note_unknown
+from partwire.adapters._estimate._guess import guess_pages, hint_for, note_unknown
 from partwire.adapters._estimate._media import (
     b64_bytes,
     google_image_tokens,
@@ -261,6 +261,12 @@ def _media_part(key: str, value: Mapping[str, Any]) -> float:
         # extension says it when it has one; else a guess between a second of audio and an
         # hour of video.
         mime = (mimetypes.guess_type(uri.split("?", 1)[0])[0] or "") if uri else ""
+        hint = hint_for(uri)
+        if hint is not None:
+            # The caller's hint says what it is: a size is an image, pages a PDF, seconds
+            # a video (the dearer of audio and video).
+            mime = ("image/*" if hint.width and hint.height else "application/pdf" if hint.pages
+                    else "video/*" if hint.seconds is not None else mime)
         if not mime.startswith(("image/", "audio/", "video/", "application/pdf")):
             tokens = google_image_tokens(512, 512)
             note_unknown(uri, "file", tokens, math.ceil(_G_AUDIO_SECOND),
