@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -131,10 +132,34 @@ def estimate_openai_chat_body(body: Mapping[str, Any]) -> int:
     functions = [t.get("function") if t.get("type") == "function" else t
                  for t in seq(body.get("tools")) if isinstance(t, dict)]
     _openai_tools([f for f in functions if isinstance(f, dict)], tally)
+    if functions and _HARMONY.match(model):
+        effort = body.get("reasoning_effort")
+        tally.add_text(_harmony_system(effort if isinstance(effort, str) else "medium"))
     fmt = body.get("response_format")
     if isinstance(fmt, dict) and isinstance(fmt.get("json_schema"), dict):
         _openai_schema(fmt["json_schema"], tally)
     return tally.total(1.0)
+
+
+# The reasoning models (gpt-5, the o-series, gpt-oss) read their prompt in OpenAI's published
+# "harmony" format. Through Chat Completions, a request with tools is billed its system message
+# as well: the model's identity, knowledge cutoff, date, reasoning effort, the valid channels,
+# and the line sending tool calls to the commentary channel (harmony's documented rendering).
+# Without tools it is not billed: the corpus's gpt-5 requests without tools are exact by the
+# cookbook framing alone, and its one with tools was 71 tokens short, the length of this text.
+# The Responses API bills none of it (the same request there is within its framing).
+_HARMONY = re.compile(r"^(?:gpt-5|gpt-oss|o\d)")
+_HARMONY_SYSTEM = (
+    "You are ChatGPT, a large language model trained by OpenAI.\n"
+    "Knowledge cutoff: 2024-06\n"
+    "Current date: 2025-06-28\n\n"
+    "Reasoning: {effort}\n\n"
+    "# Valid channels: analysis, commentary, final. Channel must be included for every message.\n"
+    "Calls to these tools must go to the commentary channel: 'functions'.")
+
+
+def _harmony_system(effort: str) -> str:
+    return _HARMONY_SYSTEM.format(effort=effort)
 
 
 def _openai_tools(functions: Sequence[Mapping[str, Any]], tally: Tally) -> None:

@@ -41,8 +41,14 @@ _LLAMA_FRAMING = 1 + 4 + 5
 _LLAMA_MESSAGE = 5
 _LLAMA_DATES = 17
 _LLAMA_DATED = ("meta.llama3-1", "meta.llama3-2", "meta.llama3-3")
-_FAMILIES = {"claude": (1.12, 7, 3, 0), "nova": (1.0, 3, 3, 390),
-             "llama": (1.0, _LLAMA_FRAMING, _LLAMA_MESSAGE, 86), "other": (1.0, 7, 3, 86)}
+# Mistral publishes its chat template (mistral-common): <s>, [INST] and [/INST] around each
+# user turn, and the tools as one JSON list of OpenAI-style function objects between
+# [AVAILABLE_TOOLS] and [/AVAILABLE_TOOLS]: no instructions beyond the definitions themselves.
+# Nova's request framing was fitted on the fitted part of the corpus (a bare question is billed
+# as its text alone); Amazon publishes no template for Nova or Titan.
+_FAMILIES = {"claude": (1.12, 7, 3, 0), "nova": (1.0, 0, 3, 393),
+             "llama": (1.0, _LLAMA_FRAMING, _LLAMA_MESSAGE, 86), "mistral": (1.0, 3, 2, 2),
+             "other": (1.0, 7, 3, 86)}
 _TOOL_EACH = 6
 _TOOL_USE = 10
 _TOOL_RESULT = 6
@@ -68,7 +74,8 @@ def estimate_request_tokens(body: Mapping[str, Any]) -> int:
     """Estimated input tokens of a Converse request body (``client.converse`` kwargs or JSON)."""
     model = str(body.get("modelId") or "").lower()
     family = "claude" if "anthropic." in model or "claude" in model else (
-        "nova" if "amazon.nova" in model else "llama" if "meta.llama3" in model else "other")
+        "nova" if "amazon.nova" in model else "llama" if "meta.llama3" in model
+        else "mistral" if "mistral." in model else "other")
     ratio, framing, per_message, tool_prompt = _FAMILIES[family]
     tally = Tally(framing)
     visual = family == "claude"
@@ -88,9 +95,13 @@ def estimate_request_tokens(body: Mapping[str, Any]) -> int:
             choice = obj(obj(body.get("toolConfig")).get("toolChoice"))
             tool_prompt = claude_tool_prompt(model, forced="any" in choice or "tool" in choice)
         tally.fixed += tool_prompt
-        for tool in tools:
-            spec = obj(obj(tool).get("toolSpec"))
-            if spec:
+        specs = [spec for tool in tools if (spec := obj(obj(tool).get("toolSpec")))]
+        if family == "mistral":
+            tally.add_text([{"type": "function", "function": {
+                "name": spec.get("name"), "description": spec.get("description"),
+                "parameters": obj(spec.get("inputSchema")).get("json")}} for spec in specs])
+        else:
+            for spec in specs:
                 tally.fixed += _TOOL_EACH
                 tally.add_text({"name": spec.get("name"), "description": spec.get("description"),
                                 "input_schema": obj(spec.get("inputSchema")).get("json")})
