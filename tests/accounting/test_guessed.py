@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from partwire import AssistantMessage, CompactionEvent, UserMessage
 from partwire.adapters import _estimate as est
-from partwire.adapters._estimate._guess import image_bounds
 from partwire.adapters import get_adapter
+from partwire.adapters._estimate._guess import image_bounds
 from partwire.adapters.bedrock._tokens import estimate_request_tokens as bedrock_body
 from partwire.cli import main
 from partwire.codec import dump
@@ -67,7 +67,7 @@ def test_a_hint_by_path_or_url_gives_the_size(key: str) -> None:
                       media_hints={key: MediaHint(width=100, height=100)})
     assert not hinted.guessed
     assert plain.tokens - hinted.tokens == round(
-        (est.anthropic_image_tokens(512, 512) - est.anthropic_image_tokens(100, 100)))
+        est.anthropic_image_tokens(512, 512) - est.anthropic_image_tokens(100, 100))
 
 
 def test_a_hint_for_a_part_that_is_not_media_is_refused() -> None:
@@ -86,7 +86,8 @@ def test_gemini_counts_a_url_image_without_a_media_type_as_a_guess_not_nothing()
     text_only = estimate(_ask(), target="google", model="gemini-2.5-flash")
     assert result.tokens - text_only.tokens >= 258
     (part,) = result.guessed
-    assert part.kind == "file" and part.path == "history[0].parts[1]"
+    assert part.kind == "file"
+    assert part.path == "history[0].parts[1]"
     hinted = estimate(history, target="google", model="gemini-2.5-flash",
                       media_hints={URL: MediaHint(width=1000, height=800)})
     assert not hinted.guessed
@@ -200,12 +201,15 @@ def test_the_estimate_command_prints_tokens_bounds_and_guesses(
     """``partwire estimate`` prints the count and bounds, each guess, and takes --hint."""
     assert main(["estimate", str(by_url), "--to", "anthropic", "--model", "claude-sonnet-4-5"]) == 0
     out = capsys.readouterr().out
-    assert "input tokens to anthropic" in out and "between" in out
-    assert "history[0].parts[1]  image" in out and "512x512 px" in out
+    assert "input tokens to anthropic" in out
+    assert "between" in out
+    assert "history[0].parts[1]  image" in out
+    assert "512x512 px" in out
     assert main(["estimate", str(by_url), "--to", "anthropic", "--json",
                  "--hint", "history[0].parts[1]=100x100"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["guessed"] == [] and data["low"] <= data["tokens"] <= data["high"]
+    assert data["guessed"] == []
+    assert data["low"] <= data["tokens"] <= data["high"]
     assert main(["estimate", str(by_url), "--to", "anthropic", "--hint", "history[0]=big"]) == 2
     assert "PART=SIZE" in capsys.readouterr().err
 
