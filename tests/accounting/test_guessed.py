@@ -23,6 +23,7 @@ from partwire.cli import main
 from partwire.codec import dump
 from partwire.errors import ArgumentError
 from partwire.estimate import MediaHint, estimate, explain
+from partwire.history import HistoryEvent
 from partwire.parts import AudioPart, Base64Source, DocumentPart, ImagePart, TextPart, UrlSource
 from tests.harness.depth import examples
 
@@ -179,7 +180,7 @@ def test_chat_bills_the_harmony_preamble_for_a_reasoning_model_with_tools() -> N
 
 def test_a_compaction_event_stands_for_what_it_replaced() -> None:
     """The estimate counts the next request: the messages a compaction replaced are not in it."""
-    long = [UserMessage("word " * 3000), AssistantMessage("ok " * 2000)]
+    long: list[HistoryEvent] = [UserMessage("word " * 3000), AssistantMessage("ok " * 2000)]
     compaction = CompactionEvent(summary="The user sent many words.", replaced_count=2)
     whole = estimate([*long, UserMessage("and?")], target="anthropic")
     compacted = estimate([*long, compaction, UserMessage("and?")], target="anthropic")
