@@ -68,11 +68,11 @@ class GuessedPart:
     """One part counted without knowing its size."""
 
     path: str
-    """Where it is: ``history[3].parts[1]``; its URL or file id when no part of the history
-    holds it (media inside a tool definition or ``params``)."""
+    """Where it is: ``history[3].parts[1]``; ``tools[0] (web_search)`` for a server tool; its URL
+    or file id when no part of the history holds it (media inside ``params``)."""
     kind: str
-    """``image``, ``document``, ``audio``, ``video``, or ``file`` (a media type the request does
-    not name)."""
+    """``image``, ``document``, ``audio``, ``video``, ``file`` (a media type the request does
+    not name), or ``server tool`` (a provider-run tool whose reads are billed as input)."""
     source: str
     """Its URL, file id or S3 URI, or ``inline`` for bytes whose header could not be read."""
     tokens: int
@@ -225,7 +225,8 @@ def _hints(given: Mapping[str, MediaHint], parts: Mapping[str, tuple[str, str]])
         if key.startswith("history["):
             if key not in parts:
                 raise ArgumentError("media_hints", f"{key} is not an image, document or audio "
-                                    "part of the history", function="estimate")
+                                    "part of the history given by URL, file id or bytes",
+                                    function="estimate")
             out[parts[key][0]] = own
         else:
             out[key] = own

@@ -245,3 +245,18 @@ def test_a_video_whose_header_is_read_is_not_a_guess() -> None:
     result = explain(lambda: est.estimate_google_body(body), [], target="google")
     assert not result.guessed
     assert result.tokens == 263 * 12 + 1
+
+
+@pytest.mark.parametrize(("target", "tool"), [
+    ("anthropic", {"type": "web_search_20250305", "name": "web_search"}),
+    ("openai_responses", {"type": "web_search"}),
+])
+def test_a_server_tool_is_a_guess_bounded_by_what_it_may_read(
+        target: str, tool: dict[str, str]) -> None:
+    """A provider-run tool reads what the request does not hold: a guessed part with bounds."""
+    result = estimate([UserMessage("Who won yesterday?")], target=target, model="m",
+                      params={"tools": [tool]})
+    (part,) = result.guessed
+    assert part.kind == "server tool"
+    assert part.path == f"tools[0] ({tool['type']})"
+    assert part.high - part.tokens >= 200_000

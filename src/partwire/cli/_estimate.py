@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 from dataclasses import asdict
 from typing import Any
 
@@ -64,10 +65,8 @@ def parse_hint(text: str) -> tuple[str, Any]:
 
 def estimate_command(path: str, target: str, model: str | None) -> str:
     """The command line that estimates ``path`` (what ``partwire cost`` offers)."""
-    words = ["partwire", "estimate", path if " " not in path else repr(path), "--to", target]
-    if model:
-        words += ["--model", model]
-    return " ".join(words)
+    words = ["partwire", "estimate", path, "--to", target, *(("--model", model) if model else ())]
+    return " ".join(shlex.quote(word) for word in words)
 
 
 def _estimate(args: argparse.Namespace) -> int:

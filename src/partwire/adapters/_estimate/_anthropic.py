@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from partwire.adapters._estimate._guess import guess_pages
+from partwire.adapters._estimate._guess import guess_pages, note_server_tool
 from partwire.adapters._estimate._media import (
     anthropic_image_tokens,
     image_tokens,
@@ -92,11 +92,12 @@ def estimate_anthropic_body(body: Mapping[str, Any]) -> int:
         choice = body.get("tool_choice")
         forced = (choice.get("type") if isinstance(choice, dict) else None) in ("any", "tool")
         tally.fixed += claude_tool_prompt(model_name(body), forced=forced)
-        for tool in tools:
+        for index, tool in enumerate(tools):
             if not isinstance(tool, dict):
                 continue
             if tool.get("type") not in (None, "custom"):
                 tally.fixed += _A_SERVER_TOOL
+                note_server_tool(index, str(tool.get("type")), _A_SERVER_TOOL)
                 continue
             tally.fixed += _A_TOOL_EACH
             tally.add_text({k: tool.get(k) for k in ("name", "description", "input_schema")})

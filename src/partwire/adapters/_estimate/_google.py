@@ -10,7 +10,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from partwire.adapters._estimate._guess import guess_pages, hint_for, note_unknown
+from partwire.adapters._estimate._guess import (
+    guess_pages,
+    hint_for,
+    note_server_tool,
+    note_unknown,
+)
 from partwire.adapters._estimate._media import (
     b64_bytes,
     google_image_tokens,
@@ -81,13 +86,18 @@ def estimate_google_body(body: Mapping[str, Any], model: str | None = None) -> i
             live = index
             break
     _google_contents(contents, tally, live=live)
-    for tool in seq(body.get("tools")):
+    for index, tool in enumerate(seq(body.get("tools"))):
         if not isinstance(tool, dict):
             continue
         tally.fixed += _G_TOOLS
         declarations = tool.get("functionDeclarations") or tool.get("function_declarations")
         if isinstance(declarations, list):
             tally.add_text(drop_titles(declarations))
+        for kind in tool:
+            if kind not in ("functionDeclarations", "function_declarations"):
+                # Google Search, URL context, code execution...: what they read is billed
+                # and is not in the request.
+                note_server_tool(index, kind, _G_TOOLS)
     # generationConfig.responseSchema is not counted: promptTokenCount leaves it out (measured).
     return tally.total(_GEMINI_RATIO)
 

@@ -30,6 +30,7 @@ __all__ = [
     "guess_seconds",
     "hint_for",
     "image_bounds",
+    "note_server_tool",
     "note_unknown",
     "recording",
 ]
@@ -192,3 +193,16 @@ def note_unknown(key: str | None, kind: str, tokens: float, low: float, high: fl
                  assumed: str) -> None:
     """Record a guess made by the caller's own rule (a file whose kind is unknown)."""
     _note(key, kind, tokens, low, high, assumed)
+
+
+# What a server tool reads (search results, fetched pages, files) is billed as input and is not
+# in the request; it is bounded only by the model's context window, taken as this when the
+# estimate does not know it (the window of current Claude, GPT and Gemini models is 200,000
+# tokens or more).
+SERVER_TOOL_READS = 200_000
+
+
+def note_server_tool(index: int, kind: str, tokens: float) -> None:
+    """Record a server tool of ``tools[index]``: its definition counted, what it reads not."""
+    _note(f"tools[{index}] ({kind})", "server tool", tokens, tokens, tokens + SERVER_TOOL_READS,
+          "no calls (what its calls read is not in the request)")

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from partwire.adapters._estimate._guess import guess_pages
+from partwire.adapters._estimate._guess import guess_pages, note_server_tool
 from partwire.adapters._estimate._media import (
     b64_bytes,
     image_tokens,
@@ -281,6 +281,11 @@ def estimate_openai_responses_body(body: Mapping[str, Any]) -> int:
     functions = [t for t in seq(body.get("tools"))
                  if isinstance(t, dict) and t.get("type") == "function"]
     _openai_tools(functions, tally)
+    for index, tool in enumerate(seq(body.get("tools"))):
+        if isinstance(tool, dict) and tool.get("type") not in ("function", "custom", None):
+            # A hosted tool (web search, file search, image generation, ...): OpenAI publishes
+            # no count for its instructions, and what its calls read is not in the request.
+            note_server_tool(index, str(tool.get("type")), 0)
     text = body.get("text")
     fmt = text.get("format") if isinstance(text, dict) else None
     if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
