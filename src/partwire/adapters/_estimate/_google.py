@@ -59,6 +59,10 @@ _G_AUDIO_LIMIT = 9.5 * 3600
 _G_VIDEO_LIMIT = 3600.0
 _G_PDF_PAGES = 1000
 _IMAGE_RULE = ("google",)
+# The request may set a lower media resolution than the default this estimate counts: at
+# MEDIA_RESOLUTION_LOW Gemini 2.5 takes 64 tokens for an image, a PDF page or a video frame
+# (published, "Media resolution"): the least a medium by URI is billed.
+_G_LOW_RESOLUTION = 64
 _G_TOOLS = 5
 # Gemini's tokenizer keeps a run of newlines a token of its own, where o200k_base merges it into
 # the punctuation before it ("}\n", ".\n\n", ":\n"): text with many line ends (a JSON schema in
@@ -289,17 +293,17 @@ def _media_part(key: str, value: Mapping[str, Any]) -> float:
 def _google_media(mime: str, payload: str | None, uri: str | None) -> float:
     """Gemini's published media rules; by URI (no bytes) a guess: one image, one page, a minute."""
     if mime.startswith("image/"):
-        return image_tokens(payload, uri, google_image_tokens, _IMAGE_RULE)
+        return image_tokens(payload, uri, google_image_tokens, _IMAGE_RULE, _G_LOW_RESOLUTION)
     if mime == "application/pdf":
         if payload is None:
-            return guess_pages(uri, _G_PDF_PAGE, _G_PDF_PAGE, _G_PDF_PAGE, _G_PDF_PAGES)
+            return guess_pages(uri, _G_PDF_PAGE, _G_LOW_RESOLUTION, _G_PDF_PAGE, _G_PDF_PAGES)
         return _G_PDF_PAGE * pdf_pages_b64(payload)
     if mime.startswith("audio/"):
         return media_seconds_tokens(payload, uri, video=False, per_second=_G_AUDIO_SECOND,
                                     limit=_G_AUDIO_LIMIT)
     if mime.startswith("video/"):
         return media_seconds_tokens(payload, uri, video=True, per_second=_G_VIDEO_SECOND,
-                                    limit=_G_VIDEO_LIMIT)
+                                    limit=_G_VIDEO_LIMIT, least=_G_LOW_RESOLUTION)
     if payload is None:
         note_unknown(uri, "file", 0, 0, math.ceil(_G_VIDEO_SECOND * _G_VIDEO_LIMIT),
                      f"nothing ({mime} by URI: its contents are not in the request)")

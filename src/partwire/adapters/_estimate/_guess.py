@@ -129,13 +129,17 @@ def image_bounds(formula: Callable[[int, int], float], rule: tuple[str, ...]) ->
 
 
 def guess_image(key: str | None, formula: Callable[[int, int], float],
-                rule: tuple[str, ...]) -> float:
-    """The tokens of an image of unknown size: the hint's size, else 512x512 (a guess)."""
+                rule: tuple[str, ...], floor: float | None = None) -> float:
+    """The tokens of an image of unknown size: the hint's size, else 512x512 (a guess).
+
+    ``floor``: a least below the formula's (a lower media resolution the body may not show).
+    """
     hint = hint_for(key)
     if hint is not None and hint.width and hint.height:
         return formula(hint.width, hint.height)
     tokens = formula(*UNKNOWN_IMAGE)
     low, high = image_bounds(formula, rule)
+    low = low if floor is None else min(low, floor)
     _note(key, "image", tokens, low, high, f"{UNKNOWN_IMAGE[0]}x{UNKNOWN_IMAGE[1]} px")
     return tokens
 
@@ -144,18 +148,20 @@ def guess_image(key: str | None, formula: Callable[[int, int], float],
 UNKNOWN_SECONDS = 60.0
 
 
-def guess_duration(key: str | None, kind: str, per_second: float, limit: float) -> float:
+def guess_duration(key: str | None, kind: str, per_second: float, limit: float,
+                   least: float | None = None) -> float:
     """Tokens of audio or video by reference: the hint's seconds, else a minute (a guess).
 
-    ``limit`` is the longest clip the provider takes, in seconds (the upper bound).
+    ``limit`` is the longest clip the provider takes, in seconds (the upper bound); ``least``
+    the fewest tokens a one-second clip is billed (``per_second`` when not given).
     """
     hint = hint_for(key)
     if hint is not None and hint.seconds is not None:
         return math.ceil(per_second * max(0.0, hint.seconds))
     seconds = UNKNOWN_SECONDS
     tokens = math.ceil(per_second * seconds)
-    _note(key, kind, tokens, math.ceil(per_second), math.ceil(per_second * limit),
-          f"{seconds:g} s")
+    _note(key, kind, tokens, math.ceil(per_second if least is None else least),
+          math.ceil(per_second * limit), f"{seconds:g} s")
     return tokens
 
 

@@ -427,7 +427,7 @@ def google_image_tokens(width: int, height: int) -> int:
 
 
 def image_tokens(payload: str | None, key: str | None, formula: Callable[[int, int], float],
-                 rule: tuple[str, ...]) -> float:
+                 rule: tuple[str, ...], floor: float | None = None) -> float:
     """``formula``'s tokens for an image: its size read from ``payload``'s header, else a guess.
 
     ``key`` is the image's URL or file id when the request holds no bytes; an inline image
@@ -438,7 +438,7 @@ def image_tokens(payload: str | None, key: str | None, formula: Callable[[int, i
         if size is not None:
             return formula(*size)
         key = payload
-    return guess_image(key, formula, rule)
+    return guess_image(key, formula, rule, floor)
 
 
 def pdf_pages_b64(payload: str | None) -> int:
@@ -510,7 +510,7 @@ def audio_seconds_safe(data: bytes) -> float | None:
 
 
 def media_seconds_tokens(payload: str | None, key: str | None, *, video: bool,
-                         per_second: float, limit: float) -> float:
+                         per_second: float, limit: float, least: float | None = None) -> float:
     """Tokens of audio or video at ``per_second``: its length read from its header, else guessed.
 
     With no payload (a URI, a file id) the length is the hint's or a minute; with a payload
@@ -518,7 +518,7 @@ def media_seconds_tokens(payload: str | None, key: str | None, *, video: bool,
     """
     kind = "video" if video else "audio"
     if not payload:
-        return guess_duration(key, kind, per_second, limit)
+        return guess_duration(key, kind, per_second, limit, least)
     seconds, read = _read_seconds(payload, video)
     if read:
         return math.ceil(per_second * seconds)
