@@ -52,8 +52,12 @@ def is_held_back(name: str) -> bool:
     return int(hashlib.sha256(name.encode()).hexdigest(), 16) % 3 == 0
 
 
-def samples(provider: str, *, held_back: bool) -> list[Sample]:
-    """Distinct recorded requests of ``provider`` with their real input usage."""
+def samples(provider: str, *, held_back: bool, server_side: bool = False) -> list[Sample]:
+    """Distinct recorded requests of ``provider`` with their real input usage.
+
+    ``server_side`` takes instead the requests whose search ran server-side (left out
+    otherwise: the pages the provider read are not in the request).
+    """
     out: list[Sample] = []
     seen: set[str] = set()
     for path in sorted(corpus_dir(provider).glob("*.json")):
@@ -64,7 +68,7 @@ def samples(provider: str, *, held_back: bool) -> list[Sample]:
         if not isinstance(request, dict) or record.get("status") not in (None, 200):
             continue
         text = json.dumps(record)
-        if any(marker in text for marker in _SERVER_SIDE_INPUT) or _filtered(record):
+        if any(marker in text for marker in _SERVER_SIDE_INPUT) != server_side or _filtered(record):
             continue
         real = real_input_tokens(record)
         if provider == "bedrock" and record.get("model"):

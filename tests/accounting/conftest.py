@@ -6,8 +6,8 @@ import pytest
 
 REPORT_KEY = "token_estimate_error"
 """The ``record_property`` name a test files its figures under, as ``(key, text)``: a wire format
-and its held-back figures (test_estimates.py), or ``"classes"`` and the table of every class
-(test_classes.py). A report's properties reach the main process under pytest-xdist too, where a
+and its held-back figures (test_estimates.py), ``"classes"`` and the table of every class
+(test_classes.py), or ``"accuracy"`` and the goal table per API (test_estimate_accuracy.py). A report's properties reach the main process under pytest-xdist too, where a
 module-level dict filled in a worker would not."""
 
 _REPORTS: dict[str, str] = {}
@@ -22,7 +22,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """After the run, the held-back figures per wire format, then the table per class."""
-    held = {k: v for k, v in _REPORTS.items() if k != "classes"}
+    held = {k: v for k, v in _REPORTS.items() if k not in ("classes", "accuracy")}
     if held:
         terminalreporter.section("token estimate error on held-back real requests")
         for _, line in sorted(held.items()):
@@ -30,4 +30,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if "classes" in _REPORTS:
         terminalreporter.section("token estimate error on every real request, per class")
         for line in _REPORTS["classes"].splitlines():
+            terminalreporter.write_line(line)
+    if "accuracy" in _REPORTS:
+        terminalreporter.section("token estimate goal per API: error, bounds, hints")
+        for line in _REPORTS["accuracy"].splitlines():
             terminalreporter.write_line(line)

@@ -97,8 +97,12 @@ def _cost(args: argparse.Namespace) -> int:
     by_model: dict[str, _Row] = {}
     by_session: dict[str, _Row] = {}
     total = _Row()
+    unmeasured: list[str] = []
     for path in args.files:
         events = _events(path)
+        replies = [e for e in events if isinstance(e, AssistantMessage)]
+        if not any(reply.usage is not None for reply in replies):
+            unmeasured.append(_offer(path, replies))
         ids = [e.task_id for e in events if isinstance(e, TaskMetadataEvent) and e.task_id]
         session = by_session.setdefault(ids[0] if ids else "<stdin>" if path == "-" else path, _Row())
         for event in events:
@@ -115,8 +119,25 @@ def _cost(args: argparse.Namespace) -> int:
         print()
         for name, reason, n in reasons:
             print(f"no cost for {name} ({n} call{'s' if n != 1 else ''}): {reason}")
+    if unmeasured:
+        print()
+        for line in unmeasured:
+            print(line)
     args.exit_status = 0
     return 0
+
+
+def _offer(path: str, replies: list[AssistantMessage]) -> str:
+    """The line for a file with no recorded usage: it says so and offers the estimate."""
+    from partwire.cli._estimate import estimate_command
+
+    last = replies[-1] if replies else None
+    target = (last.api or "").replace("_", "-") if last is not None and last.api else "API"
+    model = last.model.split(":", 1)[-1] if last is not None and last.model else None
+    name = "<stdin>" if path == "-" else path
+    what = "no assistant message" if not replies else "no assistant message with usage"
+    return (f"{name}: no recorded usage ({what}: the provider's counts were not kept), so no "
+            f"cost; estimate its next request with: {estimate_command(path, target, model)}")
 
 
 def _print_table(label: str, rows: dict[str, _Row], total: _Row, *, with_version: bool) -> None:

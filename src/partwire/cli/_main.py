@@ -15,6 +15,7 @@ from typing import Any
 from partwire.cli._convert import add_convert_parser
 from partwire.cli._cost import add_cost_parsers
 from partwire.cli._datasets import add_dataset_parsers
+from partwire.cli._estimate import add_estimate_parser
 from partwire.cli._history import add_history_parsers, add_schema_parser
 from partwire.cli._io import CommandError, Parser, first_line
 from partwire.cli._store import add_store_parser
@@ -72,6 +73,7 @@ def _parser() -> Parser:
     add_store_parser(commands)
     add_cost_parsers(commands)
     add_dataset_parsers(commands)
+    add_estimate_parser(commands)
     for name, command in commands.choices.items():
         if name in EXAMPLES and not command.epilog:
             command.epilog = "example:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name])
@@ -100,6 +102,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
               "partwire store show SESSION_ID --format html -o session.html"),
     "cost": ("partwire cost h.jsonl",
              "partwire cost --prices prices.toml sessions/*.jsonl"),
+    "estimate": ("partwire estimate h.jsonl --to anthropic --model claude-sonnet-4-5",
+                 "partwire estimate h.jsonl --to google --hint 'history[1].parts[0]=12.5s' --json"),
     "reprice": ("partwire reprice h.jsonl repriced.jsonl",
                 "partwire reprice --at 2026-01-01 h.jsonl -"),
     "export": ("partwire export --format parquet -o sessions.parquet a.jsonl b.jsonl",

@@ -17,15 +17,21 @@ from __future__ import annotations
 
 from partwire.adapters._estimate._anthropic import claude_tool_prompt, estimate_anthropic_body
 from partwire.adapters._estimate._google import estimate_google_body
+from partwire.adapters._estimate._guess import note_unknown
 from partwire.adapters._estimate._media import (
     anthropic_image_tokens,
     audio_seconds,
+    b64_bytes,
+    b64_size,
     google_image_tokens,
-    image_dims,
     image_size,
+    image_tokens,
+    media_seconds_tokens,
     openai_image_tokens,
+    pdf_info_b64,
     pdf_pages,
     pdf_pages_b64,
+    pdf_text_tokens,
     video_seconds,
 )
 from partwire.adapters._estimate._openai import (
@@ -45,6 +51,8 @@ __all__ = [
     "Tally",
     "anthropic_image_tokens",
     "audio_seconds",
+    "b64_bytes",
+    "b64_size",
     "claude_tool_prompt",
     "count_text",
     "estimate_anthropic_body",
@@ -52,12 +60,16 @@ __all__ = [
     "estimate_openai_chat_body",
     "estimate_openai_responses_body",
     "google_image_tokens",
-    "image_dims",
     "image_size",
+    "image_tokens",
+    "media_seconds_tokens",
+    "note_unknown",
     "obj",
     "openai_image_tokens",
+    "pdf_info_b64",
     "pdf_pages",
     "pdf_pages_b64",
+    "pdf_text_tokens",
     "seq",
     "tokenizer_name",
     "video_seconds",

@@ -7,9 +7,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from partwire.adapters._estimate._guess import guess_pages, note_server_tool
 from partwire.adapters._estimate._media import (
     anthropic_image_tokens,
-    image_dims,
+    image_tokens,
     pdf_info_b64,
     pdf_text_tokens,
 )
@@ -44,6 +45,12 @@ _A_SERVER_TOOL = 250  # a server tool's definition (web search: about 250 tokens
 # page); the image of a page measured about 1,550 tokens on the corpus's one-page PDF, and the
 # text layer is counted from the PDF's own content streams.
 _A_PDF_PAGE = 1550
+# A PDF by URL or file id: published, 1,500 to 3,000 tokens a page, at most 100 pages a request
+# (600 with a 1M-token context): the bounds of one whose pages are not known.
+_A_PDF_PAGE_LOW = 1500
+_A_PDF_PAGE_HIGH = 3000
+_A_PDF_PAGES = 100
+_IMAGE_RULE = ("anthropic",)
 _A_STRUCTURED = 95  # structured-output instructions around the schema, shown indented
 
 
@@ -85,11 +92,12 @@ def estimate_anthropic_body(body: Mapping[str, Any]) -> int:
         choice = body.get("tool_choice")
         forced = (choice.get("type") if isinstance(choice, dict) else None) in ("any", "tool")
         tally.fixed += claude_tool_prompt(model_name(body), forced=forced)
-        for tool in tools:
+        for index, tool in enumerate(tools):
             if not isinstance(tool, dict):
                 continue
             if tool.get("type") not in (None, "custom"):
                 tally.fixed += _A_SERVER_TOOL
+                note_server_tool(index, str(tool.get("type")), _A_SERVER_TOOL)
                 continue
             tally.fixed += _A_TOOL_EACH
             tally.add_text({k: tool.get(k) for k in ("name", "description", "input_schema")})
@@ -128,6 +136,15 @@ def _claude_generation(model: str) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2) or 0)
 
 
+def source_key(source: Mapping[str, Any]) -> str | None:
+    """The URL or file id a media source names (what a hint is keyed by), if any."""
+    for key in ("url", "file_id"):
+        value = source.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
 def _ends_in_tool_result(messages: list[Any]) -> bool:
     last = messages[-1] if messages else None
     content = last.get("content") if isinstance(last, dict) else None
@@ -153,7 +170,7 @@ def _anthropic_block(block: Any, tally: Tally, keep_thinking: bool) -> None:
     elif kind == "image":
         source = obj(block.get("source"))
         data = source.get("data") if source.get("type") == "base64" else None
-        tally.fixed += anthropic_image_tokens(*image_dims(data))
+        tally.fixed += image_tokens(data, source_key(source), anthropic_image_tokens, _IMAGE_RULE)
     elif kind == "document":
         source = obj(block.get("source"))
         if source.get("type") == "text":
@@ -161,11 +178,15 @@ def _anthropic_block(block: Any, tally: Tally, keep_thinking: bool) -> None:
         elif source.get("type") == "content":
             _anthropic_content(source.get("content"), tally)
         else:
-            # A PDF by URL or file id: one page with no text (its bytes are not in the body).
             data = source.get("data") if source.get("type") == "base64" else None
-            pages, chars = pdf_info_b64(data)
-            tally.fixed += _A_PDF_PAGE * pages
-            tally.text += pdf_text_tokens(chars)
+            if data is None:
+                # A PDF by URL or file id: its bytes are not in the body; one page, no text.
+                tally.fixed += guess_pages(source_key(source), _A_PDF_PAGE, _A_PDF_PAGE_LOW,
+                                           _A_PDF_PAGE_HIGH, _A_PDF_PAGES)
+            else:
+                pages, chars = pdf_info_b64(data)
+                tally.fixed += _A_PDF_PAGE * pages
+                tally.text += pdf_text_tokens(chars)
         tally.add_text(block.get("title"))
         tally.add_text(block.get("context"))
     elif kind in ("tool_use", "server_tool_use", "mcp_tool_use"):

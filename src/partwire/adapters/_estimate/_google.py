@@ -5,18 +5,24 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import mimetypes
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from partwire._memo import memo
+from partwire.adapters._estimate._guess import (
+    guess_pages,
+    hint_for,
+    note_server_tool,
+    note_unknown,
+)
 from partwire.adapters._estimate._media import (
-    audio_seconds_b64,
     b64_bytes,
     google_image_tokens,
-    image_dims,
+    image_tokens,
+    media_seconds_tokens,
     pdf_pages_b64,
-    video_seconds_b64,
 )
 from partwire.adapters._estimate._text import (
     _SHAPES,
@@ -46,8 +52,17 @@ _G_SIGNATURE_REFERENCE_BYTES = 52.0
 _G_PDF_PAGE = 258  # published: a PDF page is an image of 258 tokens
 _G_AUDIO_SECOND = 32.0  # published
 _G_VIDEO_SECOND = 263.0  # published: 258 a frame at 1 fps plus 32 of audio
-# Audio given by URI (nothing to read): counted as this many seconds.
-_G_UNKNOWN_AUDIO_SECONDS = 60.0
+# The longest clips Gemini takes (published: about 9.5 hours of audio; about an hour of video at
+# the default media resolution in a 1M-token context) and the most pages of a PDF (1,000): the
+# upper bounds of media whose length the request does not say.
+_G_AUDIO_LIMIT = 9.5 * 3600
+_G_VIDEO_LIMIT = 3600.0
+_G_PDF_PAGES = 1000
+_IMAGE_RULE = ("google",)
+# The request may set a lower media resolution than the default this estimate counts: at
+# MEDIA_RESOLUTION_LOW Gemini 2.5 takes 64 tokens for an image, a PDF page or a video frame
+# (published, "Media resolution"): the least a medium by URI is billed.
+_G_LOW_RESOLUTION = 64
 _G_TOOLS = 5
 # Gemini's tokenizer keeps a run of newlines a token of its own, where o200k_base merges it into
 # the punctuation before it ("}\n", ".\n\n", ":\n"): text with many line ends (a JSON schema in
@@ -75,13 +90,18 @@ def estimate_google_body(body: Mapping[str, Any], model: str | None = None) -> i
             live = index
             break
     _google_contents(contents, tally, live=live)
-    for tool in seq(body.get("tools")):
+    for index, tool in enumerate(seq(body.get("tools"))):
         if not isinstance(tool, dict):
             continue
         tally.fixed += _G_TOOLS
         declarations = tool.get("functionDeclarations") or tool.get("function_declarations")
         if isinstance(declarations, list):
             tally.add_text(drop_titles(declarations))
+        for kind in tool:
+            if kind not in ("functionDeclarations", "function_declarations"):
+                # Google Search, URL context, code execution...: what they read is billed
+                # and is not in the request.
+                note_server_tool(index, kind, _G_TOOLS)
     # generationConfig.responseSchema is not counted: promptTokenCount leaves it out (measured).
     return tally.total(_GEMINI_RATIO)
 
@@ -147,9 +167,7 @@ def _google_contents(contents: list[Any], tally: Tally, *, live: int) -> None:
                     if signatures and isinstance(value, str):
                         fixed += signature_tokens(value)
                 elif key in _MEDIA and isinstance(value, dict):
-                    mime = str(value.get("mimeType", value.get("mime_type", "")))
-                    data = value.get("data") if key in ("inlineData", "inline_data") else None
-                    fixed += _google_media(mime, data)
+                    fixed += _media_part(key, value)
     tally.fixed = fixed
     tally.text += text
 
@@ -230,30 +248,63 @@ def _varint(raw: bytes, index: int) -> tuple[int, int]:
     return -1, len(raw) + 1
 
 
-def _nested_media(parts: list[Any]) -> int:
+def _nested_media(parts: list[Any]) -> float:
     """The media parts inside a function response, by the same rules as a turn's own."""
-    tokens = 0
+    tokens = 0.0
     for part in parts:
         if not isinstance(part, dict):
             continue
         for key, value in part.items():
             if key in _MEDIA and isinstance(value, dict):
-                mime = str(value.get("mimeType", value.get("mime_type", "")))
-                data = value.get("data") if key in ("inlineData", "inline_data") else None
-                tokens += _google_media(mime, data)
+                tokens += _media_part(key, value)
     return tokens
 
 
-def _google_media(mime: str, data: Any) -> int:
-    """Gemini's published media rules; by URI (no bytes): one image, one page, a minute."""
-    payload = data if isinstance(data, str) else None
+def _media_part(key: str, value: Mapping[str, Any]) -> float:
+    """One ``inlineData`` or ``fileData`` object, by Gemini's published media rules."""
+    mime = value.get("mimeType", value.get("mime_type"))
+    if key in ("inlineData", "inline_data"):
+        data = value.get("data")
+        return _google_media(mime if isinstance(mime, str) else "",
+                             data if isinstance(data, str) else None, None)
+    uri = value.get("fileUri", value.get("file_uri"))
+    uri = uri if isinstance(uri, str) else None
+    if not isinstance(mime, str) or not mime:
+        # Gemini is not told the kind: it reads the file and bills it as what it is. The URI's
+        # extension says it when it has one; else a guess between a second of audio and an
+        # hour of video.
+        mime = (mimetypes.guess_type(uri.split("?", 1)[0])[0] or "") if uri else ""
+        hint = hint_for(uri)
+        if hint is not None:
+            # The caller's hint says what it is: a size is an image, pages a PDF, seconds
+            # a video (the dearer of audio and video).
+            mime = ("image/*" if hint.width and hint.height else "application/pdf" if hint.pages
+                    else "video/*" if hint.seconds is not None else mime)
+        if not mime.startswith(("image/", "audio/", "video/", "application/pdf")):
+            tokens = google_image_tokens(512, 512)
+            note_unknown(uri, "file", tokens, math.ceil(_G_AUDIO_SECOND),
+                         math.ceil(_G_VIDEO_SECOND * _G_VIDEO_LIMIT),
+                         "one image (the request names no media type)")
+            return tokens
+    return _google_media(mime, None, uri)
+
+
+def _google_media(mime: str, payload: str | None, uri: str | None) -> float:
+    """Gemini's published media rules; by URI (no bytes) a guess: one image, one page, a minute."""
     if mime.startswith("image/"):
-        return google_image_tokens(*image_dims(payload))
+        return image_tokens(payload, uri, google_image_tokens, _IMAGE_RULE, _G_LOW_RESOLUTION)
     if mime == "application/pdf":
+        if payload is None:
+            return guess_pages(uri, _G_PDF_PAGE, _G_LOW_RESOLUTION, _G_PDF_PAGE, _G_PDF_PAGES)
         return _G_PDF_PAGE * pdf_pages_b64(payload)
     if mime.startswith("audio/"):
-        seconds = audio_seconds_b64(payload) if payload else _G_UNKNOWN_AUDIO_SECONDS
-        return math.ceil(_G_AUDIO_SECOND * seconds)
+        return media_seconds_tokens(payload, uri, video=False, per_second=_G_AUDIO_SECOND,
+                                    limit=_G_AUDIO_LIMIT)
     if mime.startswith("video/"):
-        return math.ceil(_G_VIDEO_SECOND * video_seconds_b64(payload))
-    return count_text(b64_bytes(payload).decode("utf-8", "replace")) if payload else 0
+        return media_seconds_tokens(payload, uri, video=True, per_second=_G_VIDEO_SECOND,
+                                    limit=_G_VIDEO_LIMIT, least=_G_LOW_RESOLUTION)
+    if payload is None:
+        note_unknown(uri, "file", 0, 0, math.ceil(_G_VIDEO_SECOND * _G_VIDEO_LIMIT),
+                     f"nothing ({mime} by URI: its contents are not in the request)")
+        return 0
+    return count_text(b64_bytes(payload).decode("utf-8", "replace"))

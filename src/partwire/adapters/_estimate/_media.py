@@ -15,18 +15,27 @@ import math
 import re
 import struct
 import zlib
+from collections.abc import Callable
 
 from partwire._memo import memo
+from partwire.adapters._estimate._guess import (
+    UNKNOWN_SECONDS,
+    guess_duration,
+    guess_image,
+    guess_seconds,
+)
 
 __all__ = [
     "anthropic_image_tokens",
     "audio_seconds",
     "audio_seconds_b64",
+    "audio_seconds_safe",
     "b64_bytes",
     "b64_size",
     "google_image_tokens",
-    "image_dims",
     "image_size",
+    "image_tokens",
+    "media_seconds_tokens",
     "openai_image_tokens",
     "pdf_info_b64",
     "pdf_pages",
@@ -366,10 +375,6 @@ def pdf_text_chars(data: bytes) -> int | None:
     return total if seen else None
 
 
-# An image whose size cannot be read (a URL, a file id) is counted as this size.
-_UNKNOWN_IMAGE = (512, 512)
-
-
 def anthropic_image_tokens(width: int, height: int) -> int:
     """What Claude bills for an image: whole 28x28-px patches plus 3, after fitting the long edge
     to 1568 px and the area to that of 1092x1092 (published).
@@ -421,12 +426,19 @@ def google_image_tokens(width: int, height: int) -> int:
     return 258 * math.ceil(width / 768) * math.ceil(height / 768)
 
 
-def image_dims(payload: str | None) -> tuple[int, int]:
+def image_tokens(payload: str | None, key: str | None, formula: Callable[[int, int], float],
+                 rule: tuple[str, ...], floor: float | None = None) -> float:
+    """``formula``'s tokens for an image: its size read from ``payload``'s header, else a guess.
+
+    ``key`` is the image's URL or file id when the request holds no bytes; an inline image
+    whose header cannot be read is guessed under its payload.
+    """
     if payload:
         size = image_size(b64_bytes(payload, _HEADER_BYTES))
         if size is not None:
-            return size
-    return _UNKNOWN_IMAGE
+            return formula(*size)
+        key = payload
+    return guess_image(key, formula, rule, floor)
 
 
 def pdf_pages_b64(payload: str | None) -> int:
@@ -457,44 +469,70 @@ def pdf_info_b64(payload: str | None) -> tuple[int, int]:
     return found
 
 
-def audio_seconds_b64(payload: str | None) -> float:
-    if not payload:
-        return 0.0
-    known = _SECONDS.get(payload)
-    if known is None:
-        seconds = audio_seconds(b64_bytes(payload))
-        # Unknown containers: 16 kB a second (128 kbit/s).
-        known = _remember(payload, seconds if seconds is not None else b64_size(payload) / 16_000)
-    return known
-
-
-# Durations read from payloads, remembered like _INFO (a clip is decoded whole to be read).
-_SECONDS: dict[str, float] = memo({})
-
-
-def _remember(payload: str, seconds: float) -> float:
-    if len(_SECONDS) >= _INFO_LIMIT:
-        _SECONDS.clear()
-    _SECONDS[payload] = seconds
-    return seconds
-
-
-# A video whose duration cannot be read (a URL, a file id, an unknown container) is counted as
-# this many seconds, and one whose container is unknown by its size at this many bytes a second
-# (about 2 Mbit/s, a typical 720p H.264 upload).
-UNKNOWN_VIDEO_SECONDS = 60.0
+# Durations read from payloads, remembered like _INFO (a clip is decoded whole to be read), with
+# whether the header said it (False: the length was taken from the payload's size).
+_SECONDS: dict[str, tuple[float, bool]] = memo({})
+# Audio whose container cannot be read is taken at 16 kB a second (128 kbit/s); video at 250 kB
+# a second (about 2 Mbit/s, a typical 720p H.264 upload).
+_AUDIO_BYTES_PER_SECOND = 16_000
 _VIDEO_BYTES_PER_SECOND = 250_000
 
 
-def video_seconds_b64(payload: str | None) -> float:
-    if not payload:
-        return UNKNOWN_VIDEO_SECONDS
+def _read_seconds(payload: str, video: bool) -> tuple[float, bool]:
     known = _SECONDS.get(payload)
     if known is None:
-        seconds = video_seconds(b64_bytes(payload))
-        known = _remember(payload, seconds if seconds is not None
-                          else max(1.0, b64_size(payload) / _VIDEO_BYTES_PER_SECOND))
+        data = b64_bytes(payload)
+        try:
+            seconds = video_seconds(data) if video else audio_seconds(data)
+        except (ValueError, IndexError, struct.error, OverflowError, ZeroDivisionError):
+            seconds = None  # a bad header is an unknown duration, never an error
+        if seconds is None and video:
+            seconds = audio_seconds_safe(data)
+        if seconds is not None and not (0 < seconds < 1e7):
+            seconds = None
+        if seconds is None:
+            rate = _VIDEO_BYTES_PER_SECOND if video else _AUDIO_BYTES_PER_SECOND
+            known = (max(1.0, b64_size(payload) / rate), False)
+        else:
+            known = (seconds, True)
+        if len(_SECONDS) >= _INFO_LIMIT:
+            _SECONDS.clear()
+        _SECONDS[payload] = known
     return known
+
+
+def audio_seconds_safe(data: bytes) -> float | None:
+    """:func:`audio_seconds` that answers None for a header it cannot make sense of."""
+    try:
+        return audio_seconds(data)
+    except (ValueError, IndexError, struct.error, OverflowError, ZeroDivisionError):
+        return None
+
+
+def media_seconds_tokens(payload: str | None, key: str | None, *, video: bool,
+                         per_second: float, limit: float, least: float | None = None) -> float:
+    """Tokens of audio or video at ``per_second``: its length read from its header, else guessed.
+
+    With no payload (a URI, a file id) the length is the hint's or a minute; with a payload
+    whose header cannot be read it is taken from the payload's size. Either is a guess.
+    """
+    kind = "video" if video else "audio"
+    if not payload:
+        return guess_duration(key, kind, per_second, limit, least)
+    seconds, read = _read_seconds(payload, video)
+    if read:
+        return math.ceil(per_second * seconds)
+    return guess_seconds(payload, kind, seconds, per_second, limit)
+
+
+def audio_seconds_b64(payload: str | None) -> float:
+    """The seconds of base64 audio: from its header, else from its size (128 kbit/s)."""
+    return _read_seconds(payload, False)[0] if payload else 0.0
+
+
+def video_seconds_b64(payload: str | None) -> float:
+    """The seconds of base64 video: from its header, else from its size (2 Mbit/s); no data: 60."""
+    return _read_seconds(payload, True)[0] if payload else UNKNOWN_SECONDS
 
 
 # The text layer of a PDF, read as characters, at the o200k rate of English prose.

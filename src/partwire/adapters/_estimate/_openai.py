@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from partwire.adapters._estimate._guess import guess_pages, note_server_tool
 from partwire.adapters._estimate._media import (
-    audio_seconds_b64,
     b64_bytes,
-    image_dims,
+    image_tokens,
+    media_seconds_tokens,
     openai_image_tokens,
     pdf_info_b64,
     pdf_text_tokens,
@@ -95,6 +96,13 @@ _O_PDF_PAGE = 220
 # Audio input is 1 token per 100 ms (OpenAI's audio and realtime guides); the corpus's two
 # requests bill 25 audio tokens for 2.6 s of MP3 (usage details).
 _O_AUDIO_SECOND = 10.0
+# The longest audio input a request takes (about 25 MB of audio; taken as an hour): the upper
+# bound of a clip whose length could not be read.
+_O_AUDIO_LIMIT = 3600.0
+# A PDF by file id or URL: at most 100 pages (File inputs guide); a dense page's text layer
+# is taken as at most 1,000 tokens.
+_O_PDF_PAGES = 100
+_O_PAGE_TEXT_HIGH = 1000
 
 
 def estimate_openai_chat_body(body: Mapping[str, Any]) -> int:
@@ -124,10 +132,34 @@ def estimate_openai_chat_body(body: Mapping[str, Any]) -> int:
     functions = [t.get("function") if t.get("type") == "function" else t
                  for t in seq(body.get("tools")) if isinstance(t, dict)]
     _openai_tools([f for f in functions if isinstance(f, dict)], tally)
+    if functions and _HARMONY.match(model):
+        effort = body.get("reasoning_effort")
+        tally.add_text(_harmony_system(effort if isinstance(effort, str) else "medium"))
     fmt = body.get("response_format")
     if isinstance(fmt, dict) and isinstance(fmt.get("json_schema"), dict):
         _openai_schema(fmt["json_schema"], tally)
     return tally.total(1.0)
+
+
+# The reasoning models (gpt-5, the o-series, gpt-oss) read their prompt in OpenAI's published
+# "harmony" format. Through Chat Completions, a request with tools is billed its system message
+# as well: the model's identity, knowledge cutoff, date, reasoning effort, the valid channels,
+# and the line sending tool calls to the commentary channel (harmony's documented rendering).
+# Without tools it is not billed: the corpus's gpt-5 requests without tools are exact by the
+# cookbook framing alone, and its one with tools was 71 tokens short, the length of this text.
+# The Responses API bills none of it (the same request there is within its framing).
+_HARMONY = re.compile(r"^(?:gpt-5|gpt-oss|o\d)")
+_HARMONY_SYSTEM = (
+    "You are ChatGPT, a large language model trained by OpenAI.\n"
+    "Knowledge cutoff: 2024-06\n"
+    "Current date: 2025-06-28\n\n"
+    "Reasoning: {effort}\n\n"
+    "# Valid channels: analysis, commentary, final. Channel must be included for every message.\n"
+    "Calls to these tools must go to the commentary channel: 'functions'.")
+
+
+def _harmony_system(effort: str) -> str:
+    return _HARMONY_SYSTEM.format(effort=effort)
 
 
 def _openai_tools(functions: Sequence[Mapping[str, Any]], tally: Tally) -> None:
@@ -159,14 +191,23 @@ def _openai_part(part: Any, tally: Tally, model: str, *, responses: bool) -> Non
         url = image.get("url") if isinstance(image, dict) else image
         detail = image.get("detail") if isinstance(image, dict) else part.get("detail")
         data = split_data_url(url) if isinstance(url, str) else None
-        width, height = image_dims(data[1] if data else None)
-        tally.fixed += openai_image_tokens(width, height, detail, model)
+        key = url if isinstance(url, str) and data is None else part.get("file_id")
+        detail_text = detail if isinstance(detail, str) else None
+
+        def formula(width: int, height: int) -> int:
+            return openai_image_tokens(width, height, detail_text, model)
+
+        tally.fixed += image_tokens(data[1] if data else None, key if isinstance(key, str) else None,
+                                    formula, ("openai", str(detail_text), model))
     elif kind in ("file", "input_file"):
         file = obj(part.get("file")) if kind == "file" else part
         _openai_file(file, tally, responses=responses)
     elif kind == "input_audio":
         audio = obj(part.get("input_audio"))
-        tally.fixed += math.ceil(_O_AUDIO_SECOND * audio_seconds_b64(audio.get("data")))
+        data = audio.get("data")
+        tally.fixed += media_seconds_tokens(data if isinstance(data, str) else None, None,
+                                            video=False, per_second=_O_AUDIO_SECOND,
+                                            limit=_O_AUDIO_LIMIT)
     else:
         tally.add_text(part)
 
@@ -182,6 +223,13 @@ def _openai_file(file: Mapping[str, Any], tally: Tally, *, responses: bool) -> N
     name = str(file.get("filename", "")).lower()
     if payload and media_type not in ("", "application/pdf") and not name.endswith(".pdf"):
         tally.add_text(b64_bytes(payload).decode("utf-8", "replace"))
+        return
+    if not payload:
+        key = next((v for k in ("file_id", "file_url") if isinstance(v := file.get(k), str)), None)
+        page = _R_FILE if responses else _O_PDF_PAGE
+        low = _R_FILE if responses else _O_PDF_PAGE
+        tally.fixed += guess_pages(key, page, low, _O_PAGE_TEXT_HIGH + (0 if responses else page),
+                                   _O_PDF_PAGES)
         return
     pages, chars = pdf_info_b64(payload)
     tally.text += pdf_text_tokens(chars)
@@ -233,6 +281,11 @@ def estimate_openai_responses_body(body: Mapping[str, Any]) -> int:
     functions = [t for t in seq(body.get("tools"))
                  if isinstance(t, dict) and t.get("type") == "function"]
     _openai_tools(functions, tally)
+    for index, tool in enumerate(seq(body.get("tools"))):
+        if isinstance(tool, dict) and tool.get("type") not in ("function", "custom", None):
+            # A hosted tool (web search, file search, image generation, ...): OpenAI publishes
+            # no count for its instructions, and what its calls read is not in the request.
+            note_server_tool(index, str(tool.get("type")), 0)
     text = body.get("text")
     fmt = text.get("format") if isinstance(text, dict) else None
     if isinstance(fmt, dict) and fmt.get("type") == "json_schema":

@@ -14,10 +14,15 @@ from typing import Any
 from partwire.adapters._estimate import (
     Tally,
     anthropic_image_tokens,
+    b64_bytes,
+    b64_size,
     claude_tool_prompt,
-    image_dims,
+    image_tokens,
+    media_seconds_tokens,
+    note_unknown,
     obj,
-    pdf_pages_b64,
+    pdf_info_b64,
+    pdf_text_tokens,
     seq,
 )
 from partwire.adapters.bedrock._wire import blob_text
@@ -38,62 +43,82 @@ _LLAMA_FRAMING = 1 + 4 + 5
 _LLAMA_MESSAGE = 5
 _LLAMA_DATES = 17
 _LLAMA_DATED = ("meta.llama3-1", "meta.llama3-2", "meta.llama3-3")
-_FAMILIES = {"claude": (1.12, 7, 3, 0), "nova": (1.0, 3, 3, 390),
-             "llama": (1.0, _LLAMA_FRAMING, _LLAMA_MESSAGE, 86), "other": (1.0, 7, 3, 86)}
+# Mistral publishes its chat template (mistral-common): <s>, [INST] and [/INST] around each
+# user turn, and the tools as one JSON list of OpenAI-style function objects between
+# [AVAILABLE_TOOLS] and [/AVAILABLE_TOOLS]: no instructions beyond the definitions themselves.
+# Nova's request framing was fitted on the fitted part of the corpus (a bare question is billed
+# as its text alone); Amazon publishes no template for Nova or Titan.
+_FAMILIES = {"claude": (1.12, 7, 3, 0), "nova": (1.0, 0, 3, 393),
+             "llama": (1.0, _LLAMA_FRAMING, _LLAMA_MESSAGE, 86), "mistral": (1.0, 3, 2, 2),
+             "other": (1.0, 7, 3, 86)}
 _TOOL_EACH = 6
 _TOOL_USE = 10
 _TOOL_RESULT = 6
+# Documents. Converse reads a document's text and gives the model that ("Converse Document
+# Chat"), for every family; only Claude with citations enabled on the document is shown each
+# page as an image as well ("Claude PDF Chat"): Anthropic's PDF support page, Amazon Bedrock
+# section (about 1,000 tokens for a 3-page PDF without citations, 7,000 with). A document
+# block adds its name and format around the text (a few tokens).
 _PDF_PAGE = 1550
+_DOCUMENT = 6
+_TEXT_FORMATS = frozenset({"txt", "md", "csv", "html"})
+# Word and Excel files are zip or OLE containers whose text cannot be read without parsing them:
+# counted as one token per 6 bytes (compressed text) and reported as a guess up to a token a byte.
+_OFFICE_BYTES_PER_TOKEN = 6
+# Video (Nova): no per-second rule was found published for Converse; a clip is counted at
+# Gemini's published rate (a frame a second plus its audio) and always reported as a guess.
+_VIDEO_SECOND = 263.0
+_VIDEO_LIMIT = 3600.0
+_IMAGE_RULE = ("anthropic",)
 
 
 def estimate_request_tokens(body: Mapping[str, Any]) -> int:
     """Estimated input tokens of a Converse request body (``client.converse`` kwargs or JSON)."""
     model = str(body.get("modelId") or "").lower()
     family = "claude" if "anthropic." in model or "claude" in model else (
-        "nova" if "amazon.nova" in model else "llama" if "meta.llama3" in model else "other")
+        "nova" if "amazon.nova" in model else "llama" if "meta.llama3" in model
+        else "mistral" if "mistral." in model else "other")
     ratio, framing, per_message, tool_prompt = _FAMILIES[family]
     tally = Tally(framing)
+    visual = family == "claude"
     if family == "llama":
         dated = any(name in model for name in _LLAMA_DATED)
         if dated or seq(body.get("system")):
             tally.fixed += _LLAMA_MESSAGE + (_LLAMA_DATES if dated else 0)
     for block in seq(body.get("system")):
-        _block(block, tally)
+        _block(block, tally, visual)
     for index, message in enumerate(seq(body.get("messages"))):
         tally.fixed += per_message if index else 0
         for block in seq(obj(message).get("content")):
-            _block(block, tally)
+            _block(block, tally, visual)
     tools = seq(obj(body.get("toolConfig")).get("tools"))
     if tools:
         if family == "claude":
             choice = obj(obj(body.get("toolConfig")).get("toolChoice"))
             tool_prompt = claude_tool_prompt(model, forced="any" in choice or "tool" in choice)
         tally.fixed += tool_prompt
-        for tool in tools:
-            spec = obj(obj(tool).get("toolSpec"))
-            if spec:
+        specs = [spec for tool in tools if (spec := obj(obj(tool).get("toolSpec")))]
+        if family == "mistral":
+            tally.add_text([{"type": "function", "function": {
+                "name": spec.get("name"), "description": spec.get("description"),
+                "parameters": obj(spec.get("inputSchema")).get("json")}} for spec in specs])
+        else:
+            for spec in specs:
                 tally.fixed += _TOOL_EACH
                 tally.add_text({"name": spec.get("name"), "description": spec.get("description"),
                                 "input_schema": obj(spec.get("inputSchema")).get("json")})
     return tally.total(ratio)
 
 
-def _block(block: Any, tally: Tally) -> None:
+def _block(block: Any, tally: Tally, visual: bool) -> None:
+    """One content block; ``visual``: a Claude model, which may see a PDF's pages."""
     if not isinstance(block, dict):
         return
     for kind, member in block.items():
         if kind == "text":
             tally.add_text(member)
-        elif kind in ("image", "document"):
-            source = obj(obj(member).get("source"))
-            data = source.get("bytes")
-            text = blob_text(data) if isinstance(data, bytes | bytearray | str) else None
-            if kind == "image":
-                tally.fixed += anthropic_image_tokens(*image_dims(text))
-            elif "text" in source:
-                tally.add_text(source["text"])
-            else:
-                tally.fixed += _PDF_PAGE * pdf_pages_b64(text)
+        elif kind in ("image", "document", "video"):
+            _media(kind, obj(member), tally, visual)
         elif kind == "toolUse":
             tally.fixed += _TOOL_USE
             tally.add_text(obj(member).get("name"))
@@ -107,7 +132,7 @@ def _block(block: Any, tally: Tally) -> None:
                     elif "json" in item:
                         tally.add_text(item["json"])
                     else:
-                        _block(item, tally)
+                        _block(item, tally, visual)
         elif kind == "reasoningContent":
             tally.add_text(obj(obj(member).get("reasoningText")).get("text"))
         elif kind == "guardContent":
@@ -116,3 +141,52 @@ def _block(block: Any, tally: Tally) -> None:
             for item in seq(obj(member).get("content")):
                 tally.add_text(obj(item).get("text"))
         # cachePoint and unknown members carry no tokens of their own
+
+
+def _media(kind: str, member: Mapping[str, Any], tally: Tally, visual: bool) -> None:
+    source = obj(member.get("source"))
+    data = source.get("bytes")
+    payload = blob_text(data) if isinstance(data, bytes | bytearray | str) and data else None
+    s3 = obj(source.get("s3Location")).get("uri")
+    key = s3 if isinstance(s3, str) else None
+    if kind == "image":
+        tally.fixed += image_tokens(payload, key, anthropic_image_tokens, _IMAGE_RULE)
+    elif kind == "video":
+        tokens = media_seconds_tokens(payload, key, video=True, per_second=_VIDEO_SECOND,
+                                      limit=_VIDEO_LIMIT)
+        if payload is not None:
+            note_unknown(payload, "video", tokens, 0, _VIDEO_SECOND * _VIDEO_LIMIT,
+                         "Gemini's rate of 263 tokens a second (Converse publishes none)")
+        tally.fixed += tokens
+    else:
+        _document(member, source, payload, key, tally, visual)
+
+
+def _document(member: Mapping[str, Any], source: Mapping[str, Any], payload: str | None,
+              key: str | None, tally: Tally, visual: bool) -> None:
+    tally.fixed += _DOCUMENT
+    tally.add_text(member.get("name"))
+    fmt = str(member.get("format") or "").lower()
+    if "text" in source:
+        tally.add_text(source["text"])
+    elif isinstance(source.get("content"), list):
+        for item in source["content"]:
+            tally.add_text(obj(item).get("text"))
+    elif payload is None:
+        # By S3 location: nothing of it is in the request.
+        note_unknown(key, "document", 0, 0, 100 * (_PDF_PAGE + 1000),
+                     "nothing (a document by S3 location: its text is not in the request)")
+    elif fmt in _TEXT_FORMATS:
+        tally.add_text(b64_bytes(payload).decode("utf-8", "replace"))
+    elif fmt == "pdf" or (not fmt and payload.startswith("JVBER")):
+        pages, chars = pdf_info_b64(payload)
+        tally.text += pdf_text_tokens(chars)
+        cited = obj(member.get("citations")).get("enabled") is True
+        if visual and cited:
+            tally.fixed += _PDF_PAGE * pages
+    else:
+        size = b64_size(payload)
+        tokens = size / _OFFICE_BYTES_PER_TOKEN
+        note_unknown(payload, "document", tokens, 0, size,
+                     f"{fmt or 'a'} file of {size:,} bytes at {_OFFICE_BYTES_PER_TOKEN} bytes a token")
+        tally.fixed += tokens
