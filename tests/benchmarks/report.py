@@ -43,7 +43,7 @@ used where two pure computations are compared on a shared machine.
 
 A target is judged on the **median of three runs**. The runner makes three passes over each
 module's figures (inputs are built once, on the first pass), so the three readings of a figure
-are minutes apart, not back to back: **value** is the median, **spread** is (largest - smallest)
+are a whole pass of its module apart, not back to back: **value** is the median, **spread** is (largest - smallest)
 / median of the three, and **held** says whether the median is at or under the target. A figure
 measured in one pass that is long (the growth figures, where a history of 100,000 events is
 built once) takes its three readings inside the pass. Counts that do not move between runs (how
