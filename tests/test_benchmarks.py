@@ -30,12 +30,14 @@ HISTORY = agent_history(400)
 
 
 def test_agent_history_is_deterministic_and_sized() -> None:
+    """The same size and seed give the same history; another seed gives another."""
     assert len(HISTORY) == 400
     assert dumps(agent_history(400)) == dumps(HISTORY)
     assert dumps(agent_history(400, seed=8)) != dumps(HISTORY)
 
 
 def test_agent_history_has_the_promised_traffic() -> None:
+    """Images, signed thinking, one to three parallel calls, 0.7-4.5 KB tool outputs, errors."""
     users = [e for e in HISTORY if isinstance(e, UserMessage)]
     assert any(isinstance(p, ImagePart) for u in users for p in u.parts)
     calling = [e for e in HISTORY if isinstance(e, AssistantMessage) and e.stop_reason == "tool_use"]
@@ -53,6 +55,7 @@ def test_agent_history_has_the_promised_traffic() -> None:
 
 @pytest.mark.parametrize("dicts", [False, True], ids=["models", "typeddicts"])
 def test_plain_mirror_reads_every_line_to_the_same_json(dicts: bool) -> None:
+    """The load target's yardstick reads every bench line back to the same JSON."""
     # The bench compares partwire with these mirrors; they must take the same lines, whole.
     adapter = plain_event_adapter(dicts=dicts)
     lines = dumps([*HISTORY, *example_history()]).splitlines()
@@ -62,6 +65,7 @@ def test_plain_mirror_reads_every_line_to_the_same_json(dicts: bool) -> None:
 
 
 def test_plain_mirror_checks_tags() -> None:
+    """The yardstick validates its tags, as partwire does (it is no bare dict parse)."""
     adapter = plain_event_adapter()
     line = json.loads(dumps([HISTORY[1]]))
     line["role"] = "robot"

@@ -56,7 +56,8 @@ def main(argv: list[str]) -> int:
             continue
         module = importlib.import_module(f"tests.benchmarks.bench_{short}")
         print(f"running bench_{short} ({RUNS} runs) ...", file=sys.stderr, flush=True)
-        figures.update(measure_module(module.FIGURES))
+        figures.update(measure_module(module.FIGURES,
+                                      log=lambda line: print(line, file=sys.stderr, flush=True)))
         ran.append(short)
     print(table(figures))
     meta: dict[str, Any] = {"runs": RUNS, "python": platform.python_version(),

@@ -11,8 +11,8 @@ A bench module exports ``FIGURES``, a list of:
   session) and returns their rows.
 
 Every figure is measured three times: the runner makes three passes over a module's figures
-(inputs built once, on the first pass), so the three readings are minutes apart and a burst of
-load on the shared machine moves one of them, not all three. The value is the median; a target
+(inputs built once, on the first pass), so the three readings of a figure are a whole pass of
+its module apart, and a burst of load on the shared machine moves one of them, not all three. The value is the median; a target
 holds when the median is at or under it. A figure declared ``runs=1`` is a count that does not
 move (exactness, memory) and is read once. Each pass times a third of the rounds one reading
 took before the runner (best of 3 alternating rounds rather than 9), so a whole run takes about
