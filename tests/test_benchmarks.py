@@ -22,7 +22,7 @@ from partwire import (
 )
 from partwire.cli._example import example_history
 from partwire.codec import dumps
-from tests.benchmarks._runner import RUNS, Figure, Pass, Timed, judge, measure_module
+from tests.benchmarks._runner import RUNS, Figure, Pass, Timed, alternate, judge, measure_module
 from tests.benchmarks.agent_history import agent_history
 from tests.benchmarks.plain_mirror import plain_event_adapter
 
@@ -180,3 +180,12 @@ def test_every_bench_module_declares_figures_with_unique_names() -> None:
         assert all(isinstance(f, Figure | Pass) for f in module.FIGURES), short
         names += [f.name for f in module.FIGURES if isinstance(f, Figure)]
     assert len(names) == len(set(names))
+
+
+def test_the_peer_may_be_called_fewer_times_a_round() -> None:
+    """``peer_calls`` sets the peer's calls per round apart from partwire's."""
+    calls: list[str] = []
+    alternate(Timed(lambda: calls.append("ours"), lambda: calls.append("peer"),
+                                 calls=5, peer_calls=1, rounds=2))
+    assert calls.count("ours") == 10
+    assert calls.count("peer") == 2

@@ -49,7 +49,11 @@ class Timed:
     peer: Callable[[], object] | None = None
     """The peer's or the baseline's call; ``None`` times ``ours`` alone (the figure is its time)."""
     calls: int = 1
-    """Calls of each per round, so a call of microseconds is not lost in the timer's grain."""
+    """Calls of each per round, so a short call is not lost in the timer's grain or in one
+    interruption by another process."""
+    peer_calls: int | None = None
+    """Calls of the peer per round where they differ from ``calls`` (a peer a hundred times
+    slower than partwire needs one call where partwire needs many)."""
     rounds: int = 3
     """Alternating rounds per reading; the best round of each side counts."""
     cpu: bool = False
@@ -98,6 +102,7 @@ def alternate(timed: Timed) -> tuple[float, float]:
     """Best seconds per call of ``timed.ours`` and ``timed.peer``, run alternately so a burst of
     load hits both alike, with the garbage collector off inside the rounds."""
     clock = time.process_time if timed.cpu else time.perf_counter
+    peer_calls = timed.calls if timed.peer_calls is None else timed.peer_calls
     best_ours = best_peer = float("inf")
     gc.collect()
     gc.disable()
@@ -108,11 +113,11 @@ def alternate(timed: Timed) -> tuple[float, float]:
                 timed.ours()
             middle = clock()
             if timed.peer is not None:
-                for _ in range(timed.calls):
+                for _ in range(peer_calls):
                     timed.peer()
             end = clock()
             best_ours = min(best_ours, (middle - start) / timed.calls)
-            best_peer = min(best_peer, (end - middle) / timed.calls)
+            best_peer = min(best_peer, (end - middle) / peer_calls)
     finally:
         gc.enable()
     return best_ours, best_peer
