@@ -166,8 +166,10 @@ def test_the_results_file_has_meta_and_figures_and_a_missed_median_fails(
     assert set(results) == {"meta", "figures"}
     assert results["meta"]["modules"] == ["fake"]
     assert results["meta"]["runs"] == RUNS
+    assert len(results["meta"]["load"]["fake"]) == 2  # the load average at its start and end
     row = results["figures"]["fake.ratio"]
     assert (row["value"], row["target"], row["held"], row["peer"]) == (1.0, 0.5, False, "a loop")
+    assert row["module"] == "fake"
 
 
 def test_every_bench_module_declares_figures_with_unique_names() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import importlib
 import json
+import os
 import pkgutil
 import platform
 import sys
@@ -51,22 +52,28 @@ def main(argv: list[str]) -> int:
         raise SystemExit(f"no bench module {', '.join(sorted(unknown))}; there are {', '.join(modules())}")
     figures: dict[str, dict[str, Any]] = {}
     ran: list[str] = []
+    load: dict[str, list[float]] = {}
     for short in modules():
         if wanted and short not in wanted:
             continue
         module = importlib.import_module(f"tests.benchmarks.bench_{short}")
         print(f"running bench_{short} ({RUNS} runs) ...", file=sys.stderr, flush=True)
-        figures.update(measure_module(module.FIGURES,
-                                      log=lambda line: print(line, file=sys.stderr, flush=True)))
+        before = os.getloadavg()[0]
+        rows = measure_module(module.FIGURES, log=lambda line: print(line, file=sys.stderr, flush=True))
+        figures.update({name: {**row, "module": short} for name, row in rows.items()})
+        # The machine's load average when the module started and ended: what else ran beside it.
+        load[short] = [round(before, 1), round(os.getloadavg()[0], 1)]
         ran.append(short)
     print(table(figures))
     meta: dict[str, Any] = {"runs": RUNS, "python": platform.python_version(),
                             "machine": platform.machine(),
-                            "date": datetime.date.today().isoformat(), "modules": ran}
+                            "date": datetime.date.today().isoformat(), "modules": ran,
+                            "cores": os.cpu_count(), "load": load}
     if merge and RESULTS.exists():
         old = json.loads(RESULTS.read_text())
         figures = {**old["figures"], **figures}
         meta["modules"] = sorted({*old["meta"]["modules"], *ran})
+        meta["load"] = {**old["meta"].get("load", {}), **load}
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps({"meta": meta, "figures": figures}, indent=2) + "\n")
     print(f"wrote {RESULTS}", file=sys.stderr)

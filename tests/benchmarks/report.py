@@ -90,10 +90,14 @@ def render(results: dict[str, Any]) -> str:
                   "below, not zero): " + ", ".join(f"`bench_{m}`" for m in missing) + "."]
     sections: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for name, row in figures.items():
-        sections.setdefault(name.split(".")[0], []).append((name, row))
+        sections.setdefault(row.get("module", name.split(".")[0]), []).append((name, row))
+    load = meta.get("load", {})
     for section, rows in sections.items():
-        lines += ["", f"### {section}", "",
-                  "| figure | value | unit | target | peer | spread | held |",
+        lines += ["", f"### {section}", ""]
+        if section in load:
+            lines += [f"Load average {load[section][0]} at the start, {load[section][1]} at the end, "
+                      f"on {meta['cores']} cores.", ""]
+        lines += ["| figure | value | unit | target | peer | spread | held |",
                   "|---|---:|---|---:|---|---:|---|"]
         for name, row in rows:
             spread = f"{row['spread']:.1%}" if "spread" in row and len(row.get("runs", [])) > 1 else ""
