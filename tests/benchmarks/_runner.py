@@ -16,7 +16,8 @@ its module apart, and a burst of load on the shared machine moves one of them, n
 holds when the median is at or under it. A figure declared ``runs=1`` is a count that does not
 move (exactness, memory) and is read once. Each pass times a third of the rounds one reading
 took before the runner (best of 3 alternating rounds rather than 9), so a whole run takes about
-as long as it did.
+as long as it did. Times are this process's CPU time unless a figure says otherwise (the store's,
+which wait for a disk or a server).
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ class Timed:
     slower than partwire needs one call where partwire needs many)."""
     rounds: int = 3
     """Alternating rounds per reading; the best round of each side counts."""
-    cpu: bool = False
-    """This process's CPU time rather than wall time (pure computation on a shared machine)."""
+    cpu: bool = True
+    """This process's CPU time, the default: both sides are pure computation, and on a shared
+    machine wall time counts the turns of other processes (false for a disk or a server)."""
     scale: float = 1.0
     """Multiplies a time measured alone (no ``peer``): ``1e6 / lines`` for microseconds a line."""
     detail: Mapping[str, Value] = field(default_factory=dict)
@@ -123,9 +125,10 @@ def alternate(timed: Timed) -> tuple[float, float]:
     return best_ours, best_peer
 
 
-def best_time(fn: Callable[[], object], *, repeat: int = 3) -> float:
-    """The fastest of ``repeat`` runs of ``fn``, in seconds, with the garbage collector off."""
-    return alternate(Timed(fn, rounds=repeat))[0]
+def best_time(fn: Callable[[], object], *, repeat: int = 3, cpu: bool = False) -> float:
+    """The fastest of ``repeat`` runs of ``fn``, in seconds (wall time unless ``cpu``), with the
+    garbage collector off."""
+    return alternate(Timed(fn, rounds=repeat, cpu=cpu))[0]
 
 
 def import_seconds(module: str, *, repeat: int = 5) -> float:
@@ -226,7 +229,8 @@ def measure_module(figures: Sequence[Figure | Pass], *, runs: int = RUNS,
         timed = prepared.get(item.name)
         extra: dict[str, Any] = dict(timed.detail) if timed is not None else {}
         for key, values in details.get(item.name, {}).items():
-            extra[key] = statistics.median(float(v) for v in values)
+            numeric = all(isinstance(v, int | float) for v in values)
+            extra[key] = statistics.median(float(v) for v in values) if numeric else values[-1]
         results[item.name] = judge(item.name, readings[item.name], unit=item.unit,
                                    target=item.target, peer=item.peer, digits=item.digits,
                                    extra=extra)

@@ -66,7 +66,7 @@ def _import(work: Path, history_file: Path, lines: list[bytes]) -> dict[str, dic
         read(history_file)
 
     # Ours and the bare run alternately, so the load of a shared machine hits both alike; best of each.
-    t_ours, t_bare = alternate(Timed(ours, bare, rounds=2))
+    t_ours, t_bare = alternate(Timed(ours, bare, rounds=2, cpu=False))
     t_codec = best_time(codec_only, repeat=1)
     # The other floor: full-text indexing of the texts the store indexes (its tokenizer, no stored
     # content, one transaction), alone, with nothing else written.

@@ -106,7 +106,7 @@ def _sqlite_rounds(n: int, events: list[HistoryEvent], work: Path, peer: _Peer) 
         session.close()
 
     rounds = 2 if n <= 10_000 else 1  # a pass of three: 6 and 3 in all (5 and 2 before)
-    t_ours, t_peer = alternate(Timed(ours_bulk, peer_bulk, rounds=rounds))
+    t_ours, t_peer = alternate(Timed(ours_bulk, peer_bulk, rounds=rounds, cpu=False))
     size_ours, size_peer = _disk(ours_db), _disk(peer_db)
     store = open_store(ours_db)
     session = peer.sqlite(peer_db)
@@ -120,7 +120,7 @@ def _sqlite_rounds(n: int, events: list[HistoryEvent], work: Path, peer: _Peer) 
         assert len(peer.run(session.get_items())) == n
         del loaded
         l_ours, l_peer = alternate(Timed(lambda: store.load("s"), lambda: peer.run(session.get_items()),
-                                         rounds=rounds + 1))
+                                         rounds=rounds + 1, cpu=False))
     finally:
         store.close()
         session.close()
@@ -158,7 +158,7 @@ def _loop_rounds(events: list[HistoryEvent], work: Path, peer: _Peer) -> Result:
             peer.run(session.add_items([item]))
         session.close()
 
-    t_ours, t_peer = alternate(Timed(ours, theirs, rounds=2))
+    t_ours, t_peer = alternate(Timed(ours, theirs, rounds=2, cpu=False))
     return {
         "store.peer.loop": {"value": round(t_ours / t_peer, 2), "unit": "x SQLiteSession",
                             "target": TARGETS["loop"]},
@@ -225,7 +225,7 @@ def _pg_rounds(n: int, events: list[HistoryEvent], base: str, peer: _Peer) -> Re
         state["peer"] = min(state.get("peer", float("inf")), time.perf_counter() - start)
         peer.run(session.engine.dispose())
 
-    alternate(Timed(ours, theirs, rounds=1))  # a pass of three: 3 in all
+    alternate(Timed(ours, theirs, rounds=1, cpu=False))  # a pass of three: 3 in all
     return {
         f"store.peer.pg.bulk.{n}": {"value": round(state["ours"] / state["peer"], 2),
                                     "unit": "x SQLAlchemySession", "target": TARGETS["pg_bulk"]},
