@@ -38,8 +38,8 @@ time).
 `nox -s bench` runs every module of `tests/benchmarks/` through one runner. Each module declares
 its figures (what to time, the peer, the target); the runner times partwire and the peer
 alternately, several rounds each, and keeps the best round of each side, so a burst of load from
-another process hits both alike. Times are wall-clock unless a figure says CPU time, which is
-used where two pure computations are compared on a shared machine.
+another process hits both alike. Times are this process's CPU time, except the store's figures
+(which wait for a disk or a database server) and the import and viewer times, in wall time.
 
 A target is judged on the **median of three runs**. The runner makes three passes over each
 module's figures (inputs are built once, on the first pass), so the three readings of a figure
@@ -62,10 +62,11 @@ values) and pytest-benchmark 5.3 (calibrated rounds, the minimum or the median) 
 two figures, each method three times in a row, on the two-core machine while other engineers'
 tests ran on it (load average 10 to 27). The spread of the three ratios each method gave:
 
-| method | `anthropic.to_wire.1000` | `codec.load.1000` (CPU time) | seconds per figure |
+| method | `anthropic.to_wire.1000` | `codec.load.1000` | seconds per figure |
 |---|---:|---:|---:|
-| the runner: median of three passes of best-of-3 rounds | 8% | 2% | 16-34 |
-| the loop before it: best of 9 rounds | 26% | 4% | 4-18 |
+| the runner: median of three passes of best-of-3 rounds, CPU time | 4% | 2% | 16-72 |
+| the same in wall time | 8% | | 16 |
+| the loop before it: best of 9 rounds (wall time; CPU time for the codec) | 26% | 4% | 4-18 |
 | pytest-benchmark, minimum | 31% | 5% | 13-64 |
 | pytest-benchmark, median | 37% | 38% | 13-64 |
 | pyperf `--fast`, median | 103% | 34% | 60-320 |
@@ -77,7 +78,8 @@ inputs, which makes it the slowest as well. pytest-benchmark also leaves the gar
 on, which charges the collection partwire's load pauses to the plain model it is compared with
 (its `codec.load.1000` read 0.75-0.78 against about 1.0 here). So the runner keeps its own
 alternating loop and takes the statistics it needs, a median and a spread, from the standard
-library.
+library. It times in this process's CPU time, which other processes' turns on the CPU do not
+inflate (the store's figures, which wait for a disk or a server, stay in wall time).
 """
 
 def _cell(value: Any) -> str:
