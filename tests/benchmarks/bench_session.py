@@ -50,10 +50,10 @@ def _cost(adapter: str, events: list[HistoryEvent], n: int, *, repeat: int) -> t
             s.append(*turn)
             return s.request()
 
-        best = min(best, best_time(turn_cost, repeat=1))
+        best = min(best, best_time(turn_cost, repeat=1, cpu=True))
     context = events[:start + len(turn)]
     with dry_run():
-        full = best_time(lambda: get_adapter(adapter).to_wire(context, model=model),
+        full = best_time(lambda: get_adapter(adapter).to_wire(context, model=model), cpu=True,
                          repeat=1 if n >= 10_000 else 2)  # a pass of three: 3 and 6 in all
     return best, full
 
