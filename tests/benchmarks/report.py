@@ -3,7 +3,7 @@
 ``python -m tests.benchmarks.report [RESULTS]`` reads ``docs/benchmarks.json`` (or ``RESULTS``,
 such as ``.bench/results.json`` after ``nox -s bench``; it is then copied to
 ``docs/benchmarks.json``) and writes the page. ``nox -s bench_docs`` does both. The page is
-generated: edit this module, never the page; ``tests/docs/test_benchmarks_page.py`` checks that
+generated: edit this module, never the page; ``tests/docs/test_no_diary.py`` checks that
 the committed page is what this module makes of the committed results.
 """
 
@@ -40,11 +40,14 @@ its figures (what to time, the peer, the target); the runner times partwire and 
 alternately, several rounds each, and keeps the best round of each side, so a burst of load from
 another process hits both alike. Times are this process's CPU time, except the store's figures
 (which wait for a disk or a database server) and the import and viewer times, in wall time.
+The load average at the start and end of each module is shown above its table: other work on
+the machine still moves CPU times a little, through the caches it shares.
 
 A target is judged on the **median of three runs**. The runner makes three passes over each
 module's figures (inputs are built once, on the first pass), so the three readings of a figure
-are a whole pass of its module apart, not back to back: **value** is the median, **spread** is (largest - smallest)
-/ median of the three, and **held** says whether the median is at or under the target. A figure
+are a whole pass of its module apart, not back to back: **value** is the median, **spread** is
+(largest - smallest) / median of the three, and **held** says whether the median is at or under
+the target. A figure
 measured in one pass that is long (the growth figures, where a history of 100,000 events is
 built once) takes its three readings inside the pass. Counts that do not move between runs (how
 many requests a library writes back exactly, bytes of memory held) are read once and show no
