@@ -103,7 +103,7 @@ def test_a_count_that_is_not_a_number_is_kept_as_read() -> None:
 
 
 def test_the_runner_measures_each_figure_three_times_and_a_count_once() -> None:
-    """A timed figure is read in three passes (its hook builds its inputs once), a count once."""
+    """A timed figure is read three times (its hook builds its inputs once), a count once."""
     built: list[int] = []
     counted: list[int] = []
     calls: list[str] = []

@@ -10,14 +10,14 @@ A bench module exports ``FIGURES``, a list of:
 - :class:`Pass`: a hook that measures several figures in one go (costs at two sizes, a browser
   session) and returns their rows.
 
-Every figure is measured three times: the runner makes three passes over a module's figures
-(inputs built once, on the first pass), so the three readings of a figure are a whole pass of
-its module apart, and a burst of load on the shared machine moves one of them, not all three. The value is the median; a target
-holds when the median is at or under it. A figure declared ``runs=1`` is a count that does not
-move (exactness, memory) and is read once. Each pass times a third of the rounds one reading
-took before the runner (best of 3 alternating rounds rather than 9), so a whole run takes about
-as long as it did. Times are this process's CPU time unless a figure says otherwise (the store's,
-which wait for a disk or a server).
+Every figure is measured three times, in a row, with its inputs built once and alive only
+while it is measured (a module's inputs kept alive together slowed the 1,000-event figures
+measured after the 10,000-event ones by up to a third). The value is the median of the three
+readings; a target holds when the median is at or under it. A figure declared ``runs=1`` is a
+count that does not move (exactness, memory) and is read once. Each reading times a third of
+the rounds one reading took before the runner (best of 3 alternating rounds rather than 9), so a
+whole run takes about as long as it did. Times are this process's CPU time unless a figure says
+otherwise (the store's, which wait for a disk or a server).
 """
 
 from __future__ import annotations

@@ -149,7 +149,8 @@ def _queries(work: Path, history_file: Path) -> dict[str, dict[str, float | str]
 
 def _measure() -> dict[str, dict[str, float | str]]:
     """One pass: import ratio and events per second, and the two query latencies over 100,000
-    events (each timing a third of what one reading took before the runner's three passes)."""
+    events, each timing a third of what one reading took before the runner (which runs this
+    pass three times)."""
     history = agent_history(IMPORT_EVENTS)
     data = dumps(history)
     with _directory() as work:

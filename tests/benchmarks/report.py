@@ -43,15 +43,16 @@ another process hits both alike. Times are this process's CPU time, except the s
 The load average at the start and end of each module is shown above its table: other work on
 the machine still moves CPU times a little, through the caches it shares.
 
-A target is judged on the **median of three runs**. The runner makes three passes over each
-module's figures (inputs are built once, on the first pass), so the three readings of a figure
-are a whole pass of its module apart, not back to back: **value** is the median, **spread** is
-(largest - smallest) / median of the three, and **held** says whether the median is at or under
-the target. A figure
-measured in one pass that is long (the growth figures, where a history of 100,000 events is
-built once) takes its three readings inside the pass. Counts that do not move between runs (how
-many requests a library writes back exactly, bytes of memory held) are read once and show no
-spread.
+A target is judged on the **median of three runs**. The runner reads each figure three times in
+a row, its inputs built once and alive only while it is measured (as an application holds one
+history at a time; a module's inputs kept alive together slowed the figures measured after them
+by up to a third): **value** is the median of the three readings, **spread** is (largest -
+smallest) / median, and **held** says whether the median is at or under the target. The three
+readings are seconds apart, so the spread shows the noise of one moment; a whole run repeated
+later moves by more. Modules measured in one go run that pass three times (the growth figures,
+where a history of 100,000 events is built once, take their three readings inside it). Counts
+that do not move between runs (how many requests a library writes back exactly, bytes of memory
+held) are read once and show no spread.
 
 These figures come from a shared two-core machine: expect a spread of several per cent, and
 more on figures of a few milliseconds. Rerun a single module with
@@ -67,7 +68,7 @@ tests ran on it (load average 10 to 27). The spread of the three ratios each met
 
 | method | `anthropic.to_wire.1000` | `codec.load.1000` | seconds per figure |
 |---|---:|---:|---:|
-| the runner: median of three passes of best-of-3 rounds, CPU time | 4% | 2% | 16-72 |
+| the runner: median of three readings of best-of-3 rounds, CPU time | 4% | 2% | 16-72 |
 | the same in wall time | 8% | | 16 |
 | the loop before it: best of 9 rounds (wall time; CPU time for the codec) | 26% | 4% | 4-18 |
 | pytest-benchmark, minimum | 31% | 5% | 13-64 |
