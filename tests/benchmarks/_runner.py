@@ -11,8 +11,7 @@ A bench module exports ``FIGURES``, a list of:
   session) and returns their rows.
 
 Every figure is measured three times, in a row, with its inputs built once and alive only
-while it is measured (a module's inputs kept alive together slowed the 1,000-event figures
-measured after the 10,000-event ones by up to a third). The value is the median of the three
+while it is measured, as each module measured one figure at a time before the runner. The value is the median of the three
 readings; a target holds when the median is at or under it. A figure declared ``runs=1`` is a
 count that does not move (exactness, memory) and is read once. Each reading times a third of
 the rounds one reading took before the runner (best of 3 alternating rounds rather than 9), so a
@@ -212,8 +211,8 @@ def measure_module(figures: Sequence[Figure | Pass], *, runs: int = RUNS,
                     for name, row in item.measure().items():
                         pass_rows.setdefault(name, []).append(row)
                 continue
-            # A figure's inputs are alive only while it is measured: kept across the whole module,
-            # they slowed the 1,000-event figures measured after them by up to a third.
+            # A figure's inputs are alive only while it is measured, so no figure is timed beside
+            # another's 10,000-event history.
             timed = item.timed() if item.timed is not None else None
             for run in range(min(runs, item.runs)):
                 value, times = _reading(item, timed)

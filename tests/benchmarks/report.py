@@ -44,9 +44,7 @@ The load average at the start and end of each module is shown above its table: o
 the machine still moves CPU times a little, through the caches it shares.
 
 A target is judged on the **median of three runs**. The runner reads each figure three times in
-a row, its inputs built once and alive only while it is measured (as an application holds one
-history at a time; a module's inputs kept alive together slowed the figures measured after them
-by up to a third): **value** is the median of the three readings, **spread** is (largest -
+a row, its inputs built once and alive only while it is measured: **value** is the median of the three readings, **spread** is (largest -
 smallest) / median, and **held** says whether the median is at or under the target. The three
 readings are seconds apart, so the spread shows the noise of one moment; a whole run repeated
 later moves by more. Modules measured in one go run that pass three times (the growth figures,
