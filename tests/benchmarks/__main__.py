@@ -64,16 +64,20 @@ def main(argv: list[str]) -> int:
         # The machine's load average when the module started and ended: what else ran beside it.
         load[short] = [round(before, 1), round(os.getloadavg()[0], 1)]
         ran.append(short)
+    # The variables that narrow what a module measures (PARTWIRE_GROWTH_N, ...), for the page.
+    settings = {k: v for k, v in os.environ.items() if k.startswith("PARTWIRE_")}
     print(table(figures))
     meta: dict[str, Any] = {"runs": RUNS, "python": platform.python_version(),
                             "machine": platform.machine(),
                             "date": datetime.date.today().isoformat(), "modules": ran,
-                            "cores": os.cpu_count(), "load": load}
+                            "cores": os.cpu_count(), "load": load,
+                            "env": {short: settings for short in ran if settings}}
     if merge and RESULTS.exists():
         old = json.loads(RESULTS.read_text())
         figures = {**old["figures"], **figures}
         meta["modules"] = sorted({*old["meta"]["modules"], *ran})
         meta["load"] = {**old["meta"].get("load", {}), **load}
+        meta["env"] = {**old["meta"].get("env", {}), **meta["env"]}
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps({"meta": meta, "figures": figures}, indent=2) + "\n")
     print(f"wrote {RESULTS}", file=sys.stderr)

@@ -107,6 +107,8 @@ def render(results: dict[str, Any]) -> str:
         if section in load:
             lines += [f"Load average {load[section][0]} at the start, {load[section][1]} at the end, "
                       f"on {meta['cores']} cores.", ""]
+        for key, value in meta.get("env", {}).get(section, {}).items():
+            lines += [f"Run with `{key}={value}`: figures it leaves out were not measured.", ""]
         lines += ["| figure | value | unit | target | peer | spread | held |",
                   "|---|---:|---|---:|---|---:|---|"]
         for name, row in rows:
