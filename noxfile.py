@@ -66,6 +66,14 @@ def bench(session: nox.Session) -> None:
 
 
 @nox.session
+def bench_docs(session: nox.Session) -> None:
+    """Regenerate docs/benchmarks.md from .bench/results.json (copied to docs/benchmarks.json);
+    run it after `nox -s bench` and commit both files."""
+    session.install("-e", ".")
+    session.run("python", "-m", "tests.benchmarks.report", ".bench/results.json")
+
+
+@nox.session
 def docs(session: nox.Session) -> None:
     """Build the docs site (mkdocs.yml) with every warning an error, and check that no page shows a
     raw Sphinx role; the pages' code runs in the tests."""

@@ -15,7 +15,7 @@ from partwire.adapters import ADAPTER_NAMES, WireFormatError, get_adapter
 from partwire.adapters._kernel import dry_run
 from partwire.codec import dumps, loads
 from partwire.errors import DecodeError
-from tests.benchmarks._timing import quiet_losses
+from tests.benchmarks._runner import quiet_losses
 from tests.benchmarks.agent_history import agent_history
 
 MODELS = {"anthropic": "claude-sonnet-4-5", "openai_chat": "gpt-4.1", "openai_responses": "gpt-4.1",

@@ -1,47 +1,87 @@
-"""Run every ``bench_*.py`` module, print a table, write ``.bench/results.json``.
+"""Run the bench modules, print the table, write ``.bench/results.json``.
 
-Each module exposes ``run() -> {name: {"value": ..., "unit": ..., "target"?: ...}}``; a result
-with a target is a ratio against a peer measured in the same run, and passes when at or under it.
-Exit status 1 when any target is missed.
+``python -m tests.benchmarks [--merge] [module ...]``: the modules named (without ``bench_``), or
+all of them. Each module declares ``FIGURES`` (see :mod:`tests.benchmarks._runner`); every figure
+is measured three times and judged on its median. ``--merge`` adds the figures measured to those
+already in the results file instead of replacing it (one module re-run after a change). Exit
+status 1 when the median of any figure misses its target.
 """
 
 from __future__ import annotations
 
+import datetime
 import importlib
 import json
+import os
 import pkgutil
+import platform
 import sys
 from pathlib import Path
+from typing import Any
 
 import tests.benchmarks as package
+from tests.benchmarks._runner import RUNS, measure_module
+
+RESULTS = Path(".bench/results.json")
+
+
+def modules() -> list[str]:
+    """Every bench module's short name (``anthropic`` for ``bench_anthropic``), sorted."""
+    return sorted(info.name.removeprefix("bench_") for info in pkgutil.iter_modules(package.__path__)
+                  if info.name.startswith("bench_"))
+
+
+def table(figures: dict[str, dict[str, Any]]) -> str:
+    """The printed table: median, spread of the three runs, target and verdict per figure."""
+    lines = [f"{'figure':46} {'median':>10} {'spread':>7}  {'unit':24} {'target':>7}  verdict"]
+    for name, row in figures.items():
+        spread = f"{row['spread']:.0%}" if "spread" in row else ""
+        target = row.get("target", "")
+        verdict = "" if "held" not in row else "ok" if row["held"] else "MISSED"
+        lines.append(f"{name:46} {row['value']!s:>10} {spread:>7}  {row['unit']!s:24} "
+                     f"{target!s:>7}  {verdict}")
+    return "\n".join(lines)
 
 
 def main(argv: list[str]) -> int:
-    """Run the benchmarks named in ``argv`` (module names without ``bench_``), or all of them."""
-    wanted = set(argv)
-    results: dict[str, dict[str, float | str]] = {}
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        short = info.name.removeprefix("bench_")
-        if not info.name.startswith("bench_") or (wanted and short not in wanted):
+    """Run the modules named in ``argv`` (or all), print the table, write the results file."""
+    merge = "--merge" in argv
+    wanted = [a for a in argv if a != "--merge"]
+    unknown = set(wanted) - set(modules())
+    if unknown:
+        raise SystemExit(f"no bench module {', '.join(sorted(unknown))}; there are {', '.join(modules())}")
+    figures: dict[str, dict[str, Any]] = {}
+    ran: list[str] = []
+    load: dict[str, list[float]] = {}
+    for short in modules():
+        if wanted and short not in wanted:
             continue
-        module = importlib.import_module(f"tests.benchmarks.{info.name}")
-        print(f"running {info.name} ...", file=sys.stderr, flush=True)
-        results.update(module.run())
-    missed = 0
-    print(f"{'benchmark':42} {'value':>10}  {'unit':22} {'target':>7}  verdict")
-    for name, r in results.items():
-        target = r.get("target")
-        verdict = ""
-        if isinstance(target, int | float):
-            ok = float(r["value"]) <= target
-            missed += not ok
-            verdict = "ok" if ok else "MISSED"
-        print(f"{name:42} {r['value']:>10}  {r['unit']!s:22} {target if target is not None else '':>7}  {verdict}")
-    out = Path(".bench/results.json")
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"wrote {out}", file=sys.stderr)
-    return 1 if missed else 0
+        module = importlib.import_module(f"tests.benchmarks.bench_{short}")
+        print(f"running bench_{short} ({RUNS} runs) ...", file=sys.stderr, flush=True)
+        before = os.getloadavg()[0]
+        rows = measure_module(module.FIGURES, log=lambda line: print(line, file=sys.stderr, flush=True))
+        figures.update({name: {**row, "module": short} for name, row in rows.items()})
+        # The machine's load average when the module started and ended: what else ran beside it.
+        load[short] = [round(before, 1), round(os.getloadavg()[0], 1)]
+        ran.append(short)
+    # The variables that narrow what a module measures (PARTWIRE_GROWTH_N, ...), for the page.
+    settings = {k: v for k, v in os.environ.items() if k.startswith("PARTWIRE_")}
+    print(table(figures))
+    meta: dict[str, Any] = {"runs": RUNS, "python": platform.python_version(),
+                            "machine": platform.machine(),
+                            "date": datetime.date.today().isoformat(), "modules": ran,
+                            "cores": os.cpu_count(), "load": load,
+                            "env": {short: settings for short in ran if settings}}
+    if merge and RESULTS.exists():
+        old = json.loads(RESULTS.read_text())
+        figures = {**old["figures"], **figures}
+        meta["modules"] = sorted({*old["meta"]["modules"], *ran})
+        meta["load"] = {**old["meta"].get("load", {}), **load}
+        meta["env"] = {**old["meta"].get("env", {}), **meta["env"]}
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps({"meta": meta, "figures": figures}, indent=2) + "\n")
+    print(f"wrote {RESULTS}", file=sys.stderr)
+    return 1 if any(row.get("held") is False for row in figures.values()) else 0
 
 
 if __name__ == "__main__":

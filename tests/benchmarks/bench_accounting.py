@@ -16,6 +16,7 @@ Run with ``python -m tests.benchmarks accounting``.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -24,16 +25,24 @@ from partwire.adapters import get_adapter
 from partwire.adapters._estimate import count_text
 from partwire.caches import clear
 from partwire.history import HistoryEvent
-from tests.benchmarks._timing import best_pair
+from tests.benchmarks._runner import Figure, Timed
 from tests.benchmarks.agent_history import agent_history
 
-__all__ = ["run"]
+__all__ = ["FIGURES"]
 
 _MODELS = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-4o",
            "openai_responses": "gpt-4o", "google": "gemini-2.5-flash"}
 
 
-def _bench(name: str, history: list[HistoryEvent]) -> dict[str, dict[str, Any]]:
+@functools.cache
+def _history() -> list[HistoryEvent]:
+    count_text("load the tokenizer once; loading is not the per-call cost")
+    return agent_history(1000)
+
+
+def _timed(name: str, what: str) -> Timed:
+    """``what`` (count, count_cold or estimate) of adapter ``name`` against its ``to_wire``."""
+    history = _history()
     adapter = get_adapter(name)
     model = _MODELS[name]
     count: Callable[[Mapping[str, Any]], int] = importlib.import_module(
@@ -47,29 +56,12 @@ def _bench(name: str, history: list[HistoryEvent]) -> dict[str, dict[str, Any]]:
         clear()
         return count(body)
 
-    warm_s, wire_s = best_pair(lambda: count(body), build, rounds=7)
-    cold_s, wire2_s = best_pair(cold, build, rounds=5)
-    whole_s, wire3_s = best_pair(lambda: adapter.estimate_input_tokens(history), build, rounds=7)
-    return {
-        f"accounting.count.{name}.1000": {
-            "value": round(warm_s / wire_s, 2), "unit": "x to_wire", "target": 1.0},
-        f"accounting.count_cold.{name}.1000": {
-            "value": round(cold_s / wire2_s, 2), "unit": "x to_wire"},
-        f"accounting.estimate.{name}.1000": {
-            "value": round(whole_s / wire3_s, 2), "unit": "x to_wire", "target": 2.0},
-    }
+    ours = {"count": lambda: count(body), "count_cold": cold,
+            "estimate": lambda: adapter.estimate_input_tokens(history)}[what]
+    return Timed(ours, build, rounds=2)  # 6 rounds in all (7, and 5 for the cold count, before)
 
 
-def run() -> dict[str, dict[str, Any]]:
-    """Count and estimate over to_wire, per adapter, on a 1,000-message history."""
-    history = agent_history(1000)
-    count_text("load the tokenizer once; loading is not the per-call cost")
-    results: dict[str, dict[str, Any]] = {}
-    for name in _MODELS:
-        results.update(_bench(name, history))
-    return results
-
-
-if __name__ == "__main__":
-    for key, value in run().items():
-        print(key, value)
+TARGETS = {"count": 1.0, "count_cold": None, "estimate": 2.0}
+FIGURES = [Figure(f"accounting.{what}.{name}.1000", "x to_wire", f"{name} to_wire", target,
+                  timed=functools.partial(_timed, name, what), digits=2)
+           for name in _MODELS for what, target in TARGETS.items()]

@@ -12,23 +12,23 @@
   the shared accumulator, divided by the SDK's own ``accumulate_event`` over the same events
   pre-built as SDK objects (the SDK's cheapest input). Target <= 0.5x.
 
-Run with ``python -m tests.benchmarks.bench_anthropic`` or the lead's ``python -m tests.benchmarks``.
+Run with ``python -m tests.benchmarks anthropic``.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
 from partwire.adapters import anthropic
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.streaming import MessageCompleteEvent
-from tests.benchmarks._timing import best_pair, quiet_losses
+from tests.benchmarks._runner import Figure, Timed
 from tests.benchmarks.agent_history import agent_history
 from tests.harness.laws import tools_called
 
-__all__ = ["run"]
-
+__all__ = ["FIGURES"]
 
 
 def _plain_to_wire(events: list[dict[str, Any]], model: str) -> dict[str, Any]:
@@ -81,14 +81,13 @@ def _plain_to_wire(events: list[dict[str, Any]], model: str) -> dict[str, Any]:
     return {"model": model, "max_tokens": 4096, "system": system, "messages": messages}
 
 
-def _to_wire_ratio(n: int) -> tuple[float, dict[str, Any]]:
+def _to_wire(n: int) -> Timed:
     history: list[HistoryEvent] = agent_history(n)
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
     tools = tools_called(history)  # an agent sends its tools (Anthropic refuses calls without them)
-    ours, plain = best_pair(lambda: anthropic.to_wire(history, model="claude-sonnet-4-6", tools=tools),
-                             lambda: _plain_to_wire(dumped, "claude-sonnet-4-6"),
-                             repeat=max(1, 20_000 // n))
-    return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
+    return Timed(lambda: anthropic.to_wire(history, model="claude-sonnet-4-6", tools=tools),
+                 lambda: _plain_to_wire(dumped, "claude-sonnet-4-6"),
+                 calls=max(1, 20_000 // n), detail={"events": len(history)})
 
 
 def _plain_foreign_to_wire(events: list[dict[str, Any]], model: str) -> dict[str, Any]:
@@ -99,20 +98,18 @@ def _plain_foreign_to_wire(events: list[dict[str, Any]], model: str) -> dict[str
         for e in events], model)
 
 
-def _lossy_ratio(n: int) -> tuple[float, dict[str, Any]]:
+def _lossy(n: int) -> Timed:
     """``to_wire`` of a Gemini session (every thought a loss) against the plain foreign loop."""
     from tests.benchmarks.bench_google import google_session
 
     history = google_session(agent_history(n))
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
-    with quiet_losses():
-        tools = tools_called(history)
-        assert anthropic.to_wire(history, model="claude-sonnet-4-6", tools=tools).losses, \
-            "the history must be lossy"
-        ours, plain = best_pair(lambda: anthropic.to_wire(history, model="claude-sonnet-4-6", tools=tools),
-                                 lambda: _plain_foreign_to_wire(dumped, "claude-sonnet-4-6"),
-                                 repeat=max(1, 20_000 // n))
-    return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
+    tools = tools_called(history)
+    assert anthropic.to_wire(history, model="claude-sonnet-4-6", tools=tools).losses, \
+        "the history must be lossy"
+    return Timed(lambda: anthropic.to_wire(history, model="claude-sonnet-4-6", tools=tools),
+                 lambda: _plain_foreign_to_wire(dumped, "claude-sonnet-4-6"),
+                 calls=max(1, 20_000 // n), detail={"events": len(history)})
 
 
 def _stream_events(n_deltas: int) -> list[dict[str, Any]]:
@@ -152,7 +149,7 @@ def _stream_events(n_deltas: int) -> list[dict[str, Any]]:
     return events
 
 
-def _stream_ratio(n_deltas: int) -> tuple[float, dict[str, Any]]:
+def _stream(n_deltas: int) -> Timed:
     from anthropic._models import construct_type
     from anthropic.lib.streaming._messages import accumulate_event
     from anthropic.types import RawMessageStreamEvent
@@ -174,27 +171,15 @@ def _stream_ratio(n_deltas: int) -> tuple[float, dict[str, Any]]:
             snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=bufs)
         return snapshot
 
-    mine, theirs = best_pair(ours, sdk, repeat=3)
-    return mine / theirs, {"ours_us_per_event": mine / len(events) * 1e6,
-                           "sdk_us_per_event": theirs / len(events) * 1e6, "events": len(events)}
+    return Timed(ours, sdk, calls=3, detail={"events": len(events)})
 
 
-def run() -> dict[str, dict[str, Any]]:
-    """Every Anthropic benchmark: ``{name: {"value": ratio, "unit": "x", "target": ...}}``."""
-    results: dict[str, dict[str, Any]] = {}
-    for n in (1000, 10000):
-        ratio, detail = _to_wire_ratio(n)
-        results[f"anthropic.to_wire.{n}"] = {"value": round(ratio, 3), "unit": "x", "target": 1.5,
-                                             **detail}
-        ratio, detail = _lossy_ratio(n)
-        results[f"anthropic.to_wire.{n}.from_google"] = {"value": round(ratio, 3), "unit": "x",
-                                                         "target": 2.0, **detail}
-    ratio, detail = _stream_ratio(10_000)
-    results["anthropic.stream.per_event"] = {"value": round(ratio, 3), "unit": "x", "target": 0.5,
-                                             **detail}
-    return results
-
-
-if __name__ == "__main__":
-    for name, result in run().items():
-        print(f"{name}: {result}")
+PLAIN = "a plain dict loop building the same request"
+FIGURES = [
+    *(figure for n in (1000, 10000) for figure in (
+        Figure(f"anthropic.to_wire.{n}", "x", PLAIN, 1.5, timed=functools.partial(_to_wire, n)),
+        Figure(f"anthropic.to_wire.{n}.from_google", "x", PLAIN + " (no thinking)", 2.0,
+               timed=functools.partial(_lossy, n)))),
+    Figure("anthropic.stream.per_event", "x", "anthropic SDK accumulate_event", 0.5,
+           timed=lambda: _stream(10_000)),
+]

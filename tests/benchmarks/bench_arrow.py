@@ -14,6 +14,7 @@ size (to try a change on fewer events).
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -25,7 +26,7 @@ import pyarrow as pa
 from partwire import arrow
 from partwire.codec import dumps, loads
 from partwire.history import HistoryEvent
-from tests.benchmarks._timing import best_pair
+from tests.benchmarks._runner import Figure, Timed
 from tests.datasets.fleet import fleet
 
 TARGETS = {"from_history": 1.0, "to_history": 1.0, "size": 0.35, "peak_mib": 1024.0}
@@ -55,54 +56,47 @@ def _events(n: int) -> list[HistoryEvent]:
     return events[:n]
 
 
-def _ratios(n: int) -> dict[str, dict[str, float | str]]:
+def _from_history(n: int) -> Timed:
     events = _events(n)
     dicts = [event.model_dump(mode="json") for event in events]
+    return Timed(lambda: arrow.from_history(events), lambda: pa.Table.from_pylist(dicts),
+                 detail={"events": n})
+
+
+def _to_history(n: int) -> Timed:
+    events = _events(n)
     table = arrow.from_history(events)
     jsonl = dumps(events)
-    rounds = 3 if n >= 100_000 else 5
-    t_from, t_pylist = best_pair(lambda: arrow.from_history(events), lambda: pa.Table.from_pylist(dicts),
-                                 rounds=rounds)
-    t_to, t_load = best_pair(lambda: arrow.to_history(table), lambda: loads(jsonl), rounds=rounds)
-    return {
-        f"arrow.from_history.{n}": {"value": round(t_from / t_pylist, 2), "unit": "x Table.from_pylist",
-                                    "target": TARGETS["from_history"]},
-        f"arrow.to_history.{n}": {"value": round(t_to / t_load, 2), "unit": "x codec.loads",
-                                  "target": TARGETS["to_history"]},
-        f"arrow.from_history.{n}.events_per_s": {"value": round(n / t_from), "unit": "events/s"},
-        f"arrow.to_history.{n}.events_per_s": {"value": round(n / t_to), "unit": "events/s"},
-    }
+    return Timed(lambda: arrow.to_history(table), lambda: loads(jsonl), detail={"events": n})
 
 
-def _size() -> dict[str, dict[str, float | str]]:
+def _size() -> float:
     events = _events(SIZES[-1])
     with tempfile.TemporaryDirectory(prefix="partwire-bench-arrow-") as name:
         path = Path(name) / "h.parquet"
         arrow.write_parquet([("s", events)], path)
         parquet = path.stat().st_size
-    return {"arrow.parquet_size_ratio": {"value": round(parquet / len(dumps(events)), 3),
-                                         "unit": "x JSONL bytes", "target": TARGETS["size"]}}
+    return parquet / len(dumps(events))
 
 
-def _export_peak() -> dict[str, dict[str, float | str]]:
+def _export_peak() -> tuple[float, dict[str, str]]:
     with tempfile.TemporaryDirectory(prefix="partwire-bench-export-") as name:
         out = subprocess.run([sys.executable, "-c", _EXPORT, str(EXPORT_EVENTS), str(Path(name) / "x.parquet")],
                              capture_output=True, text=True, check=True,
                              cwd=Path(__file__).resolve().parents[2])
     count, peak_kib = (int(v) for v in out.stdout.split())
-    return {"arrow.export.peak_mib": {"value": round(peak_kib / 1024, 1), "unit": f"MiB, {count:,} events",
-                                      "target": TARGETS["peak_mib"]}}
+    return peak_kib / 1024, {"unit": f"MiB, {count:,} events"}
 
 
-def run() -> dict[str, dict[str, float | str]]:
-    """Every figure of this module."""
-    results = _export_peak()  # first, while this process is still small
-    for n in SIZES:
-        results.update(_ratios(n))
-    results.update(_size())
-    return results
-
-
-if __name__ == "__main__":
-    for key, value in run().items():
-        print(key, value)
+FIGURES = [
+    # The export first, while this process is still small; its peak does not move between runs.
+    Figure("arrow.export.peak_mib", "MiB", "1 GiB", TARGETS["peak_mib"], read=_export_peak,
+           digits=1, runs=1),
+    *[figure for n in SIZES for figure in (
+        Figure(f"arrow.from_history.{n}", "x", "Table.from_pylist", TARGETS["from_history"],
+               timed=functools.partial(_from_history, n)),
+        Figure(f"arrow.to_history.{n}", "x", "codec.loads", TARGETS["to_history"],
+               timed=functools.partial(_to_history, n)))],
+    Figure("arrow.parquet_size_ratio", "x JSONL bytes", "JSONL", TARGETS["size"], read=_size,
+           runs=1),
+]

@@ -30,10 +30,10 @@ from typing import Any
 from partwire.adapters import get_adapter
 from partwire.adapters.requests import ImportedRequest
 from partwire.caches import clear
-from tests.benchmarks._timing import best_pair, quiet_losses
+from tests.benchmarks._runner import Figure, Timed
 from tests.harness.corpus import CORPUS
 
-__all__ = ["run"]
+__all__ = ["FIGURES"]
 
 # adapter name -> (corpus folder, babel format, key of the conversation in a request body)
 APIS = {"anthropic": ("anthropic", "anthropic-messages", "messages"),
@@ -116,48 +116,71 @@ def _first_meeting(trip: Trip, bodies: list[dict[str, Any]]) -> None:
         trip(body)
 
 
-def run() -> dict[str, dict[str, Any]]:
-    """Every babel comparison: ``{name: {"value", "unit", "target"?}}``."""
-    results: dict[str, dict[str, Any]] = {}
-    if _babel("anthropic", "anthropic") is None:
-        return results
-    corpus = {api: requests(api) for api in APIS}
-    with quiet_losses():
-        for source, bodies in corpus.items():
-            for target in APIS:
-                ours, peer = _partwire(source, target), _babel(source, target)
-                assert peer is not None
-                outs = [(_works(ours, b), _works(peer, b)) for b in bodies]
-                both = [b for b, (o, p) in zip(bodies, outs, strict=True) if o is not None and p is not None]
-                if not both:
-                    continue
-                # Each pass starts with partwire's memos empty: a pass meets every request once,
-                # as a gateway does (the requests of one recorded conversation still share them).
-                t_ours, t_peer = best_pair(functools.partial(_first_meeting, ours, both),
-                                           lambda: [peer(b) for b in both],  # noqa: B023
-                                           rounds=11, cpu=True)
-                name = f"roundtrip.{source}" if source == target else f"translate.{source}.{target}"
-                results[f"{name}.vs_babel"] = {
-                    "value": round(t_ours / t_peer, 3), "unit": f"x ({len(both)} requests)",
-                    "target": TARGET, "ours_ms": round(t_ours * 1e3, 2), "peer_ms": round(t_peer * 1e3, 2)}
-                if source == target:
-                    materialize = getattr(peer, "materialize", None)
-                    results[f"{name}.vs_babel.exact.partwire"] = {
-                        "value": sum(_same(o, b, None) for b, (o, _) in zip(bodies, outs, strict=True)),
-                        "unit": f"of {len(bodies)} equal"}
-                    results[f"{name}.vs_babel.exact.babel"] = {
-                        "value": sum(_same(p, b, materialize) for b, (_, p) in zip(bodies, outs, strict=True)),
-                        "unit": f"of {len(bodies)} equal"}
-                else:
-                    # The history alone, without the tools and settings babel converts too: what
-                    # the figure measured before 2026-11-27 (no target; for comparison only).
-                    alone = _partwire(source, target, whole=False)
-                    t_alone, t_peer = best_pair(functools.partial(_first_meeting, alone, both),
-                                                lambda: [peer(b) for b in both],  # noqa: B023
-                                                rounds=11, cpu=True)
-                    results[f"{name}.vs_babel.history_only"] = {
-                        "value": round(t_alone / t_peer, 3), "unit": "x (no tools or settings)"}
-                    refused = sum(o is None for o, _ in outs), sum(p is None for _, p in outs)
-                    results[f"{name}.refused"] = {"value": f"{refused[0]}/{refused[1]}",
-                                                  "unit": f"partwire/babel of {len(bodies)}"}
-    return results
+@functools.cache
+def _met(source: str, target: str) -> tuple[list[tuple[Any, Any]], list[dict[str, Any]]]:
+    """Each request's output from partwire and from babel (``None`` where one refuses it), and
+    the requests both convert."""
+    ours, peer = _partwire(source, target), _babel(source, target)
+    assert peer is not None
+    bodies = _corpus(source)
+    outs = [(_works(ours, b), _works(peer, b)) for b in bodies]
+    both = [b for b, (o, p) in zip(bodies, outs, strict=True) if o is not None and p is not None]
+    assert both, f"{source} -> {target}: no request both libraries convert"
+    return outs, both
+
+
+@functools.cache
+def _corpus(api: str) -> list[dict[str, Any]]:
+    return requests(api)
+
+
+def _timed(source: str, target: str, *, whole: bool = True) -> Timed:
+    """partwire's pass over the requests both convert, memos emptied first, against babel's."""
+    _, both = _met(source, target)
+    ours, peer = _partwire(source, target, whole=whole), _babel(source, target)
+    assert peer is not None
+    # Each pass starts with partwire's memos empty: a pass meets every request once, as a gateway
+    # does (the requests of one recorded conversation still share them).
+    return Timed(functools.partial(_first_meeting, ours, both), lambda: [peer(b) for b in both],
+                 rounds=4, cpu=True, detail={"requests": len(both)})
+
+
+def _exact(api: str, library: str) -> tuple[int, dict[str, str]]:
+    """How many of the requests ``library`` writes back equal to the input, as JSON."""
+    bodies = _corpus(api)
+    outs, _ = _met(api, api)
+    if library == "partwire":
+        same = sum(_same(o, b, None) for b, (o, _) in zip(bodies, outs, strict=True))
+    else:
+        materialize = getattr(_babel(api, api), "materialize", None)
+        same = sum(_same(p, b, materialize) for b, (_, p) in zip(bodies, outs, strict=True))
+    return same, {"unit": f"of {len(bodies)} equal"}
+
+
+def _refused(source: str, target: str) -> tuple[str, dict[str, str]]:
+    outs, _ = _met(source, target)
+    return (f"{sum(o is None for o, _ in outs)}/{sum(p is None for _, p in outs)}",
+            {"unit": f"partwire/babel of {len(outs)}"})
+
+
+def _figures(source: str, target: str) -> list[Figure]:
+    if source == target:
+        name = f"roundtrip.{source}"
+        return [Figure(f"{name}.vs_babel", "x", "llm-babel translate", TARGET,
+                       timed=functools.partial(_timed, source, target)),
+                *(Figure(f"{name}.vs_babel.exact.{library}", "requests written back equal",
+                         read=functools.partial(_exact, source, library), runs=1)
+                  for library in ("partwire", "babel"))]
+    name = f"translate.{source}.{target}"
+    return [Figure(f"{name}.vs_babel", "x", "llm-babel translate", TARGET,
+                   timed=functools.partial(_timed, source, target)),
+            # The history alone, without the tools and settings babel converts too: what the
+            # figure measured before 2026-11-27 (no target; for comparison only).
+            Figure(f"{name}.vs_babel.history_only", "x (no tools or settings)", "llm-babel translate",
+                   timed=functools.partial(_timed, source, target, whole=False)),
+            Figure(f"{name}.refused", "partwire/babel refused", read=functools.partial(_refused, source, target),
+                   runs=1)]
+
+
+FIGURES = [] if _babel("anthropic", "anthropic") is None else [
+    figure for source in APIS for target in APIS for figure in _figures(source, target)]

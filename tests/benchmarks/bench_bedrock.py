@@ -18,6 +18,7 @@ Run with ``python -m tests.benchmarks bedrock`` (or this module).
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from typing import Any
 
@@ -27,11 +28,11 @@ from partwire.adapters import bedrock
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.parts import Opaque
 from partwire.streaming import MessageCompleteEvent
-from tests.benchmarks._timing import best_pair, quiet_losses
+from tests.benchmarks._runner import Figure, Timed
 from tests.benchmarks.agent_history import agent_history
 from tests.harness.eventstream import encode_events
 
-__all__ = ["run"]
+__all__ = ["FIGURES"]
 
 MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 SIGNATURE = "EqQCCkgIBhABGAIqQLmq3K9tXw1pYzB4vN2cR8dF6gH0jK5lM7nP9qS1uT3vW5xY7zA9bC1dE3fG5hI7jK9l"
@@ -99,17 +100,15 @@ def _plain_to_wire(events: list[dict[str, Any]]) -> dict[str, Any]:
     return {"modelId": MODEL, "messages": messages, "system": system}
 
 
-def _to_wire_ratio(n: int) -> tuple[float, dict[str, Any]]:
+def _to_wire(n: int) -> Timed:
     history = bedrock_session(agent_history(n))
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
     mine = bedrock.to_wire(history, model=MODEL).request
     plain = _plain_to_wire(dumped)
     assert mine["messages"] == plain["messages"], "the baseline must build the same body"
     assert mine["system"] == plain["system"]
-    with quiet_losses():
-        ours, base = best_pair(lambda: bedrock.to_wire(history, model=MODEL),
-                               lambda: _plain_to_wire(dumped), repeat=max(1, 20_000 // n))
-    return ours / base, {"ours_s": ours, "plain_s": base, "events": len(history)}
+    return Timed(lambda: bedrock.to_wire(history, model=MODEL),
+                 lambda: _plain_to_wire(dumped), calls=max(1, 20_000 // n))
 
 
 def _stream_items(n_deltas: int) -> list[dict[str, Any]]:
@@ -154,7 +153,7 @@ class _Raw:
         pass
 
 
-def _stream_ratio(n_deltas: int) -> tuple[float, dict[str, Any]]:
+def _stream(n_deltas: int) -> Timed:
     import botocore.session
     from botocore.eventstream import EventStream
     from botocore.parsers import EventStreamJSONParser
@@ -176,24 +175,13 @@ def _stream_ratio(n_deltas: int) -> tuple[float, dict[str, Any]]:
         return list(EventStream(_Raw(chunks), shape, EventStreamJSONParser(), "ConverseStream"))
 
     assert len(boto()) == len(items), "botocore must read every event"
-    mine, theirs = best_pair(ours, boto, repeat=3)
-    return mine / theirs, {"ours_us_per_event": mine / len(items) * 1e6,
-                           "botocore_us_per_event": theirs / len(items) * 1e6, "events": len(items)}
+    return Timed(ours, boto, calls=3)
 
 
-def run() -> dict[str, dict[str, Any]]:
-    """Every Bedrock benchmark: ``{name: {"value": ratio, "unit": "x", "target": ...}}``."""
-    results: dict[str, dict[str, Any]] = {}
-    for n in (1000, 10000):
-        ratio, detail = _to_wire_ratio(n)
-        results[f"bedrock.to_wire.{n}"] = {"value": round(ratio, 3), "unit": "x", "target": 1.5,
-                                           **detail}
-    ratio, detail = _stream_ratio(10_000)
-    results["bedrock.stream.per_event"] = {"value": round(ratio, 3), "unit": "x", "target": 0.5,
-                                           **detail}
-    return results
-
-
-if __name__ == "__main__":
-    for name, result in run().items():
-        print(f"{name}: {result}")
+PLAIN = "a plain dict loop building the same body"
+FIGURES = [
+    *(Figure(f"bedrock.to_wire.{n}", "x", PLAIN, 1.5, timed=functools.partial(_to_wire, n))
+      for n in (1000, 10000)),
+    Figure("bedrock.stream.per_event", "x", "botocore EventStream parsing", 0.5,
+           timed=lambda: _stream(10_000)),
+]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -9,7 +11,8 @@ import pydantic_core
 from pydantic import TypeAdapter
 
 from partwire.codec import dumps, loads
-from tests.benchmarks._timing import import_seconds, ratio
+from partwire.history import HistoryEvent
+from tests.benchmarks._runner import Figure, Timed, import_seconds
 from tests.benchmarks.agent_history import agent_history
 from tests.benchmarks.plain_mirror import plain_event_adapter
 
@@ -19,60 +22,87 @@ from tests.benchmarks.plain_mirror import plain_event_adapter
 TARGETS = {"load": 1.15, "dump": 3.0, "import": 5.0}
 
 
-def _codec(n: int) -> dict[str, dict[str, float | str]]:
+@functools.cache
+def _inputs(n: int) -> tuple[list[HistoryEvent], bytes, list[bytes], list[Any]]:
+    """An ``n``-event agent history, its JSONL, the lines and the lines as orjson objects."""
     history = agent_history(n)
     data = dumps(history)
     lines = data.splitlines()
-    objects = [orjson.loads(line) for line in lines]
     assert loads(data) == history
+    return history, data, lines, [orjson.loads(line) for line in lines]
 
-    def per_line_orjson() -> object:
-        return [orjson.loads(x) for x in lines]
 
-    load, ours_load, _ = ratio(lambda: loads(data), per_line_orjson)
-    # Where the load target stands, each on the same lines in the same run (docs/codec.md):
-    # pydantic's JSON parser alone, pydantic's JSON path with no schema, a plain pydantic model of
-    # exactly our shape, and that shape as TypedDicts (validation without one class instance).
+@functools.cache
+def _peers(n: int) -> dict[str, Callable[[], object]]:
+    """Where the load target stands, each on the same lines (docs/codec.md): orjson, pydantic's
+    JSON parser alone, pydantic's JSON path with no schema, a plain pydantic model of exactly our
+    shape, and that shape as TypedDicts (validation without one class instance)."""
+    _, _, lines, _ = _inputs(n)
     untyped = TypeAdapter(Any).validator
     plain = plain_event_adapter().validator
     dicts = plain_event_adapter(dicts=True).validator
     for validator in (plain, dicts):
         for line in lines:
             validator.validate_json(line)  # the mirrors take every line, or their figures mean nothing
-    peers = {
+    return {
+        "orjson": lambda: [orjson.loads(x) for x in lines],
         "jiter_parse_only": lambda: [pydantic_core.from_json(x) for x in lines],
         "pydantic_untyped_floor": lambda: [untyped.validate_json(x) for x in lines],
         "plain_pydantic_models": lambda: [plain.validate_json(x) for x in lines],
         "plain_pydantic_dicts": lambda: [dicts.validate_json(x) for x in lines],
     }
-    reference: dict[str, dict[str, float | str]] = {
-        f"codec.load.{n}.{name}": {"value": round(ratio(fn, per_line_orjson)[0], 3), "unit": "x orjson.loads"}
-        for name, fn in peers.items()
-    }
-    # The target's ratio: a 1,000-line load takes a few milliseconds, where one interruption by
-    # another process moved the best of seven wall-clock rounds by 20%: CPU time, more rounds.
-    versus_plain, _, _ = ratio(lambda: loads(data), peers["plain_pydantic_models"],
-                               repeat=max(7, 30_000 // n), cpu=True)
-    dump, ours_dump, _ = ratio(lambda: dumps(history), lambda: [orjson.dumps(o) for o in objects])
-    return {
-        f"codec.load.{n}": {"value": round(versus_plain, 3), "unit": "x plain pydantic model",
-                            "target": TARGETS["load"]},
-        f"codec.load.{n}.vs_orjson": {"value": round(load, 3), "unit": "x orjson.loads"},
-        **reference,
-        f"codec.load.{n}.per_line": {"value": round(ours_load / len(lines) * 1e6, 2), "unit": "us"},
-        f"codec.dump.{n}": {"value": round(dump, 3), "unit": "x orjson.dumps", "target": TARGETS["dump"]},
-        f"codec.dump.{n}.per_line": {"value": round(ours_dump / len(lines) * 1e6, 2), "unit": "us"},
-    }
 
 
-def run() -> dict[str, dict[str, float | str]]:
-    """Ratios for 1,000 and 10,000 messages, and import partwire / import pydantic."""
-    results: dict[str, dict[str, float | str]] = {}
-    for n in (1_000, 10_000):
-        results.update(_codec(n))
-    partwire_s, pydantic_s = import_seconds("partwire"), import_seconds("pydantic")
-    results["import.partwire"] = {
-        "value": round(partwire_s / pydantic_s, 3), "unit": "x import pydantic", "target": TARGETS["import"],
-    }
-    results["import.partwire.seconds"] = {"value": round(partwire_s, 4), "unit": "s"}
-    return results
+def _load(n: int, peer: str, **how: Any) -> Timed:
+    data = _inputs(n)[1]
+    return Timed(lambda: loads(data), _peers(n)[peer], **how)
+
+
+def _reference(n: int, peer: str) -> Timed:
+    """The peer's load against orjson's (for information: where the target stands)."""
+    peers = _peers(n)
+    return Timed(peers[peer], peers["orjson"])
+
+
+def _dump(n: int) -> Timed:
+    history, _, _, objects = _inputs(n)
+    return Timed(lambda: dumps(history), lambda: [orjson.dumps(o) for o in objects])
+
+
+def _per_line(n: int, what: str) -> Timed:
+    """Microseconds per line of partwire's load or dump alone."""
+    history, data, lines, _ = _inputs(n)
+    op = {"load": lambda: loads(data), "dump": lambda: dumps(history)}[what]
+    return Timed(op, scale=1e6 / len(lines))
+
+
+def _import_ratio() -> float:
+    return import_seconds("partwire") / import_seconds("pydantic")
+
+
+def _codec(n: int) -> list[Figure]:
+    return [
+        # The target's ratio: a 1,000-line load takes a few milliseconds, where one interruption by
+        # another process moved the best of seven wall-clock rounds by 20%: CPU time, more rounds.
+        Figure(f"codec.load.{n}", "x plain pydantic model", "a plain pydantic model of the same shape",
+               TARGETS["load"], timed=lambda: _load(n, "plain_pydantic_models", cpu=True,
+                                                   rounds=max(3, 10_000 // n))),
+        Figure(f"codec.load.{n}.vs_orjson", "x orjson.loads", "orjson.loads per line",
+               timed=lambda: _load(n, "orjson")),
+        *(Figure(f"codec.load.{n}.{peer}", "x orjson.loads", "orjson.loads per line",
+                 timed=functools.partial(_reference, n, peer))
+          for peer in ("jiter_parse_only", "pydantic_untyped_floor", "plain_pydantic_models",
+                       "plain_pydantic_dicts")),
+        Figure(f"codec.load.{n}.per_line", "us", timed=lambda: _per_line(n, "load"), digits=2),
+        Figure(f"codec.dump.{n}", "x orjson.dumps", "orjson.dumps per line", TARGETS["dump"],
+               timed=lambda: _dump(n)),
+        Figure(f"codec.dump.{n}.per_line", "us", timed=lambda: _per_line(n, "dump"), digits=2),
+    ]
+
+
+FIGURES = [
+    *_codec(1_000), *_codec(10_000),
+    Figure("import.partwire", "x import pydantic", "import pydantic", TARGETS["import"],
+           read=_import_ratio),
+    Figure("import.partwire.seconds", "s", read=lambda: import_seconds("partwire"), digits=4),
+]

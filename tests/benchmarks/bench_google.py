@@ -20,6 +20,7 @@ Run with ``python -m tests.benchmarks google`` (or this module).
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -29,10 +30,10 @@ from partwire.adapters import google
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.parts import Opaque
 from partwire.streaming import MessageCompleteEvent
-from tests.benchmarks._timing import best_pair, quiet_losses
+from tests.benchmarks._runner import Figure, Timed
 from tests.benchmarks.agent_history import agent_history
 
-__all__ = ["run"]
+__all__ = ["FIGURES"]
 
 TARGETS = {"to_wire": 1.5, "lossy": 2.0, "stream": 0.5}
 MODEL = "gemini-3-flash-preview"
@@ -109,15 +110,13 @@ def _plain_to_wire(events: list[dict[str, Any]]) -> dict[str, Any]:
     return body
 
 
-def _to_wire_ratio(n: int) -> tuple[float, dict[str, Any]]:
+def _to_wire(n: int) -> Timed:
     history = google_session(agent_history(n))
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
     mine = google.to_wire(history, model=MODEL).request
     assert mine["contents"] == _plain_to_wire(dumped)["contents"], "the baseline must build the same body"
-    with quiet_losses():
-        ours, plain = best_pair(lambda: google.to_wire(history, model=MODEL),
-                                 lambda: _plain_to_wire(dumped), repeat=max(1, 20_000 // n))
-    return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
+    return Timed(lambda: google.to_wire(history, model=MODEL),
+                 lambda: _plain_to_wire(dumped), calls=max(1, 20_000 // n))
 
 
 def _plain_foreign_to_wire(events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -163,15 +162,13 @@ def _plain_foreign_to_wire(events: list[dict[str, Any]]) -> dict[str, Any]:
     return body
 
 
-def _lossy_ratio(n: int) -> tuple[float, dict[str, Any]]:
+def _lossy(n: int) -> Timed:
     """``to_wire`` of the Anthropic-shaped history (every thought a loss) against the foreign loop."""
     history = agent_history(n)
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
-    with quiet_losses():
-        assert google.to_wire(history, model=MODEL).losses, "the history must be lossy"
-        ours, plain = best_pair(lambda: google.to_wire(history, model=MODEL),
-                                 lambda: _plain_foreign_to_wire(dumped), repeat=max(1, 20_000 // n))
-    return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
+    assert google.to_wire(history, model=MODEL).losses, "the history must be lossy"
+    return Timed(lambda: google.to_wire(history, model=MODEL),
+                 lambda: _plain_foreign_to_wire(dumped), calls=max(1, 20_000 // n))
 
 
 def stream_chunks(n: int) -> list[dict[str, Any]]:
@@ -200,7 +197,7 @@ def stream_chunks(n: int) -> list[dict[str, Any]]:
     return chunks
 
 
-def _stream_ratio(n: int) -> tuple[float, dict[str, Any]]:
+def _stream(n: int) -> Timed:
     from google.genai import models, types
 
     chunks = stream_chunks(n)
@@ -219,28 +216,15 @@ def _stream_ratio(n: int) -> tuple[float, dict[str, Any]]:
             last = types.GenerateContentResponse._from_response(response=converted, kwargs={})
         return last
 
-    mine, theirs = best_pair(ours, sdk, repeat=max(1, 2_000 // n), rounds=7)
-    return mine / theirs, {"ours_us_per_chunk": mine / len(chunks) * 1e6,
-                           "sdk_us_per_chunk": theirs / len(chunks) * 1e6, "chunks": len(chunks)}
+    return Timed(ours, sdk, calls=max(1, 2_000 // n), rounds=2)
 
 
-def run() -> dict[str, dict[str, Any]]:
-    """Every Google benchmark: ``{name: {"value": ratio, "unit": "x", "target": ...}}``."""
-    results: dict[str, dict[str, Any]] = {}
-    for n in (1000, 10000):
-        ratio, detail = _to_wire_ratio(n)
-        results[f"google.to_wire.{n}"] = {"value": round(ratio, 3), "unit": "x",
-                                          "target": TARGETS["to_wire"], **detail}
-        ratio, detail = _lossy_ratio(n)
-        results[f"google.to_wire.{n}.from_anthropic"] = {"value": round(ratio, 3), "unit": "x",
-                                                         "target": TARGETS["lossy"], **detail}
-    for n in (1_000, 10_000):
-        ratio, detail = _stream_ratio(n)
-        results[f"google.stream.{n}"] = {"value": round(ratio, 3), "unit": "x",
-                                         "target": TARGETS["stream"], **detail}
-    return results
-
-
-if __name__ == "__main__":
-    for name, result in run().items():
-        print(f"{name}: {result}")
+PLAIN = "a plain dict loop building the same request"
+FIGURES = [
+    *(figure for n in (1000, 10000) for figure in (
+        Figure(f"google.to_wire.{n}", "x", PLAIN, TARGETS["to_wire"], timed=functools.partial(_to_wire, n)),
+        Figure(f"google.to_wire.{n}.from_anthropic", "x", PLAIN + " (no thoughts)", TARGETS["lossy"],
+               timed=functools.partial(_lossy, n)))),
+    *(Figure(f"google.stream.{n}", "x", "google-genai's response parsing", TARGETS["stream"],
+             timed=functools.partial(_stream, n)) for n in (1_000, 10_000)),
+]

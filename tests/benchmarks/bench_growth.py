@@ -6,8 +6,8 @@ nothing grows faster than its input. Beside each, ``growth.<op>.collector_off`` 
 same ratio with the collector off: what the code itself does.
 
 How a cost per event is taken, so that both sizes meet the collector alike: the operation runs
-back to back on its input until it has done as many events as the large size (N runs of 1,000
-events; 2 runs of N), after one warm-up run, and the cost is the CPU time of the runs over their
+back to back on its input until it has done as many events as the large size (N / 1,000 runs of
+1,000 events; one run of N), after one warm-up run, and the cost is the CPU time of the runs over their
 events. CPython runs a full collection once the objects that survived into its oldest
 generation have grown by a quarter since the last one; a single large call meets one such pass
 inside itself, while a single small call (timed alone, best of a few after a collection, as this
@@ -35,7 +35,7 @@ per request sees, and which made even a loop with no partwire code in it read 4-
 included; ``growth.baseline.plain_dicts`` (no target) is a loop over the same history as plain
 dicts (``orjson``) that reads every event and its parts and builds a wire-like dict for each, no
 partwire code in it: cold it reads about 1.0, warm 4-5. The ``Session`` turn is timed over
-successive turns of one session (the best of nine at both sizes), each after a full collection
+successive turns of one session (three readings, each the best of three turns, at both sizes), each after a full collection
 and with the caches emptied: the collection alone walks the whole heap, which left a
 1,000-event session in the cache and a 100,000-event one out of it.
 """
@@ -46,6 +46,7 @@ import functools
 import gc
 import math
 import os
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -56,11 +57,11 @@ from partwire import AssistantMessage, HistoryEvent, Session
 from partwire.adapters import get_adapter
 from partwire.adapters._kernel import dry_run
 from partwire.codec import dumps, loads
-from tests.benchmarks._timing import quiet_losses
+from tests.benchmarks._runner import RUNS, Pass
 from tests.benchmarks.agent_history import agent_history
 from tests.benchmarks.bench_session import ADAPTERS, _next_turn
 
-__all__ = ["run"]
+__all__ = ["FIGURES"]
 
 SMALL = 1_000
 TARGET = 1.3
@@ -90,28 +91,32 @@ def _evict_caches() -> None:
 
 
 def _per_event(fn: Callable[[], object], n: int, total: int, *, collector: bool = True,
-               cold: bool = True) -> float:
-    """CPU seconds per event of ``fn`` (an operation on ``n`` events), run back to back until
-    ``total`` events are done, after one warm-up run; the collector off when ``collector`` is
-    false. ``cold``: the caches are emptied before each run, outside the timed span, so every run
-    reads its input from memory as a 100,000-event run must; otherwise the runs follow each other
-    with nothing between them, and a small input stays in the cache from one run to the next."""
+               cold: bool = True) -> list[float]:
+    """CPU seconds per event of ``fn`` (an operation on ``n`` events), three readings, each of
+    runs back to back until ``total`` events are done, after one warm-up run; the collector off
+    when ``collector`` is false. ``cold``: the caches are emptied before each run, outside the
+    timed span, so every run reads its input from memory as a 100,000-event run must; otherwise
+    the runs follow each other with nothing between them, and a small input stays in the cache
+    from one run to the next."""
     fn()
     runs = max(1, math.ceil(total / n))
-    gc.collect()
-    if not collector:
-        gc.disable()
-    try:
-        spent = 0.0
-        for _ in range(runs):
-            if cold:
-                _evict_caches()
-            start = time.process_time()
-            fn()
-            spent += time.process_time() - start
-        return spent / (runs * n)
-    finally:
-        gc.enable()
+    readings = []
+    for _ in range(RUNS):
+        gc.collect()
+        if not collector:
+            gc.disable()
+        try:
+            spent = 0.0
+            for _ in range(runs):
+                if cold:
+                    _evict_caches()
+                start = time.process_time()
+                fn()
+                spent += time.process_time() - start
+            readings.append(spent / (runs * n))
+        finally:
+            gc.enable()
+    return readings
 
 
 def _ops(events: list[HistoryEvent]) -> dict[str, Callable[[], object]]:
@@ -156,8 +161,8 @@ def _bridge_round_trip(module: Any, events: list[HistoryEvent]) -> object:
     return module.from_messages(module.to_messages(events).messages)
 
 
-def _session_turn(name: str, events: list[HistoryEvent], n: int, repeat: int) -> float:
-    """CPU seconds of the fastest of ``repeat`` successive turns of one ``Session`` holding the
+def _session_turn(name: str, events: list[HistoryEvent], n: int, repeat: int) -> list[float]:
+    """Three readings, each the CPU seconds of the fastest of ``repeat`` successive turns of one ``Session`` holding the
     first ``n``-odd events: each turn's assistant message and tool results appended, then
     ``request()``, each after a full collection and with the caches emptied (the collection walks
     the whole heap, which leaves a 1,000-event session in the cache and a 100,000-event one out of
@@ -167,25 +172,28 @@ def _session_turn(name: str, events: list[HistoryEvent], n: int, repeat: int) ->
         start += 1
     session = Session(f"{name}:{ADAPTERS[name]}", history=events[:start])
     session.request()
-    best = float("inf")
-    for _ in range(repeat):
-        turn = _next_turn(events, start)
-        start += len(turn)
-        gc.collect()
-        _evict_caches()
-        began = time.process_time()
-        session.append(*turn)
-        session.request()
-        best = min(best, time.process_time() - began)
-    return best
+    readings = []
+    for _ in range(RUNS):
+        best = float("inf")
+        for _ in range(repeat):
+            turn = _next_turn(events, start)
+            start += len(turn)
+            gc.collect()
+            _evict_caches()
+            began = time.process_time()
+            session.append(*turn)
+            session.request()
+            best = min(best, time.process_time() - began)
+        readings.append(best)
+    return readings
 
 
-def _costs(n: int, events: list[HistoryEvent], repeat: int, total: int) -> dict[str, float]:
-    """CPU seconds per event of every operation on the first ``n`` events, over batches of
-    ``total`` events (per turn for sessions, the best of ``repeat``)."""
+def _costs(n: int, events: list[HistoryEvent], repeat: int, total: int) -> dict[str, list[float]]:
+    """Three readings of the CPU seconds per event of every operation on the first ``n`` events,
+    each over batches of ``total`` events (per turn for sessions, the best of ``repeat``)."""
     history = events[:n]
-    costs: dict[str, float] = {}
-    with dry_run(), quiet_losses():
+    costs: dict[str, list[float]] = {}
+    with dry_run():
         for op, fn in _ops(history).items():
             if not _wanted(op):
                 continue
@@ -200,21 +208,32 @@ def _costs(n: int, events: list[HistoryEvent], repeat: int, total: int) -> dict[
     return costs
 
 
-def run() -> dict[str, dict[str, Any]]:
-    """``growth.<op>`` for every operation, with the two costs beside it."""
+def _measure() -> dict[str, dict[str, Any]]:
+    """``growth.<op>`` for every operation, with the two costs beside it. The three readings of
+    a figure are taken within each size (the large history is built once, and alone), the
+    ``i``-th at the large size over the ``i``-th at 1,000."""
     large = _large()
     # Each size is timed with only its own input alive: a 100,000-event history alive while the
     # 1,000-event calls run makes every full collection in them a pass over the large heap.
-    small_costs = _costs(SMALL, agent_history(SMALL + 200), repeat=9, total=2 * large)
+    # ``total``: each reading does as many events as the large size (one run of it, 100 of 1,000).
+    small_costs = _costs(SMALL, agent_history(SMALL + 200), repeat=3, total=large)
     gc.collect()
-    large_costs = _costs(large, agent_history(large + 200), repeat=9, total=2 * large)
+    large_costs = _costs(large, agent_history(large + 200), repeat=3, total=large)
     results: dict[str, dict[str, Any]] = {}
     for op, small in small_costs.items():
         unit = "us per turn" if op.endswith("session_turn") else "us per event"
+        ratios = [round(big / little, 2) for big, little in zip(large_costs[op], small, strict=True)]
         row: dict[str, Any] = {
-            "value": round(large_costs[op] / small, 2), "unit": f"x the cost at {SMALL} ({large})",
-            f"at_{SMALL}": f"{small * 1e6:.2f} {unit}", f"at_{large}": f"{large_costs[op] * 1e6:.2f} {unit}"}
+            "value": statistics.median(ratios), "runs": ratios,
+            "unit": f"x the cost at {SMALL} ({large})",
+            "peer": f"its own cost per event at {SMALL} events",
+            f"at_{SMALL}": f"{statistics.median(small) * 1e6:.2f} {unit}",
+            f"at_{large}": f"{statistics.median(large_costs[op]) * 1e6:.2f} {unit}"}
         if not op.endswith((".collector_off", ".cache_warm")) and not op.startswith("baseline."):
             row["target"] = TARGET
         results[f"growth.{op}"] = row
     return results
+
+
+# One pass: its three readings are taken inside it (see ``_measure``).
+FIGURES = [Pass(_measure, runs=1)]

@@ -2,7 +2,7 @@
 
 Every figure comes from its own subprocess (``python -m tests.benchmarks.bench_memory <figure>``),
 measured with :mod:`tracemalloc` around the one operation, so nothing another figure allocated or
-cached is counted. Memory, unlike time, does not move with the machine's load.
+cached is counted. Memory, unlike time, does not move with the machine's load: one pass.
 
 - ``memory.load.N``: bytes a history of N agent events holds once :func:`partwire.codec.loads`
   has read it, over what the same JSONL holds as ``orjson.loads`` dicts (target <= 1.0).
@@ -23,7 +23,9 @@ import tracemalloc
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["run"]
+from tests.benchmarks._runner import Pass
+
+__all__ = ["FIGURES"]
 
 LOAD_SIZES = (10_000, 100_000)
 TO_WIRE_SIZE = 10_000
@@ -117,7 +119,7 @@ def _fresh(figure: str) -> dict[str, float]:
     return result
 
 
-def run() -> dict[str, dict[str, Any]]:
+def _measure() -> dict[str, dict[str, Any]]:
     """Every memory figure, each from a fresh interpreter."""
     results: dict[str, dict[str, Any]] = {}
     for n in LOAD_SIZES:
@@ -134,6 +136,9 @@ def run() -> dict[str, dict[str, Any]]:
     results["memory.stream.per_text"] = {"value": round(figure["peak"] / figure["text"], 2),
                                          "unit": "x final text", "target": TARGETS["stream"]}
     return results
+
+
+FIGURES = [Pass(_measure, runs=1)]
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ Run with ``python -m tests.benchmarks.bench_openai_chat`` or ``python -m tests.b
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -29,10 +30,10 @@ from partwire._base import replace
 from partwire.adapters import openai_chat
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.streaming import MessageCompleteEvent
-from tests.benchmarks._timing import best_pair, quiet_losses
+from tests.benchmarks._runner import Figure, Timed
 from tests.benchmarks.agent_history import agent_history
 
-__all__ = ["run"]
+__all__ = ["FIGURES"]
 
 TARGETS = {"to_wire": 1.5, "lossy": 2.0, "stream": 0.02}
 
@@ -94,16 +95,14 @@ def openai_session(history: list[HistoryEvent]) -> list[HistoryEvent]:
     return out
 
 
-def _to_wire_ratio(n: int, *, native: bool = True) -> tuple[float, dict[str, Any]]:
+def _to_wire(n: int, *, native: bool = True) -> Timed:
     history: list[HistoryEvent] = agent_history(n)
     if native:
         history = openai_session(history)
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
-    with quiet_losses():
-        ours, plain = best_pair(lambda: openai_chat.to_wire(history, model="gpt-5.5"),
-                                 lambda: _plain_to_wire(dumped, "gpt-5.5"),
-                                 repeat=max(1, 20_000 // n))
-    return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
+    return Timed(lambda: openai_chat.to_wire(history, model="gpt-5.5"),
+                 lambda: _plain_to_wire(dumped, "gpt-5.5"),
+                 calls=max(1, 20_000 // n), detail={"events": len(history)})
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
@@ -148,7 +147,7 @@ def stream_chunks(n_deltas: int) -> list[dict[str, Any]]:
     return chunks
 
 
-def _stream_ratio(n_deltas: int) -> tuple[float, dict[str, Any]]:
+def _stream(n_deltas: int) -> Timed:
     from openai._models import construct_type
     from openai.lib.streaming.chat import ChatCompletionStreamState
     from openai.types.chat import ChatCompletionChunk
@@ -169,34 +168,20 @@ def _stream_ratio(n_deltas: int) -> tuple[float, dict[str, Any]]:
             state.handle_chunk(chunk)  # type: ignore[arg-type]
         return state.current_completion_snapshot
 
-    # The SDK's state is two orders of magnitude slower: time ours over many repeats (so a short
-    # run is not lost in timer noise) and the SDK once per round, alternating.
-    mine = theirs = float("inf")
-    for _ in range(5):
-        one, _ = best_pair(ours, lambda: None, repeat=max(1, 20_000 // n_deltas), rounds=1)
-        _, other = best_pair(lambda: None, sdk, repeat=1, rounds=1)
-        mine, theirs = min(mine, one), min(theirs, other)
-    return mine / theirs, {"ours_us_per_chunk": mine / len(chunks) * 1e6,
-                           "sdk_us_per_chunk": theirs / len(chunks) * 1e6, "chunks": len(chunks)}
+    # The SDK's state is two orders of magnitude slower than ours and its rounds are most of the
+    # figure's time: two rounds a run (six in all; five before the runner), the SDK once a round
+    # and ours many times (one call of ours is short enough for one interruption to double it).
+    return Timed(ours, sdk, calls=max(1, 20_000 // n_deltas), peer_calls=1, rounds=2,
+                 detail={"chunks": len(chunks)})
 
 
-def run() -> dict[str, dict[str, Any]]:
-    """Every Chat Completions benchmark: ``{name: {"value": ratio, "unit": "x", "target": ...}}``."""
-    results: dict[str, dict[str, Any]] = {}
-    for n in (1000, 10000):
-        ratio, detail = _to_wire_ratio(n)
-        results[f"openai_chat.to_wire.{n}"] = {"value": round(ratio, 3), "unit": "x",
-                                               "target": TARGETS["to_wire"], **detail}
-        ratio, detail = _to_wire_ratio(n, native=False)
-        results[f"openai_chat.to_wire.{n}.from_anthropic"] = {
-            "value": round(ratio, 3), "unit": "x", "target": TARGETS["lossy"], **detail}
-    for n in (1_000, 10_000):
-        ratio, detail = _stream_ratio(n)
-        results[f"openai_chat.stream.{n}"] = {"value": round(ratio, 4), "unit": "x",
-                                              "target": TARGETS["stream"], **detail}
-    return results
-
-
-if __name__ == "__main__":
-    for name, result in run().items():
-        print(f"{name}: {result}")
+PLAIN = "a plain dict loop building the same request"
+FIGURES = [
+    *(figure for n in (1000, 10000) for figure in (
+        Figure(f"openai_chat.to_wire.{n}", "x", PLAIN, TARGETS["to_wire"],
+               timed=functools.partial(_to_wire, n)),
+        Figure(f"openai_chat.to_wire.{n}.from_anthropic", "x", PLAIN, TARGETS["lossy"],
+               timed=functools.partial(_to_wire, n, native=False)))),
+    *(Figure(f"openai_chat.stream.{n}", "x", "openai SDK ChatCompletionStreamState",
+             TARGETS["stream"], timed=functools.partial(_stream, n), digits=4) for n in (1_000, 10_000)),
+]

@@ -22,6 +22,7 @@ Run with ``python -m tests.benchmarks openai_responses``.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -30,10 +31,10 @@ from partwire._base import replace
 from partwire.adapters import openai_responses
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.streaming import MessageCompleteEvent
-from tests.benchmarks._timing import best_pair, quiet_losses
+from tests.benchmarks._runner import Figure, Timed
 from tests.benchmarks.agent_history import agent_history
 
-__all__ = ["run"]
+__all__ = ["FIGURES"]
 
 TARGETS = {"to_wire": 1.5, "lossy": 2.0, "stream": 0.1}
 
@@ -128,14 +129,12 @@ def _plain_to_wire(events: list[dict[str, Any]], model: str) -> dict[str, Any]:
     return body
 
 
-def _to_wire_ratio(n: int) -> tuple[float, dict[str, Any]]:
+def _to_wire(n: int) -> Timed:
     history = responses_session(agent_history(n))
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
-    with quiet_losses():
-        ours, plain = best_pair(lambda: openai_responses.to_wire(history, model="gpt-5.5"),
-                                lambda: _plain_to_wire(dumped, "gpt-5.5"),
-                                repeat=max(1, 20_000 // n))
-    return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
+    return Timed(lambda: openai_responses.to_wire(history, model="gpt-5.5"),
+                 lambda: _plain_to_wire(dumped, "gpt-5.5"),
+                 calls=max(1, 20_000 // n))
 
 
 def _plain_foreign_to_wire(events: list[dict[str, Any]], model: str) -> dict[str, Any]:
@@ -190,16 +189,14 @@ def _plain_foreign_to_wire(events: list[dict[str, Any]], model: str) -> dict[str
     return body
 
 
-def _lossy_ratio(n: int) -> tuple[float, dict[str, Any]]:
+def _lossy(n: int) -> Timed:
     """``to_wire`` of the Anthropic-shaped history (every thought a loss) against the foreign loop."""
     history = agent_history(n)
     dumped = [EVENT_ADAPTER.dump_python(e, mode="json") for e in history]
-    with quiet_losses():
-        assert openai_responses.to_wire(history, model="gpt-5.5").losses, "the history must be lossy"
-        ours, plain = best_pair(lambda: openai_responses.to_wire(history, model="gpt-5.5"),
-                                lambda: _plain_foreign_to_wire(dumped, "gpt-5.5"),
-                                repeat=max(1, 20_000 // n))
-    return ours / plain, {"ours_s": ours, "plain_s": plain, "events": len(history)}
+    assert openai_responses.to_wire(history, model="gpt-5.5").losses, "the history must be lossy"
+    return Timed(lambda: openai_responses.to_wire(history, model="gpt-5.5"),
+                 lambda: _plain_foreign_to_wire(dumped, "gpt-5.5"),
+                 calls=max(1, 20_000 // n))
 
 
 _WORDS = ["the", "build", "fails", "because", "module", "parser", "imports", "a", "renamed", "symbol"]
@@ -272,7 +269,7 @@ def stream_events(n_deltas: int) -> list[dict[str, Any]]:
     return events
 
 
-def _stream_ratio(n_deltas: int) -> tuple[float, dict[str, Any]]:
+def _stream(n_deltas: int) -> Timed:
     from openai import omit
     from openai._models import construct_type_unchecked
     from openai.lib.streaming.responses._responses import ResponseStreamState
@@ -295,28 +292,16 @@ def _stream_ratio(n_deltas: int) -> tuple[float, dict[str, Any]]:
             state.handle_event(event)
         return state._completed_response
 
-    mine, theirs = best_pair(ours, sdk, repeat=max(1, 2_000 // n_deltas), rounds=5)
-    return mine / theirs, {"ours_us_per_event": mine / len(events) * 1e6,
-                           "sdk_us_per_event": theirs / len(events) * 1e6, "events": len(events)}
+    return Timed(ours, sdk, calls=max(1, 2_000 // n_deltas), rounds=2)
 
 
-def run() -> dict[str, dict[str, Any]]:
-    """Every Responses benchmark: ``{name: {"value": ratio, "unit": "x", "target": ...}}``."""
-    results: dict[str, dict[str, Any]] = {}
-    for n in (1000, 10000):
-        ratio, detail = _to_wire_ratio(n)
-        results[f"openai_responses.to_wire.{n}"] = {"value": round(ratio, 3), "unit": "x",
-                                                    "target": TARGETS["to_wire"], **detail}
-        ratio, detail = _lossy_ratio(n)
-        results[f"openai_responses.to_wire.{n}.from_anthropic"] = {
-            "value": round(ratio, 3), "unit": "x", "target": TARGETS["lossy"], **detail}
-    for n in (1_000, 10_000):
-        ratio, detail = _stream_ratio(n)
-        results[f"openai_responses.stream.{n}"] = {"value": round(ratio, 4), "unit": "x",
-                                                   "target": TARGETS["stream"], **detail}
-    return results
-
-
-if __name__ == "__main__":
-    for name, result in run().items():
-        print(f"{name}: {result}")
+PLAIN = "a plain dict loop building the same request"
+FIGURES = [
+    *(figure for n in (1000, 10000) for figure in (
+        Figure(f"openai_responses.to_wire.{n}", "x", PLAIN, TARGETS["to_wire"],
+               timed=functools.partial(_to_wire, n)),
+        Figure(f"openai_responses.to_wire.{n}.from_anthropic", "x", PLAIN + " (no reasoning items)",
+               TARGETS["lossy"], timed=functools.partial(_lossy, n)))),
+    *(Figure(f"openai_responses.stream.{n}", "x", "openai SDK ResponseStreamState",
+             TARGETS["stream"], timed=functools.partial(_stream, n), digits=4) for n in (1_000, 10_000)),
+]

@@ -17,16 +17,17 @@ The peers are bench-only extras (``partwire[bench]``); a peer that is not instal
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable
 from typing import Any
 
 from partwire.adapters import get_adapter
-from tests.benchmarks._timing import best_pair, quiet_losses
+from tests.benchmarks._runner import Figure, Timed
 from tests.harness.corpus import CORPUS as _CORPUS
 
-__all__ = ["run"]
+__all__ = ["FIGURES"]
 
 _APIS = {"anthropic": ("anthropic", "ANTHROPIC_MESSAGES", "AnthropicConverter"),
          "openai_chat": ("openai-chat", "OPENAI_CHAT_COMPLETIONS", "OpenAIChatConverter")}
@@ -95,44 +96,53 @@ def _over(trip: Callable[[dict[str, Any]], Any],
     return lambda: [trip(body) for body in bodies]
 
 
-def _exact(trip: Callable[[dict[str, Any]], Any], bodies: list[dict[str, Any]]) -> int:
+@functools.cache
+def _bodies(folder: str) -> list[dict[str, Any]]:
+    bodies = _requests(folder)
+    if not bodies:  # timing no requests would give a ratio of two empty loops
+        raise SystemExit(f"bench_roundtrip: no requests under {_CORPUS / folder}; run from a "
+                         "checkout that has shared/ beside it")
+    return bodies
+
+
+def _peer(name: str, peer: str) -> Callable[[dict[str, Any]], Any] | None:
+    _, fmt, cls = _APIS[name]
+    return _linguafranca(fmt) if peer == "linguafranca" else _rosetta(cls)
+
+
+def _timed(name: str, peer: str) -> Timed:
+    bodies = _bodies(_APIS[name][0])
+    trip = _peer(name, peer)
+    assert trip is not None
+    return Timed(_over(_partwire(name), bodies), _over(_safe(trip), bodies), rounds=2,
+                 detail={"requests": len(bodies)})
+
+
+def _exact(name: str, library: str) -> tuple[int, dict[str, str]]:
+    """How many of the requests ``library`` writes back equal to the input, as JSON."""
+    bodies = _bodies(_APIS[name][0])
+    trip = _partwire(name) if library == "partwire" else _peer(name, library)
+    assert trip is not None
     same = 0
     for body in bodies:
         out = _safe(trip)(body)
         same += out is not None and json.dumps(out, sort_keys=True) == json.dumps(body, sort_keys=True)
-    return same
+    return same, {"unit": f"of {len(bodies)} equal"}
 
 
-def run() -> dict[str, dict[str, Any]]:
-    """Every round-trip benchmark: ``{name: {"value", "unit", "target"?}}``."""
-    results: dict[str, dict[str, Any]] = {}
-    # The peers log their repairs (orphaned calls) at INFO and WARNING; keep the table readable.
-    logging.getLogger("llm_rosetta").setLevel(logging.CRITICAL)
-    with quiet_losses():
-        for name, (folder, fmt, cls) in _APIS.items():
-            bodies = _requests(folder)
-            if not bodies:  # timing no requests would give a ratio of two empty loops
-                raise SystemExit(f"bench_roundtrip: no requests under {_CORPUS / folder}; run from a "
-                                 "checkout that has shared/ beside it")
-            ours = _partwire(name)
-            results[f"roundtrip.{name}.exact.partwire"] = {
-                "value": _exact(ours, bodies), "unit": f"of {len(bodies)} equal"}
-            for peer_name, peer in (("linguafranca", _linguafranca(fmt)), ("rosetta", _rosetta(cls))):
-                if peer is None:
-                    continue
-                t_ours, t_peer = best_pair(_over(ours, bodies), _over(_safe(peer), bodies),
-                                           rounds=5)
-                row: dict[str, Any] = {"value": round(t_ours / t_peer, 3), "unit": "x",
-                                       "ours_ms": round(t_ours * 1e3, 2),
-                                       "peer_ms": round(t_peer * 1e3, 2)}
-                if peer_name == "linguafranca":
-                    row["target"] = TARGET
-                results[f"roundtrip.{name}.vs_{peer_name}"] = row
-                results[f"roundtrip.{name}.exact.{peer_name}"] = {
-                    "value": _exact(peer, bodies), "unit": f"of {len(bodies)} equal"}
-    return results
+def _figures(name: str) -> list[Figure]:
+    figures = [Figure(f"roundtrip.{name}.exact.partwire", "equal", read=functools.partial(_exact, name, "partwire"),
+                      runs=1)]
+    for peer, target in (("linguafranca", TARGET), ("rosetta", None)):
+        if _peer(name, peer) is None:  # a bench-only extra that is not installed
+            continue
+        figures += [Figure(f"roundtrip.{name}.vs_{peer}", "x", peer, target,
+                           timed=functools.partial(_timed, name, peer)),
+                    Figure(f"roundtrip.{name}.exact.{peer}", "equal",
+                           read=functools.partial(_exact, name, peer), runs=1)]
+    return figures
 
 
-if __name__ == "__main__":
-    for key, value in run().items():
-        print(key, value)
+# The peers log their repairs (orphaned calls) at INFO and WARNING; keep the table readable.
+logging.getLogger("llm_rosetta").setLevel(logging.CRITICAL)
+FIGURES = [figure for name in _APIS for figure in _figures(name)]
