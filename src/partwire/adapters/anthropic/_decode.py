@@ -22,6 +22,7 @@ from partwire.adapters._common import (
     text_part,
     usage_object,
 )
+from partwire.adapters._formats import refuse_foreign_response
 from partwire.adapters.anthropic._wire import (
     API,
     ISSUER,
@@ -78,6 +79,7 @@ def from_wire(response: Any) -> AssistantMessage:
         raise error_from_wire(body)
     content = body.get("content")
     if not isinstance(content, list):
+        refuse_foreign_response(body, "anthropic", ISSUER)
         raise WireFormatError(ISSUER, "response", "it has no content list", "content")
     raw_stop = body.get("stop_reason")
     usage = usage_object(body, "usage", ISSUER)

@@ -24,6 +24,7 @@ from partwire.adapters._common import (
     text_part,
     wire_model,
 )
+from partwire.adapters._formats import refuse_foreign_request
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters.anthropic._decode import extras_of, part_from_wire
 from partwire.adapters.anthropic._encode import Encoder, FileResolver, ForeignThinking
@@ -86,6 +87,7 @@ def build_request(
 def from_wire_request(request: Any) -> ImportedRequest:
     """A request body read back: history, tools, and every other field for ``to_wire``."""
     body = request if type(request) is dict else load_json(request, ISSUER, "request")
+    refuse_foreign_request(body, "anthropic", ISSUER)
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise WireFormatError(ISSUER, "request", "it has no messages list", "messages")

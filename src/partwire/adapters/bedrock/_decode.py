@@ -32,6 +32,7 @@ from partwire.adapters._common import (
     text_part,
     usage_object,
 )
+from partwire.adapters._formats import refuse_foreign_response
 from partwire.adapters.bedrock._wire import (
     API,
     AUDIO_FORMATS,
@@ -130,6 +131,7 @@ def from_wire(response: Any, model_id: str | None = None) -> AssistantMessage:
     if output is None and "message" in body:
         raise error_from_wire(body)
     if not isinstance(output, dict) or not isinstance(output.get("message"), dict):
+        refuse_foreign_response(body, "bedrock", ISSUER)
         raise WireFormatError(ISSUER, "response", "it has no output message", "output.message")
     content = output["message"].get("content")
     if not isinstance(content, list):

@@ -24,6 +24,7 @@ from partwire.adapters._common import (
     shared_provider_data,
     wire_model,
 )
+from partwire.adapters._formats import refuse_foreign_request
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters.bedrock._decode import BlobReader, part_from_wire, parts_from_wire
 from partwire.adapters.bedrock._encode import Encoder, tool_result_content
@@ -88,6 +89,7 @@ def build_request(
 def from_wire_request(request: Any) -> ImportedRequest:
     """A request body read back: history, tools, and every other field for ``to_wire``."""
     body = request if type(request) is dict else load_json(request, ISSUER, "request")
+    refuse_foreign_request(body, "bedrock", ISSUER)
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise WireFormatError(ISSUER, "request", "it has no messages list", "messages")

@@ -30,6 +30,7 @@ from partwire.adapters._common import (
     shared_provider_data,
     text_part,
 )
+from partwire.adapters._formats import refuse_foreign_request
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters.google._encode import Encoder
 from partwire.adapters.google._parts import part_from_wire
@@ -324,6 +325,7 @@ _REST_FIELDS = frozenset({"tools", "generationConfig", "generation_config", "too
 def from_wire_request(request: Any) -> ImportedRequest:
     """A stored ``generateContent`` body read back: history, tools and the other fields."""
     raw = request if type(request) is dict else load_json(request, ISSUER, "request")
+    refuse_foreign_request(raw, "google", ISSUER)
     key = fields_key(raw, _REST_FIELDS) if len(raw) > 1 else None
     known = _REST.get(key) if key is not None else None
     # Each field is brought to camelCase by its own reader as it is read: the contents part by

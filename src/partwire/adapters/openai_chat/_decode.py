@@ -24,6 +24,7 @@ from partwire.adapters._common import (
     shared_provider_data,
     usage_object,
 )
+from partwire.adapters._formats import refuse_foreign_response
 from partwire.adapters.openai_chat._dialects import Dialect
 from partwire.adapters.openai_chat._wire import (
     API,
@@ -99,6 +100,7 @@ def from_wire(response: Any, dialect: Dialect, choice: int = 0) -> AssistantMess
         raise error_from_wire(body, issuer)
     choices = body.get("choices")
     if not isinstance(choices, list):
+        refuse_foreign_response(body, "openai_chat", API)
         raise WireFormatError(API, "response", "it has no choices list", "choices")
     # A choice without "index" (some servers leave it out) counts by its position.
     picked = next((c for n, c in enumerate(choices)

@@ -21,6 +21,7 @@ from partwire.adapters._common import (
     text_part,
     wire_model,
 )
+from partwire.adapters._formats import refuse_foreign_request
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters.openai_chat._decode import (
     assistant_content_from_wire,
@@ -97,6 +98,7 @@ def from_wire_request(request: Any, dialect: Dialect) -> ImportedRequest:
     if isinstance(request, list):
         request = {"messages": request}
     body = request if type(request) is dict else load_json(request, API, "request")
+    refuse_foreign_request(body, "openai_chat", API)
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise WireFormatError(API, "request", "it has no messages list", "messages")
