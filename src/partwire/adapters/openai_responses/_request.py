@@ -31,6 +31,7 @@ from partwire.adapters._common import (
     text_part,
     wire_model,
 )
+from partwire.adapters._formats import refuse_foreign_request
 from partwire.adapters._kernel import at_path
 from partwire.adapters.openai_responses._decode import item_parts
 from partwire.adapters.openai_responses._encode import Encoder
@@ -120,9 +121,11 @@ def build_request(
         if why is not None:
             losses.add("history", "assistant_message", "downgraded",
                        f"chained continuation is not possible ({why}); every item is sent")
-    if previous is not None or (params is not None and params.get("previous_response_id")):
-        # A chained request continues a stored response: a tool result may answer a call that
-        # response made, which this history need not hold. Only the server can tell an orphan.
+    if previous is not None or (params is not None and (
+            params.get("previous_response_id") or params.get("conversation"))):
+        # A chained request continues a stored response or conversation: a tool result may
+        # answer a call made there, which this history need not hold. Only the server can tell
+        # an orphan.
         encoder.orphan = _no_orphans
     name = wire_model(model, ISSUER)
     request: dict[str, Any] = {"model": name}
@@ -171,6 +174,7 @@ def _input(history: History, items: list[Any], encoder: Encoder) -> str | list[A
 def from_wire_request(request: Any) -> ImportedRequest:
     """A request body read back: instructions and input items as history, tools, the rest."""
     body = request if type(request) is dict else load_json(request, API, "request")
+    refuse_foreign_request(body, "openai_responses", API)
     if "input" not in body:
         raise WireFormatError(API, "request", "it has no input", "input")
     reader = _RequestReader()
