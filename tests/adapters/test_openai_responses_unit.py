@@ -41,7 +41,7 @@ from partwire import (
 )
 from partwire.adapters import ProviderError, WireFormatError, get_adapter, openai_responses
 from partwire.adapters.openai_responses._wire import admits_call_id
-from partwire.errors import LossError
+from partwire.errors import ArgumentError, LossError
 from partwire.streaming import accumulate
 from tests.harness.compare import comparable
 from tests.harness.validity import assert_valid_request
@@ -573,10 +573,15 @@ def test_hostile_responses_raise_only_partwire_errors(body: Any) -> None:
     {"input": [{"role": "user", "content": [{"type": "input_image"}]}]},
 ])
 def test_hostile_requests_raise_only_partwire_errors(body: Any) -> None:
-    """Whatever the body, from_wire_request (and re-export) succeeds or raises WireFormatError."""
+    """Whatever the body, from_wire_request succeeds or raises WireFormatError; re-export succeeds,
+    or, for a body that names no model, raises ArgumentError for the empty model."""
     try:
         imported = openai_responses.from_wire_request(body)
     except WireFormatError:
+        return
+    if not imported.model:
+        with pytest.raises(ArgumentError, match="model is empty"):
+            openai_responses.to_wire(imported.history, **imported.to_wire_kwargs())
         return
     openai_responses.to_wire(imported.history, **imported.to_wire_kwargs())
 
@@ -666,13 +671,13 @@ def test_a_plain_text_document_is_sent_as_a_file_and_read_back_as_text() -> None
     assert [(x.path, x.action) for x in lost] == [("history[0].parts[0]", "downgraded")]
 
 
-def test_an_empty_answer_text_dropped_on_export_is_a_loss() -> None:
-    """An empty text in an assistant message is not sent (an empty item is refused): a loss says so."""
+def test_an_empty_answer_text_is_sent_as_an_empty_item() -> None:
+    """An empty text in an assistant message goes out as an empty assistant item (the API takes
+    one), with no loss."""
     history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([TextPart(text=""), TextPart(text="a")])]
     projection = openai_responses.to_wire(history, model="gpt-5.5")
-    assert [i.get("content") for i in projection.request["input"]] == ["q", "a"]
-    assert [(x.path, x.part_type, x.action) for x in projection.losses] == [
-        ("history[1].parts[0]", "text", "dropped")]
+    assert [i.get("content") for i in projection.request["input"]] == ["q", "", "a"]
+    assert projection.losses == ()
 
 
 def test_a_chained_request_keeps_a_tool_result_whose_call_the_stored_response_made() -> None:
