@@ -21,7 +21,7 @@ from partwire.codec import Record, encode, iter_records
 from partwire.codec._reader import LineDecoder, is_complete_line, validate_line
 from partwire.history import CompactionEvent, HistoryEvent, TaskMetadataEvent
 from partwire.ids import new_message_id
-from partwire.messages import AssistantMessage
+from partwire.messages import FILLED_IN, AssistantMessage
 from partwire.pricing import PriceTable
 
 from ._backlog import DEFERRED_INDEX, behind, catch_up, record
@@ -894,11 +894,15 @@ def _decode_lines(lines: Iterable[bytes]) -> list[HistoryEvent]:
     validate = validate_line
     decoder: LineDecoder | None = None
     for line_no, line in enumerate(lines, 1):
+        filled = FILLED_IN[0]
         try:
-            append(validate(line))
-            continue
+            event = validate(line)
         except ValidationError:
             pass
+        else:
+            if FILLED_IN[0] == filled:  # else it lacks v, id or created_at: the slow path fills them
+                append(event)
+                continue
         decoder = decoder or LineDecoder()
         record = decoder.slow(bytes(line), line_no)
         if record is None:  # a blank stored line: impossible through this API
