@@ -121,7 +121,8 @@ def settings_to_wire(settings: RequestSettings, model_id: str, losses: Losses
         if fmt.description is not None:
             structure["description"] = fmt.description
         if fmt.strict is not None:
-            lose("output_format", "dropped", "Converse's structured output has no strict flag "
+            # Only the flag is lost: the schema itself goes out in outputConfig.textFormat.
+            lose("output_format.strict", "dropped", "Converse's structured output has no strict flag "
                  "(the schema is always enforced)")
         output = {"textFormat": {"type": "json_schema", "structure": {"jsonSchema": structure}}}
     elif fmt is not None and fmt.type == "json_object":
