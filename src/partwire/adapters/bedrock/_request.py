@@ -81,7 +81,7 @@ def build_request(
             tool_config["toolChoice"] = choice
         request["toolConfig"] = tool_config
     elif choice is not None:
-        losses.add("request.tool_choice", "request", "dropped",
+        losses.add("request.settings.tool_choice", "setting", "dropped",
                    "Converse takes a tool choice only with tools (toolConfig.tools)")
     return merge_params(request, rest, built=_BUILT) if rest else request
 

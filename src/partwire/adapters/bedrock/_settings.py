@@ -79,7 +79,7 @@ def settings_to_wire(settings: RequestSettings, model_id: str, losses: Losses
     family: str = family_of(model_id) or (marked if isinstance(marked, str) else "other")
 
     def lose(name: str, action: Literal["dropped", "rewritten"], reason: str) -> None:
-        losses.add(f"request.settings.{name}", "settings", action, reason)
+        losses.add(f"request.settings.{name}", "setting", action, reason)
 
     inference: dict[str, Any] = {}
     extra: dict[str, Any] = {}
