@@ -181,7 +181,7 @@ def _ls(store: Store, args: argparse.Namespace) -> int:
     rows: list[tuple[str, ...]] = [("SESSION", "UPDATED", "MODEL", "MSGS", "IN", "OUT", "COST", "TITLE")]
     for s in store.sessions(limit=args.limit):
         updated = s.updated_at.strftime("%Y-%m-%d %H:%M:%S") if s.updated_at else "-"
-        rows.append((s.id, updated, s.model or "-", str(s.message_count), str(s.input_tokens),
+        rows.append((s.session_id, updated, s.model or "-", str(s.message_count), str(s.input_tokens),
                      str(s.output_tokens), _cost(s.cost, s.uncosted), s.title or ""))
     _table(rows)
     return 0
