@@ -230,7 +230,7 @@ class _MediaMeta(_ModelMeta):
             if not isinstance(url if url is not None else file, str | os.PathLike):
                 raise ArgumentError("url" if url is not None else "file", "a URL or a path, as text",
                                     function=cls.__name__)
-            name = str(url) if url is not None else os.fspath(file)  # type: ignore[arg-type]
+            name = str(url) if url is not None else os.fspath(file)
             data["source"] = UrlSource(url=name) if url is not None else FileRefSource(path=name)
             if "media_type" not in data:
                 guessed = mimetypes.guess_type(name.split("?", 1)[0])[0]
@@ -241,6 +241,9 @@ class _MediaMeta(_ModelMeta):
 
 class ImagePart(_PartBase, metaclass=_MediaMeta):
     """An image: ``ImagePart(url=...)`` or ``ImagePart(file=...)`` for short (see ``_MediaMeta``)."""
+
+    if TYPE_CHECKING:  # the signature _MediaMeta gives it: source=, or url= or file= (see there)
+        def __init__(self, **data: Any) -> None: ...
 
     type: Literal["image"] = "image"
     source: MediaSource
@@ -253,6 +256,9 @@ class ImagePart(_PartBase, metaclass=_MediaMeta):
 
 class DocumentPart(_PartBase, metaclass=_MediaMeta):
     """A document: PDF or text."""
+
+    if TYPE_CHECKING:  # the signature _MediaMeta gives it: source=, or url= or file= (see there)
+        def __init__(self, **data: Any) -> None: ...
 
     type: Literal["document"] = "document"
     source: MediaSource
@@ -267,6 +273,9 @@ class DocumentPart(_PartBase, metaclass=_MediaMeta):
 
 class AudioPart(_PartBase, metaclass=_MediaMeta):
     """A sound clip."""
+
+    if TYPE_CHECKING:  # the signature _MediaMeta gives it: source=, or url= or file= (see there)
+        def __init__(self, **data: Any) -> None: ...
 
     type: Literal["audio"] = "audio"
     source: MediaSource

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from partwire import AssistantMessage, TextPart, ToolCallPart, UserMessage
+from partwire import AssistantMessage, HistoryEvent, TextPart, ToolCallPart, UserMessage
 from partwire.adapters import openai_responses
+from partwire.projection import Loss
 
 
-def _round_trip(body: dict[str, Any]) -> tuple[dict[str, Any], tuple[Any, ...]]:
+def _round_trip(body: dict[str, Any]) -> tuple[dict[str, Any], Sequence[Loss]]:
     imported = openai_responses.from_wire_request(body)
     projection = openai_responses.to_wire(imported.history, **imported.to_wire_kwargs())
     return projection.request, projection.losses
@@ -31,7 +33,7 @@ def test_an_empty_assistant_item_after_tool_calls_is_kept() -> None:
 
 def test_an_empty_assistant_text_is_sent_not_dropped() -> None:
     """A canonical assistant text that is empty goes out as an empty assistant item, with no loss."""
-    history = [UserMessage("hi"),
+    history: list[HistoryEvent] = [UserMessage("hi"),
                AssistantMessage(parts=(ToolCallPart(id="tu_1", name="f", arguments_json="{}"), TextPart(text="")))]
     projection = openai_responses.to_wire(history, model="gpt-4.1")
     assert {"role": "assistant", "content": ""} in projection.request["input"]

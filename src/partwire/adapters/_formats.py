@@ -98,9 +98,9 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
     tools = body.get("tools")
     if isinstance(tools, list):
         for i, tool in enumerate(tools):
-            api = _tool_api(tool)
-            if api is not None and api != own:
-                return api, "a tool in its shape", f"tools[{i}]"
+            shape = _tool_api(tool)
+            if shape is not None and shape != own:
+                return shape, "a tool in its shape", f"tools[{i}]"
     messages = body.get("messages")
     if not isinstance(messages, list):
         return None
@@ -123,11 +123,11 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
                 if own != "bedrock" and _converse_block(block):
                     return "bedrock", "a content block with no type", f"messages[{i}].content[{j}]"
                 continue
-            api = _BLOCK_TYPES.get(kind) if isinstance(kind, str) else None
-            if api is None and own == "bedrock":
-                api = "typed"  # Converse blocks never carry a type; which of the two is unclear
-            if api is not None and api != own:
-                return api, f"a {kind} block", f"messages[{i}].content[{j}].type"
+            writer = _BLOCK_TYPES.get(kind) if isinstance(kind, str) else None
+            if writer is None and own == "bedrock":
+                writer = "typed"  # Converse blocks never carry a type; which of the two is unclear
+            if writer is not None and writer != own:
+                return writer, f"a {kind} block", f"messages[{i}].content[{j}].type"
     return None
 
 
