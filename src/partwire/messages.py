@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from partwire._base import CanonicalModel, NamedUnion, ProviderData
 from partwire.errors import ArgumentError
@@ -110,8 +110,19 @@ def _filled_time() -> datetime:
     return now()
 
 
+def _require_line_fields(schema: dict[str, Any]) -> None:
+    # A line must carry these although the constructors fill them in (see FILLED_IN): the JSON
+    # Schema of every event, partwire's own and that of a user's model holding events, says so.
+    properties = schema.get("properties", {})
+    required = set(schema.get("required", ()))
+    required.update(name for name in ("v", "type", "id", "created_at", "role") if name in properties)
+    schema["required"] = sorted(required)
+
+
 class _EventBase(CanonicalModel):
     """Fields every history line has."""
+
+    model_config = ConfigDict(json_schema_extra=_require_line_fields)
 
     v: Literal[1] = Field(default_factory=_filled_v)
     """Schema version of this line."""

@@ -11,7 +11,7 @@ import mimetypes
 import os
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, JsonValue, TypeAdapter
+from pydantic import ConfigDict, Field, JsonValue, TypeAdapter
 
 from partwire._base import CanonicalModel, ProviderData
 from partwire.errors import ArgumentError, ToolArgumentsError
@@ -55,7 +55,15 @@ class Opaque(CanonicalModel):
     """The model that issued it, where the issuer ties the value to one model."""
 
 
+def _require_type(schema: dict[str, Any]) -> None:
+    # A part's tag is what its union tells it apart by: required on the wire (the JSON Schema of
+    # every part says so) although the constructors fill it in.
+    schema["required"] = sorted({*schema.get("required", ()), "type"})
+
+
 class _PartBase(CanonicalModel):
+    model_config = ConfigDict(json_schema_extra=_require_type)
+
     type: str
     """The part's tag."""
     provider_data: ProviderData | None = None

@@ -15,8 +15,10 @@ its path and type alone.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -59,8 +61,14 @@ def _part_marks(part: Part) -> list[str]:
     return _marks(part)
 
 
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()[:40]
+
+
 def _wrong(loss: Loss, history: Sequence[HistoryEvent], tools: Sequence[Any], body: str) -> str | None:
     """What is wrong with ``loss`` (``None`` when it says what happened)."""
+    shared = Counter(mark for event in history for part in getattr(event, "parts", ())
+                     for mark in _part_marks(part))
     if loss.path == "history":
         return None if loss.part_type in ("assistant_message", "unknown") else "a whole-history loss of a part type"
     if match := _SETTING.fullmatch(loss.path):
@@ -97,12 +105,13 @@ def _wrong(loss: Loss, history: Sequence[HistoryEvent], tools: Sequence[Any], bo
         if field is not None and not hasattr(part, field):
             return f"a {part.type} part has no {field}"
         marks = _part_marks(part) if field is None else []
-    # A mark of a few characters (a generated "a") may be in the body as part of anything else.
-    marks = [mark for mark in marks if len(mark) >= 8]
+    # A mark of a few characters (a generated "a"), or one another element shares (two parts
+    # of one URL), may be in the body for another reason.
+    marks = [mark for mark in marks if len(mark) >= 8 and shared[mark] == 1]
     if loss.action == "dropped" and marks and any(_present(mark, body) for mark in marks):
         return "dropped, but it is in the body"
     if loss.action == "rewritten" and j is not None and field is None and marks \
-            and not any(_present(mark, body) for mark in marks):
+            and not any(_present(mark, body) or _b64(mark) in body for mark in marks):
         return "rewritten, but nothing of it is in the body"
     return None
 

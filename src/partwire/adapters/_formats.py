@@ -108,7 +108,7 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
         if not isinstance(message, dict):
             return None
         role = message.get("role")
-        if own != "openai_chat" and role in _CHAT_ROLES and (role != "system" or own != "anthropic"):
+        if own != "openai_chat" and isinstance(role, str) and role in _CHAT_ROLES and (role != "system" or own != "anthropic"):
             return "openai_chat", f"a {message['role']} message", f"messages[{i}].role"
         if own != "openai_chat" and "tool_calls" in message:
             return "openai_chat", "a message's tool_calls", f"messages[{i}].tool_calls"
@@ -124,8 +124,10 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
                     return "bedrock", "a content block with no type", f"messages[{i}].content[{j}]"
                 continue
             writer = _BLOCK_TYPES.get(kind) if isinstance(kind, str) else None
-            if writer is None and own == "bedrock":
-                writer = "typed"  # Converse blocks never carry a type; which of the two is unclear
+            if writer is None and own == "bedrock" and kind == "text":
+                # Converse blocks never carry a type; which of the two wrote it is unclear. Other
+                # unknown types pass: a block Converse may add later is kept as an unknown part.
+                writer = "typed"
             if writer is not None and writer != own:
                 return writer, f"a {kind} block", f"messages[{i}].content[{j}].type"
     return None

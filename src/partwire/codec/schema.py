@@ -49,7 +49,6 @@ def json_schema() -> dict[str, Any]:
         schema = model.model_json_schema(ref_template="#/$defs/{model}")
         defs.update(schema.pop("$defs", {}))
         defs[model.__name__] = schema
-    _require_line_fields(defs)
     return add_field_descriptions({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
@@ -58,25 +57,6 @@ def json_schema() -> dict[str, Any]:
         **generated,
         "$defs": defs,
     }, [CanonicalModel])
-
-
-# What a line must carry although the Python constructors fill it in: the reader reports a line
-# without one (``missing_field``), so the schema requires it as well. Tags (``type``, ``role``)
-# are required wherever they are a constant: a union tells its members apart by them.
-_LINE_FIELDS = ("v", "type", "id", "created_at")
-
-
-def _require_line_fields(defs: dict[str, Any]) -> None:
-    for schema in defs.values():
-        properties = schema.get("properties")
-        if not isinstance(properties, dict):
-            continue
-        required = set(schema.get("required", ()))
-        if all(name in properties for name in _LINE_FIELDS):
-            required.update(_LINE_FIELDS)
-        required.update(tag for tag in ("type", "role") if "const" in properties.get(tag, {}))
-        if required:
-            schema["required"] = sorted(required)
 
 
 def render() -> str:
