@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from partwire.adapters import get_adapter
 from partwire.history import HistoryEvent
 from partwire.messages import AssistantMessage, ToolMessage
-from partwire.parts import Part, ToolCallPart
+from partwire.parts import Part, ThinkingPart, ToolCallPart
 from partwire.projection import Loss
 from partwire.settings import RequestSettings
 from partwire.tools import ServerToolDefinition
@@ -55,6 +55,10 @@ def _event_marks(event: HistoryEvent) -> list[str]:
 
 
 def _part_marks(part: Part) -> list[str]:
+    if isinstance(part, ThinkingPart):
+        # The text and the signature: a thinking part sent without its signature is rewritten.
+        return [*([part.signature.value[:200]] if part.signature else []),
+                *([part.text[:200]] if part.text.strip() else [])]
     if isinstance(part, ToolCallPart):
         # The name alone may be another call's: the ids and arguments are this call's own.
         return [part.id, *part.provider_ids.values()]
@@ -105,9 +109,11 @@ def _wrong(loss: Loss, history: Sequence[HistoryEvent], tools: Sequence[Any], bo
         if field is not None and not hasattr(part, field):
             return f"a {part.type} part has no {field}"
         marks = _part_marks(part) if field is None else []
+        if isinstance(part, ToolCallPart) and loss.action == "rewritten":
+            marks.append(part.name)  # a rewritten call may go out under a mapped id: its name stays
     # A mark of a few characters (a generated "a"), or one another element shares (two parts
     # of one URL), may be in the body for another reason.
-    marks = [mark for mark in marks if len(mark) >= 8 and shared[mark] == 1]
+    marks = [mark for mark in marks if (len(mark) >= 8 and shared[mark] == 1) or loss.action == "rewritten"]
     if loss.action == "dropped" and marks and any(_present(mark, body) for mark in marks):
         return "dropped, but it is in the body"
     if loss.action == "rewritten" and j is not None and field is None and marks \
