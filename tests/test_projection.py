@@ -172,7 +172,7 @@ def test_check_switch_names_every_predicted_loss() -> None:
         ("history[3].parts[3]", "unknown", "dropped"),
         ("history[3].parts[4]", "refusal", "downgraded"),
         ("history[3].parts[5]", "tool_call", "id_mapped"),
-        ("history[3].parts[5]", "tool_definition", "dropped"),
+        ("history[3].parts[5]", "tool_call", "downgraded"),
     ]
     assert {loss.adapter for loss in losses} == {"anthropic"}
 

@@ -45,7 +45,14 @@ def as_json(obj: Any) -> Any:
         return json.loads(obj)
     to_dict = getattr(obj, "to_dict", None)
     if callable(to_dict):
-        return to_dict(mode="json")
+        # The SDKs build a response object without validating it, so a dialect's server leaves
+        # values its types do not declare (Mistral's list of content blocks where OpenAI's type
+        # says str). They are dumped as they came; the serializer's warning that it met one is
+        # about the SDK's types, not the data, and is not passed on to the caller.
+        try:
+            return to_dict(mode="json", warnings=False)
+        except TypeError:  # a to_dict without the switch
+            return to_dict(mode="json")
     model_dump = getattr(obj, "model_dump", None)
     if callable(model_dump):
         return model_dump(mode="json", exclude_unset=True, by_alias=True)

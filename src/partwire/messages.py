@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from partwire._base import CanonicalModel, NamedUnion, ProviderData
 from partwire.errors import ArgumentError
@@ -88,16 +88,49 @@ class _ContentMeta(_ModelMeta):
         return super().__call__(**data)
 
 
+# How often an event's v, id or created_at was filled in rather than given. A file's line must
+# carry all three; the codec's fast path compares this around each line it validates, so a line
+# that lacks one goes to the checked path, which reports it and fills it in the same way on every
+# load (a made-up id would differ each time). Racing threads can only send a line there needlessly.
+FILLED_IN = [0]
+
+
+def _filled_v() -> Literal[1]:
+    FILLED_IN[0] += 1
+    return 1
+
+
+def _filled_id() -> str:
+    FILLED_IN[0] += 1
+    return new_message_id()
+
+
+def _filled_time() -> datetime:
+    FILLED_IN[0] += 1
+    return now()
+
+
+def _require_line_fields(schema: dict[str, Any]) -> None:
+    # A line must carry these although the constructors fill them in (see FILLED_IN): the JSON
+    # Schema of every event, partwire's own and that of a user's model holding events, says so.
+    properties = schema.get("properties", {})
+    required = set(schema.get("required", ()))
+    required.update(name for name in ("v", "type", "id", "created_at", "role") if name in properties)
+    schema["required"] = sorted(required)
+
+
 class _EventBase(CanonicalModel):
     """Fields every history line has."""
 
-    v: Literal[1] = 1
+    model_config = ConfigDict(json_schema_extra=_require_line_fields)
+
+    v: Literal[1] = Field(default_factory=_filled_v)
     """Schema version of this line."""
     type: str
     """The event's tag."""
-    id: str = Field(default_factory=new_message_id)
+    id: str = Field(default_factory=_filled_id)
     """ULID, monotonic within the process that made it; never regenerated on load."""
-    created_at: datetime = Field(default_factory=now)
+    created_at: datetime = Field(default_factory=_filled_time)
     """When it was made (UTC, microseconds)."""
 
 

@@ -26,8 +26,11 @@ OpenRouter variants ``x/y:free``) and goes out as it is."""
 def wire_model(model: str, issuer: str) -> str:
     """The model name to put on the wire: aliases resolved and the ``<issuer>:`` prefix cut.
 
-    A model that names another provider is refused; a colon that names no provider is kept.
+    A model that names another provider is refused; a colon that names no provider is kept;
+    an empty one is refused as a missing one is.
     """
+    if not model or not model.strip():
+        raise ArgumentError("model", f"the model is empty: name the {issuer} model to send the request to")
     full = DEFAULT_MODEL_ALIASES.get(model, model)
     head, sep, tail = full.partition(":")
     if not sep:

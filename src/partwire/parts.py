@@ -7,9 +7,11 @@ Every part is immutable and may carry ``provider_data``. Opaque reasoning state 
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+import mimetypes
+import os
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, JsonValue, TypeAdapter
+from pydantic import ConfigDict, Field, JsonValue, TypeAdapter
 
 from partwire._base import CanonicalModel, ProviderData
 from partwire.errors import ArgumentError, ToolArgumentsError
@@ -53,7 +55,15 @@ class Opaque(CanonicalModel):
     """The model that issued it, where the issuer ties the value to one model."""
 
 
+def _require_type(schema: dict[str, Any]) -> None:
+    # A part's tag is what its union tells it apart by: required on the wire (the JSON Schema of
+    # every part says so) although the constructors fill it in.
+    schema["required"] = sorted({*schema.get("required", ()), "type"})
+
+
 class _PartBase(CanonicalModel):
+    model_config = ConfigDict(json_schema_extra=_require_type)
+
     type: str
     """The part's tag."""
     provider_data: ProviderData | None = None
@@ -204,8 +214,44 @@ class TextPart(_PartBase):
     """Sources the text cites, in provider order."""
 
 
-class ImagePart(_PartBase):
-    """An image."""
+if TYPE_CHECKING:
+    from pydantic._internal._model_construction import ModelMetaclass as _ModelMeta
+else:
+    _ModelMeta = type(CanonicalModel)
+
+
+class _MediaMeta(_ModelMeta):
+    """Lets a media part take ``url=`` or ``file=`` in place of a ``source``.
+
+    ``ImagePart(url="https://example.com/cat.png")`` is ``ImagePart(source=UrlSource(url=...))``;
+    ``ImagePart(file="shots/bug.png")`` is ``ImagePart(source=FileRefSource(path=...))``, a file
+    beside the history that the adapters read through their ``resolve_file`` option. Either also
+    guesses ``media_type`` from the name's extension when none is given. On the metaclass, as
+    messages take their content, so loading a history never goes through it.
+    """
+
+    def __call__(cls, **data: Any) -> Any:
+        url, file = data.pop("url", None), data.pop("file", None)
+        if url is not None or file is not None:
+            if "source" in data or (url is not None and file is not None):
+                raise ArgumentError("source", "give one of source=, url= or file=", function=cls.__name__)
+            if not isinstance(url if url is not None else file, str | os.PathLike):
+                raise ArgumentError("url" if url is not None else "file", "a URL or a path, as text",
+                                    function=cls.__name__)
+            name = str(url) if url is not None else os.fspath(file)
+            data["source"] = UrlSource(url=name) if url is not None else FileRefSource(path=name)
+            if "media_type" not in data:
+                guessed = mimetypes.guess_type(name.split("?", 1)[0])[0]
+                if guessed is not None:
+                    data["media_type"] = guessed
+        return super().__call__(**data)
+
+
+class ImagePart(_PartBase, metaclass=_MediaMeta):
+    """An image: ``ImagePart(url=...)`` or ``ImagePart(file=...)`` for short (see ``_MediaMeta``)."""
+
+    if TYPE_CHECKING:  # the signature _MediaMeta gives it: source=, or url= or file= (see there)
+        def __init__(self, **data: Any) -> None: ...
 
     type: Literal["image"] = "image"
     source: MediaSource
@@ -216,8 +262,11 @@ class ImagePart(_PartBase):
     """Resolution hint, where the provider takes one (OpenAI; ``original`` keeps full size)."""
 
 
-class DocumentPart(_PartBase):
+class DocumentPart(_PartBase, metaclass=_MediaMeta):
     """A document: PDF or text."""
+
+    if TYPE_CHECKING:  # the signature _MediaMeta gives it: source=, or url= or file= (see there)
+        def __init__(self, **data: Any) -> None: ...
 
     type: Literal["document"] = "document"
     source: MediaSource
@@ -230,8 +279,11 @@ class DocumentPart(_PartBase):
     """The original file name, where the provider takes one."""
 
 
-class AudioPart(_PartBase):
+class AudioPart(_PartBase, metaclass=_MediaMeta):
     """A sound clip."""
+
+    if TYPE_CHECKING:  # the signature _MediaMeta gives it: source=, or url= or file= (see there)
+        def __init__(self, **data: Any) -> None: ...
 
     type: Literal["audio"] = "audio"
     source: MediaSource

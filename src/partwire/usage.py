@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from pydantic import Field
+
 from partwire._base import CanonicalModel, ProviderData
 
 __all__ = ["Usage"]
@@ -18,15 +20,15 @@ class Usage(CanonicalModel):
     provider's figures onto these.
     """
 
-    input_tokens: int = 0
+    input_tokens: int = Field(default=0, ge=0)
     """All input tokens, cached ones included."""
-    output_tokens: int = 0
+    output_tokens: int = Field(default=0, ge=0)
     """All output tokens, reasoning included."""
-    cache_read_tokens: int = 0
+    cache_read_tokens: int = Field(default=0, ge=0)
     """Input tokens read from the prompt cache (a subset of ``input_tokens``)."""
-    cache_write_tokens: int = 0
+    cache_write_tokens: int = Field(default=0, ge=0)
     """Input tokens written to the prompt cache (a subset of ``input_tokens``)."""
-    reasoning_tokens: int = 0
+    reasoning_tokens: int = Field(default=0, ge=0)
     """Output tokens spent on reasoning (a subset of ``output_tokens``)."""
     cost: Decimal | None = None
     """Cost in US dollars, computed locally from a price table."""

@@ -86,10 +86,10 @@ def test_a_request_without_max_tokens_gets_the_default() -> None:
 
 
 def test_a_request_that_is_not_one_is_refused() -> None:
-    """No messages list, or a message with a role the API lacks, raises WireFormatError."""
+    """No messages list, or a message with a role only Chat Completions has, raises WireFormatError."""
     with pytest.raises(WireFormatError, match="no messages"):
         anthropic.from_wire_request({"model": MODEL})
-    with pytest.raises(WireFormatError, match="role 'tool'"):
+    with pytest.raises(WireFormatError, match=r"Chat Completions request \(a tool message\)"):
         anthropic.from_wire_request({"model": MODEL, "messages": [{"role": "tool", "content": "x"}]})
 
 

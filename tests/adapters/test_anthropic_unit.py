@@ -72,7 +72,7 @@ def losses(history: list[HistoryEvent], **kwargs: Any) -> list[tuple[str, str, s
     """(path, part type, action) of each loss ``to_wire`` reports (the missing tool definitions,
     tested on their own, aside)."""
     return [(x.path, x.part_type, x.action) for x in anthropic.to_wire(history, model=MODEL, **kwargs).losses
-            if x.part_type != "tool_definition"]
+            if "definition of the tool" not in x.reason]
 
 
 def response(*content: dict[str, Any], stop: str = "end_turn", **usage: int) -> dict[str, Any]:
@@ -738,7 +738,7 @@ def test_a_history_that_calls_tools_sent_without_their_definitions_is_a_loss() -
                                    ToolMessage(call_id=call.id, tool_name="ls", output_text="a.py")]
     lost = anthropic.to_wire(history, model=MODEL).losses
     assert [(x.path, x.part_type, x.action) for x in lost] == [
-        ("history[1].parts[0]", "tool_definition", "dropped")]
+        ("history[1].parts[0]", "tool_call", "downgraded")]
     assert "'ls'" in lost[0].reason
     ls = ToolDefinition(name="ls", description="List.", input_schema={"type": "object"}, side_effects="read")
     assert anthropic.to_wire(history, model=MODEL, tools=[ls]).losses == ()

@@ -185,7 +185,7 @@ def test_tools_file_of_any_known_shape_is_offered(
     offered = json.loads(out)["tools"]
     assert len(offered) == 1
     assert json.dumps(offered).count('"ls"') == 1
-    assert "tool_definition" not in err
+    assert "definition of the tool" not in err
 
 
 def test_tools_keyword_of_convert_takes_definitions() -> None:
@@ -193,7 +193,7 @@ def test_tools_keyword_of_convert_takes_definitions() -> None:
     for tools in ([LS], ANTHROPIC_TOOLS):
         request, losses = convert(_history(), source="canonical", target="anthropic", tools=tools)
         assert [t["name"] for t in request["tools"]] == ["ls"]
-        assert not [loss for loss in losses if loss.part_type == "tool_definition"]
+        assert not [loss for loss in losses if "definition of the tool" in loss.reason]
 
 
 def test_unknown_tool_shape_is_refused(history_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -212,7 +212,8 @@ def test_tool_calls_without_definitions_are_a_loss(history_file: Path, capsys: p
     status, out, err = _convert(capsys, "--from", "canonical", "--to", "anthropic", str(history_file))
     assert status == 0
     assert "tools" not in json.loads(out)
-    (line,) = [line for line in err.splitlines() if "(tool_definition)" in line]
+    (line,) = [line for line in err.splitlines() if "definition of the tool" in line]
+    assert "(tool_call) downgraded" in line  # the call was sent: it is the request that lacks
     assert "ls" in line
     assert "--tools" in line
     status, out, _ = _convert(capsys, "--strict", "--from", "canonical", "--to", "anthropic", str(history_file))
@@ -244,8 +245,8 @@ def test_verbose_shows_structured_warning_records(history_file: Path, capsys: py
     records = [line for line in err.splitlines() if line.startswith("WARNING partwire.")]
     assert records, err
     fields = json.loads(records[0][records[0].index("{"):])
-    assert fields["loss_action"] == "dropped"
-    assert fields["part_type"] == "tool_definition"
+    assert fields["loss_action"] == "downgraded"
+    assert fields["part_type"] == "tool_call"
     assert main(["convert", "--from", "canonical", "--to", "anthropic", str(history_file)]) == 0
     assert "WARNING" not in capsys.readouterr().err
 

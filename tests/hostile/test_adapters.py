@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from partwire.adapters import ProviderError, get_adapter, openai_responses
-from partwire.errors import PartwireError, StreamProtocolError, WireFormatError
+from partwire.errors import ArgumentError, PartwireError, StreamProtocolError, WireFormatError
 from tests.harness.corpus import CORPUS
 from tests.harness.depth import examples
 from tests.laws.test_corpus_laws import ADAPTERS
@@ -210,10 +210,15 @@ def test_hostile_responses_raise_only_partwire_errors(body: Any) -> None:
     {"input": [{"role": "user", "content": [{"type": "input_image"}]}]},
 ])
 def test_hostile_requests_raise_only_partwire_errors(body: Any) -> None:
-    """Whatever the body, from_wire_request (and re-export) succeeds or raises WireFormatError."""
+    """Whatever the body, from_wire_request succeeds or raises WireFormatError; re-export succeeds,
+    or, for a body that names no model, raises ArgumentError for the empty model."""
     try:
         imported = openai_responses.from_wire_request(body)
     except WireFormatError:
+        return
+    if not imported.model:
+        with pytest.raises(ArgumentError, match="model is empty"):
+            openai_responses.to_wire(imported.history, **imported.to_wire_kwargs())
         return
     openai_responses.to_wire(imported.history, **imported.to_wire_kwargs())
 

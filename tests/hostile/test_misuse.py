@@ -337,7 +337,7 @@ def test_opening_a_session_the_store_lacks_says_so(tmp_path: Path) -> None:
         assert store.sessions() == []
         session = Session.open(store, "anthropic:claude-sonnet-4-6", session_id="typo", create=True)
         session.append(UserMessage("hi"))
-        assert [s.id for s in store.sessions()] == ["typo"]
+        assert [s.session_id for s in store.sessions()] == ["typo"]
 
 
 # -- one name per adapter ----------------------------------------------------------------------

@@ -168,7 +168,7 @@ def test_default_db_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
     path.write_bytes(dumps(example_history()))
     assert _main(capsysbinary, "store", "import", str(path))[0] == 0
     with open_store(tmp_path / "env.sqlite") as store:
-        assert [s.id for s in store.sessions()] == [SESSION]
+        assert [s.session_id for s in store.sessions()] == [SESSION]
 
 
 class _Terminal(io.StringIO):

@@ -15,7 +15,7 @@ from tests.store._events import assistant, tool, turn_history, user
 
 def _view(store: Store, session_id: str) -> tuple[Any, ...]:
     """Everything a reader learns about one session, without the session's own id."""
-    summary = dataclasses.replace(store.session(session_id), id="", forked_from=None, forked_at=None)
+    summary = dataclasses.replace(store.session(session_id), session_id="", forked_from=None, forked_at=None)
     calls = [dataclasses.replace(c, session_id="") for c in store.tool_calls(session_id)]
     pending = [c.call_id for c in store.pending_tool_calls(session_id)]
     usage = [dataclasses.replace(u, session_id="") for u in store.usage(session_id)]

@@ -79,7 +79,7 @@ def test_four_processes_import_the_same_file(store_url: str, tmp_path: Path) -> 
     path.write_bytes(dumps(events))
     _run_all(_workers.import_file, [(store_url, str(path))] * WRITERS)
     with open_store(store_url) as store:
-        assert [s.id for s in store.sessions()] == ["big"]
+        assert [s.session_id for s in store.sessions()] == ["big"]
         assert store.export_bytes("big") == path.read_bytes()
         assert store.session("big").event_count == 5000
 
@@ -187,7 +187,7 @@ def test_sql_injection_through_every_parameter_is_inert(store: Store, text: str,
         store.sessions(limit=text)  # type: ignore[arg-type]
     # The victim is untouched and every table still answers.
     assert store.export_bytes("victim") == dumps(turn_history())
-    assert {s.id for s in store.sessions()} == {"victim", text, text + "-fork", text + "-import"}
+    assert {s.session_id for s in store.sessions()} == {"victim", text, text + "-fork", text + "-import"}
     assert [h.event_id for h in store.search("flaky")] == ["E01", "E01"]
 
 

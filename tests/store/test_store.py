@@ -157,8 +157,8 @@ def test_sessions_are_listed_newest_first(store: Store) -> None:
     store.append("old", [user("A", "x", t=1)])
     store.append("new", [user("B", "y", t=100)])
     store.append("mid", [user("C", "z", t=50)])
-    assert [s.id for s in store.sessions()] == ["new", "mid", "old"]
-    assert [s.id for s in store.sessions(limit=1)] == ["new"]
+    assert [s.session_id for s in store.sessions()] == ["new", "mid", "old"]
+    assert [s.session_id for s in store.sessions(limit=1)] == ["new"]
 
 
 def test_pending_tool_calls(store: Store) -> None:

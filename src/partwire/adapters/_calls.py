@@ -69,5 +69,6 @@ def missing_definition_reason(name: str) -> str:
     """Why a tool call is reported where the request must define its tool (Anthropic): a resumed
     session sent without ``tools=``. The loss is on the call, so a session's projector, which
     projects only new turns, reports what ``to_wire`` does."""
-    return (f"no definition of the tool {name!r} is sent; Anthropic rejects tool calls without "
-            "definitions: pass their definitions in tools= (--tools FILE on the command line)")
+    return (f"the call is sent, but no definition of the tool {name!r} is, and Anthropic rejects "
+            "tool calls without definitions: pass their definitions in tools= (--tools FILE on the "
+            "command line)")

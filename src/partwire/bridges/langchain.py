@@ -366,7 +366,9 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
         if kind == "image" and detail in ("auto", "low", "high", "original"):
             part = ImagePart(source=source, media_type=block.get("mime_type"), detail=detail)
         else:
-            cls = {"image": ImagePart, "audio": AudioPart, "file": DocumentPart}[kind]
+            kinds: dict[str, type[ImagePart] | type[AudioPart] | type[DocumentPart]] = {
+                "image": ImagePart, "audio": AudioPart, "file": DocumentPart}
+            cls = kinds[kind]
             part = cls(source=source, media_type=block.get("mime_type"))
             if isinstance(part, DocumentPart):
                 part = replace(part, filename=_filename(block))

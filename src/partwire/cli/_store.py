@@ -64,6 +64,9 @@ def add_store_parser(commands: Any) -> None:
                           "session files, imported first (the session id is theirs)")
     imp.add_argument("--session", metavar="ID",
                      help="the session id (one file only; default: the file's task_id, else its name)")
+    imp.add_argument("--verbatim", action="store_true",
+                     help="store a file even when no line of it is a readable event (each line kept "
+                          "as an unknown event); without it such a file is refused")
     imp.set_defaults(store_run=_import)
 
     ls = verbs.add_parser("ls", help="list sessions, the most recently active first")
@@ -154,6 +157,8 @@ def _import(store: Store, args: argparse.Namespace) -> int:
             print(f"{name}: session {result.session_id}: {result.added} event(s) added, "
                   f"{result.skipped} already stored")
             continue
+        if not args.verbatim:
+            _check_readable(name)
         bar = make_progress(sys.stderr, os.path.getsize(name), os.path.basename(name))
         try:
             result = store.import_file(name, args.session, progress=bar.update if bar else None)
@@ -165,6 +170,26 @@ def _import(store: Store, args: argparse.Namespace) -> int:
         print(f"{name}: session {result.session_id}: {result.added} event(s) added, "
               f"{result.skipped} already stored")
     return 0
+
+
+# What a line is when nothing of it could be read as an event: the reader kept its bytes only.
+_UNREADABLE = frozenset({"torn_line", "invalid_json", "not_utf8", "too_long", "too_deep"})
+
+
+def _check_readable(name: str) -> None:
+    """Refuse a file none of whose lines is a history event (random bytes, another format).
+
+    The scan stops at the first readable line, the first line of any partwire file, so it costs
+    one line's read; the store would otherwise keep every line verbatim as an unknown event.
+    """
+    seen = 0
+    for record in iter_records(name):
+        seen += 1
+        if not any(problem.kind in _UNREADABLE for problem in record.problems):
+            return
+    why = "it is empty" if seen == 0 else f"none of its {seen} line(s) is a JSON history event"
+    raise StoreError(f"{name}: not a history file: {why}; nothing was stored (pass --verbatim to "
+                     "store it all the same, each line kept as an unknown event)")
 
 
 def _import_session_file(store: Store, name: str, source: str, session: str | None) -> Any:
@@ -181,7 +206,7 @@ def _ls(store: Store, args: argparse.Namespace) -> int:
     rows: list[tuple[str, ...]] = [("SESSION", "UPDATED", "MODEL", "MSGS", "IN", "OUT", "COST", "TITLE")]
     for s in store.sessions(limit=args.limit):
         updated = s.updated_at.strftime("%Y-%m-%d %H:%M:%S") if s.updated_at else "-"
-        rows.append((s.id, updated, s.model or "-", str(s.message_count), str(s.input_tokens),
+        rows.append((s.session_id, updated, s.model or "-", str(s.message_count), str(s.input_tokens),
                      str(s.output_tokens), _cost(s.cost, s.uncosted), s.title or ""))
     _table(rows)
     return 0

@@ -35,6 +35,7 @@ from partwire.history import (
 )
 from partwire.ids import derive_id
 from partwire.messages import (
+    FILLED_IN,
     SCHEMA_VERSION,
     AssistantMessage,
     DeveloperMessage,
@@ -68,11 +69,14 @@ ProblemKind = Literal[
     "too_long",
     "too_deep",
     "migrated",
+    "missing_field",
 ]
 """What kind of problem a line had. ``migrated`` is reserved: migration is normal, not reported.
 
 ``too_long`` and ``too_deep`` are lines refused by a limit (``max_line_bytes``, ``max_depth``);
 a ``too_long`` line was never read, so it cannot be written back: ``rewrite`` refuses it.
+``missing_field``: a line without its ``v``, ``id`` or ``created_at``, read with the value filled
+in the same way on every load (a strict read refuses it).
 """
 
 Source = str | os.PathLike[str] | IO[bytes]
@@ -133,6 +137,9 @@ class _Decoded:
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# The fields a line must carry (DESIGN §6: ids are stored, never made up on load).
+_REQUIRED_ORDER = ("v", "id", "created_at")
+_REQUIRED = frozenset(_REQUIRED_ORDER)
 _ROLE_MODELS: dict[str, type[BaseModel]] = {
     "system": SystemMessage,
     "developer": DeveloperMessage,
@@ -203,9 +210,12 @@ class LineDecoder:
         raw = chunk[:-1] if has_newline else chunk
         if self.check_depth and exceeds_depth(raw, self.max_depth):
             return self.slow(raw, line_no, final=not has_newline)
+        filled = FILLED_IN[0]
         try:
             event = validate_line(chunk)
         except ValidationError:
+            return self.slow(raw, line_no, final=not has_newline)
+        if FILLED_IN[0] != filled:  # the line lacks its v, id or created_at: see _required
             return self.slow(raw, line_no, final=not has_newline)
         return Record(line_no, event, raw)
 
@@ -305,6 +315,8 @@ class LineDecoder:
             return self._kept(obj, raw, line_no, [refusal])
         assert model is not None
         issues: list[_Issue] = []
+        if not migrated and not line.keys() >= _REQUIRED:
+            line = self._required(line, raw, line_no, issues)
         if isinstance(line.get("parts"), list) and model in _ROLE_MODELS.values():
             line = {**line, "parts": [self._part(p, i, issues) for i, p in enumerate(line["parts"])]}
         try:
@@ -319,6 +331,26 @@ class LineDecoder:
             )
             return self._kept(obj, raw, line_no, issues)
         return _Decoded(event, issues, migrated)
+
+    def _required(self, line: dict[str, Any], raw: bytes, line_no: int, issues: list[_Issue]) -> dict[str, Any]:
+        """``line`` with its missing ``v``, ``id`` or ``created_at`` filled in, each reported.
+
+        The same line always gets the same values: the id is derived from the line's number and
+        bytes, the time is the epoch, the version the current one. A strict read refuses the line.
+        """
+        filled = dict(line)
+        for name in _REQUIRED_ORDER:
+            if name in line:
+                continue
+            if name == "v":
+                filled["v"], fill = SCHEMA_VERSION, f"read as version {SCHEMA_VERSION}"
+            elif name == "id":
+                filled["id"] = derive_id("missing_id", str(line_no), raw.decode("utf-8", "replace"))
+                fill = f"given the id {filled['id']}, derived from the line, the same on every load"
+            else:
+                filled["created_at"], fill = _EPOCH, "given the time 1970-01-01T00:00:00Z"
+            issues.append(_Issue("missing_field", f"{_label(line)} has no {name} (required); {fill}", name))
+        return filled
 
     def _version(self, obj: dict[str, Any]) -> int | _Issue:
         if is_legacy(obj):

@@ -26,6 +26,7 @@ from partwire._collector import hold, release
 from partwire._limits import MAX_DEPTH, MAX_LINE_BYTES, TooLong, iter_lines
 from partwire.errors import DecodeError
 from partwire.history import History, HistoryEvent
+from partwire.messages import FILLED_IN
 
 from ._reader import LineDecoder, Problem, ProblemKind, Record, Source, open_source, validate_line
 from ._writer import FsyncPolicy, Writer, WriterClosedError, atomic_write, encode
@@ -129,11 +130,15 @@ def _read(source: Source, strict: bool, max_line_bytes: int, max_depth: int, *,
             for line_no, chunk in enumerate(iter_lines(handle, max_line_bytes), 1):
                 if fast and type(chunk) is bytes:
                     # The fast path inline: no Record is built for a line that validates.
+                    filled = FILLED_IN[0]
                     try:
-                        events.append(validate(chunk))
-                        continue
+                        event = validate(chunk)
                     except ValidationError:
                         pass
+                    else:
+                        if FILLED_IN[0] == filled:  # else it lacks v, id or created_at: checked
+                            events.append(event)
+                            continue
                 record = decoder.record(chunk, line_no) if not fast else _slow(decoder, chunk, line_no)
                 if record is not None:
                     events.append(record.event)

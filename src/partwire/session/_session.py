@@ -544,11 +544,14 @@ def _target_of(events: Sequence[HistoryEvent], target: str | Target | None,
                source: object) -> str | Target:
     if target is not None:
         return target
+    # The model the history last switched to wins over the replies after it: a reply names the
+    # dated snapshot that answered (gpt-4.1-2025-04-14), the switch the model that was chosen.
     for event in reversed(events):
         if isinstance(event, ModelSwitchEvent):
             adapter = event.metadata.get("adapter")
             head, _, model = event.to_model.partition(":")
             return f"{adapter if isinstance(adapter, str) else head}:{model}"
+    for event in reversed(events):
         if isinstance(event, AssistantMessage) and event.model:
             head, _, model = event.model.partition(":")
             return f"{event.api or head}:{model}"

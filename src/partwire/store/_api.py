@@ -8,6 +8,7 @@ decoded event on write (``_derive``) and can be rebuilt from the lines (:meth:`S
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -138,9 +139,13 @@ class ImportResult:
 
 @dataclass(frozen=True, slots=True)
 class SessionSummary:
-    """One session as ``ls`` lists it."""
+    """One session as ``ls`` lists it.
 
-    id: str
+    Its id is ``session_id``, as on every other record of the store (``SearchHit``,
+    ``ToolCallRecord``, ``UsageTotal``); ``id`` is kept as a deprecated alias.
+    """
+
+    session_id: str
     """The session id."""
     created_at: datetime | None
     """The first event's time."""
@@ -174,6 +179,13 @@ class SessionSummary:
     """The session this one was forked from."""
     forked_at: str | None
     """The event it was forked at (the last event shared with ``forked_from``)."""
+
+    @property
+    def id(self) -> str:
+        """Deprecated alias of :attr:`session_id` (the name every other store record uses)."""
+        warnings.warn("SessionSummary.id is deprecated; use SessionSummary.session_id",
+                      DeprecationWarning, stacklevel=2)
+        return self.session_id
 
 
 @dataclass(frozen=True, slots=True)

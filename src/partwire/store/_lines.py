@@ -8,6 +8,7 @@ from pydantic import ValidationError
 
 from partwire.codec._reader import LineDecoder, validate_line
 from partwire.history import HistoryEvent
+from partwire.messages import FILLED_IN
 
 from ._errors import StoreError
 
@@ -23,11 +24,15 @@ def decode_lines(lines: Iterable[bytes]) -> list[HistoryEvent]:
     validate = validate_line
     decoder: LineDecoder | None = None
     for line_no, line in enumerate(lines, 1):
+        filled = FILLED_IN[0]
         try:
-            append(validate(line))
-            continue
+            event = validate(line)
         except ValidationError:
             pass
+        else:
+            if FILLED_IN[0] == filled:  # else it lacks v, id or created_at: the slow path fills them
+                append(event)
+                continue
         decoder = decoder or LineDecoder()
         record = decoder.slow(bytes(line), line_no)
         if record is None:  # a blank stored line: impossible through this API

@@ -13,6 +13,7 @@ from typing import Any
 
 from partwire._base import ProviderData, build, fields_maker
 from partwire._json import SHAPE_ERRORS, json_text, load_json, usage_object
+from partwire.adapters._formats import refuse_foreign_response
 from partwire.adapters._provenance import shared_provider_data
 from partwire.adapters._reading import text_part
 from partwire.adapters.anthropic._wire import (
@@ -73,6 +74,7 @@ def from_wire(response: Any, options: object = None) -> AssistantMessage:
         raise error_from_wire(body)
     content = body.get("content")
     if not isinstance(content, list):
+        refuse_foreign_response(body, "anthropic", ISSUER)
         raise WireFormatError(ISSUER, "response", "it has no content list", "content")
     raw_stop = body.get("stop_reason")
     usage = usage_object(body, "usage", ISSUER)

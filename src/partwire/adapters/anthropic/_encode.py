@@ -115,7 +115,7 @@ class Encoder(TurnWalk, PartEncoder):
             # "all messages must have non-empty content except for the optional final
             # assistant message" (the API's 400): the message goes, and says so.
             i = turn.origin
-            self.losses.add(f"history[{i}]", f"{turn.role}_message", "dropped",
+            self.losses.add(f"history[{i}]", f"{getattr(self.history[i], 'role', turn.role)}_message", "dropped",
                             "nothing of it can be sent, and Anthropic rejects an empty "
                             "message", self.history[i].id)
             return

@@ -217,7 +217,9 @@ class PartEncoder(BlockEncoder):
         defined = self.defined
         if defined is not None and fields["name"] not in defined:
             # Remembered: a resumed agent resends every undefined call each turn.
-            self.losses.items.append(known_loss(i, j, "tool_definition", "dropped",
+            # The call itself goes out whole; what the request lacks is its tool's definition,
+            # so the API will refuse it: a poorer request, named on the call it concerns.
+            self.losses.items.append(known_loss(i, j, "tool_call", "downgraded",
                                                 missing_definition_reason(fields["name"]),
                                                 self.losses.adapter, message_id))
         text = fields["arguments_json"]

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from partwire._base import ProviderData
 from partwire._json import SHAPE_ERRORS, json_text, load_json, usage_object
+from partwire.adapters._formats import refuse_foreign_response
 from partwire.adapters._provenance import shared_provider_data
 from partwire.adapters._reading import text_part
 from partwire.adapters.bedrock._wire import (
@@ -129,6 +130,7 @@ def from_wire(response: Any, options: Options | None = None) -> AssistantMessage
     if output is None and "message" in body:
         raise error_from_wire(body)
     if not isinstance(output, dict) or not isinstance(output.get("message"), dict):
+        refuse_foreign_response(body, "bedrock", ISSUER)
         raise WireFormatError(ISSUER, "response", "it has no output message", "output.message")
     content = output["message"].get("content")
     if not isinstance(content, list):

@@ -58,7 +58,7 @@ class Encoder(TurnWalk, PartEncoder):
             if not turn.blocks:
                 # Converse refuses a message without content: it goes, and says so.
                 i = turn.origin
-                self.losses.add(f"history[{i}]", f"{turn.role}_message", "dropped",
+                self.losses.add(f"history[{i}]", f"{getattr(self.history[i], 'role', turn.role)}_message", "dropped",
                                 "nothing of it can be sent, and Converse refuses an empty message",
                                 self.history[i].id)
                 continue

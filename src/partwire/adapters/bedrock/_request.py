@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from partwire._base import ProviderData, build
 from partwire._json import load_json
+from partwire.adapters._formats import refuse_foreign_request
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._provenance import shared_provider_data
@@ -86,7 +87,7 @@ def build_request(
             tool_config["toolChoice"] = choice
         request["toolConfig"] = tool_config
     elif choice is not None:
-        losses.add("request.tool_choice", "request", "dropped",
+        losses.add("request.settings.tool_choice", "setting", "dropped",
                    "Converse takes a tool choice only with tools (toolConfig.tools)")
     return merge_params(request, rest, built=_BUILT) if rest else request
 
@@ -95,6 +96,7 @@ def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
     """A request body read back: history, tools, and every other field for ``to_wire`` (no
     option changes how a request reads)."""
     body = request if type(request) is dict else load_json(request, ISSUER, "request")
+    refuse_foreign_request(body, "bedrock", ISSUER)
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise WireFormatError(ISSUER, "request", "it has no messages list", "messages")

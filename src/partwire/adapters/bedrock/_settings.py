@@ -68,7 +68,7 @@ def settings_to_wire(settings: RequestSettings, model_id: str, losses: LossColle
     family: str = bedrock_family(model_id) or (marked if isinstance(marked, str) else "other")
 
     def lose(name: str, action: Literal["dropped", "rewritten"], reason: str) -> None:
-        losses.add(f"request.settings.{name}", "settings", action, reason)
+        losses.add(f"request.settings.{name}", "setting", action, reason)
 
     inference: dict[str, Any] = {}
     extra: dict[str, Any] = {}
@@ -110,7 +110,8 @@ def settings_to_wire(settings: RequestSettings, model_id: str, losses: LossColle
         if fmt.description is not None:
             structure["description"] = fmt.description
         if fmt.strict is not None:
-            lose("output_format", "dropped", "Converse's structured output has no strict flag "
+            # Only the flag is lost: the schema itself goes out in outputConfig.textFormat.
+            lose("output_format.strict", "dropped", "Converse's structured output has no strict flag "
                  "(the schema is always enforced)")
         output = {"textFormat": {"type": "json_schema", "structure": {"jsonSchema": structure}}}
     elif fmt is not None and fmt.type == "json_object":

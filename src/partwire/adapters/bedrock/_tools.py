@@ -49,7 +49,7 @@ def tools_to_wire(tools: Sequence[ToolSpec], losses: LossCollector) -> list[dict
         elif len(tool) == 1 and next(iter(tool)) in _NATIVE_KEYS:
             out.append(dict(tool))
         else:  # another API's native tool: never copied into a Converse body
-            losses.add(f"request.tools[{k}]", "tool_definition", "dropped",
+            losses.add(f"request.tools[{k}]", "tool", "dropped",
                        f"a native tool of another API's shape ({sorted(tool)[:3]}) has no Converse form; "
                        "Converse tools are toolSpec, systemTool or cachePoint")
     return out
@@ -64,14 +64,15 @@ def _spec_to_wire(tool: ToolDefinition, k: int, losses: LossCollector) -> dict[s
         spec["strict"] = tool.strict
     for name in ("defer_loading", "allowed_callers", "input_examples"):
         if getattr(tool, name) is not None:
-            losses.add(f"request.tools[{k}].{name}", "tool_definition", "dropped",
+            losses.add(f"request.tools[{k}].{name}", "tool", "dropped",
                        f"Converse tool specifications have no {name}")
     pd = tool.provider_data
     if pd is not None:
         if pd.issuer == ISSUER and isinstance(pd.data, dict):
             spec = {**pd.data, **spec}
         else:
-            losses.add(f"request.tools[{k}]", "tool_definition", "dropped",
+            # The tool goes out; only its echo state for another API stays behind.
+            losses.add(f"request.tools[{k}].provider_data", "tool", "dropped",
                        f"provider data from {pd.issuer} is not sent to Bedrock")
     return {"toolSpec": spec}
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from partwire._base import ProviderData
 from partwire._json import as_json, usage_object
+from partwire.adapters._formats import refuse_foreign_response
 from partwire.adapters.google._parts import part_from_wire
 from partwire.adapters.google._wire import (
     API,
@@ -137,6 +138,7 @@ def from_wire(response: Any, options: Options | None = None) -> AssistantMessage
     if not any(key in data for key in _RESPONSE_KEYS) and not any(key in data for key in _SNAKE_KEYS):
         # Every field of a response is optional, so another API's body (an Anthropic message)
         # would read as an empty answer: a body with none of them is not Gemini's.
+        refuse_foreign_response(data, "google", ISSUER)
         raise WireFormatError(ISSUER, "response", f"it has none of {', '.join(_RESPONSE_KEYS)} "
                               f"(its keys: {', '.join(sorted(map(str, data))[:8]) or 'none'})")
     return message_from_response(data, candidate=candidate)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from partwire._base import ProviderData, build, one_field
 from partwire._json import SHAPE_ERRORS, fields_key, json_text, load_json
 from partwire._memo import memo
+from partwire.adapters._formats import refuse_foreign_request
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._provenance import shared_provider_data
@@ -346,6 +347,7 @@ def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
     """A stored ``generateContent`` body read back: history, tools and the other fields (no
     option changes how a request reads)."""
     raw = request if type(request) is dict else load_json(request, ISSUER, "request")
+    refuse_foreign_request(raw, "google", ISSUER)
     key = fields_key(raw, _REST_FIELDS) if len(raw) > 1 else None
     known = _REST.get(key) if key is not None else None
     # Each field is brought to camelCase by its own reader as it is read: the contents part by

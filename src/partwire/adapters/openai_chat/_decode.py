@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from partwire._base import ProviderData
 from partwire._json import SHAPE_ERRORS, load_json, usage_object
+from partwire.adapters._formats import refuse_foreign_response
 from partwire.adapters._provenance import shared_provider_data
 from partwire.adapters.openai_chat._dialects import Dialect, get_dialect
 from partwire.adapters.openai_chat._wire import (
@@ -99,6 +100,7 @@ def from_wire(response: Any, options: Options) -> AssistantMessage:
         raise error_from_wire(body, issuer)
     choices = body.get("choices")
     if not isinstance(choices, list):
+        refuse_foreign_response(body, "openai_chat", API)
         raise WireFormatError(API, "response", "it has no choices list", "choices")
     # A choice without "index" (some servers leave it out) counts by its position.
     picked = next((c for n, c in enumerate(choices)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from partwire._base import build, one_field
 from partwire._json import load_json
+from partwire.adapters._formats import refuse_foreign_request
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._reading import imported_request, text_part
@@ -100,6 +101,7 @@ def from_wire_request(request: Any, options: Options) -> ImportedRequest:
     if isinstance(request, list):
         request = {"messages": request}
     body = request if type(request) is dict else load_json(request, API, "request")
+    refuse_foreign_request(body, "openai_chat", API)
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise WireFormatError(API, "request", "it has no messages list", "messages")

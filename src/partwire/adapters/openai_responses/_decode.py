@@ -17,6 +17,7 @@ from typing import Any
 
 from partwire._base import build
 from partwire._json import load_json, usage_object
+from partwire.adapters._formats import refuse_foreign_response
 from partwire.adapters.openai_responses._parts import marks_pd, output_part_from_wire
 from partwire.adapters.openai_responses._wire import (
     API,
@@ -78,6 +79,7 @@ def from_wire(response: Any, options: object = None) -> AssistantMessage:
         raise error_from_wire(body)
     output = body.get("output")
     if not isinstance(output, list):
+        refuse_foreign_response(body, "openai_responses", API)
         raise WireFormatError(API, "response", "it has no output list")
     parts: list[Part] = []
     for i, item in enumerate(output):

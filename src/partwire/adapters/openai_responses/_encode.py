@@ -327,12 +327,9 @@ class Encoder(PartEncoder):
                     elif part_kind is text_part:
                         if fields["citations"]:
                             break
-                        text = fields["text"]
-                        if text:
-                            append({"role": "assistant", "content": text})
-                        else:  # an empty text says nothing, and an empty item is refused
-                            lost.append(remember(i, j, "text", "dropped", _EMPTY_TEXT, adapter,
-                                                 message_id))
+                        # An empty text goes as it came: clients send {"role": "assistant",
+                        # "content": ""} after a turn of tool calls, and the API takes it.
+                        append({"role": "assistant", "content": fields["text"]})
                     else:
                         break
                 else:
@@ -508,9 +505,6 @@ class Encoder(PartEncoder):
                             message_id)
         if part.provider_data is not None:
             self.block(part.provider_data, path, part.type, message_id)  # reports a foreign one
-        if not part.text:
-            self.losses.add(path, "text", "dropped", _EMPTY_TEXT, message_id)
-            return
         marks = self.marks(part.provider_data)
         item: dict[str, Any] = {}
         if marks.get("typed") is True:
@@ -738,7 +732,6 @@ class Encoder(PartEncoder):
 # Bounded: emptied when it grows past the limit.
 _KNOWN_LOSSES: dict[tuple[str, int, str], Loss] = memo({})
 _MESSAGE_ITEM = frozenset({"id", "status", "phase"})
-_EMPTY_TEXT = "an empty text says nothing, and the API refuses an empty assistant item"
 _FOREIGN_REASONING = "reasoning is verifiable only by the provider that produced it"
 _RECORDS = frozenset({ErrorEvent, TaskMetadataEvent, CompactionEvent, RetryEvent, ModelSwitchEvent,
                       SubtaskEvent, UnknownEvent})

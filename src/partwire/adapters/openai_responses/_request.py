@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from partwire._base import build, one_field
 from partwire._json import SHAPE_ERRORS, fields_key, load_json
 from partwire._memo import memo
+from partwire.adapters._formats import refuse_foreign_request
 from partwire.adapters._kernel import at_path
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._reading import imported_request, text_part
@@ -121,9 +122,11 @@ def build_request(
         if why is not None:
             losses.add("history", "assistant_message", "downgraded",
                        f"chained continuation is not possible ({why}); every item is sent")
-    if previous is not None or (params is not None and params.get("previous_response_id")):
-        # A chained request continues a stored response: a tool result may answer a call that
-        # response made, which this history need not hold. Only the server can tell an orphan.
+    if previous is not None or (params is not None and (
+            params.get("previous_response_id") or params.get("conversation"))):
+        # A chained request continues a stored response or conversation: a tool result may
+        # answer a call made there, which this history need not hold. Only the server can tell
+        # an orphan.
         encoder.orphan = _no_orphans
     name = wire_model(model or f"{ISSUER}:estimate", ISSUER)
     request: dict[str, Any] = {"model": name}
@@ -173,6 +176,7 @@ def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
     """A request body read back: instructions and input items as history, tools, the rest (no
     option changes how a request reads)."""
     body = request if type(request) is dict else load_json(request, API, "request")
+    refuse_foreign_request(body, "openai_responses", API)
     if "input" not in body:
         raise WireFormatError(API, "request", "it has no input", "input")
     reader = _RequestReader()

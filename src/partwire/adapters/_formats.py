@@ -1,0 +1,213 @@
+"""Which API a wire body was written for, where a body says so: the readers' format check.
+
+Every reader (``from_wire_request``, ``from_wire``) asks :func:`foreign_request` or
+:func:`foreign_response` before it reads, and refuses with a :class:`WireFormatError` naming the
+format it sees. Without it, three APIs that all call their list ``messages`` read each other's
+bodies as empty or partial requests (a Converse body read as Anthropic had no readable block).
+
+A body is judged by signs that only one API defines: a top-level field, a message role, a
+content block's ``type`` (or its absence, for Converse). A body with no such sign (a lone user
+text with ``max_tokens``) is valid for several APIs alike and is read as asked. The scan stops
+at the first sign and reads no block twice; its cost is a few dictionary lookups per message.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from partwire.errors import WireFormatError
+from partwire.model_ids import model_owner
+
+__all__ = ["LABELS", "foreign_request", "foreign_response", "refuse_foreign_request", "refuse_foreign_response"]
+
+LABELS: dict[str, str] = {
+    "anthropic": "an Anthropic Messages",
+    "openai_chat": "an OpenAI Chat Completions",
+    "openai_responses": "an OpenAI Responses",
+    "google": "a Gemini generateContent",
+    "bedrock": "a Bedrock Converse",
+    "typed": "an Anthropic Messages or OpenAI Chat Completions",
+}
+"""How an error names each API's body (``a Bedrock Converse`` request)."""
+
+# Top-level request fields that exactly one API defines, by API. Fields that two APIs share
+# (metadata, tools, stream, temperature, top_k, reasoning, toolConfig) are never a sign.
+_TOP: tuple[tuple[str, frozenset[str]], ...] = (
+    ("google", frozenset({"contents", "systemInstruction", "system_instruction", "generationConfig",
+                          "generation_config", "safetySettings", "safety_settings", "cachedContent",
+                          "cached_content"})),
+    ("openai_responses", frozenset({"input", "instructions", "previous_response_id", "conversation",
+                                    "max_output_tokens", "truncation", "include", "max_tool_calls"})),
+    ("bedrock", frozenset({"modelId", "inferenceConfig", "additionalModelRequestFields",
+                           "additionalModelResponseFieldPaths", "guardrailConfig", "promptVariables",
+                           "performanceConfig", "requestMetadata", "outputConfig"})),
+    ("anthropic", frozenset({"stop_sequences", "anthropic_version", "anthropic_beta", "mcp_servers",
+                             "context_management", "container"})),
+    ("openai_chat", frozenset({"max_completion_tokens", "n", "response_format", "frequency_penalty",
+                               "presence_penalty", "logprobs", "top_logprobs", "stream_options",
+                               "reasoning_effort", "modalities", "logit_bias", "functions",
+                               "function_call", "prediction", "audio", "web_search_options", "seed",
+                               "random_seed", "safe_prompt", "prompt_mode"})),
+)
+# Message roles only Chat Completions (and its dialects) puts in ``messages`` (a system message
+# there is an option of Anthropic's reader and writer too).
+_CHAT_ROLES = frozenset({"system", "developer", "tool", "function"})
+# Content block types by the one API that defines them inside ``messages``.
+_BLOCK_TYPES: dict[str, str] = {
+    **dict.fromkeys(("image_url", "input_audio", "file", "refusal"), "openai_chat"),
+    # Not ``thinking``: Mistral's Chat dialect has a block of that name too.
+    **dict.fromkeys(("tool_use", "tool_result", "redacted_thinking", "server_tool_use",
+                     "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+                     "mcp_tool_use", "mcp_tool_result", "search_result", "container_upload",
+                     "document", "image"), "anthropic"),
+    **dict.fromkeys(("input_text", "input_image", "input_file", "output_text"), "openai_responses"),
+}
+# Converse blocks carry no ``type``: the block is keyed by its kind.
+_CONVERSE_BLOCKS = frozenset({"text", "image", "document", "video", "audio", "toolUse", "toolResult",
+                              "reasoningContent", "cachePoint", "guardContent", "citationsContent"})
+
+
+def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] | None:
+    """The other API ``body`` was written for, the sign and where it is; ``None`` when none shows.
+
+    ``own`` is the reading adapter's name: its own signs are passed over, so a body only another
+    API could have written is named, and one that several could have written is not.
+    """
+    keys = body.keys()
+    for api, fields in _TOP:
+        if api != own and not keys.isdisjoint(fields):
+            field = next(k for k in body if k in fields)
+            return api, f"a top-level {field}", field
+    model = body.get("model")
+    if model is not None and own == "bedrock":
+        return "typed", "a top-level model (Converse names it in the URL)", "model"
+    if own == "anthropic" and isinstance(model, str) and model_owner(model) == "openai":
+        # Anthropic serves only its own models; an OpenAI model in a messages body is Chat's.
+        return "openai_chat", f"the OpenAI model {model}", "model"
+    thinking = body.get("thinking")
+    if own != "anthropic" and isinstance(thinking, dict) and (
+            "budget_tokens" in thinking or thinking.get("type") == "adaptive"):
+        return "anthropic", "a top-level thinking budget", "thinking"
+    system = body.get("system")
+    if system is not None and own != "anthropic" and (isinstance(system, str) or _typed_list(system)):
+        return "anthropic", "a top-level system prompt", "system"
+    if isinstance(system, list) and system and own != "bedrock" and _converse_block(system[0]):
+        return "bedrock", "a system block with no type", "system[0]"
+    tools = body.get("tools")
+    if isinstance(tools, list):
+        for i, tool in enumerate(tools):
+            shape = _tool_api(tool)
+            if shape is not None and shape != own:
+                return shape, "a tool in its shape", f"tools[{i}]"
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return None
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            return None
+        role = message.get("role")
+        if own != "openai_chat" and isinstance(role, str) and role in _CHAT_ROLES and (role != "system" or own != "anthropic"):
+            return "openai_chat", f"a {message['role']} message", f"messages[{i}].role"
+        if own != "openai_chat" and "tool_calls" in message:
+            return "openai_chat", "a message's tool_calls", f"messages[{i}].tool_calls"
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for j, block in enumerate(content):
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind is None:
+                if own != "bedrock" and _converse_block(block):
+                    return "bedrock", "a content block with no type", f"messages[{i}].content[{j}]"
+                continue
+            writer = _BLOCK_TYPES.get(kind) if isinstance(kind, str) else None
+            if writer is None and own == "bedrock" and kind == "text":
+                # Converse blocks never carry a type; which of the two wrote it is unclear. Other
+                # unknown types pass: a block Converse may add later is kept as an unknown part.
+                writer = "typed"
+            if writer is not None and writer != own:
+                return writer, f"a {kind} block", f"messages[{i}].content[{j}].type"
+    return None
+
+
+def refuse_foreign_request(body: Mapping[str, Any], own: str, provider: str) -> None:
+    """Raise a :class:`WireFormatError` when ``body`` is a request of another API than ``own``."""
+    found = foreign_request(body, own)
+    if found is not None:
+        api, sign, path = found
+        raise WireFormatError(provider, "request", f"this is {LABELS[api]} request ({sign}), not "
+                              f"{LABELS[own]} one: read it with {_ADVICE.get(api, f'the {api} adapter')}", path)
+
+
+# Response fields by the one API that defines them, tried in order.
+_RESPONSE_TOP: tuple[tuple[str, str], ...] = (
+    ("choices", "openai_chat"),
+    ("candidates", "google"),
+    ("usageMetadata", "google"),
+    ("promptFeedback", "google"),
+    ("stopReason", "bedrock"),
+)
+
+
+def foreign_response(body: Mapping[str, Any], own: str) -> tuple[str, str] | None:
+    """The other API response ``body`` was written for and the sign; ``None`` when none shows."""
+    obj = body.get("object")
+    if obj == "response" and own != "openai_responses":
+        return "openai_responses", "object: response"
+    if obj in ("chat.completion", "chat.completion.chunk") and own != "openai_chat":
+        return "openai_chat", f"object: {obj}"
+    if body.get("type") == "message" and body.get("role") == "assistant" and own != "anthropic":
+        return "anthropic", "type: message"
+    for field, api in _RESPONSE_TOP:
+        if field in body and api != own:
+            return api, f"a top-level {field}"
+    output = body.get("output")
+    if isinstance(output, dict) and "message" in output and own != "bedrock":
+        return "bedrock", "an output message"
+    if isinstance(output, list) and own != "openai_responses":
+        return "openai_responses", "an output list"
+    return None
+
+
+def refuse_foreign_response(body: Mapping[str, Any], own: str, provider: str) -> None:
+    """Raise a :class:`WireFormatError` when ``body`` is a response of another API than ``own``."""
+    found = foreign_response(body, own)
+    if found is not None:
+        api, sign = found
+        raise WireFormatError(provider, "response", f"this is {LABELS[api]} response ({sign}), not "
+                              f"{LABELS[own]} one: read it with the {api} adapter")
+
+
+_ADVICE = {"typed": "the anthropic or openai_chat adapter"}
+
+
+def _tool_api(tool: Any) -> str | None:
+    """The one API whose tool definition has this shape, if any."""
+    if not isinstance(tool, dict):
+        return None
+    if "input_schema" in tool:
+        return "anthropic"
+    if "toolSpec" in tool:
+        return "bedrock"
+    if "functionDeclarations" in tool or "function_declarations" in tool or "googleSearch" in tool:
+        return "google"
+    kind = tool.get("type")
+    if kind == "function":
+        return "openai_chat" if "function" in tool else "openai_responses" if "name" in tool else None
+    if isinstance(kind, str) and _VERSIONED.fullmatch(kind):
+        return "anthropic"  # web_search_20250305: Anthropic dates its server tools
+    return None
+
+
+_VERSIONED = re.compile(r"[a-z_]+_20\d{6}")
+
+
+def _typed_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and isinstance(value[0], dict) and "type" in value[0]
+
+
+def _converse_block(block: Any) -> bool:
+    return isinstance(block, dict) and "type" not in block and not block.keys().isdisjoint(_CONVERSE_BLOCKS)
