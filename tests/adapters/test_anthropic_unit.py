@@ -758,3 +758,14 @@ def test_a_tool_result_whose_call_is_not_in_the_history_is_dropped_and_reported(
     assert "tu_gone" in projection.losses[0].reason
     with pytest.raises(LossError):
         anthropic.to_wire(history, model=MODEL, strict=True)
+
+
+def test_an_empty_refusal_dropped_with_other_blocks_is_named_a_refusal() -> None:
+    """An empty refusal is sent as text, and when the empty text block is then dropped the loss
+    names the refusal part it came from, not a text part."""
+    call = ToolCallPart.create("f", {})
+    history: list[HistoryEvent] = [UserMessage("q"), AssistantMessage([RefusalPart(text=""), call])]
+    projection = anthropic.to_wire(history, model=MODEL)
+    dropped = [(loss.path, loss.part_type) for loss in projection.losses if loss.action == "dropped"]
+    assert dropped == [("history[1].parts[0]", "refusal")]
+    assert [block["type"] for block in projection.request["messages"][1]["content"]] == ["tool_use"]

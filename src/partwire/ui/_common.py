@@ -16,6 +16,8 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from partwire.codec import decode, encode
 from partwire.errors import DecodeError, WireFormatError
 from partwire.history import HistoryEvent
+from partwire.ids import new_message_id, now
+from partwire.messages import SCHEMA_VERSION
 from partwire.parts import (
     Base64Source,
     FileRefSource,
@@ -126,7 +128,17 @@ def event_json(event: HistoryEvent) -> dict[str, Any]:
 
 
 def event_from_json(data: Mapping[str, Any], fmt: str, path: str) -> HistoryEvent:
-    """A history event from its canonical JSON, read strictly by the codec."""
+    """A history event from its canonical JSON, read strictly by the codec.
+
+    A message another program wrote carries no partwire id, time or version: it is a new event,
+    so it gets a new id and the current time, as one made here would (a stored line without them
+    is refused instead, since a file must load the same way every time)."""
+    data = dict(data)
+    data.setdefault("v", SCHEMA_VERSION)
+    if "id" not in data:
+        data["id"] = new_message_id()
+    if "created_at" not in data:
+        data["created_at"] = now().isoformat().replace("+00:00", "Z")
     try:
         return decode(json.dumps(data, ensure_ascii=False), strict=True)
     except DecodeError as exc:

@@ -37,13 +37,14 @@ class _Turn(Turn):
         self.message: dict[str, Any] = {"role": role, "content": self.blocks}
         self.plain = False  # its first block is a plain text block (a lone one collapses to a string)
         self.force_list = False
-        self.empties: list[tuple[int, int, int, str]] | None = None  # (block, i, j, message id)
+        self.empties: list[tuple[int, int, int, str, str]] | None = None  # (block, i, j, message id, part type)
 
-    def empty_text(self, i: int, j: int, message_id: str) -> None:
-        """Note an empty text block: dropped unless the turn collapses to a string."""
+    def empty_text(self, i: int, j: int, message_id: str, part_type: str = "text") -> None:
+        """Note an empty text block (of a text part, or a refusal sent as text): dropped unless
+        the turn collapses to a string."""
         if self.empties is None:
             self.empties = []
-        self.empties.append((len(self.blocks), i, j, message_id))
+        self.empties.append((len(self.blocks), i, j, message_id, part_type))
 
     def content(self, losses: LossCollector) -> str | list[WireBlock]:
         blocks = self.blocks
@@ -53,9 +54,9 @@ class _Turn(Turn):
         if self.empties is None:
             return blocks
         # The API rejects empty text blocks ("text content blocks must be non-empty").
-        drop = {k for k, _, _, _ in self.empties}
-        for _, i, j, message_id in self.empties:
-            losses.add(path(i, j), "text", "dropped", "Anthropic rejects empty text blocks",
+        drop = {k for k, _, _, _, _ in self.empties}
+        for _, i, j, message_id, part_type in self.empties:
+            losses.add(path(i, j), part_type, "dropped", "Anthropic rejects empty text blocks",
                        message_id)
         return [b for k, b in enumerate(blocks) if k not in drop]
 
@@ -210,7 +211,7 @@ class Encoder(TurnWalk, PartEncoder):
                 self.lose(i, j, "refusal", "downgraded", "Anthropic has no refusal block; sent as text",
                           message_id)
                 if not part.text:
-                    turn.empty_text(i, j, message_id)
+                    turn.empty_text(i, j, message_id, "refusal")
                 if not blocks:
                     turn.plain = True
                 blocks.append({"type": "text", "text": part.text})

@@ -79,7 +79,7 @@ def build_request(
                       resolve_file=options.resolve_file, defined=defined)
     system, messages = encoder.run()
     limit = settings.max_output_tokens
-    request: dict[str, Any] = {"model": wire_model(model or f"{ISSUER}:estimate", ISSUER),
+    request: dict[str, Any] = {"model": wire_model(model if model is not None else f"{ISSUER}:estimate", ISSUER),
                                "max_tokens": DEFAULT_MAX_TOKENS if limit is None else limit}
     if system is not None:
         request["system"] = system

@@ -60,7 +60,7 @@ def build_request(
                       foreign_thinking=options.foreign_thinking, resolve_file=options.resolve_file,
                       blobs="base64" if counting else options.blobs)
     system, messages = encoder.run()
-    request: dict[str, Any] = {"modelId": wire_model(model or f"{ISSUER}:estimate", ISSUER),
+    request: dict[str, Any] = {"modelId": wire_model(model if model is not None else f"{ISSUER}:estimate", ISSUER),
                                "messages": messages}
     if system is not None:
         request["system"] = system

@@ -79,7 +79,7 @@ def build_request(
     encoder = Encoder(history, dialect=dialect, issuers=issuers, losses=losses,
                       developer_role=options.developer_role,
                       echo_reasoning=options.echo_reasoning, resolve_file=options.resolve_file)
-    name = wire_model(model or f"{dialect.issuer}:estimate", dialect.issuer)
+    name = wire_model(model if model is not None else f"{dialect.issuer}:estimate", dialect.issuer)
     # Tools first: their losses are the request's own, before the history's (as a session's
     # projector, which reuses the history's, orders them).
     wire_tools, search = tools_to_wire(tools, losses, issuers, dialect.issuer,

@@ -128,7 +128,7 @@ def build_request(
         # answer a call made there, which this history need not hold. Only the server can tell
         # an orphan.
         encoder.orphan = _no_orphans
-    name = wire_model(model or f"{ISSUER}:estimate", ISSUER)
+    name = wire_model(model if model is not None else f"{ISSUER}:estimate", ISSUER)
     request: dict[str, Any] = {"model": name}
     instructions = encoder.instructions()
     if instructions is not None:
