@@ -54,7 +54,7 @@ def test_store_sessions_export_as_store_ls_chooses_them(tmp_path: Path) -> None:
     assert set(pq.read_table(out, columns=["session_id"]).column(0).to_pylist()) == {"new"}
     assert main(["import", str(out), "--db", str(other)]) == 0
     with open_store(db) as store, open_store(other) as copy:
-        assert [s.id for s in copy.sessions()] == ["new"]
+        assert [s.session_id for s in copy.sessions()] == ["new"]
         assert copy.export_bytes("new") == store.export_bytes("new")
     assert main(["export", "--db", str(db), "--session", "old", "--session", "new", "-o", str(out)]) == 0
     assert pq.read_table(out, columns=["session_id"]).column(0).unique().to_pylist() == ["old", "new"]

@@ -120,7 +120,7 @@ def _run_export(args: argparse.Namespace) -> int:
         raise CommandError(f"--row-group-rows must be at least 1, not {rows}")
     if from_store:
         with _open_store(args.db) as store:
-            ids = args.session or [s.id for s in store.sessions(limit=args.limit)]
+            ids = args.session or [s.session_id for s in store.sessions(limit=args.limit)]
             bar = _progress(len(ids), "session", "export")
             sessions = ((sid, _tick(bar, store.load(sid))) for sid in ids)
             count = _write(arrow, sessions, args.output, rows, bar)
