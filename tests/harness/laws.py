@@ -8,7 +8,6 @@ is shaped around a message). The laws themselves are written once, for every ada
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import itertools
 import json
@@ -18,9 +17,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from partwire import AssistantMessage, Part, ThinkingPart, ToolCallPart, ToolDefinition, ToolMessage
-from partwire._base import replace
+from partwire import AssistantMessage, Part, ThinkingPart, ToolMessage
 from partwire.history import HistoryEvent
+
+# The comparisons every law shares are the plugin's (partwire.testing), so the suites agree.
+from partwire.testing import dumps, json_default, neutral_dump, tools_called
 
 __all__ = ["ARGUMENT_TEXTS", "JSON_VALUES", "NAMES", "WireLaws", "default_tool_view", "default_view", "dumps", "json_default", "neutral_dump", "object_arguments_view", "split_text", "tools_called", "without_parsed"]
 
@@ -42,14 +43,6 @@ def split_text(draw: st.DrawFn, text: str, most: int = 4) -> list[str]:
     cuts = sorted(draw(st.sets(st.integers(1, max(1, len(text) - 1)), max_size=most))) if len(text) > 1 else []
     bounds = [0, *cuts, len(text)]
     return [text[a:b] for a, b in itertools.pairwise(bounds) if b > a]
-
-
-def neutral_dump(message: AssistantMessage) -> Any:
-    """The message's full JSON dump, echo state included, with what each decoding makes fresh
-    (the message's id and time, canonical tool-call ids) made neutral by position."""
-    parts = tuple(replace(p, id=f"tu_{i}") if isinstance(p, ToolCallPart) else p
-                  for i, p in enumerate(message.parts))
-    return replace(message, id="m", created_at="2026-01-01T00:00:00Z", parts=parts).model_dump(mode="json")
 
 
 # Fields that say nothing to the model: ids, echo state, media types, citations.
@@ -146,25 +139,3 @@ def without_parsed(value: Any) -> Any:
     if isinstance(value, list):
         return [without_parsed(v) for v in value]
     return value
-
-
-def json_default(value: Any) -> Any:
-    """What a request body holds besides JSON, as JSON: binary fields (boto3 takes ``bytes``) as
-    the base64 text the HTTP body carries; anything else as its text."""
-    if isinstance(value, bytes | bytearray):
-        return base64.b64encode(value).decode("ascii")
-    return str(value)
-
-
-def dumps(value: Any) -> str:
-    """Canonical JSON text of a value, for comparisons that must see every key."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=json_default)
-
-
-def tools_called(history: Any) -> tuple[ToolDefinition, ...]:
-    """A definition of every tool the history's assistant messages call, in order: a real
-    request carries them (Anthropic refuses tool calls without definitions, and to_wire says so)."""
-    names = dict.fromkeys(p.name for e in history if isinstance(e, AssistantMessage)
-                          for p in e.parts if isinstance(p, ToolCallPart))
-    return tuple(ToolDefinition(name=n, input_schema={"type": "object"}, side_effects="none")
-                 for n in names)

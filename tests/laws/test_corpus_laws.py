@@ -4,8 +4,6 @@ An adapter joins by being registered in ``partwire.adapters`` (``get_adapter`` f
 law then runs with it as source, as target, or both. Requests are compared as full JSON, never
 with ``==`` on models, so lost echo state (signatures, provider ids) shows.
 
-- import: ``to_wire(from_wire_request(r)) == r`` for every corpus request of the adapter's API
-  (in the key style the adapter writes: a kit's ``canonical_request``);
 - switch: ``check_switch(h, target)`` names exactly the losses of ``target.to_wire(h)``;
 - no silent drop: every part of ``h`` is in the target's request or named by a loss, and no
   wire message goes out empty;
@@ -15,34 +13,18 @@ with ``==`` on models, so lost echo state (signatures, provider ids) shows.
 
 from __future__ import annotations
 
-import base64
 import importlib
 import json
-import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from partwire import (
     AssistantMessage,
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    ImagePart,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    ServerToolCallPart,
-    ServerToolResultPart,
     TextPart,
-    TextSource,
-    ThinkingPart,
     ToolCallPart,
     ToolMessage,
-    UnknownPart,
-    UrlSource,
 )
 from partwire.adapters import ADAPTER_NAMES, Adapter, get_adapter
 from partwire.adapters.requests import ImportedRequest
@@ -50,6 +32,7 @@ from partwire.errors import SwitchRefusedError, UnknownAdapterError
 from partwire.history import HistoryEvent
 from partwire.projection import Loss
 from partwire.switch import check_switch
+from partwire.testing import silent_drops
 from tests.harness.corpus import CORPUS
 from tests.harness.laws import json_default
 from tests.harness.providers import KIT_NAMES, get_kit
@@ -135,24 +118,6 @@ def _target_kwargs(imported: ImportedRequest, target: Adapter) -> dict[str, Any]
             "max_tokens": imported.max_tokens}
 
 
-# -- import ---------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", ADAPTERS)
-def test_every_corpus_request_imports_and_re_exports_equal(name: str) -> None:
-    """``to_wire(from_wire_request(r)).request`` is ``r``, as JSON, for every real request."""
-    adapter = get_adapter(name)
-    canonical = get_kit(name).canonical_request if name in KIT_NAMES else (lambda body: body)
-    differ = []
-    for file, request, imported in _imported(name):
-        again = adapter.to_wire(imported.history, **_kwargs(imported)).request
-        expected = canonical(request)
-        if _dump(again) != _dump({**expected, "model": expected.get("model") or "model"}) and \
-                _dump(again) != _dump(expected):
-            differ.append(file)
-    assert differ == []
-
-
 # -- switch ---------------------------------------------------------------------------------
 
 
@@ -181,79 +146,6 @@ def test_check_switch_equals_the_targets_to_wire_losses(source: str, target: str
 # -- no silent drop -------------------------------------------------------------------------
 
 
-def _marks(part: Part) -> list[str]:
-    """Strings that must appear in a request that carries ``part`` (JSON-escaped)."""
-    match part:
-        case TextPart() | RefusalPart():
-            return [part.text[:200]] if part.text.strip() else []
-        case ThinkingPart():
-            if part.signature is not None:
-                return [part.signature.value[:200]]
-            return [part.text[:200]] if part.text.strip() else []
-        case RedactedThinkingPart():
-            return [part.data.value[:200]]
-        case ToolCallPart():
-            return [part.name]
-        case ImagePart() | DocumentPart() | AudioPart():
-            source = part.source
-            if isinstance(source, UrlSource):
-                return [source.url]
-            if isinstance(source, Base64Source):
-                return [source.data[:200]]
-            if isinstance(source, ProviderFileSource):
-                return [source.file_id]
-            if isinstance(source, TextSource):
-                return [source.text[:200]] if source.text.strip() else []
-            return []
-        case ServerToolCallPart():
-            return [part.id] if part.id else []
-        case ServerToolResultPart():
-            return [part.call_id] if part.call_id else []
-        case UnknownPart():
-            return [part.original_type] if part.original_type else []
-    return []
-
-
-def _escaped(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)[1:-1]
-
-
-_TEXT_FILE = re.compile(r"data:text/plain;base64,([A-Za-z0-9+/=]+)")
-
-
-def _present(mark: str, body: str) -> bool:
-    """Whether ``mark`` is in the JSON ``body``, as text or inside a ``text/plain`` file's base64
-    (a text document goes to the Responses API as such a file)."""
-    if _escaped(mark) in body:
-        return True
-    return any(mark in base64.b64decode(found).decode("utf-8", "replace")
-               for found in _TEXT_FILE.findall(body))
-
-
-def _silent_drops(history: tuple[HistoryEvent, ...], request: dict[str, Any],
-                  losses: Sequence[Loss]) -> list[str]:
-    body = json.dumps(request, ensure_ascii=False, default=json_default)
-    named = {loss.path for loss in losses}
-    missing = []
-    for i, event in enumerate(history):
-        if not isinstance(event, AssistantMessage | ToolMessage) and not hasattr(event, "parts"):
-            continue
-        path = f"history[{i}]"
-        if path in named:
-            continue
-        parts: tuple[Part, ...] = getattr(event, "parts", ())
-        if isinstance(event, ToolMessage) and event.output_text.strip() \
-                and _escaped(event.output_text[:200]) not in body:
-            missing.append(f"{path}.output_text")
-        for j, part in enumerate(parts):
-            here = f"{path}.parts[{j}]"
-            if any(p == here or p.startswith(here + ".") for p in named):
-                continue
-            if not all(_present(mark, body) for mark in _marks(part)):
-                missing.append(here)
-    return missing
-
-
 def _empty_messages(request: dict[str, Any]) -> list[int]:
     empty = []
     for k, message in enumerate(_wire_list(request)):
@@ -272,7 +164,7 @@ def test_every_part_arrives_or_a_loss_names_it(source: str, target: str) -> None
     silent, empty = [], []
     for file, _, imported in _imported(source):
         projection = adapter.to_wire(imported.history, **_target_kwargs(imported, adapter))
-        dropped = _silent_drops(imported.history, projection.request, projection.losses)
+        dropped = silent_drops(imported.history, projection.request, projection.losses)
         if dropped:
             silent.append(f"{file}: {dropped}")
         # A message the source itself sent blank may go out blank; none may become blank. An

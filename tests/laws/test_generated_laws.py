@@ -1,19 +1,17 @@
-"""The laws of DESIGN §11 over every registered adapter, on generated histories and scenarios,
-and the stream laws on every recorded stream of the corpus.
+"""The laws of DESIGN §11 over every registered adapter, on generated histories and scenarios.
 
 Comparisons are of full JSON dumps (``provider_data`` included), never ``==`` on models.
 
-- any history projects, and the request validates against the SDK's own request types;
-- switch: ``check_switch(h, target)`` equals ``target.to_wire(h).losses``;
-- no silent drop: every part is in the request or named by a loss;
-- prefix stability: appending events never changes the earlier wire messages;
-- stream identity: every snapshot of a real stream, and the message it completes, are one message
-  (one id, one ``created_at``), whatever form the stream arrives in.
+- switch: ``check_switch(h, target)`` equals ``target.to_wire(h).losses``, and the canonical
+  scenarios drop nothing in silence on the way;
+- prefix stability: appending events never changes the earlier wire messages.
+
+Request validity, no silent drop and stream identity on one adapter run through partwire's
+pytest plugin (``test_adapter_laws.py``).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -22,17 +20,14 @@ from hypothesis import HealthCheck, given, settings
 from partwire.adapters import get_adapter
 from partwire.errors import SwitchRefusedError
 from partwire.history import HistoryEvent
-from partwire.streaming import Accumulator, MessageCompleteEvent
 from partwire.switch import check_switch
-from tests.harness.corpus import CORPUS
+from partwire.testing import silent_drops
 from tests.harness.depth import examples
 from tests.harness.providers import get_kit
-from tests.harness.validity import request_errors
 from tests.laws.test_corpus_laws import (
     ADAPTERS,
     PAIRS,
     _key,
-    _silent_drops,
     _uncached,
     _wire_list,
 )
@@ -45,21 +40,6 @@ LAWS = settings(max_examples=examples(60, "PARTWIRE_LAW_EXAMPLES"), deadline=Non
 
 def _model(name: str) -> str:
     return f"{get_adapter(name).CAPABILITIES.issuer}:law"
-
-
-@pytest.mark.parametrize("name", ADAPTERS)
-@LAWS
-@given(history=histories())
-def test_any_history_projects_to_a_valid_request_and_loses_only_what_it_says(
-        name: str, history: list[HistoryEvent]) -> None:
-    """Any history from elsewhere gives a request the SDK's own types accept (when there is
-    anything to send), and every part arrives or is named by a loss. Its echo state is another
-    issuer's, as in a switch: raw blocks a generator made up are never echoed."""
-    projection = get_adapter(name).to_wire(history, model=_model(name),
-                                           accept_issuers={"elsewhere"})
-    if _wire_list(projection.request):
-        assert request_errors(name, projection.request) == []
-    assert _silent_drops(tuple(history), projection.request, projection.losses) == []
 
 
 @pytest.mark.parametrize("name", ADAPTERS)
@@ -102,46 +82,5 @@ def test_every_scenario_switches_exactly_as_it_projects(source: str, target: str
             predicted = refused.losses
         projection = adapter.to_wire(scenario.history, **kwargs)
         assert [_key(x) for x in predicted] == [_key(x) for x in projection.losses], scenario.name
-        assert _silent_drops(tuple(scenario.history), projection.request,
+        assert silent_drops(tuple(scenario.history), projection.request,
                              projection.losses) == [], scenario.name
-
-
-# -- streams --------------------------------------------------------------------------------
-
-
-def _streams(name: str) -> list[tuple[str, bytes]]:
-    """Every recorded stream's raw body: its SSE text, or (where the corpus keeps the decoded
-    frames of a binary stream) those frames as the API's bytes (the kit's ``sse``)."""
-    folder = CORPUS / name.replace("_", "-")
-    encode = get_kit(name).laws().sse
-    found = []
-    for path in sorted(folder.glob("*.json")):
-        record = json.loads(path.read_text())
-        if isinstance(record.get("sse"), str) and record["sse"]:
-            found.append((path.name, record["sse"].encode()))
-        elif record.get("chunks") and encode is not None:
-            found.append((path.name, encode(record["chunks"])))
-    assert found, f"no recorded streams at {folder}"
-    return found
-
-
-@pytest.mark.parametrize("name", ADAPTERS)
-def test_every_real_stream_has_one_identity(name: str) -> None:
-    """Fed whole or in 7-byte pieces, every recorded stream shows one id and created_at from its
-    first event to the completed message, to any accumulator that folds it."""
-    adapter = get_adapter(name)
-    split = []
-    for file, raw in _streams(name):
-        for chunks in ([raw], [raw[i:i + 7] for i in range(0, len(raw), 7)]):
-            ui = Accumulator()
-            seen = set()
-            final = None
-            for event in adapter.stream(chunks):
-                ui.feed(event)
-                seen.add((ui.message.id, ui.message.created_at))
-                if isinstance(event, MessageCompleteEvent):
-                    final = event.message
-            if final is None or seen != {(final.id, final.created_at)}:
-                split.append(file)
-                break
-    assert split == []

@@ -32,9 +32,9 @@ from partwire.messages import AssistantMessage, ToolMessage
 from partwire.parts import Part, ThinkingPart, ToolCallPart
 from partwire.projection import Loss
 from partwire.settings import RequestSettings
+from partwire.testing import in_body, json_default, part_marks
 from partwire.tools import ServerToolDefinition
-from tests.harness.laws import json_default
-from tests.laws.test_corpus_laws import ADAPTERS, PAIRS, _imported, _marks, _present, _target_kwargs
+from tests.laws.test_corpus_laws import ADAPTERS, PAIRS, _imported, _target_kwargs
 from tests.strategies import histories
 
 _HISTORY = re.compile(r"history\[(\d+)\](?:\.parts\[(\d+)\])?(?:\.([A-Za-z_]+)\S*)?")
@@ -62,7 +62,7 @@ def _part_marks(part: Part) -> list[str]:
     if isinstance(part, ToolCallPart):
         # The name alone may be another call's: the ids and arguments are this call's own.
         return [part.id, *part.provider_ids.values()]
-    return _marks(part)
+    return part_marks(part)
 
 
 def _b64(text: str) -> str:
@@ -114,10 +114,10 @@ def _wrong(loss: Loss, history: Sequence[HistoryEvent], tools: Sequence[Any], bo
     # A mark of a few characters (a generated "a"), or one another element shares (two parts
     # of one URL), may be in the body for another reason.
     marks = [mark for mark in marks if (len(mark) >= 8 and shared[mark] == 1) or loss.action == "rewritten"]
-    if loss.action == "dropped" and marks and any(_present(mark, body) for mark in marks):
+    if loss.action == "dropped" and marks and any(in_body(mark, body) for mark in marks):
         return "dropped, but it is in the body"
     if loss.action == "rewritten" and j is not None and field is None and marks \
-            and not any(_present(mark, body) or _b64(mark) in body for mark in marks):
+            and not any(in_body(mark, body) or _b64(mark) in body for mark in marks):
         return "rewritten, but nothing of it is in the body"
     return None
 
