@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from partwire.cli._conformance import add_conformance_parser
 from partwire.cli._convert import add_convert_parser
 from partwire.cli._cost import add_cost_parsers
 from partwire.cli._datasets import add_dataset_parsers
@@ -74,6 +75,7 @@ def _parser() -> Parser:
     add_cost_parsers(commands)
     add_dataset_parsers(commands)
     add_estimate_parser(commands)
+    add_conformance_parser(commands)
     for name, command in commands.choices.items():
         if name in EXAMPLES and not command.epilog:
             command.epilog = "example:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name])
