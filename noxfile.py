@@ -91,6 +91,15 @@ def schema(session: nox.Session) -> None:
     session.run("python", "-m", "partwire.codec.schema", "docs/schema/partwire.schema.json")
 
 
+@nox.session(default=False)
+def conformance(session: nox.Session) -> None:
+    """Regenerate the conformance corpus (src/partwire/conformance/cases/) from partwire's own
+    adapters, the compatibility files and the recorded traffic; review the diff, then commit it.
+    ``nox -s conformance -- --check`` only lists the files that are out of date."""
+    session.install("-e", DEV)
+    session.run("python", "-m", "tests.conformance.regen", *session.posargs)
+
+
 RECORD_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai_chat": "OPENAI_API_KEY",
                "openai_responses": "OPENAI_API_KEY", "google": "GEMINI_API_KEY"}
 

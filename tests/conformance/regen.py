@@ -292,7 +292,7 @@ def build() -> dict[str, dict[str, Any]]:
 
 # -- what an expectation carries --------------------------------------------------------------
 
-SIGNATURE_KEYS = frozenset({"signature", "thoughtSignature", "encrypted_content", "redactedContent"})
+SIGNATURE_KEYS = frozenset({"signature", "thoughtSignature", "encrypted_content"})
 """Keys that hold reasoning signatures, in canonical form and in every API's body."""
 TOOL_ID_KEYS = frozenset({"tool_use_id", "toolUseId", "call_id", "tool_call_id"})
 """Keys whose value is always a tool call's id."""
@@ -320,7 +320,7 @@ def covers(expected: dict[str, Any]) -> list[str]:
         if isinstance(node.get("role"), str) and node.get("type") == "message":
             tags.add(f"role:{node['role']}")
         for key, value in node.items():
-            if key in SIGNATURE_KEYS and isinstance(value, str) and value:
+            if key in SIGNATURE_KEYS and isinstance(value, str | dict) and value:
                 tags.add("signature")
             if isinstance(value, str) and value and (
                     key in TOOL_ID_KEYS or (key == "id" and (kind in TOOL_CALL_OBJECTS or holder in TOOL_CALL_OBJECTS))):
