@@ -86,9 +86,10 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def schema(session: nox.Session) -> None:
-    """Regenerate the committed JSON Schema under docs/schema/."""
+    """Regenerate the current version's committed JSON Schema: docs/schema/partwire.schema.json
+    and docs/schema/v<N>/ (earlier versions' folders are frozen)."""
     session.install("-e", ".")
-    session.run("python", "-m", "partwire.codec.schema", "docs/schema/partwire.schema.json")
+    session.run("python", "-m", "partwire.codec.schema", "--all", "docs/schema")
 
 
 @nox.session(default=False)
