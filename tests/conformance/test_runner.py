@@ -4,17 +4,27 @@ example of docs/contract.md passes the cases it claims."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
-from partwire.conformance import load_cases, run
+from partwire.conformance import Report, load_cases, run
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 BROKEN = {"signature", "tool_id"}
+EXAMPLE = ROOT / "docs" / "examples" / "conformance" / "chat_text.js"
+
+
+@functools.cache
+def _javascript_report() -> Report:
+    """The corpus run on the JavaScript example under node (once per test process)."""
+    if shutil.which("node") is None:
+        pytest.fail("these tests need node (.ci/run installs it: apt-get install nodejs)")
+    return run(f"node {EXAMPLE}", load_cases())
 
 
 def test_partwire_serve_passes_every_case() -> None:
@@ -43,11 +53,8 @@ def test_a_wrong_implementation_fails_exactly_the_cases_covering_what_it_breaks(
 def test_the_javascript_example_passes_the_cases_it_claims() -> None:
     """docs/examples/conformance/chat_text.js under node fails no case, passes the plain chats it
     claims and skips the rest as unsupported."""
-    if shutil.which("node") is None:
-        pytest.fail("this test needs node (.ci/run installs it: apt-get install nodejs)")
-    example = ROOT / "docs" / "examples" / "conformance" / "chat_text.js"
-    assert len(example.read_text().splitlines()) <= 25
-    report = run(f"node {example}", load_cases())
+    assert len(EXAMPLE.read_text().splitlines()) <= 25
+    report = _javascript_report()
     assert report.count("failed") == 0, [r.diff for r in report.results if r.status == "failed"]
     assert {r.case.id for r in report.results if r.passed} >= {"plain_chat/openai_chat"}
     assert report.count("skipped") == len(report.results) - report.count("passed")
@@ -78,3 +85,13 @@ def test_replies_that_break_the_protocol_fail_with_what_was_wrong(tmp_path: Path
     report = run(f"{PYTHON} {script}", cases)
     assert "not JSON" in report.results[0].diff
     assert "reply's id is 'x'" in report.results[1].diff
+
+
+def test_the_docs_show_the_example_as_it_is_run() -> None:
+    """docs/contract.md shows chat_text.js exactly as the file the tests run, and its summary."""
+    page = (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
+    assert f"```javascript\n{EXAMPLE.read_text(encoding='utf-8')}```" in page
+    report = _javascript_report()
+    summary = (f"{report.count('passed')} passed, {report.count('failed')} failed, "
+               f"{report.count('skipped')} skipped of {len(report.results)} cases")
+    assert summary in page
