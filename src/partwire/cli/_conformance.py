@@ -41,9 +41,6 @@ def add_conformance_parser(commands: Any) -> None:
     listing = verbs.add_parser("list", help="print the id of every case")
     _add_filter(listing)
     listing.set_defaults(run=_list)
-    cmd.epilog = ("example:\n  partwire conformance run --cmd 'partwire conformance serve'\n"
-                  "  partwire conformance run --cmd 'node impl.js' --cases 'validate_*' --json")
-    cmd.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def _add_filter(parser: argparse.ArgumentParser) -> None:

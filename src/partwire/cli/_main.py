@@ -112,6 +112,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
                "partwire export --format parquet -o recent.parquet --store --limit 100"),
     "import": ("partwire import sessions.parquet -o histories/",
                "partwire import sessions.parquet --store"),
+    "conformance": ("partwire conformance run --cmd 'partwire conformance serve'",
+                    "partwire conformance run --cmd 'node impl.js' --cases '*/openai_chat' --json",
+                    "partwire conformance list --cases 'validate_*'"),
 }
 """Examples for each command, shown at the end of its ``--help`` (a command may set its own)."""
 
