@@ -91,10 +91,10 @@ def _tool_ids_history() -> list[dict[str, Any]]:
     """Calls whose ids come from four providers' rules, one of them (dots and a colon, from an
     OpenAI-compatible server) outside Anthropic's, Bedrock's and Mistral's id alphabets."""
     calls = [
-        _call("tu_01KCQ00000000000000000CALL1", {"anthropic": "toolu_01A09q90qw90lq917835lq9"}),
-        _call("tu_01KCQ00000000000000000CALL2", {"openai": "call_Qm3xV8bN2pLk7RtY5wZa1cD4"}),
-        _call("tu_01KCQ00000000000000000CALL3", {"openrouter": "functions.get_weather:0"}),
-        _call("tu_01KCQ00000000000000000CALL4"),
+        _call("tu_01KCQ0000000000000000C0001", {"anthropic": "toolu_01A09q90qw90lq917835lq9"}),
+        _call("tu_01KCQ0000000000000000C0002", {"openai": "call_Qm3xV8bN2pLk7RtY5wZa1cD4"}),
+        _call("tu_01KCQ0000000000000000C0003", {"openrouter": "functions.get_weather:0"}),
+        _call("tu_01KCQ0000000000000000C0004"),
     ]
     lines = [_msg(1, "user", parts=[{"type": "text", "text": "Weather in Paris, four times?"}]),
              _msg(2, "assistant", parts=calls, provider="anthropic", api="anthropic",
@@ -204,10 +204,12 @@ def _answer(operation: str, api: str | None, data: dict[str, Any]) -> dict[str, 
 
 
 def _to_wire_source(name: str, description: str, history: str, tools: list[Any],
-                    settings: dict[str, Any] | None = None) -> dict[str, Any]:
+                    settings: dict[str, Any] | None = None, *, strict: bool = False) -> dict[str, Any]:
     common: dict[str, Any] = {"history": history, "tools": tools}
     if settings:
         common["settings"] = settings
+    if strict:
+        common["strict"] = True
     apis = {}
     for api in API_NAMES:
         extra = {"model": MODELS[api]}
@@ -259,12 +261,15 @@ def _wire_sources() -> list[dict[str, Any]]:
                             "apis": apis})
             if record.get("request") is not None and record.get("status") in (200, None):
                 data = {"request": record["request"]}
-                expected = _answer("read_request", api, data)
+                apis = {}
+                for target in API_NAMES:
+                    expected = _answer("read_request", target, data)
+                    apis[target] = {"expected": expected, "covers": covers(expected)}
                 sources.append({"name": f"read_{api}_{short}", "operation": "read_request",
                                 "description": f"a recorded {api} request ({record['source']}) "
-                                               "read into a canonical history",
-                                "input": data,
-                                "apis": {api: {"expected": expected, "covers": covers(expected)}}})
+                                               "read into a canonical history, and the other APIs "
+                                               "refusing it unless it is valid for them too",
+                                "input": data, "apis": apis})
     return sources
 
 
@@ -281,6 +286,9 @@ def build() -> dict[str, dict[str, Any]]:
                         _jsonl(_tool_ids_history()), [weather]),
         _to_wire_source("unknown_parts_and_fields", "an unknown part is dropped with a loss, "
                         "unknown fields are never sent", _jsonl(_unknown_history()), []),
+        _to_wire_source("strict_refuses_a_loss", "a strict projection of a history with a part "
+                        "no API can carry is refused with the error kind loss",
+                        _jsonl(_unknown_history()), [], strict=True),
     ]
     sources += _wire_sources()
     for name, description, text in _validate_sources():

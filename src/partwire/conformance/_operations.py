@@ -132,7 +132,7 @@ def _tools(data: dict[str, Any]) -> list[ToolDefinition | ServerToolDefinition]:
 
 def _to_wire(adapter: Adapter, data: dict[str, Any]) -> dict[str, Any]:
     projection = adapter.to_wire(_history(data), model=str(data.get("model", "")), tools=_tools(data),
-                                 settings=data.get("settings"))
+                                 settings=data.get("settings"), strict=data.get("strict") is True)
     return {"request": _json(projection.request),
             "losses": [{"path": loss.path, "action": loss.action, "part_type": loss.part_type}
                        for loss in projection.losses]}
