@@ -86,9 +86,19 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def schema(session: nox.Session) -> None:
-    """Regenerate the committed JSON Schema under docs/schema/."""
+    """Regenerate the current version's committed JSON Schema: docs/schema/partwire.schema.json
+    and docs/schema/v<N>/ (earlier versions' folders are frozen)."""
     session.install("-e", ".")
-    session.run("python", "-m", "partwire.codec.schema", "docs/schema/partwire.schema.json")
+    session.run("python", "-m", "partwire.codec.schema", "--all", "docs/schema")
+
+
+@nox.session(default=False)
+def conformance(session: nox.Session) -> None:
+    """Regenerate the conformance corpus (src/partwire/conformance/cases/) from partwire's own
+    adapters, the compatibility files and the recorded traffic; review the diff, then commit it.
+    ``nox -s conformance -- --check`` only lists the files that are out of date."""
+    session.install("-e", DEV)
+    session.run("python", "-m", "tests.conformance.regen", *session.posargs)
 
 
 RECORD_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai_chat": "OPENAI_API_KEY",

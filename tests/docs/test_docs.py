@@ -37,7 +37,7 @@ FILES = Path(__file__).resolve().parent / "files"
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
 
 # Languages shown but never run. Anything else must be added here or get an evaluator.
-SHOWN_ONLY = frozenset({"text", "json", "jsonl", "toml", "yaml", "diff", "ts"})
+SHOWN_ONLY = frozenset({"text", "json", "jsonl", "toml", "yaml", "diff", "javascript", "ts"})
 RUN = frozenset({"python", "console", "sh"})
 
 # Steps of a ```sh line that set up an environment; CI's fresh-clone run is what checks them.

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from partwire.cli._conformance import add_conformance_parser
 from partwire.cli._convert import add_convert_parser
 from partwire.cli._cost import add_cost_parsers
 from partwire.cli._datasets import add_dataset_parsers
@@ -74,6 +75,7 @@ def _parser() -> Parser:
     add_cost_parsers(commands)
     add_dataset_parsers(commands)
     add_estimate_parser(commands)
+    add_conformance_parser(commands)
     for name, command in commands.choices.items():
         if name in EXAMPLES and not command.epilog:
             command.epilog = "example:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name])
@@ -110,6 +112,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
                "partwire export --format parquet -o recent.parquet --store --limit 100"),
     "import": ("partwire import sessions.parquet -o histories/",
                "partwire import sessions.parquet --store"),
+    "conformance": ("partwire conformance run --cmd 'partwire conformance serve'",
+                    "partwire conformance run --cmd 'node impl.js' --cases '*/openai_chat' --json",
+                    "partwire conformance list --cases 'validate_*'"),
 }
 """Examples for each command, shown at the end of its ``--help`` (a command may set its own)."""
 

@@ -1,9 +1,12 @@
 """The JSON Schema of one history line, generated from the canonical types.
 
-Other services validate partwire files against it. The committed copy lives at
-``docs/schema/partwire.schema.json`` and a test fails when it drifts from this module's output;
-regenerate it with ``nox -s schema`` (``python -m partwire.codec.schema OUT``). Field descriptions
-are the attribute docstrings, read from the source at export time.
+Other services validate partwire files against it. One schema is committed per format version,
+``docs/schema/v<N>/partwire.schema.json`` with the ``$id`` ``urn:partwire:schema:history-line:v<N>``
+(earlier versions' files are frozen); the current version's is also at
+``docs/schema/partwire.schema.json``. A test fails when either drifts from this module's output;
+regenerate both with ``nox -s schema`` (``python -m partwire.codec.schema --all docs/schema``, or
+``python -m partwire.codec.schema OUT`` for one file). Field descriptions are the attribute
+docstrings, read from the source at export time.
 """
 
 from __future__ import annotations
@@ -20,10 +23,26 @@ from partwire.messages import SCHEMA_VERSION
 from partwire.settings import RequestSettings
 from partwire.tools import ServerToolDefinition, ToolDefinition
 
-__all__ = ["REQUEST_MODELS", "SCHEMA_ID", "json_schema", "main", "render"]
+__all__ = ["REQUEST_MODELS", "SCHEMA_FILE", "SCHEMA_ID", "json_schema", "main", "render",
+           "schema_id", "versioned_path"]
 
-SCHEMA_ID = f"urn:partwire:schema:history-line:v{SCHEMA_VERSION}"
-"""The schema's ``$id``: a URN, since the format is not served from any one web address."""
+
+def schema_id(version: int) -> str:
+    """The ``$id`` of format version ``version``'s schema: a URN, since the format is not served
+    from any one web address."""
+    return f"urn:partwire:schema:history-line:v{version}"
+
+
+SCHEMA_ID = schema_id(SCHEMA_VERSION)
+"""The current schema's ``$id``."""
+
+SCHEMA_FILE = "partwire.schema.json"
+"""The file name of every version's schema."""
+
+
+def versioned_path(root: str | Path, version: int = SCHEMA_VERSION) -> Path:
+    """Where version ``version``'s schema is committed under ``root`` (``docs/schema``)."""
+    return Path(root) / f"v{version}" / SCHEMA_FILE
 
 _DESCRIPTION = (
     f"One line of a partwire history file (JSONL, schema version {SCHEMA_VERSION}): a message "
@@ -65,16 +84,21 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write the schema to the file named by the only argument (``-`` for stdout)."""
+    """Write the schema to the file named by the only argument (``-`` for stdout); with
+    ``--all ROOT``, to ``ROOT/partwire.schema.json`` and ``ROOT/v<N>/partwire.schema.json``."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m partwire.codec.schema OUT", file=sys.stderr)
+    if len(args) == 2 and args[0] == "--all":
+        targets = [Path(args[1]) / SCHEMA_FILE, versioned_path(args[1])]
+    elif len(args) == 1 and args[0] != "--all":
+        targets = [Path(args[0])]
+    else:
+        print("usage: python -m partwire.codec.schema OUT | --all ROOT", file=sys.stderr)
         return 2
     text = render()
-    if args[0] == "-":
-        sys.stdout.write(text)
-    else:
-        out = Path(args[0])
+    for out in targets:
+        if str(out) == "-":
+            sys.stdout.write(text)
+            continue
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
     return 0
