@@ -3,6 +3,7 @@ by its entry point, and each law it breaks fails with a message a stranger can a
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ class BrokenLaws(AdapterLaws):
     """The suite a stranger writes for the broken adapter (not collected: no ``Test`` prefix)."""
 
     adapter = BrokenAdapter()
+    api = "anthropic"  # it speaks Anthropic Messages: the corpus's Anthropic cases judge it
     validator = staticmethod(max_tokens_errors)
     streams: ClassVar[tuple[tuple[str, Any, Any], ...]] = (("a thinking answer", SSE, FINAL),)
 
@@ -81,6 +83,14 @@ def test_a_stream_that_loses_thinking_differs_from_the_whole() -> None:
     assert "breaks the stream law on a thinking answer (whole)" in message
     assert "$.parts" in message
     assert "stream must give the same parts" in message
+
+
+def test_conformance_failures_name_the_cases_and_how_many() -> None:
+    """The conformance law counts the failed cases of the API and shows the first ones with their diffs."""
+    message = str(_violation("test_conformance_cases"))
+    assert re.search(r"breaks the conformance law on \d+ of the \d+ anthropic cases", message)
+    assert "  - " in message
+    assert "partwire conformance list" in message
 
 
 def test_a_sound_adapter_keeps_the_laws_the_broken_one_breaks() -> None:

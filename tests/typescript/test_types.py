@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from partwire.cli._example import example_history
+from partwire.codec import loads
+from partwire.conformance import load_cases
 from partwire.history import EVENT_ADAPTER
 from tests.harness.providers import KIT_NAMES, get_kit
 from tests.scenarios import build_scenarios
@@ -24,10 +26,18 @@ def _line(event: Any) -> dict[str, Any]:
 
 
 def canonical_lines() -> list[tuple[str, dict[str, Any]]]:
-    """Every canonical line of the project's corpus, named by where it comes from: the committed
-    v1 compatibility files, the example history, and every scenario as each provider's
-    echo state makes it."""
+    """Every canonical line of the project's corpus, named by where it comes from: the
+    conformance corpus (histories sent, as read; messages and histories expected),
+    the committed v1 compatibility files, the example history, and every scenario as each
+    provider's echo state makes it."""
     found: list[tuple[str, dict[str, Any]]] = []
+    for case in load_cases():
+        output = case.expected.get("output") or {}
+        # A history sent may hold lines a tolerant reader mends (unknown parts, future versions):
+        # their canonical lines are what it reads. Lines written back verbatim are not canonical.
+        lines: list[Any] = [_line(e) for e in loads(case.input.get("history") or "")]
+        lines += [output.get("message"), *(output.get("history") or ())]
+        found += [(f"{case.id}:{n}", line) for n, line in enumerate(lines, 1) if isinstance(line, dict)]
     for path in sorted((REPO / "tests" / "compat" / "v1").glob("*.jsonl")):
         for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if text.strip():

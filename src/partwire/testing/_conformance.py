@@ -20,7 +20,8 @@ def check_conformance(adapter: Any, api: str) -> int | None:
         return None
     failed = [result for result in (check_case(case, adapter) for case in cases) if result.status == "failed"]
     if failed:
-        shown = "\n".join(f"  - {r.case.id} ({r.case.operation}): {r.diff[:600]}" for r in failed[:3])
+        shown = "\n".join(f"  - {r.case.id} ({r.case.operation}): " + r.diff[:600].replace("\n", "\n      ")
+                           for r in failed[:3])
         more = f"\n  ... and {len(failed) - 3} more" if len(failed) > 3 else ""
         raise LawViolation("conformance", str(getattr(adapter, "NAME", api)),
                            f"{len(failed)} of the {len(cases)} {api} cases",
