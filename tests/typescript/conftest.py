@@ -3,12 +3,13 @@ and typescript pinned in ``types/typescript/package-lock.json``), then ``tsc`` a
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests.harness.node import npm_ci
 
 PACKAGE = Path(__file__).resolve().parents[2] / "types" / "typescript"
 """The committed package: ``index.d.ts``, its generator and its pinned tools."""
@@ -16,23 +17,10 @@ PACKAGE = Path(__file__).resolve().parents[2] / "types" / "typescript"
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
-def _install() -> None:
-    """``npm ci`` once per machine, guarded by a lock so parallel workers install only once."""
-    import fcntl
-
-    with open(PACKAGE / ".install.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (PACKAGE / "node_modules" / "typescript" / "package.json").is_file():
-            subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=PACKAGE,
-                           check=True, capture_output=True, timeout=600)
-
-
 @pytest.fixture(scope="session")
 def node() -> Run:
     """Run ``node ARGS...`` in the package's folder with its pinned modules installed."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.fail("the TypeScript tests need node and npm (.ci/run installs them: apt-get install nodejs npm)")
-    _install()
+    npm_ci(PACKAGE, "typescript", "the TypeScript tests")
 
     def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
         return subprocess.run(["node", *map(str, args)], cwd=PACKAGE, check=False,

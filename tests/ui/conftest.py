@@ -4,7 +4,6 @@ versions pinned in ``tests/ui/js/package-lock.json``), then one node process per
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -12,29 +11,18 @@ from typing import Any
 
 import pytest
 
+from tests.harness.node import npm_ci
+
 JS = Path(__file__).resolve().parent / "js"
 """The folder of the pinned npm packages and the script that runs them."""
 
 Node = Callable[[str, Sequence[Any]], list[dict[str, Any]]]
 
 
-def _install() -> None:
-    """``npm ci`` once per machine, guarded by a lock so parallel workers install only once."""
-    import fcntl
-
-    with open(JS / ".install.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (JS / "node_modules" / "ai" / "package.json").is_file():
-            subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=JS,
-                           check=True, capture_output=True, timeout=600)
-
-
 @pytest.fixture(scope="session")
 def node() -> Node:
     """Run ``check.mjs COMMAND`` on many items in one node process; one result per item."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.fail("the chat-UI tests need node and npm (.ci/run installs them: apt-get install nodejs npm)")
-    _install()
+    npm_ci(JS, "ai", "the chat-UI tests")
 
     def run(command: str, items: Sequence[Any]) -> list[dict[str, Any]]:
         done = subprocess.run(["node", str(JS / "check.mjs")], cwd=JS, check=False,
