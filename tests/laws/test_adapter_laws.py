@@ -11,7 +11,10 @@ cross-provider, formats told apart, settings) stay in the other modules of ``tes
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import Any
+
+import pytest
 
 from partwire.adapters import get_adapter
 from partwire.messages import AssistantMessage
@@ -23,6 +26,10 @@ from tests.harness.providers import get_kit
 from tests.harness.validity import request_errors
 from tests.laws.test_corpus_laws import ADAPTERS, _requests, _wire_list
 from tests.strategies import histories
+
+# The suites draw hypothesis examples inside their tests: marked, so `nox -s deep` (`-m
+# hypothesis`) runs them with its larger scale and fresh seeds.
+pytestmark = pytest.mark.hypothesis
 
 
 def _recorded_streams(name: str) -> list[tuple[str, Any, Any]]:
@@ -41,6 +48,12 @@ def _recorded_streams(name: str) -> list[tuple[str, Any, Any]]:
     return found
 
 
+@cache
+def _corpus_requests(name: str) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """The adapter's recorded requests with the options each is read under (read once)."""
+    return list(_requests(name))
+
+
 def _suite(name: str, variant: str, first: bool) -> type[AdapterLaws]:
     """The plugin's suite for one adapter under one of its configurations (``first``: the one
     that also runs the adapter's recorded streams and generated request shapes)."""
@@ -56,7 +69,7 @@ def _suite(name: str, variant: str, first: bool) -> type[AdapterLaws]:
 
     # The adapter's own corpus folder goes to its first configuration; a dialect's folder
     # (Chat's mistral/) to that dialect.
-    requests = [(f, r) for f, r, o in _requests(name) if o == options or (first and not o)]
+    requests = [(f, r) for f, r, o in _corpus_requests(name) if o == options or (first and not o)]
 
     class Suite(AdapterLaws):
         adapter = get_adapter(name)
