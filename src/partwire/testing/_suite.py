@@ -10,6 +10,7 @@ reason saying what to give.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, ClassVar, NoReturn
 
 from partwire.adapters import Adapter
@@ -36,12 +37,14 @@ _SURFACE = ("NAME", "CAPABILITIES", "Options", "to_wire", "from_wire", "from_wir
             "astream", "estimate_input_tokens")
 
 
-_OVERRIDE: dict[str, int] = {}
-# ``--partwire-examples N`` (the plugin's option) sets "max_examples" here for every suite.
+# The run's settings from the plugin's options: ``--partwire-examples N`` sets "max_examples"
+# for every suite of the run (``None``: each suite's own).
+_RUN: dict[str, int | None] = {"max_examples": None}
 
 
 def _max_examples(default: int) -> int:
-    return _OVERRIDE.get("max_examples", default)
+    override = _RUN["max_examples"]
+    return default if override is None else override
 
 
 def _skip(reason: str) -> NoReturn:
@@ -70,9 +73,9 @@ class AdapterLaws:
     request_model: ClassVar[str | None] = None
     """The model ``to_wire`` is given for a recorded request body that names none (its model
     travels outside the body, as Bedrock's does); ``None``: :attr:`model`."""
-    options: ClassVar[Mapping[str, Any]] = {}
+    options: ClassVar[Mapping[str, Any]] = MappingProxyType({})
     """Adapter options passed to every call (``to_wire``, ``from_wire``, ``stream``...)."""
-    projection_options: ClassVar[Mapping[str, Any]] = {}
+    projection_options: ClassVar[Mapping[str, Any]] = MappingProxyType({})
     """Extra ``to_wire`` options for the round trips (an option that sends back all echo state)."""
     accept_issuers: ClassVar[Collection[str] | None] = None
     """``accept_issuers`` for the losses and validity laws (``None``: the adapter's own)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from partwire.testing._suite import _OVERRIDE
+from partwire.testing._suite import _RUN
 
 __all__ = ["pytest_addoption", "pytest_configure"]
 
@@ -25,4 +25,4 @@ def pytest_configure(config: pytest.Config) -> None:
     """Apply ``--partwire-examples`` to every ``AdapterLaws`` suite of the run."""
     examples = config.getoption("--partwire-examples", default=None)
     if examples is not None:
-        _OVERRIDE["max_examples"] = int(examples)
+        _RUN["max_examples"] = int(examples)
