@@ -101,8 +101,9 @@ def test_foreign_call_ids_that_fit_are_kept() -> None:
 
 
 def test_foreign_call_ids_too_long_become_canonical_and_are_reported() -> None:
-    """A foreign id Chat cannot take goes out under its canonical id, on the call and its result."""
-    call = ToolCallPart.create("f", {}, provider_ids={"anthropic": "toolu_" + "0" * 50})
+    """A foreign id Chat cannot take (over 64 characters) goes out under its canonical id, on the
+    call and its result."""
+    call = ToolCallPart.create("f", {}, provider_ids={"anthropic": "toolu_" + "0" * 59})
     history = [AssistantMessage([call]), ToolMessage("ok", call_id=call.id, tool_name="f")]
     body = wire(history)
     assert body["messages"][0]["tool_calls"][0]["id"] == call.id
