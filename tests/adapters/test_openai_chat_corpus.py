@@ -191,7 +191,8 @@ def test_stream_parity_with_the_sdk(path: Path) -> None:
 
 def _generation_neutral(message: AssistantMessage) -> AssistantMessage:
     """What one generation makes its own blanked: the text, the response id and its time."""
-    assert message.response_id and message.response_id.startswith("chatcmpl-"), message.response_id
+    assert message.response_id is not None
+    assert message.response_id.startswith("chatcmpl-"), message.response_id
     data = dict(message.provider_data.data) if message.provider_data else {}
     response = dict(data.get("response") or {})
     assert response.get("created", 0) > 0, response
