@@ -577,3 +577,17 @@ def test_a_choice_without_an_index_counts_by_position() -> None:
     body = response({"content": "x"})
     del body["choices"][0]["index"]
     assert openai_chat.from_wire(body).text == "x"
+
+
+def test_a_filtered_choice_without_a_message_is_an_empty_content_filter_answer() -> None:
+    """A choice the content filter stopped, with no message (Azure OpenAI's form), decodes to an
+    empty assistant message stopped by the content filter, its verdict kept."""
+    verdict = {"hate": {"filtered": True, "severity": "high"}}
+    body = {"id": "chatcmpl-9", "object": "chat.completion", "created": 1, "model": "gpt-4o",
+            "choices": [{"index": 0, "finish_reason": "content_filter", "content_filter_results": verdict}],
+            "usage": {"prompt_tokens": 15, "completion_tokens": 19, "total_tokens": 34}}
+    message = openai_chat.from_wire(body)
+    assert message.parts == ()
+    assert (message.stop_reason, message.stop_reason_raw) == ("content_filter", "content_filter")
+    assert message.provider_data is not None
+    assert message.provider_data.data["choice"] == {"content_filter_results": verdict}
