@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -163,7 +163,7 @@ def _moderated(chunks: list[dict[str, Any]]) -> bool:
         and "prompt_filter_results" in chunks[0]
 
 
-MODERATED = [p for p in STREAMS if _moderated(_chunks(_load(p.values[0])))]
+MODERATED = [p for p in STREAMS if _moderated(_chunks(_load(cast(Path, p.values[0]))))]
 
 
 @pytest.mark.parametrize("path", STREAMS)
@@ -193,8 +193,9 @@ def _generation_neutral(message: AssistantMessage) -> AssistantMessage:
     """What one generation makes its own blanked: the text, the response id and its time."""
     assert message.response_id is not None
     assert message.response_id.startswith("chatcmpl-"), message.response_id
-    data = dict(message.provider_data.data) if message.provider_data else {}
-    response = dict(data.get("response") or {})
+    data: dict[str, Any] = dict(cast(dict[str, Any], message.provider_data.data)) \
+        if message.provider_data else {}
+    response: dict[str, Any] = dict(data.get("response") or {})
     assert response.get("created", 0) > 0, response
     response["created"] = 0
     parts = tuple(replace(p, text="...") if isinstance(p, TextPart) else p for p in message.parts)

@@ -250,7 +250,6 @@ def test_a_stretch_the_content_filter_tripped_stays_tripped() -> None:
     assert message.response_id == "chatcmpl-1"
     assert message.model == "openai:gpt-5.5"
     assert message.provider_data is not None
-    assert message.provider_data.data["choice"] == {
-        "content_filter_results": {"violence": tripped, "hate": safe}}
-    assert message.provider_data.data["response"]["prompt_filter_results"] == chunks[0][
-        "prompt_filter_results"]
+    data: Any = message.provider_data.data
+    assert data["choice"] == {"content_filter_results": {"violence": tripped, "hate": safe}}
+    assert data["response"]["prompt_filter_results"] == chunks[0]["prompt_filter_results"]

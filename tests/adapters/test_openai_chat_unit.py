@@ -590,4 +590,5 @@ def test_a_filtered_choice_without_a_message_is_an_empty_content_filter_answer()
     assert message.parts == ()
     assert (message.stop_reason, message.stop_reason_raw) == ("content_filter", "content_filter")
     assert message.provider_data is not None
-    assert message.provider_data.data["choice"] == {"content_filter_results": verdict}
+    data: Any = message.provider_data.data
+    assert data["choice"] == {"content_filter_results": verdict}
