@@ -173,3 +173,20 @@ def test_bedrock_counts_the_published_tool_prompt_and_template_of_the_model() ->
     llama_31 = estimate_request_tokens({**plain, "modelId": "meta.llama3-1-8b-instruct-v1:0"})
     llama_30 = estimate_request_tokens({**plain, "modelId": "meta.llama3-8b-instruct-v1:0"})
     assert llama_31 - llama_30 == 5 + 17  # the system block with its date lines
+
+
+def test_nova_and_titan_count_numbers_digit_by_digit() -> None:
+    """Nova and Titan bill a number digit by digit: "What is 4200 + 42?" is estimated at the 12
+    tokens Nova Micro billed for it (o200k alone gives 9); Titan's two recorded questions come to
+    the 17 it billed."""
+    from partwire.adapters.bedrock._tokens import estimate_request_tokens
+
+    def body(model: str, *texts: str) -> dict[str, Any]:
+        return {"modelId": model, "messages": [{"role": "user", "content": [{"text": t}]} for t in texts]}
+
+    question = "What is 4200 + 42?"
+    nova = estimate_request_tokens(body("amazon.nova-micro-v1:0", question))
+    assert nova == 12
+    titan = estimate_request_tokens(body("amazon.titan-text-express-v1", "what is the capital of Italy?",
+                                         "what is the capital of Japan?"))
+    assert titan == 17

@@ -5,20 +5,22 @@
 - Stream parity: every recorded stream (raw SSE, or stored chunks) accumulates, through
   ``stream``, to the message ``from_wire`` gives for the ``openai`` SDK's own accumulation of the
   same chunks (``ChatCompletionStreamState``); raw bytes cut anywhere give the same message.
+  Azure OpenAI's moderated streams, which the SDK folds to an empty id and model, are held to
+  their whole responses instead: the same request to the same deployment, not streamed.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
 
-from partwire import AssistantMessage, ToolCallPart
+from partwire import AssistantMessage, ProviderData, TextPart, ToolCallPart
 from partwire._base import replace
 from partwire.adapters import ProviderError, openai_chat
 from partwire.adapters.openai_chat._request import _RequestReader
@@ -70,8 +72,8 @@ def _chunks(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_corpus_is_all_there() -> None:
-    """The corpus holds every recorded Chat Completions interaction (221), each with its source."""
-    assert len(FILES) == 221
+    """The corpus holds every recorded Chat Completions interaction (242), each with its source."""
+    assert len(FILES) == 242
     for path in FILES:
         data = _load(path)
         assert data["provider"] == "openai-chat"
@@ -155,11 +157,24 @@ def test_response_decodes(path: Path) -> None:
     assert message.usage.cache_read_tokens == (details.get("cached_tokens") or 0)
 
 
+def _moderated(chunks: list[dict[str, Any]]) -> bool:
+    """Whether a stream opens with Azure OpenAI's prompt filter results alone (no choices, no id)."""
+    return bool(chunks) and not chunks[0].get("choices") and not chunks[0].get("id") \
+        and "prompt_filter_results" in chunks[0]
+
+
+MODERATED = [p for p in STREAMS if _moderated(_chunks(_load(cast(Path, p.values[0]))))]
+
+
 @pytest.mark.parametrize("path", STREAMS)
 def test_stream_parity_with_the_sdk(path: Path) -> None:
     """A recorded stream accumulates to the message the SDK's own accumulator gives for it."""
     data = _load(path)
     chunks = _chunks(data)
+    if _moderated(chunks):
+        # The SDK keeps the first chunk's empty id and model and the finish chunk's empty filter
+        # results: these are checked against their whole responses (the test below).
+        return
     state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
     for chunk in chunks:
         state.handle_chunk(ChatCompletionChunk.construct(**chunk))
@@ -172,6 +187,55 @@ def test_stream_parity_with_the_sdk(path: Path) -> None:
         raw = data["sse"].encode()
         pieces = [raw[i:i + 37] for i in range(0, len(raw), 37)]
         assert comparable(accumulate(openai_chat.stream(pieces))) == comparable(ours)
+
+
+def _generation_neutral(message: AssistantMessage) -> AssistantMessage:
+    """What one generation makes its own blanked: the text, the response id and its time."""
+    assert message.response_id is not None
+    assert message.response_id.startswith("chatcmpl-"), message.response_id
+    data: dict[str, Any] = dict(cast(dict[str, Any], message.provider_data.data)) \
+        if message.provider_data else {}
+    response: dict[str, Any] = dict(data.get("response") or {})
+    assert response.get("created", 0) > 0, response
+    response["created"] = 0
+    parts = tuple(replace(p, text="...") if isinstance(p, TextPart) else p for p in message.parts)
+    return replace(comparable(message), parts=parts, response_id="chatcmpl-", usage=None,
+                   provider_data=ProviderData(issuer=message.provider_data.issuer,
+                                              data={**data, "response": response})
+                   if message.provider_data else None)
+
+
+def _whole_for(stream: dict[str, Any], model: str) -> dict[str, Any]:
+    """The recorded whole response to the same request (without ``stream``) from the same model."""
+    request = {k: v for k, v in stream["request"].items() if k != "stream"}
+    for path in FILES:
+        data = _load(path)
+        body = data["response"]
+        if data["request"] == request and isinstance(body, dict) and body.get("model") == model \
+                and data["source"].split(":")[0] == stream["source"].split(":")[0]:
+            return body
+    raise AssertionError(f"no whole response recorded for {stream['entry']}")
+
+
+def test_moderated_streams_are_in_the_corpus() -> None:
+    """The corpus holds Azure OpenAI's moderated streams, each beside a whole response to its request."""
+    assert len(MODERATED) >= 8
+
+
+@pytest.mark.parametrize("path", MODERATED)
+def test_moderated_stream_folds_to_its_whole_response(path: Path) -> None:
+    """An Azure OpenAI stream, opened by its prompt filter results and with filter results on
+    every chunk, folds to the message its whole response decodes to: the response id and model
+    of the chunks after the filter chunk, the response's time and fingerprint, the prompt's
+    filter results and the completion's, all categories (only the generated text, the id and
+    the time differ between two generations)."""
+    data = _load(path)
+    chunks = _chunks(data)
+    model = next(c["model"] for c in chunks if c.get("model"))
+    ours = accumulate(openai_chat.stream(chunks))
+    whole = openai_chat.from_wire(_whole_for(data, model))
+    assert ours.status == "complete"
+    assert _generation_neutral(ours) == _generation_neutral(whole)
 
 
 @pytest.mark.parametrize("path", STREAMS)

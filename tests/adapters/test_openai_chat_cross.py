@@ -111,3 +111,50 @@ def test_deepseek_thinking_is_not_sent_to_anthropic() -> None:
     assert isinstance(message.parts[0], ThinkingPart)
     projection = anthropic.to_wire([message], model="claude-sonnet-4-6")
     assert [(x.action, x.part_type) for x in projection.losses] == [("dropped", "thinking")]
+
+
+# OpenAI's server-side tool ids as recorded (tests/corpus/openai-responses): tool search's
+# ``tsc_`` (54 characters) and web search's ``ws_`` (51); a client that replays them as Anthropic
+# tool_use ids puts them in an Anthropic history.
+OPENAI_TOOL_IDS = ("tsc_04bd69550b37ba260069aa689605cc8190bd2d9bf1199fa630",
+                   "ws_689e2d4880a0819d98acca37694989b00b15d90494fc6b87")
+
+
+def _history_with_ids(ids: tuple[str, ...]) -> Any:
+    request = copy.deepcopy(ANTHROPIC_REQUEST)
+    assistant, results = request["messages"][1]["content"], request["messages"][2]["content"]
+    for block, result, call_id in zip(assistant[2:], results, ids, strict=True):
+        block["id"] = result["tool_use_id"] = call_id
+    return request
+
+
+def test_openai_tool_ids_in_an_anthropic_history_come_back_from_chat_unchanged() -> None:
+    """Call ids OpenAI issued for its server tools (51 to 54 characters, within Chat's 64) are
+    sent to Chat as they are, with no id loss, and come back to Anthropic the same."""
+    request = _history_with_ids(OPENAI_TOOL_IDS)
+    imported = anthropic.from_wire_request(request)
+    projection = openai_chat.to_wire(imported.history, model="gpt-5.5", tools=imported.tools)
+    chat = projection.request
+    assert [c["id"] for c in chat["messages"][2]["tool_calls"]] == list(OPENAI_TOOL_IDS)
+    assert [m["tool_call_id"] for m in chat["messages"][3:5]] == list(OPENAI_TOOL_IDS)
+    assert not [loss for loss in projection.losses if loss.action == "id_mapped"]
+    back = openai_chat.from_wire_request(chat)
+    again = anthropic.to_wire(back.history, model="claude-sonnet-4-6", max_tokens=2048,
+                              tools=back.tools).request
+    assert [b["id"] for b in again["messages"][1]["content"] if b["type"] == "tool_use"] == list(
+        OPENAI_TOOL_IDS)
+    assert [b["tool_use_id"] for b in again["messages"][2]["content"]] == list(OPENAI_TOOL_IDS)
+
+
+def test_a_call_id_longer_than_chat_takes_is_mapped_and_reported() -> None:
+    """An id over 64 characters is replaced by the canonical id on Chat, with an id_mapped loss
+    naming the call, and its result follows it."""
+    long_id = "toolu_" + "x" * 59
+    request = _history_with_ids((long_id, OPENAI_TOOL_IDS[0]))
+    imported = anthropic.from_wire_request(request)
+    projection = openai_chat.to_wire(imported.history, model="gpt-5.5", tools=imported.tools)
+    sent = projection.request["messages"][2]["tool_calls"][0]["id"]
+    assert sent.startswith("tu_")
+    assert projection.request["messages"][3]["tool_call_id"] == sent
+    assert [(loss.path, loss.action) for loss in projection.losses if loss.action == "id_mapped"] == [
+        ("history[2].parts[2]", "id_mapped")]

@@ -226,3 +226,30 @@ async def test_astream_over_an_async_byte_source() -> None:
     events = [e async for e in openai_chat.astream(source())]
     assert accumulate(events).text == "a"
     assert [type(e) for e in events if isinstance(e, TextDeltaEvent)] == [TextDeltaEvent]
+
+
+def test_a_stretch_the_content_filter_tripped_stays_tripped() -> None:
+    """Azure's per-chunk filter results add up over the stream: a category one stretch tripped
+    stays tripped, later safe stretches add their categories, and the finish chunk's empty
+    results wipe nothing (the whole response gives one verdict for the completion)."""
+    safe = {"filtered": False, "severity": "safe"}
+    tripped = {"filtered": True, "severity": "medium"}
+    chunks = [
+        {"choices": [], "id": "", "model": "", "created": 0, "object": "",
+         "prompt_filter_results": [{"prompt_index": 0, "content_filter_results": {"hate": safe}}]},
+        {**chunk({"content": "a"}), "choices": [{"index": 0, "delta": {"content": "a"},
+                                                 "finish_reason": None, "content_filter_results": {"violence": tripped}}]},
+        {**chunk({"content": "b"}), "choices": [{"index": 0, "delta": {"content": "b"},
+                                                 "finish_reason": None,
+                                                 "content_filter_results": {"violence": safe, "hate": safe}}]},
+        {**chunk({}), "choices": [{"index": 0, "delta": {}, "finish_reason": "content_filter",
+                                   "content_filter_results": {}}]},
+    ]
+    message = accumulate(openai_chat.stream(chunks))
+    assert message.stop_reason == "content_filter"
+    assert message.response_id == "chatcmpl-1"
+    assert message.model == "openai:gpt-5.5"
+    assert message.provider_data is not None
+    data: Any = message.provider_data.data
+    assert data["choice"] == {"content_filter_results": {"violence": tripped, "hate": safe}}
+    assert data["response"]["prompt_filter_results"] == chunks[0]["prompt_filter_results"]

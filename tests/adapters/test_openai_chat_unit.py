@@ -101,8 +101,9 @@ def test_foreign_call_ids_that_fit_are_kept() -> None:
 
 
 def test_foreign_call_ids_too_long_become_canonical_and_are_reported() -> None:
-    """A foreign id Chat cannot take goes out under its canonical id, on the call and its result."""
-    call = ToolCallPart.create("f", {}, provider_ids={"anthropic": "toolu_" + "0" * 50})
+    """A foreign id Chat cannot take (over 64 characters) goes out under its canonical id, on the
+    call and its result."""
+    call = ToolCallPart.create("f", {}, provider_ids={"anthropic": "toolu_" + "0" * 59})
     history = [AssistantMessage([call]), ToolMessage("ok", call_id=call.id, tool_name="f")]
     body = wire(history)
     assert body["messages"][0]["tool_calls"][0]["id"] == call.id
@@ -576,3 +577,18 @@ def test_a_choice_without_an_index_counts_by_position() -> None:
     body = response({"content": "x"})
     del body["choices"][0]["index"]
     assert openai_chat.from_wire(body).text == "x"
+
+
+def test_a_filtered_choice_without_a_message_is_an_empty_content_filter_answer() -> None:
+    """A choice the content filter stopped, with no message (Azure OpenAI's form), decodes to an
+    empty assistant message stopped by the content filter, its verdict kept."""
+    verdict = {"hate": {"filtered": True, "severity": "high"}}
+    body = {"id": "chatcmpl-9", "object": "chat.completion", "created": 1, "model": "gpt-4o",
+            "choices": [{"index": 0, "finish_reason": "content_filter", "content_filter_results": verdict}],
+            "usage": {"prompt_tokens": 15, "completion_tokens": 19, "total_tokens": 34}}
+    message = openai_chat.from_wire(body)
+    assert message.parts == ()
+    assert (message.stop_reason, message.stop_reason_raw) == ("content_filter", "content_filter")
+    assert message.provider_data is not None
+    data: Any = message.provider_data.data
+    assert data["choice"] == {"content_filter_results": verdict}

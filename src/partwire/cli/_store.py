@@ -12,7 +12,9 @@ import argparse
 import importlib
 import io
 import os
+import re
 import sys
+import urllib.parse
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -27,7 +29,7 @@ from partwire.pricing import load_price_table
 from partwire.render._text import printable
 from partwire.store import Store, StoreError, open_store
 
-__all__ = ["add_store_parser", "default_db", "make_progress", "run_store"]
+__all__ = ["add_store_parser", "default_db", "make_progress", "run_store", "session_file_name"]
 
 ENV_DB = "PARTWIRE_STORE"
 
@@ -73,9 +75,19 @@ def add_store_parser(commands: Any) -> None:
     ls.add_argument("--limit", type=int, default=None, help="at most this many")
     ls.set_defaults(store_run=_ls)
 
-    export = verbs.add_parser("export", help="print a session as JSONL, byte-identical to what was stored")
-    export.add_argument("session", metavar="SESSION_ID")
-    export.add_argument("--until", metavar="EVENT_ID", help="stop after this event")
+    export = verbs.add_parser(
+        "export", help="print a session as JSONL, byte-identical to what was stored; or write many "
+                       "sessions, one file each, into a folder (--out)")
+    export.add_argument("sessions", metavar="SESSION_ID", nargs="*",
+                        help="the sessions (one prints to standard output; several need --out)")
+    export.add_argument("--all", action="store_true",
+                        help="every session, the most recently active first (as ls lists them)")
+    export.add_argument("--limit", type=int, default=None,
+                        help="with --all: the N most recently active sessions (as ls --limit)")
+    export.add_argument("--out", metavar="DIR",
+                        help="write each session to DIR/<session>.jsonl (created if need be) in one run, "
+                             "with a progress bar on a terminal")
+    export.add_argument("--until", metavar="EVENT_ID", help="stop after this event (one session only)")
     export.set_defaults(store_run=_export)
 
     show = verbs.add_parser("show", help="print a readable transcript of a session (text, Markdown or HTML)")
@@ -213,11 +225,71 @@ def _ls(store: Store, args: argparse.Namespace) -> int:
 
 
 def _export(store: Store, args: argparse.Namespace) -> int:
-    out = _stdout_bytes()
-    for line in store.export(args.session, until=args.until):
-        out.write(line)
-    out.flush()
+    ids = _export_ids(store, args)
+    if args.out is None:
+        out = _stdout_bytes()
+        for line in store.export(ids[0], until=args.until):
+            out.write(line)
+        out.flush()
+        return 0
+    folder = Path(args.out)
+    if folder.exists() and not folder.is_dir():
+        raise StoreError(f"--out {args.out}: not a folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    bar = make_progress(sys.stderr, len(ids), "export", unit="session")
+    written = 0
+    try:
+        for session_id in ids:
+            target = folder / session_file_name(session_id)
+            partial = target.with_name(target.name + ".part")
+            # Written aside and renamed: an interrupted run leaves no truncated history behind.
+            with open(partial, "wb") as out:
+                for line in store.export(session_id, until=args.until):
+                    out.write(line)
+                    written += len(line)
+            os.replace(partial, target)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    print(f"{len(ids)} session(s) exported to {folder} ({written:,} bytes)", file=sys.stderr)
     return 0
+
+
+def _export_ids(store: Store, args: argparse.Namespace) -> list[str]:
+    """The sessions ``store export`` writes: those named, or ``--all`` (``--limit`` of them)."""
+    if args.all and args.sessions:
+        raise StoreError("give SESSION_IDs or --all, not both")
+    if args.limit is not None and not args.all:
+        raise StoreError("--limit chooses among all sessions: add --all")
+    if args.all:
+        ids = [s.session_id for s in store.sessions(limit=args.limit)]
+    elif args.sessions:
+        ids = list(dict.fromkeys(args.sessions))
+        for session_id in ids:
+            store.session(session_id)  # NotFoundError, before anything is written
+    else:
+        raise StoreError("nothing to export: give a SESSION_ID, several with --out, or --all --out DIR")
+    if args.out is None and (args.all or len(ids) > 1):
+        raise StoreError("several sessions go to files: add --out DIR (one session prints to "
+                         "standard output)")
+    if args.until is not None and len(ids) != 1:
+        raise StoreError("--until names an event of one session: give one SESSION_ID")
+    return ids
+
+
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}")
+
+
+def session_file_name(session_id: str) -> str:
+    """The file a session is exported to: ``<id>.jsonl``, the id percent-encoded where it holds
+    anything but letters, digits, ``.``, ``_`` and ``-`` (a ``/`` or a leading dot), so every
+    session has its own file and ``store import`` of it gets the same id back only when the id
+    was plain (else pass ``--session``)."""
+    if _SAFE_NAME.fullmatch(session_id):
+        return session_id + ".jsonl"
+    return urllib.parse.quote(session_id, safe="")[:240] + ".jsonl"
 
 
 def _show(store: Store, args: argparse.Namespace) -> int:
@@ -271,16 +343,18 @@ def _fork(store: Store, args: argparse.Namespace) -> int:
 # -- output -----------------------------------------------------------------------------------
 
 
-def make_progress(stream: IO[str], total: int, desc: str) -> Any | None:
-    """A byte progress bar on ``stream`` when it is a terminal and ``tqdm`` (the ``progress``
-    extra) is installed; ``None`` otherwise (plain output: the summary line alone)."""
+def make_progress(stream: IO[str], total: int, desc: str, *, unit: str = "B") -> Any | None:
+    """A progress bar on ``stream`` (of bytes, or of ``unit``) when it is a terminal and ``tqdm``
+    (the ``progress`` extra) is installed; ``None`` otherwise (plain output: the summary line
+    alone)."""
     if not stream.isatty():
         return None
     try:
         tqdm = importlib.import_module("tqdm")
     except ImportError:
         return None
-    return tqdm.tqdm(total=total, unit="B", unit_scale=True, desc=desc, file=stream, leave=False)
+    return tqdm.tqdm(total=total, unit=unit, unit_scale=unit == "B", desc=desc, file=stream,
+                     leave=False)
 
 
 def _cost(cost: Decimal | None, uncosted: int) -> str:

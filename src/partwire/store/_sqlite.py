@@ -7,6 +7,7 @@ committed state meanwhile (WAL).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sqlite3
@@ -16,7 +17,7 @@ from contextlib import contextmanager
 from typing import Any, Final
 
 from ._errors import StoreError, StoreUnavailableError
-from ._snippet import Hit, Row, Segment, hit_text
+from ._snippet import WHOLE_LINE, Hit, Row, Segment, hit_text, large_hit_text
 
 MESSAGE_COLUMNS = (
     "session_id, seq, model, status, stop_reason, input_tokens, output_tokens, cache_read_tokens, "
@@ -175,19 +176,38 @@ class SqliteBackend:
             where += " AND (" + " OR ".join(["(e.session_id = ? AND e.seq BETWEEN ? AND ?)"] * len(segments)) + ")"
             params.extend(v for segment in segments for v in segment)
         cur.execute(
-            f"SELECT e.session_id, e.id, e.seq, (parts_fts.rowid & {PART_SLOTS - 1}) - 1, e.line "
+            f"SELECT e.session_id, e.id, e.seq, (parts_fts.rowid & {PART_SLOTS - 1}) - 1, e.rowid, "
+            "length(e.line) "
             f"FROM parts_fts JOIN events e ON e.rowid = (parts_fts.rowid >> {PART_BITS}) "
             f"WHERE {where} ORDER BY rank, {'e.session_id, e.seq' if segments is None else 'e.seq'}, "
             "parts_fts.rowid LIMIT ?",
             (*params, limit),
         )
-        return [(sid, eid, seq, idx, *hit_text(bytes(line), idx, words))
-                for sid, eid, seq, idx, line in cur.fetchall()]
+        hits: list[Hit] = []
+        # One line at a time, and a long one a window at a time: memory stays bounded whatever a
+        # line's size (a search once held every hit's whole line, and all its words at once).
+        for sid, eid, seq, idx, rowid, size in cur.fetchall():
+            if size <= WHOLE_LINE:
+                cur.execute("SELECT line FROM events WHERE rowid = ?", (rowid,))
+                row = cur.fetchone()
+                assert row is not None  # the same read transaction found it
+                found = hit_text(bytes(row[0]), idx, words)
+            else:
+                with self._conn.blobopen("events", "line", rowid, readonly=True) as blob:
+                    found = large_hit_text(functools.partial(_read_blob, blob), size, idx, words)
+            hits.append((sid, eid, seq, idx, *found))
+        return hits
 
     def close(self) -> None:
         """Close the connection."""
         with self._lock:
             self._conn.close()
+
+
+def _read_blob(blob: sqlite3.Blob, offset: int, length: int) -> bytes:
+    """``length`` bytes of a stored line from ``offset`` (fewer at its end)."""
+    blob.seek(max(0, offset))
+    return blob.read(max(0, length))
 
 
 @contextmanager

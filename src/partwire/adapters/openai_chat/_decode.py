@@ -108,6 +108,10 @@ def from_wire(response: Any, options: Options) -> AssistantMessage:
     if picked is None:
         raise WireFormatError(API, "response", f"it has no choice with index {choice}")
     message = picked.get("message")
+    if message is None and picked.get("finish_reason") == "content_filter":
+        # Azure OpenAI may withhold the whole message of a completion its filter stopped: the
+        # choice holds only the finish reason and the filter's verdict.
+        message = {}
     if not isinstance(message, dict):
         raise WireFormatError(API, "response", "it has no message", f"choices[{choice}]")
     parts, used = reply_parts(message, dialect)

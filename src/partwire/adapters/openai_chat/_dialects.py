@@ -97,7 +97,7 @@ class Dialect:
     call_id_length: int | None = None
     """Call ids the server takes: exactly this many ASCII letters and digits (Mistral: 9). Any
     other id is sent as a digest of the canonical id of that length (``id_mapped``). ``None``:
-    OpenAI's rule, any id up to 40 characters."""
+    OpenAI's rule, any id of 1 to 64 characters."""
     tool_choices: frozenset[str] = frozenset()
     """``tool_choice`` strings the server takes beyond ``auto``, ``required`` and ``none``; they
     are sent as they are (Mistral's ``any``) instead of as their OpenAI equivalent."""

@@ -62,6 +62,8 @@ _CHOICE_FIELDS = frozenset({"index", "delta", "finish_reason", "logprobs"})
 _DELTA_FIELDS = frozenset({"role", "content", "refusal", "tool_calls", "audio", "function_call",
                            "annotations", "reasoning_details"})
 _NONE: tuple[StreamEvent, ...] = ()
+# Azure OpenAI's per-choice moderation verdicts (see _merge_filter_results).
+_FILTER_RESULTS = "content_filter_results"
 
 
 class _Call:
@@ -182,6 +184,10 @@ class Translator(_KernelTranslator):
         usage = chunk.get("usage")
         if not self.started:
             self._top(chunk)
+            if not choices and not chunk.get("id") and usage is None:
+                # Azure OpenAI opens with its prompt's filter results alone (no choices, an empty
+                # id and model, created 0): the response's identity is in the chunks after it.
+                return _NONE
             model = chunk.get("model")
             # The response metadata known up front, so a stream that fails still carries it.
             events.append(self.start_event(
@@ -214,7 +220,7 @@ class Translator(_KernelTranslator):
                 or "error" in chunk:
             return None
         choice = choices[0]
-        if type(choice) is not dict or len(choice) > 4 or choice.get("finish_reason") is not None \
+        if type(choice) is not dict or _has_extras(choice) or choice.get("finish_reason") is not None \
                 or choice.get("logprobs") is not None or choice.get("index", 0) != self.choice:
             return None
         delta = choice.get("delta")
@@ -275,7 +281,7 @@ class Translator(_KernelTranslator):
                     events.append(TextDeltaEvent(self.text_index, content))
             else:
                 self._delta(delta, events)
-        if len(choice) > 4 or choice.get("logprobs") is not None:
+        if _has_extras(choice) or choice.get("logprobs") is not None:
             self._choice_rest(choice)
         finish = choice.get("finish_reason")
         if finish is not None and isinstance(finish, str):
@@ -285,6 +291,9 @@ class Translator(_KernelTranslator):
     def _choice_rest(self, choice: Mapping[str, Any]) -> None:
         for key, value in choice.items():
             if value is None or key in _CHOICE_FIELDS:
+                continue
+            if key == _FILTER_RESULTS and isinstance(value, dict):
+                self.rest[key] = _merge_filter_results(self.rest.get(key), value)
                 continue
             self.rest[key] = value
         logprobs = choice.get("logprobs")
@@ -554,6 +563,30 @@ class Translator(_KernelTranslator):
         self._close(events)
         flushed = self._emit(events)
         return (*first, *flushed, self.complete())
+
+
+def _has_extras(choice: Mapping[str, Any]) -> bool:
+    """Whether a chunk's choice holds more than index, delta, finish_reason and logprobs (Azure's
+    ``content_filter_results``, whether or not ``logprobs`` is there)."""
+    return len(choice) > ("index" in choice) + ("delta" in choice) + ("finish_reason" in choice) \
+        + ("logprobs" in choice)
+
+
+def _merge_filter_results(before: Any, after: dict[str, Any]) -> dict[str, Any]:
+    """Azure's content filter results of a stream so far, with one more chunk's.
+
+    Each chunk judges its own stretch of text and the last (the finish) carries ``{}``; the whole
+    response carries one verdict per category for the whole completion. So categories add up, and
+    a category that a stretch tripped (filtered or detected) stays tripped.
+    """
+    merged = dict(before) if isinstance(before, dict) else {}
+    for category, verdict in after.items():
+        earlier = merged.get(category)
+        if isinstance(earlier, dict) and (earlier.get("filtered") or earlier.get("detected")) \
+                and not (isinstance(verdict, dict) and (verdict.get("filtered") or verdict.get("detected"))):
+            continue
+        merged[category] = verdict
+    return merged
 
 
 def _escape(text: str) -> str:

@@ -36,13 +36,21 @@ __all__ = [
 ISSUER = "openai"
 """The issuer of OpenAI's own ids and echo state (dialects have their own, see ``_dialects``)."""
 API = "openai_chat"
+"""The ``api`` recorded on assistant messages."""
+
+
+# OpenAI answered "string too long. Expected a string with maximum length 40" for tool call ids
+# in 2025; in 2026 the limit is 64, as for Responses' call_id: live Chat Completions calls took a
+# 51-character id (vercel/ai #17233, recorded 2026-07) and the error now names 64 (openclaw #875).
+# OpenAI's own server-side tool ids (tool search ``tsc_...``, web search ``ws_...``) are 51 to 54
+# characters, so a history that holds them keeps them through Chat.
+_MAX_CALL_ID = 64
 
 
 def admits_call_id(call_id: str) -> bool:
-    """Whether a call id fits Chat Completions: about 40 characters at most. Another provider's
-    id that fits is sent as it is (a trip through Chat and back keeps it); a longer one is mapped."""
-    return 0 < len(call_id) <= 40
-"""The ``api`` recorded on assistant messages."""
+    """Whether a call id fits Chat Completions: 1 to 64 characters. Another provider's id that
+    fits is sent as it is (a trip through Chat and back keeps it); a longer one is mapped."""
+    return 0 < len(call_id) <= _MAX_CALL_ID
 
 # Every finish_reason of SDK 3.54, plus what OpenAI-compatible servers are known to send
 # ([memory], see docs/adapters/openai_chat.md). A server error or an upstream abort is "error":
