@@ -437,7 +437,7 @@ SOURCE_CLASSES: dict[str, type[CanonicalModel]] = {
     "url": UrlSource, "base64": Base64Source, "file_ref": FileRefSource,
     "provider_file": ProviderFileSource, "text": TextSource,
 }
-"""Each media source class by its ``kind``."""
+"""Each media source class by its ``type``."""
 PART_TYPES: frozenset[str] = frozenset(PART_CLASSES)
 """Every part tag this version understands."""
 
