@@ -26,15 +26,15 @@ __all__ = [
 ]
 
 
-class Record(_EventBase):
+class NonMessageEvent(_EventBase):
     """The base of every history event that is not a message: a record for the application and
-    for replay, never sent to a provider (an encoder skips a ``Record()`` in one case)."""
+    for replay, never sent to a provider (an encoder skips them all with one class pattern)."""
 
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
     """Application data."""
 
 
-class ErrorEvent(Record):
+class ErrorEvent(NonMessageEvent):
     """A failed model call or a failure outside any message."""
 
     type: Literal["error"] = "error"
@@ -50,7 +50,7 @@ class ErrorEvent(Record):
     """HTTP status, when there was one."""
 
 
-class TaskMetadataEvent(Record):
+class TaskMetadataEvent(NonMessageEvent):
     """Facts about the task as a whole (title, working directory, totals), set by the app."""
 
     type: Literal["task_metadata"] = "task_metadata"
@@ -62,7 +62,7 @@ class TaskMetadataEvent(Record):
     """Anything else the application records about the task."""
 
 
-class CompactionEvent(Record):
+class CompactionEvent(NonMessageEvent):
     """Older messages were summarised; the next model call sees the summary instead of them."""
 
     type: Literal["compaction"] = "compaction"
@@ -78,7 +78,7 @@ class CompactionEvent(Record):
     """Context size after compaction."""
 
 
-class RetryEvent(Record):
+class RetryEvent(NonMessageEvent):
     """A model call is being retried."""
 
     type: Literal["retry"] = "retry"
@@ -90,7 +90,7 @@ class RetryEvent(Record):
     """Wait before the attempt, in milliseconds."""
 
 
-class ModelSwitchEvent(Record):
+class ModelSwitchEvent(NonMessageEvent):
     """The session moved to another model."""
 
     type: Literal["model_switch"] = "model_switch"
@@ -102,7 +102,7 @@ class ModelSwitchEvent(Record):
     """Why (``user /model command``, ``fallback after 529``)."""
 
 
-class SubtaskEvent(Record):
+class SubtaskEvent(NonMessageEvent):
     """Work handed to a child session (a sub-agent)."""
 
     type: Literal["subtask"] = "subtask"
@@ -118,7 +118,7 @@ class SubtaskEvent(Record):
     """Its final answer, when done."""
 
 
-class UnknownEvent(Record):
+class UnknownEvent(NonMessageEvent):
     """A line nobody here understood; kept whole, never dropped in silence."""
 
     type: Literal["unknown"] = "unknown"
@@ -160,14 +160,14 @@ more than it saves, 7-10% of a load. Literal tags (``type``, ``role``) are share
 way; a repeated value such as a model name is a string of its own per line (about 4% more memory).
 """
 
-RECORD_CLASSES: dict[str, type[Record]] = {
+NON_MESSAGE_CLASSES: dict[str, type[NonMessageEvent]] = {
     "error": ErrorEvent, "task_metadata": TaskMetadataEvent, "compaction": CompactionEvent,
     "retry": RetryEvent, "model_switch": ModelSwitchEvent, "subtask": SubtaskEvent,
     "unknown": UnknownEvent,
 }
 """Each event class that is not a message by its ``type``; messages are
 :data:`~partwire.messages.MESSAGE_CLASSES`, by ``role``."""
-EVENT_TYPES: frozenset[str] = frozenset({"message", *RECORD_CLASSES})
+EVENT_TYPES: frozenset[str] = frozenset({"message", *NON_MESSAGE_CLASSES})
 """Every event tag this version understands."""
 MESSAGE_ROLES: frozenset[str] = frozenset(MESSAGE_CLASSES)
 """Every message role."""

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined, to_jsonable_python
 
 from partwire.codec import encode
-from partwire.history import RECORD_CLASSES, HistoryEvent
+from partwire.history import NON_MESSAGE_CLASSES, HistoryEvent
 from partwire.messages import MESSAGE_CLASSES
 from partwire.parts import PART_CLASSES, SOURCE_CLASSES
 
@@ -57,7 +57,7 @@ def _defaults(cls: type[BaseModel]) -> dict[str, Any]:
     return found
 
 
-_EVENT_CLASSES: dict[str, type[BaseModel]] = {**MESSAGE_CLASSES, **RECORD_CLASSES}
+_EVENT_CLASSES: dict[str, type[BaseModel]] = {**MESSAGE_CLASSES, **NON_MESSAGE_CLASSES}
 EVENT_DEFAULTS = {kind: _defaults(cls) for kind, cls in _EVENT_CLASSES.items()}
 PART_DEFAULTS = {kind: _defaults(cls) for kind, cls in PART_CLASSES.items()}
 SOURCE_DEFAULTS = {kind: _defaults(cls) for kind, cls in SOURCE_CLASSES.items()}

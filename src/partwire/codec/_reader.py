@@ -21,7 +21,13 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from partwire._base import json_kind
 from partwire._limits import MAX_DEPTH, TooLong, exceeds_depth
 from partwire.errors import DecodeError
-from partwire.history import EVENT_ADAPTER, EVENT_TYPES, RECORD_CLASSES, HistoryEvent, UnknownEvent
+from partwire.history import (
+    EVENT_ADAPTER,
+    EVENT_TYPES,
+    NON_MESSAGE_CLASSES,
+    HistoryEvent,
+    UnknownEvent,
+)
 from partwire.ids import derive_id
 from partwire.messages import FILLED_IN, MESSAGE_CLASSES, SCHEMA_VERSION
 from partwire.parts import PART_ADAPTER, PART_TYPES, UnknownPart
@@ -333,7 +339,7 @@ class LineDecoder:
         if tag not in EVENT_TYPES:
             return None, _Issue("unknown_event", f"unknown event type {_short(tag)}", path="type")
         if tag != "message":
-            return RECORD_CLASSES[tag], None
+            return NON_MESSAGE_CLASSES[tag], None
         role = obj.get("role")
         if not isinstance(role, str):
             return None, _Issue("invalid_field", f"message role must be a string, not {_short(role)}", path="role")

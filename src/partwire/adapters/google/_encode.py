@@ -41,7 +41,7 @@ from partwire.adapters.google._wire import (
     admits_call_id,
     shape,
 )
-from partwire.history import History, HistoryEvent, Record
+from partwire.history import History, HistoryEvent, NonMessageEvent
 from partwire.messages import (
     AssistantMessage,
     DeveloperMessage,
@@ -253,7 +253,7 @@ class Encoder(PartEncoder):
                 self._close_run()
                 self._developer(event, path)
                 self.started = True
-            case Record():
+            case NonMessageEvent():
                 return  # records for the application and for replay; never sent
             case _:
                 assert_never(event)
