@@ -11,7 +11,7 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import ConfigDict, Field, JsonValue, TypeAdapter
 
-from partwire.messages import Message, _EventBase
+from partwire.messages import MESSAGE_CLASSES, Message, _EventBase
 
 __all__ = [
     "CompactionEvent",
@@ -26,12 +26,15 @@ __all__ = [
 ]
 
 
-class _Event(_EventBase):
+class NonMessageEvent(_EventBase):
+    """The base of every history event that is not a message: a record for the application and
+    for replay, never sent to a provider (an encoder skips them all with one class pattern)."""
+
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
     """Application data."""
 
 
-class ErrorEvent(_Event):
+class ErrorEvent(NonMessageEvent):
     """A failed model call or a failure outside any message."""
 
     type: Literal["error"] = "error"
@@ -47,7 +50,7 @@ class ErrorEvent(_Event):
     """HTTP status, when there was one."""
 
 
-class TaskMetadataEvent(_Event):
+class TaskMetadataEvent(NonMessageEvent):
     """Facts about the task as a whole (title, working directory, totals), set by the app."""
 
     type: Literal["task_metadata"] = "task_metadata"
@@ -59,7 +62,7 @@ class TaskMetadataEvent(_Event):
     """Anything else the application records about the task."""
 
 
-class CompactionEvent(_Event):
+class CompactionEvent(NonMessageEvent):
     """Older messages were summarised; the next model call sees the summary instead of them."""
 
     type: Literal["compaction"] = "compaction"
@@ -75,7 +78,7 @@ class CompactionEvent(_Event):
     """Context size after compaction."""
 
 
-class RetryEvent(_Event):
+class RetryEvent(NonMessageEvent):
     """A model call is being retried."""
 
     type: Literal["retry"] = "retry"
@@ -87,7 +90,7 @@ class RetryEvent(_Event):
     """Wait before the attempt, in milliseconds."""
 
 
-class ModelSwitchEvent(_Event):
+class ModelSwitchEvent(NonMessageEvent):
     """The session moved to another model."""
 
     type: Literal["model_switch"] = "model_switch"
@@ -99,7 +102,7 @@ class ModelSwitchEvent(_Event):
     """Why (``user /model command``, ``fallback after 529``)."""
 
 
-class SubtaskEvent(_Event):
+class SubtaskEvent(NonMessageEvent):
     """Work handed to a child session (a sub-agent)."""
 
     type: Literal["subtask"] = "subtask"
@@ -115,7 +118,7 @@ class SubtaskEvent(_Event):
     """Its final answer, when done."""
 
 
-class UnknownEvent(_Event):
+class UnknownEvent(NonMessageEvent):
     """A line nobody here understood; kept whole, never dropped in silence."""
 
     type: Literal["unknown"] = "unknown"
@@ -157,9 +160,14 @@ more than it saves, 7-10% of a load. Literal tags (``type``, ``role``) are share
 way; a repeated value such as a model name is a string of its own per line (about 4% more memory).
 """
 
-EVENT_TYPES: frozenset[str] = frozenset(
-    {"message", "error", "task_metadata", "compaction", "retry", "model_switch", "subtask", "unknown"}
-)
+NON_MESSAGE_CLASSES: dict[str, type[NonMessageEvent]] = {
+    "error": ErrorEvent, "task_metadata": TaskMetadataEvent, "compaction": CompactionEvent,
+    "retry": RetryEvent, "model_switch": ModelSwitchEvent, "subtask": SubtaskEvent,
+    "unknown": UnknownEvent,
+}
+"""Each event class that is not a message by its ``type``; messages are
+:data:`~partwire.messages.MESSAGE_CLASSES`, by ``role``."""
+EVENT_TYPES: frozenset[str] = frozenset({"message", *NON_MESSAGE_CLASSES})
 """Every event tag this version understands."""
-MESSAGE_ROLES: frozenset[str] = frozenset({"system", "developer", "user", "assistant", "tool"})
+MESSAGE_ROLES: frozenset[str] = frozenset(MESSAGE_CLASSES)
 """Every message role."""

@@ -276,3 +276,9 @@ Message = Annotated[
     NamedUnion("Message", "Any message, told apart by role."),
 ]
 """Any message."""
+
+MESSAGE_CLASSES: dict[str, type[BaseModel]] = {
+    "system": SystemMessage, "developer": DeveloperMessage, "user": UserMessage,
+    "assistant": AssistantMessage, "tool": ToolMessage,
+}
+"""Each message class by its ``role``: the one table for code that picks a class by tag."""

@@ -426,10 +426,19 @@ Part = Annotated[
 ]
 """Any part."""
 
-PART_TYPES: frozenset[str] = frozenset(
-    {"text", "image", "document", "audio", "thinking", "redacted_thinking", "tool_call",
-     "server_tool_call", "server_tool_result", "refusal", "unknown"}
-)
+PART_CLASSES: dict[str, type[CanonicalModel]] = {
+    "text": TextPart, "image": ImagePart, "document": DocumentPart, "audio": AudioPart,
+    "thinking": ThinkingPart, "redacted_thinking": RedactedThinkingPart,
+    "tool_call": ToolCallPart, "server_tool_call": ServerToolCallPart,
+    "server_tool_result": ServerToolResultPart, "refusal": RefusalPart, "unknown": UnknownPart,
+}
+"""Each part class by its ``type``: the one table for code that picks a class by tag."""
+SOURCE_CLASSES: dict[str, type[CanonicalModel]] = {
+    "url": UrlSource, "base64": Base64Source, "file_ref": FileRefSource,
+    "provider_file": ProviderFileSource, "text": TextSource,
+}
+"""Each media source class by its ``type``."""
+PART_TYPES: frozenset[str] = frozenset(PART_CLASSES)
 """Every part tag this version understands."""
 
 PART_ADAPTER: TypeAdapter[Part] = TypeAdapter(Part)

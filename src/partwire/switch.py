@@ -21,11 +21,9 @@ from partwire.messages import (
 )
 from partwire.parts import (
     AudioPart,
-    Base64Source,
     DocumentPart,
     FileRefSource,
     ImagePart,
-    MediaSource,
     Part,
     ProviderFileSource,
     RedactedThinkingPart,
@@ -33,11 +31,9 @@ from partwire.parts import (
     ServerToolCallPart,
     ServerToolResultPart,
     TextPart,
-    TextSource,
     ThinkingPart,
     ToolCallPart,
     UnknownPart,
-    UrlSource,
 )
 from partwire.projection import Loss, LossAction
 
@@ -242,7 +238,7 @@ class _SwitchCheck:
                       f"{caps.name} does not take {part.media_type} {kinds}", message_id, refuse=True)
             return
         source = part.source
-        kind = _source_kind(source)
+        kind = source.type
         if kind not in caps.media_sources and not isinstance(source, FileRefSource):
             self._add(path, part.type, "dropped", f"{caps.name} cannot read a {kind} source",
                       message_id, refuse=True)
@@ -251,18 +247,3 @@ class _SwitchCheck:
                       f"file id {source.file_id} was issued by {source.issuer}; upload it to "
                       f"{caps.name} first", message_id, refuse=True)
 
-
-def _source_kind(source: MediaSource) -> str:
-    match source:
-        case UrlSource():
-            return "url"
-        case Base64Source():
-            return "base64"
-        case ProviderFileSource():
-            return "provider_file"
-        case TextSource():
-            return "text"
-        case FileRefSource():
-            return "file_ref"
-        case _:
-            assert_never(source)

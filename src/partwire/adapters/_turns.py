@@ -25,17 +25,7 @@ from partwire.adapters._kernel import at_path
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._provenance import accepted_issuers, data_of, first_accepted
 from partwire.errors import WireFormatError
-from partwire.history import (
-    CompactionEvent,
-    ErrorEvent,
-    History,
-    HistoryEvent,
-    ModelSwitchEvent,
-    RetryEvent,
-    SubtaskEvent,
-    TaskMetadataEvent,
-    UnknownEvent,
-)
+from partwire.history import History, HistoryEvent, NonMessageEvent
 from partwire.messages import (
     AssistantMessage,
     DeveloperMessage,
@@ -269,8 +259,7 @@ class TurnWalk(BlockEncoder):
                     self.system_message(event, i)
                 case DeveloperMessage():
                     self.developer_message(event, i)
-                case (ErrorEvent() | TaskMetadataEvent() | CompactionEvent() | RetryEvent()
-                      | ModelSwitchEvent() | SubtaskEvent() | UnknownEvent()):
+                case NonMessageEvent():
                     continue  # records for the application and for replay; never sent
                 case _:
                     assert_never(event)

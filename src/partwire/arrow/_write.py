@@ -18,25 +18,10 @@ import pyarrow as pa
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined, to_jsonable_python
 
-from partwire import parts as _parts_module
 from partwire.codec import encode
-from partwire.history import (
-    CompactionEvent,
-    ErrorEvent,
-    HistoryEvent,
-    ModelSwitchEvent,
-    RetryEvent,
-    SubtaskEvent,
-    TaskMetadataEvent,
-    UnknownEvent,
-)
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
+from partwire.history import NON_MESSAGE_CLASSES, HistoryEvent
+from partwire.messages import MESSAGE_CLASSES
+from partwire.parts import PART_CLASSES, SOURCE_CLASSES
 
 from ._schema import (
     EVENT_SCHEMA,
@@ -72,28 +57,10 @@ def _defaults(cls: type[BaseModel]) -> dict[str, Any]:
     return found
 
 
-_EVENT_CLASSES: dict[str, type[BaseModel]] = {
-    "system": SystemMessage, "developer": DeveloperMessage, "user": UserMessage,
-    "assistant": AssistantMessage, "tool": ToolMessage, "error": ErrorEvent,
-    "task_metadata": TaskMetadataEvent, "compaction": CompactionEvent, "retry": RetryEvent,
-    "model_switch": ModelSwitchEvent, "subtask": SubtaskEvent, "unknown": UnknownEvent,
-}
+_EVENT_CLASSES: dict[str, type[BaseModel]] = {**MESSAGE_CLASSES, **NON_MESSAGE_CLASSES}
 EVENT_DEFAULTS = {kind: _defaults(cls) for kind, cls in _EVENT_CLASSES.items()}
-_PART_CLASSES: dict[str, type[BaseModel]] = {
-    "text": _parts_module.TextPart, "image": _parts_module.ImagePart,
-    "document": _parts_module.DocumentPart, "audio": _parts_module.AudioPart,
-    "thinking": _parts_module.ThinkingPart, "redacted_thinking": _parts_module.RedactedThinkingPart,
-    "tool_call": _parts_module.ToolCallPart, "server_tool_call": _parts_module.ServerToolCallPart,
-    "server_tool_result": _parts_module.ServerToolResultPart, "refusal": _parts_module.RefusalPart,
-    "unknown": _parts_module.UnknownPart,
-}
-PART_DEFAULTS = {kind: _defaults(cls) for kind, cls in _PART_CLASSES.items()}
-_SOURCE_CLASSES: dict[str, type[BaseModel]] = {
-    "url": _parts_module.UrlSource, "base64": _parts_module.Base64Source,
-    "file_ref": _parts_module.FileRefSource, "provider_file": _parts_module.ProviderFileSource,
-    "text": _parts_module.TextSource,
-}
-SOURCE_DEFAULTS = {kind: _defaults(cls) for kind, cls in _SOURCE_CLASSES.items()}
+PART_DEFAULTS = {kind: _defaults(cls) for kind, cls in PART_CLASSES.items()}
+SOURCE_DEFAULTS = {kind: _defaults(cls) for kind, cls in SOURCE_CLASSES.items()}
 _COMMON = frozenset({"v", "type", "id", "created_at", "role"})
 _STRING_COLUMNS = ("text", "call_id", "tool_name", "status", "stop_reason", "model", "provider",
                    "api", "response_id")

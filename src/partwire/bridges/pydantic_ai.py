@@ -33,16 +33,7 @@ from partwire.bridges._common import (
     unknown_fields_reason,
     with_unknown_fields,
 )
-from partwire.history import (
-    CompactionEvent,
-    ErrorEvent,
-    HistoryEvent,
-    ModelSwitchEvent,
-    RetryEvent,
-    SubtaskEvent,
-    TaskMetadataEvent,
-    UnknownEvent,
-)
+from partwire.history import HistoryEvent, NonMessageEvent, UnknownEvent
 from partwire.ids import derive_id
 from partwire.messages import (
     AssistantMessage,
@@ -737,8 +728,7 @@ class _Exporter:
                     and isinstance(event.raw, dict):
                 self._open(None)["parts"].append(dict(event.raw))
                 self.request_events.append(event)
-            case (ErrorEvent() | TaskMetadataEvent() | CompactionEvent() | RetryEvent()
-                  | ModelSwitchEvent() | SubtaskEvent() | UnknownEvent()):
+            case NonMessageEvent():
                 self.log.add(path, event.type, "dropped",
                              f"pydantic-ai message history has no {event.type} event", event.id)
             case _:

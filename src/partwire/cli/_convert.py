@@ -16,6 +16,7 @@ from partwire.cli._io import (
     limits_parser,
     open_input,
     read_json_body,
+    read_tools_file,
     stdout_bytes,
 )
 from partwire.codec import load
@@ -107,7 +108,7 @@ def _convert(args: argparse.Namespace) -> int:
             data = stream.read()
         else:
             data = read_json_body(stream, name, args)
-    tools = _read_tools(args.tools, args) if args.tools else None
+    tools = read_tools_file(args.tools, args) if args.tools else None
     options = dict(args.options)
     settings = _read_settings(args.settings, args) if args.settings else {}
     settings.update((key, _value(text)) for key, text in args.settings_set)
@@ -166,17 +167,6 @@ def _print_loss(loss: Loss) -> None:
     # str(Loss) is the one format of a loss: in errors, in log records and here.
     print(f"loss: {loss}", file=sys.stderr)
 
-
-def _read_tools(path: str, args: argparse.Namespace) -> Any:
-    from partwire.convert import read_tools
-
-    name = display_name(path)
-    with open_input(path) as stream:
-        data = read_json_body(stream, name, args)
-    try:
-        return read_tools(data)
-    except ConversionError as exc:  # named after the tools file, not the history
-        raise CommandError(f"{name}: {exc.reason}") from exc
 
 
 def _read_settings(path: str, args: argparse.Namespace) -> dict[str, Any]:

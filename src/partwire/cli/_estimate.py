@@ -16,9 +16,8 @@ import shlex
 from dataclasses import asdict
 from typing import Any
 
-from partwire.cli._io import CommandError, display_name, limits_parser, open_input, read_json_body
+from partwire.cli._io import CommandError, display_name, limits_parser, open_input, read_tools_file
 from partwire.codec import load
-from partwire.errors import ConversionError
 
 __all__ = ["add_estimate_parser", "estimate_command", "parse_hint"]
 
@@ -76,7 +75,7 @@ def _estimate(args: argparse.Namespace) -> int:
     with open_input(args.file) as stream:
         history = load(stream, strict=True, max_line_bytes=args.max_line_bytes,
                        max_depth=args.max_depth)
-    tools = _read_tools(args.tools, args) if args.tools else ()
+    tools = read_tools_file(args.tools, args) if args.tools else ()
     try:
         result = estimate(history, tools, target=args.target, model=args.model,
                           media_hints=dict(args.hints))
@@ -99,15 +98,3 @@ def _estimate(args: argparse.Namespace) -> int:
         for line in result.left_out:
             print(f"  {line}")
     return 0
-
-
-def _read_tools(path: str, args: argparse.Namespace) -> Any:
-    from partwire.convert import read_tools
-
-    name = display_name(path)
-    with open_input(path) as stream:
-        data = read_json_body(stream, name, args)
-    try:
-        return read_tools(data)
-    except ConversionError as exc:
-        raise CommandError(f"{name}: {exc.reason}") from exc

@@ -17,7 +17,7 @@ from typing import IO, Any, NoReturn
 
 from partwire._limits import TooLong, exceeds_depth, read_body
 from partwire.codec import MAX_DEPTH, MAX_LINE_BYTES, Record, iter_records
-from partwire.errors import PartwireError
+from partwire.errors import ConversionError, PartwireError
 
 __all__ = [
     "STDIO",
@@ -29,6 +29,7 @@ __all__ = [
     "open_input",
     "read_json_body",
     "read_records",
+    "read_tools_file",
     "stdout_bytes",
 ]
 
@@ -97,6 +98,20 @@ def read_json_body(stream: IO[bytes], name: str, args: argparse.Namespace) -> An
         kind = "null" if body is None else {bool: "boolean", str: "string"}.get(type(body), "number")
         raise CommandError(f"{name}: a JSON {kind}, not an object or an array")
     return body
+
+
+def read_tools_file(path: str, args: argparse.Namespace) -> Any:
+    """The tool definitions of the ``--tools`` FILE ``path`` (a JSON array or a request body's
+    tools); a definition that cannot be read is an error named after that file."""
+    from partwire.convert import read_tools  # the CLI imports the converter only when it runs
+
+    name = display_name(path)
+    with open_input(path) as stream:
+        data = read_json_body(stream, name, args)
+    try:
+        return read_tools(data)
+    except ConversionError as exc:
+        raise CommandError(f"{name}: {exc.reason}") from exc
 
 
 @contextlib.contextmanager

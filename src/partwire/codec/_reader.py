@@ -24,25 +24,12 @@ from partwire.errors import DecodeError
 from partwire.history import (
     EVENT_ADAPTER,
     EVENT_TYPES,
-    CompactionEvent,
-    ErrorEvent,
+    NON_MESSAGE_CLASSES,
     HistoryEvent,
-    ModelSwitchEvent,
-    RetryEvent,
-    SubtaskEvent,
-    TaskMetadataEvent,
     UnknownEvent,
 )
 from partwire.ids import derive_id
-from partwire.messages import (
-    FILLED_IN,
-    SCHEMA_VERSION,
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
+from partwire.messages import FILLED_IN, MESSAGE_CLASSES, SCHEMA_VERSION
 from partwire.parts import PART_ADAPTER, PART_TYPES, UnknownPart
 
 from .migrations import MigrationContext, MigrationError, is_legacy, migrate
@@ -140,22 +127,6 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # The fields a line must carry (DESIGN §6: ids are stored, never made up on load).
 _REQUIRED_ORDER = ("v", "id", "created_at")
 _REQUIRED = frozenset(_REQUIRED_ORDER)
-_ROLE_MODELS: dict[str, type[BaseModel]] = {
-    "system": SystemMessage,
-    "developer": DeveloperMessage,
-    "user": UserMessage,
-    "assistant": AssistantMessage,
-    "tool": ToolMessage,
-}
-_TYPE_MODELS: dict[str, type[BaseModel]] = {
-    "error": ErrorEvent,
-    "task_metadata": TaskMetadataEvent,
-    "compaction": CompactionEvent,
-    "retry": RetryEvent,
-    "model_switch": ModelSwitchEvent,
-    "subtask": SubtaskEvent,
-    "unknown": UnknownEvent,
-}
 _DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
 
 validate_line: Callable[[bytes], HistoryEvent] = EVENT_ADAPTER.validator.validate_json
@@ -317,7 +288,7 @@ class LineDecoder:
         issues: list[_Issue] = []
         if not migrated and not line.keys() >= _REQUIRED:
             line = self._required(line, raw, line_no, issues)
-        if isinstance(line.get("parts"), list) and model in _ROLE_MODELS.values():
+        if isinstance(line.get("parts"), list) and model in MESSAGE_CLASSES.values():
             line = {**line, "parts": [self._part(p, i, issues) for i, p in enumerate(line["parts"])]}
         try:
             event = cast("HistoryEvent", model.model_validate(line))
@@ -368,13 +339,13 @@ class LineDecoder:
         if tag not in EVENT_TYPES:
             return None, _Issue("unknown_event", f"unknown event type {_short(tag)}", path="type")
         if tag != "message":
-            return _TYPE_MODELS[tag], None
+            return NON_MESSAGE_CLASSES[tag], None
         role = obj.get("role")
         if not isinstance(role, str):
             return None, _Issue("invalid_field", f"message role must be a string, not {_short(role)}", path="role")
-        if role not in _ROLE_MODELS:
+        if role not in MESSAGE_CLASSES:
             return None, _Issue("unknown_event", f"unknown message role {_short(role)}", path="role")
-        return _ROLE_MODELS[role], None
+        return MESSAGE_CLASSES[role], None
 
     def _part(self, part: Any, index: int, issues: list[_Issue]) -> Any:
         where = f"parts[{index}]"

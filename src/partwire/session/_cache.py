@@ -14,7 +14,7 @@ the message before it. The kept wire messages are never written on: a marked mes
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from partwire.model_ids import bedrock_family
@@ -74,31 +74,8 @@ def mark_anthropic(request: dict[str, Any], message_indexes: Sequence[int], *,
                 tools[-1] = {**last, "cache_control": dict(_EPHEMERAL)}
                 body["tools"] = tools
                 budget -= 1
-    messages = body.get("messages")
-    done: list[int] = []
-    if not isinstance(messages, list) or budget <= 0:
-        return body, done
-    n = len(messages)
-    wanted = sorted({i % n for i in message_indexes if -n <= i < n}, reverse=True)
-    copy = list(messages) if replaced is None else messages
-    for i in wanted:
-        if budget <= 0:
-            break
-        # A message with nothing markable (only thinking): the one before it takes the mark.
-        k = i
-        while k >= 0 and k not in done:
-            message = copy[k]
-            content = _marked_content(message.get("content")) if isinstance(message, dict) else None
-            if content is not None:
-                if replaced is not None:
-                    replaced.setdefault(k, message)
-                copy[k] = {**message, "content": content}
-                done.append(k)
-                budget -= 1
-                break
-            k -= 1
-    body["messages"] = copy
-    return body, sorted(done)
+    # A message with nothing markable (only thinking): the one before it takes the mark.
+    return _mark_messages(body, message_indexes, budget, replaced, _marked_content)
 
 
 def _existing(body: dict[str, Any]) -> int:
@@ -147,9 +124,8 @@ def mark_bedrock(request: dict[str, Any], message_indexes: Sequence[int], *,
     body = dict(request)
     model = body.get("modelId")
     takes, in_tools = caches_on_bedrock(model) if isinstance(model, str) else (False, False)
-    done: list[int] = []
     if not (takes or any_model):
-        return body, done
+        return body, []
     config = body.get("toolConfig")
     tools = config.get("tools") if isinstance(config, dict) else None
     existing = count_marks(body.get("system")) + count_marks(tools)
@@ -162,7 +138,35 @@ def mark_bedrock(request: dict[str, Any], message_indexes: Sequence[int], *,
         elif isinstance(tools, list) and tools and (in_tools or any_model):
             body["toolConfig"] = {**config, "tools": [*tools, _point()]}  # type: ignore[dict-item]
             budget -= 1
+    # A message that ends in reasoning cannot take a point: the one before it does.
+    return _mark_messages(body, message_indexes, budget, replaced, _pointed)
+
+
+def _pointed(content: Any) -> Any:
+    """``content`` with a ``cachePoint`` after it; :data:`_HAS_MARK` when it ends in one (marked
+    already, and counted), ``None`` when it cannot take one (empty, or ends in reasoning)."""
+    if _ends_in(content, "cachePoint"):
+        return _HAS_MARK
+    if isinstance(content, list) and content and not _ends_in(content, "reasoningContent"):
+        return [*content, _point()]
+    return None
+
+
+# -- both ---------------------------------------------------------------------------------------
+
+_HAS_MARK = object()  # what a marker returns for a message that carries a mark already
+
+
+def _mark_messages(body: dict[str, Any], message_indexes: Sequence[int], budget: int,
+                   replaced: dict[int, Any] | None,
+                   mark: Callable[[Any], Any]) -> tuple[dict[str, Any], list[int]]:
+    """``body`` with the wire messages at ``message_indexes`` marked (negative counts from the
+    end), the latest first, while ``budget`` lasts, and the indexes marked. ``mark(content)`` is
+    the content with its mark, ``None`` when the message cannot take one (the message before it
+    is tried instead), or :data:`_HAS_MARK` when it has one (done, and not charged again).
+    ``replaced``: as for :func:`mark_anthropic`."""
     messages = body.get("messages")
+    done: list[int] = []
     if not isinstance(messages, list) or budget <= 0:
         return body, done
     n = len(messages)
@@ -171,18 +175,17 @@ def mark_bedrock(request: dict[str, Any], message_indexes: Sequence[int], *,
     for i in wanted:
         if budget <= 0:
             break
-        # A message that ends in reasoning cannot take a point: the one before it does.
         k = i
         while k >= 0 and k not in done:
             message = copy[k]
-            content = message.get("content") if isinstance(message, dict) else None
-            if _ends_in(content, "cachePoint"):  # marked already (and counted): nothing to add
+            content = mark(message.get("content")) if isinstance(message, dict) else None
+            if content is _HAS_MARK:
                 done.append(k)
                 break
-            if isinstance(content, list) and content and not _ends_in(content, "reasoningContent"):
+            if content is not None:
                 if replaced is not None:
                     replaced.setdefault(k, message)
-                copy[k] = {**message, "content": [*content, _point()]}
+                copy[k] = {**message, "content": content}
                 done.append(k)
                 budget -= 1
                 break

@@ -5,7 +5,16 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import AsyncGenerator, Generator, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 from partwire.adapters import get_adapter
@@ -345,35 +354,36 @@ class Session:
         complete event arrives. A stream that breaks appends the partial message (``error``,
         with an :class:`~partwire.history.ErrorEvent`); one the caller stops reading (``close()``
         or leaving the loop) appends it ``aborted``."""
-        acc = Accumulator()
-        done = False
-        try:
+        with self._recording() as record:
             for event in self.adapter.stream(chunks, options=self.target.options):
-                acc.feed(event)
-                if type(event) is MessageCompleteEvent:
-                    done = True
-                    self._finish(event.message, acc)
+                record(event)
                 yield event
-        except GeneratorExit:
-            if not done:
-                self.append(acc.abort())
-            raise
-        except Exception as exc:
-            if not done:
-                self._broken(acc, exc)
-            raise
 
     async def astream(self, chunks: Any) -> AsyncGenerator[StreamEvent, None]:
         """:meth:`stream` over an asynchronous source (the async SDK stream)."""
+        with self._recording() as record:
+            async for event in self.adapter.astream(chunks, options=self.target.options):
+                record(event)
+                yield event
+
+    @contextmanager
+    def _recording(self) -> Iterator[Callable[[StreamEvent], None]]:
+        """What :meth:`stream` and :meth:`astream` feed each event to: the completed message is
+        appended when its event arrives; if the stream breaks before, the partial message
+        (``error``); if the caller stops reading (``GeneratorExit`` at its ``yield``), the partial
+        message ``aborted``."""
         acc = Accumulator()
         done = False
+
+        def record(event: StreamEvent) -> None:
+            nonlocal done
+            acc.feed(event)
+            if type(event) is MessageCompleteEvent:
+                done = True
+                self._finish(event.message, acc)
+
         try:
-            async for event in self.adapter.astream(chunks, options=self.target.options):
-                acc.feed(event)
-                if type(event) is MessageCompleteEvent:
-                    done = True
-                    self._finish(event.message, acc)
-                yield event
+            yield record
         except GeneratorExit:
             if not done:
                 self.append(acc.abort())

@@ -21,6 +21,18 @@ text beside the line; version 3 indexed every write's texts for search as part o
 
 # Version 1: the canonical format spec's sessions / messages / tool_calls, plus the verbatim
 # events. Kept as written so tests can build a version-1 database and migrate it.
+# The outcome and usage columns of a messages row, the same in version 1 and in version 3's rebuild.
+_MESSAGE_FACTS = """model TEXT,
+    status TEXT,
+    stop_reason TEXT,
+    input_tokens BIGINT,
+    output_tokens BIGINT,
+    cache_read_tokens BIGINT,
+    cache_write_tokens BIGINT,
+    reasoning_tokens BIGINT,
+    cost TEXT,
+    pricing_version TEXT,"""
+
 _V1 = """
 CREATE TABLE store_meta (
     key TEXT PRIMARY KEY,
@@ -64,16 +76,7 @@ CREATE TABLE messages (
     role TEXT NOT NULL,
     created_at TEXT NOT NULL,
     parent_id TEXT,
-    model TEXT,
-    status TEXT,
-    stop_reason TEXT,
-    input_tokens BIGINT,
-    output_tokens BIGINT,
-    cache_read_tokens BIGINT,
-    cache_write_tokens BIGINT,
-    reasoning_tokens BIGINT,
-    cost TEXT,
-    pricing_version TEXT,
+    {message_facts}
     PRIMARY KEY (session_id, seq)
 );
 CREATE INDEX messages_model ON messages (model, session_id);
@@ -96,37 +99,28 @@ CREATE INDEX tool_calls_status ON tool_calls (status, name);
 """
 
 # Version 2: parts in order with their searchable text, the full-text index, fork provenance.
-_V2_SQLITE = """
+# SQLite's full-text index reads the parts table by rowid, so its key is a UNIQUE constraint there.
+_V2 = """
 CREATE TABLE parts (
     session_id TEXT NOT NULL,
     seq BIGINT NOT NULL,
     idx INTEGER NOT NULL,
     type TEXT NOT NULL,
     text TEXT,
-    UNIQUE (session_id, seq, idx)
+    {parts_key} (session_id, seq, idx)
 );
-CREATE VIRTUAL TABLE parts_fts USING fts5(text, content='parts', content_rowid='rowid',
-                                          tokenize='porter unicode61');
+{parts_fts};
 ALTER TABLE sessions ADD COLUMN forked_from TEXT;
 ALTER TABLE sessions ADD COLUMN forked_at TEXT;
 """
-
+_V2_SQLITE_FTS = """CREATE VIRTUAL TABLE parts_fts USING fts5(text, content='parts', content_rowid='rowid',
+                                          tokenize='porter unicode61')"""
 # PostgreSQL's tsvector holds at most 1 MB; the index covers the first 100,000 characters of a
 # part (SQLite's FTS5 has no such limit and indexes all of it).
-_V2_POSTGRES = """
-CREATE TABLE parts (
-    session_id TEXT NOT NULL,
-    seq BIGINT NOT NULL,
-    idx INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    text TEXT,
-    PRIMARY KEY (session_id, seq, idx)
-);
-CREATE INDEX parts_fts ON parts USING gin (to_tsvector('english'::regconfig, left(text, 100000)))
-    WHERE text IS NOT NULL;
-ALTER TABLE sessions ADD COLUMN forked_from TEXT;
-ALTER TABLE sessions ADD COLUMN forked_at TEXT;
-"""
+_V2_POSTGRES_FTS = """CREATE INDEX parts_fts ON parts USING gin (to_tsvector('english'::regconfig, left(text, 100000)))
+    WHERE text IS NOT NULL"""
+_V2_SQLITE = _V2.replace("{parts_key}", "UNIQUE").replace("{parts_fts}", _V2_SQLITE_FTS)
+_V2_POSTGRES = _V2.replace("{parts_key}", "PRIMARY KEY").replace("{parts_fts}", _V2_POSTGRES_FTS)
 
 
 # Version 3: text stored once, forks that refer to their parent's prefix, compact message rows.
@@ -138,16 +132,7 @@ DROP TABLE messages;
 CREATE TABLE messages (
     session_id TEXT NOT NULL,
     seq BIGINT NOT NULL,
-    model TEXT,
-    status TEXT,
-    stop_reason TEXT,
-    input_tokens BIGINT,
-    output_tokens BIGINT,
-    cache_read_tokens BIGINT,
-    cache_write_tokens BIGINT,
-    reasoning_tokens BIGINT,
-    cost TEXT,
-    pricing_version TEXT,
+    {message_facts}
     PRIMARY KEY (session_id, seq)
 ){without_rowid};
 DROP INDEX events_type;
@@ -177,6 +162,7 @@ CREATE TABLE unindexed (
 def _statements(text: str, dialect: Dialect) -> list[str]:
     blob = "BLOB" if dialect == "sqlite" else "BYTEA"
     without_rowid = " WITHOUT ROWID" if dialect == "sqlite" else ""
+    text = text.replace("{message_facts}", _MESSAGE_FACTS)
     return [s.strip().replace("{blob}", blob).replace("{without_rowid}", without_rowid)
             for s in text.split(";\n") if s.strip()]
 

@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from partwire._media import data_url
 from partwire.codec import decode, encode
 from partwire.errors import DecodeError, WireFormatError
 from partwire.history import HistoryEvent
@@ -166,11 +167,6 @@ def parsed_or_text(text: str) -> Any:
 
 
 # -- files --------------------------------------------------------------------------------------
-
-
-def data_url(media_type: str, data_b64: str) -> str:
-    """A ``data:`` URL of base64 data."""
-    return f"data:{media_type};base64,{data_b64}"
 
 
 def source_url(source: MediaSource, media_type: str) -> tuple[str, dict[str, str] | None]:

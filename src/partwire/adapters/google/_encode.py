@@ -41,17 +41,7 @@ from partwire.adapters.google._wire import (
     admits_call_id,
     shape,
 )
-from partwire.history import (
-    CompactionEvent,
-    ErrorEvent,
-    History,
-    HistoryEvent,
-    ModelSwitchEvent,
-    RetryEvent,
-    SubtaskEvent,
-    TaskMetadataEvent,
-    UnknownEvent,
-)
+from partwire.history import History, HistoryEvent, NonMessageEvent
 from partwire.messages import (
     AssistantMessage,
     DeveloperMessage,
@@ -263,8 +253,7 @@ class Encoder(PartEncoder):
                 self._close_run()
                 self._developer(event, path)
                 self.started = True
-            case (ErrorEvent() | TaskMetadataEvent() | CompactionEvent() | RetryEvent()
-                  | ModelSwitchEvent() | SubtaskEvent() | UnknownEvent()):
+            case NonMessageEvent():
                 return  # records for the application and for replay; never sent
             case _:
                 assert_never(event)

@@ -19,17 +19,7 @@ from partwire.adapters._provenance import accepted_issuers, data_of, first_accep
 from partwire.adapters.openai_chat._dialects import DeveloperRole, Dialect, EchoReasoning
 from partwire.adapters.openai_chat._parts import FileResolver, PartEncoder, as_dict
 from partwire.adapters.openai_chat._wire import WireMessage, WirePart, admits_call_id
-from partwire.history import (
-    CompactionEvent,
-    ErrorEvent,
-    History,
-    HistoryEvent,
-    ModelSwitchEvent,
-    RetryEvent,
-    SubtaskEvent,
-    TaskMetadataEvent,
-    UnknownEvent,
-)
+from partwire.history import History, HistoryEvent, NonMessageEvent
 from partwire.messages import (
     AssistantMessage,
     DeveloperMessage,
@@ -180,8 +170,7 @@ class Encoder(PartEncoder):
             case DeveloperMessage():
                 self._flush_attachments()
                 self._developer(event, f"history[{i}]")
-            case (ErrorEvent() | TaskMetadataEvent() | CompactionEvent() | RetryEvent()
-                  | ModelSwitchEvent() | SubtaskEvent() | UnknownEvent()):
+            case NonMessageEvent():
                 return  # records for the application and for replay; never sent
             case _:
                 assert_never(event)

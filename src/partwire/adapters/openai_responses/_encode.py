@@ -32,17 +32,7 @@ from partwire.adapters.openai_responses._wire import (
     data_url,
     item_in_order,
 )
-from partwire.history import (
-    CompactionEvent,
-    ErrorEvent,
-    History,
-    HistoryEvent,
-    ModelSwitchEvent,
-    RetryEvent,
-    SubtaskEvent,
-    TaskMetadataEvent,
-    UnknownEvent,
-)
+from partwire.history import NON_MESSAGE_CLASSES, History, HistoryEvent, NonMessageEvent
 from partwire.messages import (
     AssistantMessage,
     DeveloperMessage,
@@ -386,8 +376,7 @@ class Encoder(PartEncoder):
                 self._message("system", event, i)
             case DeveloperMessage():
                 self._message("developer", event, i)
-            case (ErrorEvent() | TaskMetadataEvent() | CompactionEvent() | RetryEvent()
-                  | ModelSwitchEvent() | SubtaskEvent() | UnknownEvent()):
+            case NonMessageEvent():
                 return  # records for the application and for replay; never sent
             case _:
                 assert_never(event)
@@ -733,8 +722,7 @@ class Encoder(PartEncoder):
 _KNOWN_LOSSES: dict[tuple[str, int, str], Loss] = memo({})
 _MESSAGE_ITEM = frozenset({"id", "status", "phase"})
 _FOREIGN_REASONING = "reasoning is verifiable only by the provider that produced it"
-_RECORDS = frozenset({ErrorEvent, TaskMetadataEvent, CompactionEvent, RetryEvent, ModelSwitchEvent,
-                      SubtaskEvent, UnknownEvent})
+_RECORDS = frozenset(NON_MESSAGE_CLASSES.values())
 _CALL_ITEM = frozenset({"id", "status"})
 # The optional fields of the SDK's input item types for a call (ResponseFunctionToolCallParam,
 # ResponseCustomToolCallParam): a custom tool call has no status, though Codex records one.
