@@ -51,6 +51,9 @@ _TOP: tuple[tuple[str, frozenset[str]], ...] = (
                                "function_call", "prediction", "audio", "web_search_options", "seed",
                                "random_seed", "safe_prompt", "prompt_mode"})),
 )
+# Per reading adapter, the top-level fields of all the others together.
+_OTHERS_TOP: dict[str, frozenset[str]] = {
+    own: frozenset().union(*(fields for api, fields in _TOP if api != own)) for own, _ in _TOP}
 # Message roles only Chat Completions (and its dialects) puts in ``messages`` (a system message
 # there is an option of Anthropic's reader and writer too).
 _CHAT_ROLES = frozenset({"system", "developer", "tool", "function"})
@@ -76,10 +79,12 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
     API could have written is named, and one that several could have written is not.
     """
     keys = body.keys()
-    for api, fields in _TOP:
-        if api != own and not keys.isdisjoint(fields):
-            field = next(k for k in body if k in fields)
-            return api, f"a top-level {field}", field
+    others = _OTHERS_TOP.get(own)
+    if others is None or not keys.isdisjoint(others):  # one look for the common body, with none
+        for api, fields in _TOP:
+            if api != own and not keys.isdisjoint(fields):
+                field = next(k for k in body if k in fields)
+                return api, f"a top-level {field}", field
     model = body.get("model")
     if model is not None and own == "bedrock":
         return "typed", "a top-level model (Converse names it in the URL)", "model"
