@@ -376,7 +376,16 @@ class Encoder(PartEncoder):
                     return _NOT_FAST
                 rank = 2
                 ids = data["provider_ids"]
-                wire_id = first_accepted(ids, order, admits) if ids else None
+                wire_id = None
+                if ids:
+                    # first_accepted's first loop written out: one lookup per call, most often
+                    # the only one (a call made here), in a loop every earlier turn goes through.
+                    for issuer in order:
+                        wire_id = ids.get(issuer)
+                        if wire_id is not None:
+                            break
+                    else:
+                        wire_id = first_accepted(ids, (), admits)
                 if fixed:
                     wire_id = self._fixed_id(data["id"], wire_id)
                     if wire_id not in ids.values():
