@@ -165,6 +165,10 @@ class Encoder(PartEncoder):
 
     def event(self, event: HistoryEvent, i: int) -> None:
         """Append the wire messages of one history event."""
+        if type(event) is DeveloperMessage:  # exact: no class pattern tried (each a metaclass call)
+            self._flush_attachments()
+            self._developer(event, f"history[{i}]")
+            return
         match event:
             case ToolMessage():
                 self._tool(event, i)
