@@ -152,6 +152,15 @@ class Encoder(PartEncoder):
                 if message is not None:
                     append(message)  # type: ignore[arg-type]
             elif kind is UserMessage:
+                # _user's commonest case inline: one plain text, no attachments waiting.
+                fields = item.__dict__
+                parts = fields["parts"]
+                if len(parts) == 1 and fields["provider_data"] is None and not self.pending:
+                    only = parts[0]
+                    data = only.__dict__
+                    if type(only) is TextPart and data["provider_data"] is None and not data["citations"]:
+                        append({"role": "user", "content": data["text"]})
+                        continue
                 self._user(item, i)  # type: ignore[arg-type]
             elif kind is SystemMessage:
                 if self.pending:
