@@ -8,7 +8,6 @@ says so. The alias table is :data:`partwire.ids.DEFAULT_MODEL_ALIASES`.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from partwire._memo import memo
 from partwire.errors import ArgumentError
@@ -65,12 +64,12 @@ def model_owner(model: str, issuer: str | None = None) -> str | None:
         return head
     if issuer is None or issuer in FIRST_PARTY:
         # The family of a name, remembered: every Anthropic request body asks it of its model.
-        who = _FAMILY.get(full, _UNSEEN)
-        if who is _UNSEEN:
-            who = next((who for pattern, who in _MODEL_FAMILIES if pattern.match(full)), None)
-            if len(_FAMILY) >= _FAMILY_LIMIT:
-                _FAMILY.clear()
-            _FAMILY[full] = who
+        if full in _FAMILY:
+            return _FAMILY[full]
+        who = next((who for pattern, who in _MODEL_FAMILIES if pattern.match(full)), None)
+        if len(_FAMILY) >= _FAMILY_LIMIT:
+            _FAMILY.clear()
+        _FAMILY[full] = who
         return who
     return None
 
@@ -78,7 +77,6 @@ def model_owner(model: str, issuer: str | None = None) -> str | None:
 # A model name (aliases resolved) -> the family its name says, or None. Bounded.
 _FAMILY: dict[str, str | None] = memo({})
 _FAMILY_LIMIT = 1024
-_UNSEEN: Any = object()
 
 
 def bedrock_family(model_id: str) -> str | None:

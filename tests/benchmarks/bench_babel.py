@@ -97,7 +97,8 @@ def classes(api: str, body: dict[str, Any]) -> frozenset[str]:
     ``reasoning`` (reasoning items or thought parts, or a reasoning setting), ``media``
     (images, files, audio), and ``plain`` for a body of none of these."""
     found: set[str] = set()
-    tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+    given = body.get("tools")
+    tools: list[Any] = given if isinstance(given, list) else []
     if api == "openai_responses":
         kinds = {node.get("type") for node in _nodes(body.get("input"))}
         functions = [t for t in tools if isinstance(t, dict) and t.get("type") == "function"]
