@@ -209,3 +209,22 @@ def test_the_peer_may_be_called_fewer_times_a_round() -> None:
                                  calls=5, peer_calls=1, rounds=2))
     assert calls.count("ours") == 10
     assert calls.count("peer") == 2
+
+
+def test_corpus_classes_name_what_a_request_holds() -> None:
+    """The per-class round-trip figures split the corpus by what each request holds: reasoning
+    items, media, function and provider-run tools, and ``plain`` for none of them."""
+    from tests.benchmarks.bench_babel import classes
+
+    responses = {"model": "m", "reasoning": {"effort": "low"}, "input": [
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"role": "user", "content": [{"type": "input_image", "image_url": "https://x/y.png"}]}],
+        "tools": [{"type": "web_search"}, {"type": "function", "name": "f", "parameters": {}}]}
+    assert classes("openai_responses", responses) == {"reasoning", "media", "server_tools", "tools"}
+    assert classes("openai_responses", {"model": "m", "input": "hi"}) == {"plain"}
+    gemini = {"contents": [{"role": "model", "parts": [
+        {"functionCall": {"name": "f", "args": {}}, "thoughtSignature": "c2ln"}]}],
+        "tools": [{"functionDeclarations": [{"name": "f"}]}, {"googleSearch": {}}]}
+    assert classes("google", gemini) == {"reasoning", "tools", "server_tools"}
+    assert classes("google", {"contents": [{"role": "user", "parts": [
+        {"inlineData": {"mimeType": "image/png", "data": "AA=="}}]}]}) == {"media"}

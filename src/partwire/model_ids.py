@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from partwire._memo import memo
 from partwire.errors import ArgumentError
 from partwire.ids import DEFAULT_MODEL_ALIASES
 
@@ -62,8 +63,20 @@ def model_owner(model: str, issuer: str | None = None) -> str | None:
     if sep and head in PROVIDER_PREFIXES:
         return head
     if issuer is None or issuer in FIRST_PARTY:
-        return next((who for pattern, who in _MODEL_FAMILIES if pattern.match(full)), None)
+        # The family of a name, remembered: every Anthropic request body asks it of its model.
+        if full in _FAMILY:
+            return _FAMILY[full]
+        who = next((who for pattern, who in _MODEL_FAMILIES if pattern.match(full)), None)
+        if len(_FAMILY) >= _FAMILY_LIMIT:
+            _FAMILY.clear()
+        _FAMILY[full] = who
+        return who
     return None
+
+
+# A model name (aliases resolved) -> the family its name says, or None. Bounded.
+_FAMILY: dict[str, str | None] = memo({})
+_FAMILY_LIMIT = 1024
 
 
 def bedrock_family(model_id: str) -> str | None:

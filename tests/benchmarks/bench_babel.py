@@ -18,6 +18,12 @@ shared, and wall time counted the other processes' turns on the CPU.
   it; the timing is over the requests both convert. Beside it, without a target,
   ``.history_only``: partwire converting the history alone (what this figure measured until
   2026-11-27, against babel's whole request).
+- ``roundtrip.<api>.vs_babel.<class>`` (Responses and Gemini, no target): the round trip over
+  the requests of one class of the corpus (:func:`classes`: ``tools`` with their settings,
+  ``server_tools``, ``reasoning`` items, ``media``, ``plain`` for none of these; a request of
+  several classes counts in each), timed as the whole figure is. Each pass empties the memos,
+  so the smaller a class the more its figure weighs the first meeting of each tool, setting
+  and class of the pass.
 """
 
 from __future__ import annotations
@@ -54,6 +60,74 @@ def requests(api: str) -> list[dict[str, Any]]:
         if isinstance(request, dict) and isinstance(request.get(key), list | str):
             found.append(request)
     return found
+
+
+# Input items and parts of each class, by type (Responses) or key (Gemini).
+_SERVER_ITEMS = frozenset({"web_search_call", "file_search_call", "code_interpreter_call",
+                           "image_generation_call", "computer_call", "computer_call_output",
+                           "mcp_call", "mcp_list_tools", "mcp_approval_request", "local_shell_call"})
+_CALL_ITEMS = frozenset({"function_call", "function_call_output", "custom_tool_call",
+                         "custom_tool_call_output"})
+_MEDIA_ITEMS = frozenset({"input_image", "input_file", "input_audio"})
+_GEMINI_THOUGHT = frozenset({"thought", "thoughtSignature", "thought_signature"})
+_GEMINI_CALLS = frozenset({"functionCall", "functionResponse", "function_call", "function_response"})
+_GEMINI_SERVER = frozenset({"executableCode", "codeExecutionResult", "executable_code",
+                            "code_execution_result", "toolCall", "toolResponse"})
+_GEMINI_MEDIA = frozenset({"inlineData", "fileData", "inline_data", "file_data"})
+_GEMINI_DECLARED = ("functionDeclarations", "function_declarations")
+
+
+def _nodes(value: Any) -> list[dict[str, Any]]:
+    """Every object inside ``value``, ``value`` included."""
+    found: list[dict[str, Any]] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            found.append(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def classes(api: str, body: dict[str, Any]) -> frozenset[str]:
+    """The corpus classes of a Responses or Gemini request body: ``tools`` (function tools, or
+    calls and their results), ``server_tools`` (provider-run tools or their items),
+    ``reasoning`` (reasoning items or thought parts, or a reasoning setting), ``media``
+    (images, files, audio), and ``plain`` for a body of none of these."""
+    found: set[str] = set()
+    given = body.get("tools")
+    tools: list[Any] = given if isinstance(given, list) else []
+    if api == "openai_responses":
+        kinds = {node.get("type") for node in _nodes(body.get("input"))}
+        functions = [t for t in tools if isinstance(t, dict) and t.get("type") == "function"]
+        if len(functions) < len(tools) or kinds & _SERVER_ITEMS:
+            found.add("server_tools")
+        if functions or kinds & _CALL_ITEMS:
+            found.add("tools")
+        if "reasoning" in kinds or body.get("reasoning"):
+            found.add("reasoning")
+        if kinds & _MEDIA_ITEMS:
+            found.add("media")
+    else:
+        keys = {key for node in _nodes(body.get("contents")) for key in node}
+        config = body.get("generationConfig") or body.get("generation_config") or {}
+        declared = [t for t in tools if isinstance(t, dict) and any(k in t for k in _GEMINI_DECLARED)]
+        if len(declared) < len(tools) or keys & _GEMINI_SERVER:
+            found.add("server_tools")
+        if declared or keys & _GEMINI_CALLS:
+            found.add("tools")
+        if keys & _GEMINI_THOUGHT or (isinstance(config, dict) and (
+                "thinkingConfig" in config or "thinking_config" in config)):
+            found.add("reasoning")
+        if keys & _GEMINI_MEDIA:
+            found.add("media")
+    return frozenset(found or {"plain"})
+
+
+CLASSES = ("tools", "server_tools", "reasoning", "media", "plain")
+"""The classes :func:`classes` tells apart, in the order their figures are declared."""
 
 
 def _partwire(source: str, target: str, *, whole: bool = True) -> Trip:
@@ -134,9 +208,12 @@ def _corpus(api: str) -> list[dict[str, Any]]:
     return requests(api)
 
 
-def _timed(source: str, target: str, *, whole: bool = True) -> Timed:
-    """partwire's pass over the requests both convert, memos emptied first, against babel's."""
+def _timed(source: str, target: str, *, whole: bool = True, kind: str | None = None) -> Timed:
+    """partwire's pass over the requests both convert (those of class ``kind`` when given),
+    memos emptied first, against babel's."""
     _, both = _met(source, target)
+    if kind is not None:
+        both = [b for b in both if kind in classes(source, b)]
     ours, peer = _partwire(source, target, whole=whole), _babel(source, target)
     assert peer is not None
     # Each pass starts with partwire's memos empty: a pass meets every request once, as a gateway
@@ -170,7 +247,13 @@ def _figures(source: str, target: str) -> list[Figure]:
                        timed=functools.partial(_timed, source, target)),
                 *(Figure(f"{name}.vs_babel.exact.{library}", "requests written back equal",
                          read=functools.partial(_exact, source, library), runs=1)
-                  for library in ("partwire", "babel"))]
+                  for library in ("partwire", "babel")),
+                # Per class of request, for information (no target: a class is a few dozen
+                # requests, and the memos emptied each pass weigh more on fewer).
+                *(Figure(f"{name}.vs_babel.{kind}", "x", "llm-babel translate",
+                         timed=functools.partial(_timed, source, target, kind=kind))
+                  for kind in CLASSES if source in ("openai_responses", "google")
+                  and any(kind in classes(source, b) for b in _corpus(source)))]
     name = f"translate.{source}.{target}"
     return [Figure(f"{name}.vs_babel", "x", "llm-babel translate", TARGET,
                    timed=functools.partial(_timed, source, target)),

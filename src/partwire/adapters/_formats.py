@@ -51,6 +51,9 @@ _TOP: tuple[tuple[str, frozenset[str]], ...] = (
                                "function_call", "prediction", "audio", "web_search_options", "seed",
                                "random_seed", "safe_prompt", "prompt_mode"})),
 )
+# Per reading adapter, the top-level fields of all the others together.
+_OTHERS_TOP: dict[str, frozenset[str]] = {
+    own: frozenset().union(*(fields for api, fields in _TOP if api != own)) for own, _ in _TOP}
 # Message roles only Chat Completions (and its dialects) puts in ``messages`` (a system message
 # there is an option of Anthropic's reader and writer too).
 _CHAT_ROLES = frozenset({"system", "developer", "tool", "function"})
@@ -76,10 +79,12 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
     API could have written is named, and one that several could have written is not.
     """
     keys = body.keys()
-    for api, fields in _TOP:
-        if api != own and not keys.isdisjoint(fields):
-            field = next(k for k in body if k in fields)
-            return api, f"a top-level {field}", field
+    others = _OTHERS_TOP.get(own)
+    if others is None or not keys.isdisjoint(others):  # one look for the common body, with none
+        for api, fields in _TOP:
+            if api != own and not keys.isdisjoint(fields):
+                field = next(k for k in body if k in fields)
+                return api, f"a top-level {field}", field
     model = body.get("model")
     if model is not None and own == "bedrock":
         return "typed", "a top-level model (Converse names it in the URL)", "model"
@@ -104,14 +109,17 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
     messages = body.get("messages")
     if not isinstance(messages, list):
         return None
+    chat = own == "openai_chat"
+    writers = _FOREIGN_BLOCKS.get(own) or _foreign_blocks(own)
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
             return None
-        role = message.get("role")
-        if own != "openai_chat" and isinstance(role, str) and role in _CHAT_ROLES and (role != "system" or own != "anthropic"):
-            return "openai_chat", f"a {message['role']} message", f"messages[{i}].role"
-        if own != "openai_chat" and "tool_calls" in message:
-            return "openai_chat", "a message's tool_calls", f"messages[{i}].tool_calls"
+        if not chat:
+            role = message.get("role")
+            if isinstance(role, str) and role in _CHAT_ROLES and (role != "system" or own != "anthropic"):
+                return "openai_chat", f"a {message['role']} message", f"messages[{i}].role"
+            if "tool_calls" in message:
+                return "openai_chat", "a message's tool_calls", f"messages[{i}].tool_calls"
         content = message.get("content")
         if not isinstance(content, list):
             continue
@@ -123,14 +131,25 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
                 if own != "bedrock" and _converse_block(block):
                     return "bedrock", "a content block with no type", f"messages[{i}].content[{j}]"
                 continue
-            writer = _BLOCK_TYPES.get(kind) if isinstance(kind, str) else None
-            if writer is None and own == "bedrock" and kind == "text":
-                # Converse blocks never carry a type; which of the two wrote it is unclear. Other
-                # unknown types pass: a block Converse may add later is kept as an unknown part.
-                writer = "typed"
-            if writer is not None and writer != own:
+            writer = writers.get(kind) if isinstance(kind, str) else None
+            if writer is not None:
                 return writer, f"a {kind} block", f"messages[{i}].content[{j}].type"
     return None
+
+
+def _foreign_blocks(own: str) -> dict[str, str]:
+    """The block types another API than ``own`` defines, each with that API. Converse blocks
+    never carry a type, so to Converse a ``text`` block is one of the typed APIs' (which of
+    the two is unclear); other unknown types pass: a block Converse may add later is kept as
+    an unknown part."""
+    writers = {kind: writer for kind, writer in _BLOCK_TYPES.items() if writer != own}
+    if own == "bedrock":
+        writers["text"] = "typed"
+    return writers
+
+
+# Per reading adapter: the block types of the other APIs.
+_FOREIGN_BLOCKS = {own: _foreign_blocks(own) for own in LABELS}
 
 
 def refuse_foreign_request(body: Mapping[str, Any], own: str, provider: str) -> None:

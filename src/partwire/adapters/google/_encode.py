@@ -232,6 +232,9 @@ class Encoder(PartEncoder):
     def event(self, event: HistoryEvent, i: int) -> None:
         """Append the wire content of one history event."""
         path = f"history[{i}]"
+        if type(event) is SystemMessage:  # exact: no class pattern tried (each a metaclass call)
+            self._system(event, path)
+            return
         match event:
             case ToolMessage():
                 if event.call_id not in self.wire_ids and self.orphan(event.call_id):

@@ -19,7 +19,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
-from partwire._base import ProviderData, build, provider_data
+from partwire._base import ProviderData, build, fields_maker, one_field, provider_data
 from partwire._json import SHAPE_ERRORS, json_text, parse_json
 from partwire._media import sniff_media_type
 from partwire._memo import memo
@@ -121,20 +121,35 @@ def media_from_wire(key: str, data: Mapping[str, Any], pd: ProviderData | None) 
     media_type = mime if isinstance(mime, str) else None
     source: MediaSource
     if key == "inlineData":
-        source = Base64Source(data=data.get("data", ""))
+        raw = data.get("data", "")
+        source = _base64_source(raw) if type(raw) is str else Base64Source(data=raw)
     else:
         uri = data.get("fileUri", "")
         # A Files API URI, or a bare file name ("files/abc"): only Google can resolve it.
-        source = (ProviderFileSource(file_id=uri, issuer=ISSUER)
-                  if _FILES_API.match(uri) or "://" not in uri else UrlSource(url=uri))
+        if _FILES_API.match(uri) or "://" not in uri:
+            source = _file_source(uri, ISSUER) if type(uri) is str else ProviderFileSource(
+                file_id=uri, issuer=ISSUER)
+        else:
+            source = _url_source(uri) if type(uri) is str else UrlSource(url=uri)
     major = (media_type or "").split("/", 1)[0]
+    cls: type[ImagePart | AudioPart | DocumentPart]
     if major == "image":
-        return ImagePart(source=source, media_type=media_type, provider_data=pd)
-    if major == "audio":
-        return AudioPart(source=source, media_type=media_type, provider_data=pd)
-    if major == "text" or media_type in (None, "application/pdf", "application/json"):
-        return DocumentPart(source=source, media_type=media_type, provider_data=pd)
-    return None
+        cls = ImagePart
+    elif major == "audio":
+        cls = AudioPart
+    elif major == "text" or media_type in (None, "application/pdf", "application/json"):
+        cls = DocumentPart
+    else:
+        return None
+    fields = {"source": source, "media_type": media_type, "provider_data": pd}
+    # A source just made, a media type read from JSON: nothing left for validation to check.
+    return build(cls, fields) if media_type is None or type(media_type) is str else cls(**fields)
+
+
+# Sources of strings read from JSON, made as validation would make them.
+_base64_source = one_field(Base64Source, "data")
+_url_source = one_field(UrlSource, "url")
+_file_source = fields_maker(ProviderFileSource, "file_id", "issuer")
 
 
 def part_from_wire(raw: Mapping[str, Any], model: str | None) -> Part:
@@ -157,13 +172,14 @@ def part_from_wire(raw: Mapping[str, Any], model: str | None) -> Part:
             data["extra"] = extra
         if kind == "text" and raw.get("thought") is True:
             text = raw["text"]
-            signature = Opaque(value=sig, issuer=ISSUER, model=model) if isinstance(sig, str) else None
+            signature = _signature(sig, model) if isinstance(sig, str) else None
             if signature is None:
                 # Unsigned thought summaries are still Gemini's: only it takes them back.
                 data["model"] = model
-            return ThinkingPart(text=text, signature=signature,
-                                provider_data=provider_data(ISSUER, data)
-                                if data or signature is None else None)
+            thought = {"text": text, "signature": signature,
+                       "provider_data": provider_data(ISSUER, data) if data or signature is None else None}
+            # A text read from JSON, a signature just made: nothing left for validation to check.
+            return build(ThinkingPart, thought) if type(text) is str else ThinkingPart(**thought)
         if isinstance(sig, str):
             data["thoughtSignature"] = sig
             data["model"] = model
@@ -172,7 +188,8 @@ def part_from_wire(raw: Mapping[str, Any], model: str | None) -> Part:
             data["extra"] = extra
         value = raw.get(kind) if kind is not None else None
         if kind == "text" and isinstance(value, str):
-            return TextPart(text=value, provider_data=_pd(data))
+            text_fields = {"text": value, "provider_data": _pd(data)}
+            return build(TextPart, text_fields) if type(value) is str else TextPart(**text_fields)
         if kind == "functionCall" and isinstance(value, dict) and isinstance(value.get("name"), str):
             return _call_from_wire(value, data)
         if kind in ("inlineData", "fileData") and isinstance(value, dict):
@@ -190,6 +207,14 @@ def part_from_wire(raw: Mapping[str, Any], model: str | None) -> Part:
     except SHAPE_ERRORS:
         pass  # a known part of an unexpected shape is kept whole, like an unknown one
     return UnknownPart(original_type=_kind(raw) or next(iter(raw), None), raw=dict(raw), issuer=ISSUER)
+
+
+def _signature(sig: str, model: str | None) -> Opaque:
+    """Gemini's ``thoughtSignature`` as an :class:`Opaque` (built when its values are exact
+    strings, as read from JSON)."""
+    if type(sig) is str and (model is None or type(model) is str):
+        return build(Opaque, {"value": sig, "issuer": ISSUER, "model": model})
+    return Opaque(value=sig, issuer=ISSUER, model=model)
 
 
 def _call_from_wire(call: Mapping[str, Any], data: dict[str, Any]) -> ToolCallPart:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from partwire._base import ProviderData, build, one_field
+from partwire._base import NOT_JSON, ProviderData, build, json_copy, one_field
 from partwire._json import SHAPE_ERRORS, fields_key, json_text, load_json
 from partwire._memo import memo
 from partwire.adapters._formats import refuse_foreign_request
@@ -277,6 +277,12 @@ class _Importer:
         fields = {"call_id": call_id, "tool_name": name if isinstance(name, str) else "",
                   "status": status, "output_text": text, "parts": attachments,
                   "provider_data": _marks(marks)}
+        if data is not None and type(text) is str:
+            # A response read from JSON: copied as validation of the JSON field would copy it.
+            copied = json_copy(data)
+            if copied is not NOT_JSON:
+                fields["data"] = copied
+                return build(ToolMessage, fields)
         if data is not None or type(text) is not str:  # data from outside: validated
             return ToolMessage(**fields, data=data)
         return build(ToolMessage, fields)

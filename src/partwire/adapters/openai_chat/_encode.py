@@ -142,6 +142,15 @@ class Encoder(PartEncoder):
                 if message is not None:
                     append(message)  # type: ignore[arg-type]
             elif kind is UserMessage:
+                # _user's commonest case inline: one plain text, no attachments waiting.
+                fields = item.__dict__
+                parts = fields["parts"]
+                if len(parts) == 1 and fields["provider_data"] is None and not self.pending:
+                    only = parts[0]
+                    data = only.__dict__
+                    if type(only) is TextPart and data["provider_data"] is None and not data["citations"]:
+                        append({"role": "user", "content": data["text"]})
+                        continue
                 self._user(item, i)  # type: ignore[arg-type]
             elif kind is SystemMessage:
                 if self.pending:
@@ -155,6 +164,10 @@ class Encoder(PartEncoder):
 
     def event(self, event: HistoryEvent, i: int) -> None:
         """Append the wire messages of one history event."""
+        if type(event) is DeveloperMessage:  # exact: no class pattern tried (each a metaclass call)
+            self._flush_attachments()
+            self._developer(event, f"history[{i}]")
+            return
         match event:
             case ToolMessage():
                 self._tool(event, i)
@@ -365,7 +378,16 @@ class Encoder(PartEncoder):
                     return _NOT_FAST
                 rank = 2
                 ids = data["provider_ids"]
-                wire_id = first_accepted(ids, order, admits) if ids else None
+                wire_id = None
+                if ids:
+                    # first_accepted's first loop written out: one lookup per call, most often
+                    # the only one (a call made here), in a loop every earlier turn goes through.
+                    for issuer in order:
+                        wire_id = ids.get(issuer)
+                        if wire_id is not None:
+                            break
+                    else:
+                        wire_id = first_accepted(ids, (), admits)
                 if fixed:
                     wire_id = self._fixed_id(data["id"], wire_id)
                     if wire_id not in ids.values():

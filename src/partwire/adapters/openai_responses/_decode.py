@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
-from partwire._base import build
+from partwire._base import NOT_JSON, build, json_copy
 from partwire._json import load_json, usage_object
 from partwire.adapters._formats import refuse_foreign_response
 from partwire.adapters.openai_responses._parts import marks_pd, output_part_from_wire
@@ -149,15 +149,29 @@ def item_parts(item: Mapping[str, Any]) -> list[Part]:
             return [_call(item, arguments, {"type", "call_id", "name", "input"}, {"kind": "custom"})]
     elif kind in CALL_ITEMS:
         ident = item.get("id") or item.get("call_id")
-        return [ServerToolCallPart(id=ident if isinstance(ident, str) else "", name=kind,
-                                   input=dict(item), issuer=ISSUER)]
+        return [_server_part(ServerToolCallPart, "id", ident if isinstance(ident, str) else "", kind,
+                             "input", item)]
     elif kind in RESULT_ITEMS or kind in ("function_call_output", "custom_tool_call_output"):
         # Tool outputs in a response were made on the server (programmatic tool calling).
         ident = item.get("call_id") or item.get("id")
-        return [ServerToolResultPart(call_id=ident if isinstance(ident, str) else "", name=kind,
-                                     output=dict(item), issuer=ISSUER)]
+        return [_server_part(ServerToolResultPart, "call_id", ident if isinstance(ident, str) else "",
+                             kind, "output", item)]
     return [UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=dict(item),
                         issuer=ISSUER)]
+
+
+ServerPartT = TypeVar("ServerPartT", ServerToolCallPart, ServerToolResultPart)
+
+
+def _server_part(cls: type[ServerPartT], id_field: str, ident: str, kind: str, key: str,
+                 item: Mapping[str, Any]) -> ServerPartT:
+    """A provider-run item as a server tool call or result holding the whole item under ``key``.
+    An item read from JSON is copied as validation of the JSON field would copy it, and the
+    part built; anything else is validated."""
+    copied = json_copy(item) if type(ident) is str and type(kind) is str else NOT_JSON
+    if copied is not NOT_JSON and type(copied) is dict:
+        return build(cls, {id_field: ident, "name": kind, key: copied, "issuer": ISSUER})
+    return cls(**{id_field: ident, "name": kind, key: dict(item), "issuer": ISSUER})
 
 
 def _with_item(part: Part, extras: dict[str, Any]) -> Part:

@@ -357,6 +357,10 @@ class Encoder(PartEncoder):
             self._tool(event, i)  # type: ignore[arg-type]
         elif kind is AssistantMessage:
             self._assistant(event, i)  # type: ignore[arg-type]
+        elif kind is DeveloperMessage:  # an agent's instructions item, on most requests
+            self._message("developer", event, i)  # type: ignore[arg-type]
+        elif kind is SystemMessage:
+            self._message("system", event, i)  # type: ignore[arg-type]
         else:
             self._other(event, i)
         for k in range(before, len(items)):

@@ -13,7 +13,7 @@ import base64
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from partwire._base import ProviderData, build
+from partwire._base import ProviderData, build, fields_maker, one_field
 from partwire._json import SHAPE_ERRORS
 from partwire._media import decode_base64, sniff_media_type
 from partwire.adapters._losses import LossCollector, foreign_unknown_reason
@@ -162,12 +162,12 @@ def _image_from_wire(item: Mapping[str, Any]) -> ImagePart:
         parsed = parse_data_url(url)
         if parsed is not None and parsed[0].startswith("image/"):
             media_type, data = parsed
-            source = Base64Source(data=data)
+            source = _base64_source(data)  # a slice of the URL: an exact str
         else:
-            source = UrlSource(url=url)
+            source = _url_source(url) if type(url) is str else UrlSource(url=url)
     elif isinstance(item.get("file_id"), str) and url is None:
         used.add("file_id")
-        source = ProviderFileSource(file_id=item["file_id"], issuer=ISSUER)
+        source = _file_source(item["file_id"])
     else:
         raise ValueError("an input_image with neither image_url nor file_id")
     detail = item.get("detail")
@@ -180,7 +180,10 @@ def _image_from_wire(item: Mapping[str, Any]) -> ImagePart:
         marks["extras"] = block
     if "detail" not in item:
         marks["detail"] = "absent"  # tool outputs may leave it out (messages should not)
-    return ImagePart(source=source, media_type=media_type, detail=detail, provider_data=marks_pd(marks))
+    # Every value is what validation would make of it (a source just made, a media type cut
+    # from the URL, a detail of the four): the part is built, not validated.
+    return build(ImagePart, {"source": source, "media_type": media_type, "detail": detail,
+                             "provider_data": marks_pd(marks)})
 
 
 def _file_from_wire(item: Mapping[str, Any]) -> DocumentPart:
@@ -195,16 +198,17 @@ def _file_from_wire(item: Mapping[str, Any]) -> DocumentPart:
         if parsed is not None:
             media_type, raw = parsed
             text = _text_source(raw) if media_type == TEXT_FILE else None
-            source = text if text is not None else Base64Source(data=raw)
+            source = text if text is not None else _base64_source(raw)
         else:
-            source = Base64Source(data=data)
+            source = _base64_source(data) if type(data) is str else Base64Source(data=data)
             marks["raw"] = True  # bare base64, sent back bare
     elif isinstance(item.get("file_id"), str):
         used.add("file_id")
-        source = ProviderFileSource(file_id=item["file_id"], issuer=ISSUER)
+        source = _file_source(item["file_id"])
     elif isinstance(item.get("file_url"), str):
         used.add("file_url")
-        source = UrlSource(url=item["file_url"])
+        url = item["file_url"]
+        source = _url_source(url) if type(url) is str else UrlSource(url=url)
     else:
         raise ValueError("an input_file with no file_data, file_id or file_url")
     filename = item.get("filename")
@@ -213,9 +217,23 @@ def _file_from_wire(item: Mapping[str, Any]) -> DocumentPart:
     block = _extras(item, used)
     if block:
         marks["extras"] = block
-    return DocumentPart(source=source, media_type=media_type,
-                        filename=filename if isinstance(filename, str) else None,
-                        provider_data=marks_pd(marks))
+    fields = {"source": source, "media_type": media_type,
+              "filename": filename if isinstance(filename, str) else None,
+              "provider_data": marks_pd(marks)}
+    return build(DocumentPart, fields) if filename is None or type(filename) is str else DocumentPart(**fields)
+
+
+# Sources of values read from JSON (exact strings), made as validation would make them.
+_base64_source = one_field(Base64Source, "data")
+_url_source = one_field(UrlSource, "url")
+_provider_file_source = fields_maker(ProviderFileSource, "file_id", "issuer")
+
+
+def _file_source(file_id: Any) -> ProviderFileSource:
+    """An OpenAI file id's source."""
+    if type(file_id) is str:
+        return _provider_file_source(file_id, ISSUER)
+    return ProviderFileSource(file_id=file_id, issuer=ISSUER)
 
 
 def _text_source(data: str) -> TextSource | None:
