@@ -1,0 +1,151 @@
+"""Canonical history -> Ollama ``messages``: one wire message per canonical message.
+
+System messages stay where they were said (Ollama's templates take them anywhere); a developer
+message, which Ollama has no role for, goes as a system message (``downgraded``). A tool result
+is a ``tool`` message naming its tool in ``tool_name``: Ollama's calls carry no id, so the model
+pairs a result with a call by order and name. Where a history's results would be paired with
+the wrong calls that way (two calls of one tool, answered out of order), each result that would
+be misread is an ``id_mapped`` loss; it is sent as it is, in its place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any, assert_never
+
+from partwire.adapters._calls import OrphanCheck, orphan_loss
+from partwire.adapters._losses import LossCollector, tool_status_loss
+from partwire.adapters._provenance import data_of
+from partwire.adapters.ollama._parts import PartEncoder
+from partwire.adapters.ollama._wire import WireMessage
+from partwire.history import (
+    CompactionEvent,
+    ErrorEvent,
+    History,
+    ModelSwitchEvent,
+    RetryEvent,
+    SubtaskEvent,
+    TaskMetadataEvent,
+    UnknownEvent,
+)
+from partwire.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from partwire.parts import ToolCallPart
+
+__all__ = ["Encoder"]
+
+
+class Encoder(PartEncoder):
+    """Encodes one history for one request."""
+
+    def __init__(self, history: History, *, issuers: Collection[str], losses: LossCollector) -> None:
+        super().__init__(issuers=issuers, losses=losses)
+        self.history = history
+        self.orphan = OrphanCheck(history)
+        self.messages: list[WireMessage] = []
+        # The calls of the latest assistant message not answered yet, in order, as (id, name):
+        # what the model pairs the next results with.
+        self.open_calls: list[tuple[str, str]] = []
+        self.names: dict[str, str] = {}  # every call sent so far: canonical id -> name
+
+    def run(self) -> list[WireMessage]:
+        """The ``messages`` list."""
+        for i, event in enumerate(self.history):
+            self.event(event, i)
+        return self.messages
+
+    def event(self, event: Any, i: int) -> None:
+        """Encode ``history[i]``."""
+        match event:
+            case UserMessage():
+                self.plain(event, "user", i)
+            case AssistantMessage():
+                self.assistant(event, i)
+            case ToolMessage():
+                self.tool(event, i)
+            case SystemMessage():
+                self.plain(event, "system", i)
+            case DeveloperMessage():
+                self.lose(i, -1, "developer_message", "downgraded",
+                          "Ollama has no developer role; sent as a system message", event.id)
+                self.plain(event, "system", i)
+            case (ErrorEvent() | TaskMetadataEvent() | CompactionEvent() | RetryEvent()
+                  | ModelSwitchEvent() | SubtaskEvent() | UnknownEvent()):
+                pass  # records for the application and for replay; never sent
+            case _:
+                assert_never(event)
+
+    def start(self, role: str, pd: Any) -> tuple[dict[str, Any], Mapping[str, Any] | None]:
+        """A new wire message, with the keys an imported one had beyond partwire's fields."""
+        marks = data_of(pd, self.issuers) if pd is not None else None
+        out: dict[str, Any] = {"role": role}
+        if marks:
+            extra = marks.get("message")
+            if isinstance(extra, Mapping):
+                out.update(extra)
+        return out, marks
+
+    def finish(self, out: dict[str, Any], marks: Mapping[str, Any] | None) -> None:
+        """Keep ``out``, shaped as the imported message was (its content left out)."""
+        if marks and marks.get("content") == "absent" and out.get("content") == "":
+            del out["content"]
+        self.messages.append(out)  # type: ignore[arg-type]
+
+    def plain(self, message: UserMessage | SystemMessage | DeveloperMessage, role: str, i: int) -> None:
+        """A user, system or developer message."""
+        out, marks = self.start(role, message.provider_data)
+        self.fields(out, message.parts, i, message.id, calls=False)
+        self.finish(out, marks)
+
+    def assistant(self, message: AssistantMessage, i: int) -> None:
+        """An assistant message; its calls become the ones the next results answer."""
+        if not message.parts and message.status in ("aborted", "error"):
+            self.lose(i, -1, "assistant_message", "dropped",
+                      f"an {message.status} message with no content; Ollama takes no empty turn",
+                      message.id)
+            return
+        out, marks = self.start("assistant", message.provider_data)
+        self.fields(out, message.parts, i, message.id, calls=True)
+        calls = [(p.id, p.name) for p in message.parts if type(p) is ToolCallPart]
+        if calls:
+            self.open_calls = calls
+            self.names.update(calls)
+        self.finish(out, marks)
+
+    def tool(self, message: ToolMessage, i: int) -> None:
+        """A tool result: ``role: tool``, its output as ``content``, its tool as ``tool_name``."""
+        call_id = message.call_id
+        name = self.names.get(call_id)
+        if name is None and self.orphan(call_id):
+            orphan_loss(self.losses, i, call_id, message.id, "Ollama")
+            return
+        out, marks = self.start("tool", message.provider_data)
+        tool_status_loss(self.losses, f"history[{i}]", message.status, message.id, api="Ollama",
+                         as_error=False)
+        self.fields(out, message.parts, i, message.id, calls=False)
+        out["content"] = message.output_text
+        named = message.tool_name or name or ""
+        if not (marks and marks.get("tool_name") == "absent") and named:
+            out["tool_name"] = named
+        self.pair(call_id, out.get("tool_name"), i, message.id)
+        self.finish(out, marks)
+
+    def pair(self, call_id: str, name: str | None, i: int, message_id: str) -> None:
+        """Check that the model pairs this result with its own call (the first open call of its
+        tool's name, or the first open call when no name is sent); an ``id_mapped`` loss if not."""
+        open_calls = self.open_calls
+        taken = next((k for k, (_, n) in enumerate(open_calls) if name is None or n == name), None)
+        if taken is None:
+            return  # a result of an earlier turn's call, or of one answered already
+        paired = open_calls.pop(taken)[0]
+        if paired != call_id:
+            self.lose(i, -1, "tool_message", "id_mapped",
+                      f"Ollama pairs results with calls by order and tool name, and this result of "
+                      f"{name or 'a tool'} (for call {call_id}) comes before the result of the "
+                      f"earlier call {paired}: Ollama will read it as that call's result",
+                      message_id)

@@ -1,0 +1,175 @@
+"""Canonical parts -> the fields of one Ollama wire message.
+
+An Ollama message has no list of blocks: its text goes to ``content``, its reasoning to
+``thinking``, its images to ``images`` (bare base64) and its calls to ``tool_calls`` (arguments
+as a JSON object, no id). Parts are gathered by kind; what has no field is a loss naming the
+part. The reader's order (thinking, text, images, calls) is the one written back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, assert_never
+
+from partwire.adapters._losses import foreign_unknown_reason
+from partwire.adapters._provenance import data_of
+from partwire.adapters._turns import BlockEncoder
+from partwire.adapters.ollama._wire import ISSUER
+from partwire.parts import (
+    AudioPart,
+    Base64Source,
+    DocumentPart,
+    FileRefSource,
+    ImagePart,
+    Part,
+    ProviderFileSource,
+    RedactedThinkingPart,
+    RefusalPart,
+    ServerToolCallPart,
+    ServerToolResultPart,
+    TextPart,
+    TextSource,
+    ThinkingPart,
+    ToolCallPart,
+    UnknownPart,
+    UrlSource,
+)
+
+__all__ = ["PartEncoder"]
+
+
+class PartEncoder(BlockEncoder):
+    """Writes parts into a wire message's fields, reporting what has none."""
+
+    ISSUER = ISSUER
+    WIRE = "Ollama"
+    TAKER = "Ollama"
+
+    @staticmethod
+    def admits_call_id(call_id: str) -> bool:
+        """Ollama's calls carry no id: none is sent, so every id is admitted as it is."""
+        return True
+
+    def fields(self, out: dict[str, Any], parts: Sequence[Part], i: int, message_id: str,
+               *, calls: bool) -> None:
+        """Write ``parts`` (of ``history[i]``) into the wire message ``out``; ``calls`` says
+        whether the message may hold tool calls (an assistant's)."""
+        texts: list[str] = []
+        thinking: list[str] = []
+        images: list[str] = []
+        wire_calls: list[dict[str, Any]] = []
+        for j, part in enumerate(parts):
+            kind = type(part)
+            if kind is TextPart:
+                texts.append(self.text(part, i, j, message_id))  # type: ignore[arg-type]
+            elif kind is ToolCallPart and calls:
+                wire_calls.append(self.call(part, i, j, message_id))  # type: ignore[arg-type]
+            else:
+                self.other(part, i, j, message_id, texts, thinking, images, wire_calls, calls)
+        if thinking:
+            out["thinking"] = "".join(thinking)
+        if texts or "content" not in out:
+            out["content"] = "".join(texts)
+        if images:
+            out["images"] = images
+        if wire_calls:
+            out["tool_calls"] = wire_calls
+
+    def text(self, part: TextPart, i: int, j: int, message_id: str) -> str:
+        """A text part's text; its citations are a loss."""
+        if part.citations:
+            self.lose(i, j, "text", "dropped", "Ollama has no citations; the text is sent "
+                      "without them", message_id, ".citations")
+        return part.text
+
+    def call(self, part: ToolCallPart, i: int, j: int, message_id: str) -> dict[str, Any]:
+        """A tool call as Ollama takes it: name and arguments object, with the marks an
+        imported call left (a server's ``index``, arguments sent as text)."""
+        marks = data_of(part.provider_data, self.issuers)
+        arguments: Any
+        if marks is not None and marks.get("arguments") == "text":
+            arguments = part.arguments_json
+        else:
+            arguments = self.call_input(part.arguments_json, i, j, message_id)
+        function: dict[str, Any] = {"name": part.name, "arguments": arguments}
+        if marks:
+            if marks.get("arguments") == "absent" and not arguments:
+                del function["arguments"]
+            inner = marks.get("function")
+            if isinstance(inner, Mapping):
+                function.update(inner)
+            outer = marks.get("call")
+            if isinstance(outer, Mapping):
+                return {**outer, "function": function}
+        return {"function": function}
+
+    def other(self, part: Part, i: int, j: int, message_id: str, texts: list[str],
+              thinking: list[str], images: list[str], wire_calls: list[dict[str, Any]],
+              calls: bool) -> None:
+        """Every part but text and tool calls (the common ones, handled inline)."""
+        lose = self.lose
+        match part:
+            case TextPart():
+                texts.append(self.text(part, i, j, message_id))
+            case ToolCallPart():
+                lose(i, j, "tool_call", "dropped", "only an assistant message holds tool calls",
+                     message_id)
+            case ThinkingPart():
+                if not part.text:
+                    lose(i, j, "thinking", "dropped", "reasoning with no text (encrypted or "
+                         "omitted) has nothing Ollama can take", message_id)
+                    return
+                if part.signature is not None:
+                    lose(i, j, "thinking", "dropped", "Ollama has no reasoning signatures; the "
+                         f"text is sent, the signature from {part.signature.issuer} is not",
+                         message_id, ".signature")
+                thinking.append(part.text)
+            case RedactedThinkingPart():
+                lose(i, j, "redacted_thinking", "dropped",
+                     f"encrypted reasoning goes back to {part.data.issuer} only", message_id)
+            case ImagePart():
+                image = self.image(part, i, j, message_id)
+                if image is not None:
+                    images.append(image)
+            case DocumentPart():
+                lose(i, j, "document", "dropped", "Ollama's chat takes no documents", message_id)
+            case AudioPart():
+                lose(i, j, "audio", "dropped", "Ollama's chat takes no audio", message_id)
+            case RefusalPart():
+                lose(i, j, "refusal", "downgraded", "Ollama has no refusal part; sent as text",
+                     message_id)
+                texts.append(part.text)
+            case ServerToolCallPart() | ServerToolResultPart():
+                lose(i, j, part.type, "dropped",
+                     f"a server tool block from {part.issuer} can only be replayed to {part.issuer}",
+                     message_id)
+            case UnknownPart():
+                lose(i, j, "unknown", "dropped", foreign_unknown_reason(part), message_id)
+            case _:
+                assert_never(part)
+
+    def image(self, part: ImagePart, i: int, j: int, message_id: str) -> str | None:
+        """An image's base64 text; an image by URL or by reference is a loss (Ollama reads
+        images inline only)."""
+        source = part.source
+        match source:
+            case Base64Source():
+                if part.detail is not None:
+                    self.lose(i, j, "image", "dropped", "Ollama has no image detail setting",
+                              message_id, ".detail")
+                return source.data
+            case UrlSource():
+                where = "a URL"
+            case FileRefSource():
+                where = "a workspace file reference"
+            case ProviderFileSource():
+                where = f"a {source.issuer} file id"
+            case TextSource():
+                where = "text"
+            case _:
+                assert_never(source)
+        self.lose(i, j, "image", "dropped", f"Ollama takes images inline as base64 only; this "
+                  f"one is {where}", message_id)
+        return None
+
+
