@@ -9,6 +9,7 @@ imports it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from partwire.adapters import Capabilities
 from partwire.adapters._surface import Docs, surface
@@ -61,7 +62,12 @@ CAPABILITIES = Capabilities(
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """The Ollama adapter's own switches (none yet: every choice is a setting or a param)."""
+    """The Ollama adapter's own switches (``options=`` on every function, or as keywords)."""
+
+    developer_role: Literal["system", "user"] = "system"
+    """How a developer message goes, Ollama having no developer role: as a ``system`` message
+    (most chat templates place those anywhere) or as a ``user`` one (for a template that keeps
+    only the first system message). Either way a ``downgraded`` loss."""
 
 
 _SURFACE = surface(

@@ -1,7 +1,8 @@
 """Canonical history -> Ollama ``messages``: one wire message per canonical message.
 
 System messages stay where they were said (Ollama's templates take them anywhere); a developer
-message, which Ollama has no role for, goes as a system message (``downgraded``). A tool result
+message, which Ollama has no role for, goes as a system message, or a user one
+(``Options.developer_role``), reported ``downgraded``. A tool result
 is a ``tool`` message naming its tool in ``tool_name``: Ollama's calls carry no id, so the model
 pairs a result with a call by order and name. Where a history's results would be paired with
 the wrong calls that way (two calls of one tool, answered out of order), each result that would
@@ -43,9 +44,11 @@ __all__ = ["Encoder"]
 class Encoder(PartEncoder):
     """Encodes one history for one request."""
 
-    def __init__(self, history: History, *, issuers: Collection[str], losses: LossCollector) -> None:
+    def __init__(self, history: History, *, issuers: Collection[str], losses: LossCollector,
+                 developer_role: str = "system") -> None:
         super().__init__(issuers=issuers, losses=losses)
         self.history = history
+        self.developer_role = developer_role
         self.orphan = OrphanCheck(history)
         self.messages: list[WireMessage] = []
         # The calls of the latest assistant message not answered yet, in order, as (id, name):
@@ -72,8 +75,9 @@ class Encoder(PartEncoder):
                 self.plain(event, "system", i)
             case DeveloperMessage():
                 self.lose(i, -1, "developer_message", "downgraded",
-                          "Ollama has no developer role; sent as a system message", event.id)
-                self.plain(event, "system", i)
+                          f"Ollama has no developer role; sent as a {self.developer_role} message",
+                          event.id)
+                self.plain(event, self.developer_role, i)
             case (ErrorEvent() | TaskMetadataEvent() | CompactionEvent() | RetryEvent()
                   | ModelSwitchEvent() | SubtaskEvent() | UnknownEvent()):
                 pass  # records for the application and for replay; never sent

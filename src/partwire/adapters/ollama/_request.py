@@ -54,7 +54,8 @@ def build_request(
     # Tools first: their losses are the request's own, before the history's.
     wire_tools = tools_to_wire(tools, losses, issuers)
     request: dict[str, Any] = {"model": name,
-                               "messages": Encoder(history, issuers=issuers, losses=losses).run()}
+                               "messages": Encoder(history, issuers=issuers, losses=losses,
+                                                   developer_role=options.developer_role).run()}
     if wire_tools:
         request["tools"] = wire_tools
     wire_options, top = settings_to_wire(settings, native_choice, losses)
