@@ -13,8 +13,8 @@ at the first sign and reads no block twice; its cost is a few dictionary lookups
 Ollama's native chat body looks like a Chat Completions one (``model``, ``messages`` with the
 same roles, ``tool_calls``). What tells them apart is what only one writes: Ollama's top-level
 ``options``, ``format``, ``think`` and ``keep_alive``, and in a message ``images`` as a list,
-a ``thinking`` text, a result's ``tool_name``, or calls with no id and arguments as an object;
-Chat's ``tool_call_id``, content as a list of parts, calls with an id, a ``type`` or arguments
+a ``thinking`` text, a result's ``tool_name``, or calls with arguments as an object and no
+``type``; Chat's ``tool_call_id``, content as a list of parts, calls with a ``type`` or arguments
 as text, and the sampling fields Ollama keeps in ``options`` (``temperature``, ``max_tokens``,
 ``stop``...). A body with none of these (a model and plain texts) is valid for both.
 """
@@ -119,7 +119,8 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
     if isinstance(tools, list):
         for i, tool in enumerate(tools):
             shape = _tool_api(tool)
-            if shape is not None and shape != own:
+            # Ollama's tools are Chat Completions' function tools, to the letter.
+            if shape is not None and shape != own and (shape, own) != ("openai_chat", "ollama"):
                 return shape, "a tool in its shape", f"tools[{i}]"
     messages = body.get("messages")
     if not isinstance(messages, list):
@@ -188,21 +189,21 @@ def _ollama_message(message: Mapping[str, Any]) -> str | None:
         return "thinking"
     calls = message.get("tool_calls")
     if isinstance(calls, list) and calls and all(
-            isinstance(c, dict) and "id" not in c and isinstance(c.get("function"), dict)
+            isinstance(c, dict) and "type" not in c and isinstance(c.get("function"), dict)
             and not isinstance(c["function"].get("arguments"), str) for c in calls):
         return "tool_calls"
     return None
 
 
 def _chat_message(message: Mapping[str, Any]) -> bool:
-    """Whether ``message`` has what only Chat Completions writes: a call id, content as a list,
-    calls with ids or with arguments as text, a developer or function role."""
+    """Whether ``message`` has what only Chat Completions writes: a result's call id, content as
+    a list, calls typed ``function`` or with arguments as text, a developer or function role."""
     if "tool_call_id" in message or isinstance(message.get("content"), list) \
             or message.get("role") in ("developer", "function"):
         return True
     calls = message.get("tool_calls")
     return isinstance(calls, list) and any(
-        isinstance(c, dict) and ("id" in c or "type" in c or (
+        isinstance(c, dict) and ("type" in c or (
             isinstance(c.get("function"), dict) and isinstance(c["function"].get("arguments"), str)))
         for c in calls)
 

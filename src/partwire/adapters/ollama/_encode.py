@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
-from partwire.adapters._calls import OrphanCheck, orphan_loss
+from partwire._json import json_text
 from partwire.adapters._losses import LossCollector, tool_status_loss
 from partwire.adapters._provenance import data_of
 from partwire.adapters.ollama._parts import PartEncoder
@@ -49,7 +49,6 @@ class Encoder(PartEncoder):
         super().__init__(issuers=issuers, losses=losses)
         self.history = history
         self.developer_role = developer_role
-        self.orphan = OrphanCheck(history)
         self.messages: list[WireMessage] = []
         # The calls of the latest assistant message not answered yet, in order, as (id, name):
         # what the model pairs the next results with.
@@ -124,15 +123,18 @@ class Encoder(PartEncoder):
     def tool(self, message: ToolMessage, i: int) -> None:
         """A tool result: ``role: tool``, its output as ``content``, its tool as ``tool_name``."""
         call_id = message.call_id
+        # A result whose call the history lacks is sent all the same: with no ids on the wire,
+        # Ollama has nothing to refuse it for (the model reads it beside its tool's name).
         name = self.names.get(call_id)
-        if name is None and self.orphan(call_id):
-            orphan_loss(self.losses, i, call_id, message.id, "Ollama")
-            return
         out, marks = self.start("tool", message.provider_data)
         tool_status_loss(self.losses, f"history[{i}]", message.status, message.id, api="Ollama",
                          as_error=False)
         self.fields(out, message.parts, i, message.id, calls=False)
-        out["content"] = message.output_text
+        text = message.output_text
+        if not text and message.data is not None:
+            # Nothing else would tell the model what happened: its structured result as JSON.
+            text = json_text(message.data)
+        out["content"] = text
         named = message.tool_name or name or ""
         if not (marks and marks.get("tool_name") == "absent") and named:
             out["tool_name"] = named

@@ -61,6 +61,8 @@ class PartEncoder(BlockEncoder):
         for j, part in enumerate(parts):
             kind = type(part)
             if kind is TextPart:
+                if texts:
+                    self.joined(i, j, "text", message_id)
                 texts.append(self.text(part, i, j, message_id))  # type: ignore[arg-type]
             elif kind is ToolCallPart and calls:
                 wire_calls.append(self.call(part, i, j, message_id))  # type: ignore[arg-type]
@@ -74,6 +76,12 @@ class PartEncoder(BlockEncoder):
             out["images"] = images
         if wire_calls:
             out["tool_calls"] = wire_calls
+
+    def joined(self, i: int, j: int, part_type: str, message_id: str) -> None:
+        """Report a text or a reasoning joined to the one before it in the same field."""
+        field = "content" if part_type == "text" else part_type
+        self.lose(i, j, part_type, "rewritten", f"an Ollama message holds one {field} text: this "
+                  "part is joined to the one before it", message_id)
 
     def text(self, part: TextPart, i: int, j: int, message_id: str) -> str:
         """A text part's text; its citations are a loss."""
@@ -110,6 +118,8 @@ class PartEncoder(BlockEncoder):
         lose = self.lose
         match part:
             case TextPart():
+                if texts:
+                    self.joined(i, j, "text", message_id)
                 texts.append(self.text(part, i, j, message_id))
             case ToolCallPart():
                 lose(i, j, "tool_call", "dropped", "only an assistant message holds tool calls",
@@ -123,6 +133,8 @@ class PartEncoder(BlockEncoder):
                     lose(i, j, "thinking", "dropped", "Ollama has no reasoning signatures; the "
                          f"text is sent, the signature from {part.signature.issuer} is not",
                          message_id, ".signature")
+                if thinking:
+                    self.joined(i, j, "thinking", message_id)
                 thinking.append(part.text)
             case RedactedThinkingPart():
                 lose(i, j, "redacted_thinking", "dropped",
@@ -136,8 +148,8 @@ class PartEncoder(BlockEncoder):
             case AudioPart():
                 lose(i, j, "audio", "dropped", "Ollama's chat takes no audio", message_id)
             case RefusalPart():
-                lose(i, j, "refusal", "downgraded", "Ollama has no refusal part; sent as text",
-                     message_id)
+                lose(i, j, "refusal", "downgraded", "Ollama has no refusal part; sent as text"
+                     + (", joined to the text before it" if texts else ""), message_id)
                 texts.append(part.text)
             case ServerToolCallPart() | ServerToolResultPart():
                 lose(i, j, part.type, "dropped",

@@ -110,6 +110,7 @@ class _RequestReader:
 
     def __init__(self) -> None:
         self.open_calls: list[ToolCallPart] = []  # the latest calls not answered yet, in order
+        self.calls: list[ToolCallPart] = []  # every call read so far
 
     def message(self, message: dict[str, Any], i: int) -> HistoryEvent:
         """The history event for ``messages[i]``."""
@@ -137,6 +138,7 @@ class _RequestReader:
             calls = [p for p in parts if type(p) is ToolCallPart]
             if calls:
                 self.open_calls = calls
+                self.calls += calls
             return AssistantMessage(parts=tuple(parts), provider_data=pd)
         if any(type(p) is ToolCallPart for p in parts):
             raise WireFormatError(API, "request", f"a {role} message has tool calls",
@@ -159,8 +161,11 @@ class _RequestReader:
             call = open_calls.pop(k)
             answers, tool_name = call.id, call.name
         else:
-            # A result of no call this body holds: its id is made as a call's would be.
-            answers, tool_name = call_id("", f"{i}.result", name or "", ""), name or ""
+            # No open call of that tool: the latest earlier call of it, else none this body holds
+            # (its id then made as a call's would be).
+            earlier = next((c for c in reversed(self.calls) if c.name == name), None)
+            answers = earlier.id if earlier is not None else call_id("", f"{i}.result", name or "", "")
+            tool_name = name or ""
         for key in ("thinking", "tool_calls"):
             if key in message:
                 extra[key] = message[key]
