@@ -109,24 +109,46 @@ class Translator(_KernelTranslator):
         if isinstance(first, bytes | bytearray | str):
             yield from iter_lines(_chain(first, source))
             return
-        for raw in _chain(first, source):
-            line = self.from_object(raw)
-            if line is not None:
-                yield line
+        try:
+            for raw in _chain(first, source):
+                line = self.from_object(raw)
+                if line is not None:
+                    yield line
+        except Exception as exc:
+            error = self.error_body(exc)
+            if error is None:
+                raise
+            yield error
+
+    @staticmethod
+    def error_body(exc: Exception) -> Mapping[str, Any] | None:
+        """The error line the ``ollama`` package raised as ``ResponseError`` mid-stream."""
+        error = getattr(exc, "error", None)
+        if type(exc).__name__ != "ResponseError" or not isinstance(error, str):
+            return None
+        return {"error": error}
 
     async def _aitems(self, chunks: AsyncIterable[Any]) -> AsyncIterator[Mapping[str, Any]]:
         pending = b""
-        async for raw in chunks:
-            if isinstance(raw, bytes | bytearray | str):
-                pending += raw.encode() if isinstance(raw, str) else bytes(raw)
-                *lines, pending = pending.split(b"\n")
-                for line in lines:
-                    if line.strip():
-                        yield _line(line)
-                continue
-            found = self.from_object(raw)
-            if found is not None:
-                yield found
+        try:
+            async for raw in chunks:
+                if isinstance(raw, bytes | bytearray | str):
+                    pending += raw.encode() if isinstance(raw, str) else bytes(raw)
+                    *lines, pending = pending.split(b"\n")
+                    for line in lines:
+                        if line.strip():
+                            yield _line(line)
+                    continue
+                found = self.from_object(raw)
+                if found is not None:
+                    yield found
+        except WireFormatError:
+            raise
+        except Exception as exc:
+            error = self.error_body(exc)
+            if error is None:
+                raise
+            yield error
         if pending.strip():
             yield _line(pending)
 
