@@ -100,7 +100,7 @@ def test_every_ollama_request_converts_to_a_valid_request_of_another_api(target:
 def test_a_tool_loop_from_chat_keeps_its_pairs_through_ollama_and_back() -> None:
     """A Chat Completions tool loop sent to Ollama (calls without ids, results by name) and read
     back pairs each result with its own call again."""
-    from partwire import ToolMessage
+    from partwire import ToolCallPart, ToolMessage
     from partwire.adapters import openai_chat
 
     body = {"model": "gpt-4.1", "messages": [
@@ -113,6 +113,6 @@ def test_a_tool_loop_from_chat_keeps_its_pairs_through_ollama_and_back() -> None
     projection = ollama.to_wire(openai_chat.from_wire_request(body).history, model="qwen3:8b")
     assert projection.losses == ()
     back = ollama.from_wire_request(projection.request).history
-    calls = {p.id: p.name for p in back[1].parts}  # type: ignore[union-attr]
+    calls = {p.id: p.name for p in back[1].parts if isinstance(p, ToolCallPart)}  # type: ignore[union-attr]
     assert [(calls[e.call_id], e.output_text) for e in back if isinstance(e, ToolMessage)] == [
         ("time", "noon"), ("weather", "rain")]

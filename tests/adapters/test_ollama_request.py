@@ -97,8 +97,10 @@ def test_the_same_body_gives_the_same_call_ids() -> None:
     keeps its pairs)."""
     request = {"model": "m", "messages": [{"role": "user", "content": "q"}, _calls("f"), _tool("r", "f")]}
     first, again = ollama.from_wire_request(request).history, ollama.from_wire_request(request).history
-    assert first[1].parts[0].id == again[1].parts[0].id  # type: ignore[union-attr]
-    assert first[2].call_id == again[2].call_id == first[1].parts[0].id  # type: ignore[union-attr]
+    call, same = (next(p for p in h[1].parts if isinstance(p, ToolCallPart))  # type: ignore[union-attr]
+                  for h in (first, again))
+    assert call.id == same.id
+    assert first[2].call_id == again[2].call_id == call.id  # type: ignore[union-attr]
 
 
 def test_thinking_and_images_read_as_parts() -> None:

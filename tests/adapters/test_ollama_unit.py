@@ -69,15 +69,16 @@ def test_the_ollama_prefix_is_cut_from_the_model_and_a_tag_is_kept() -> None:
         ollama.to_wire([UserMessage("hi")], model="anthropic:claude-sonnet-4-6")
 
 
-def test_reasoning_goes_in_the_thinking_field_and_its_foreign_signature_is_a_loss() -> None:
-    """A signed thought from Anthropic sends its text as ``thinking`` and names its signature lost."""
-    thought = ThinkingPart(text="Check the units.", signature=Opaque(value="c2ln", issuer="anthropic"))
-    projection = ollama.to_wire([UserMessage("q"), AssistantMessage([thought, TextPart(text="A.")])],
+def test_reasoning_goes_in_the_thinking_field_and_another_models_signed_one_is_a_loss() -> None:
+    """Unsigned reasoning (Ollama's own, or any model's plain text) is ``thinking``; a thought
+    Anthropic signed is Anthropic's, dropped with a loss as every adapter drops it."""
+    mine = ThinkingPart(text="Check the units.")
+    signed = ThinkingPart(text="Hidden.", signature=Opaque(value="c2ln", issuer="anthropic"))
+    projection = ollama.to_wire([UserMessage("q"), AssistantMessage([mine, signed, TextPart(text="A.")])],
                                 model=MODEL)
     assert projection.request["messages"][1] == {"role": "assistant", "thinking": "Check the units.",
                                                  "content": "A."}
-    assert [(loss.path, loss.action) for loss in projection.losses] == [
-        ("history[1].parts[0].signature", "dropped")]
+    assert [(loss.path, loss.action) for loss in projection.losses] == [("history[1].parts[1]", "dropped")]
 
 
 def test_redacted_and_empty_reasoning_are_dropped_with_a_loss_each() -> None:

@@ -14,7 +14,7 @@ Ollama's native chat body looks like a Chat Completions one (``model``, ``messag
 same roles, ``tool_calls``). What tells them apart is what only one writes: Ollama's top-level
 ``options``, ``format``, ``think`` and ``keep_alive``, and in a message ``images`` as a list,
 a ``thinking`` text, a result's ``tool_name``, or calls with arguments as an object and no
-``type``; Chat's ``tool_call_id``, content as a list of parts, calls with a ``type`` or arguments
+``type``; Chat's ``tool_call_id``, content as a list of typed parts, calls with a ``type`` or arguments
 as text, and the sampling fields Ollama keeps in ``options`` (``temperature``, ``max_tokens``,
 ``stop``...). A body with none of these (a model and plain texts) is valid for both.
 """
@@ -38,6 +38,7 @@ LABELS: dict[str, str] = {
     "bedrock": "a Bedrock Converse",
     "ollama": "an Ollama chat",
     "typed": "an Anthropic Messages or OpenAI Chat Completions",
+    "messages": "an Anthropic Messages, OpenAI Chat Completions or Ollama chat",
 }
 """How an error names each API's body (``a Bedrock Converse`` request)."""
 
@@ -102,7 +103,7 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
             return found
     model = body.get("model")
     if model is not None and own == "bedrock":
-        return "typed", "a top-level model (Converse names it in the URL)", "model"
+        return "messages", "a top-level model (Converse names it in the URL)", "model"
     if own == "anthropic" and isinstance(model, str) and model_owner(model) == "openai":
         # Anthropic serves only its own models; an OpenAI model in a messages body is Chat's.
         return "openai_chat", f"the OpenAI model {model}", "model"
@@ -152,9 +153,10 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
                     return "bedrock", "a content block with no type", f"messages[{i}].content[{j}]"
                 continue
             writer = _BLOCK_TYPES.get(kind) if isinstance(kind, str) else None
-            if writer is None and own == "bedrock" and kind == "text":
-                # Converse blocks never carry a type; which of the two wrote it is unclear. Other
-                # unknown types pass: a block Converse may add later is kept as an unknown part.
+            if writer is None and own in ("bedrock", "ollama") and kind == "text":
+                # Converse blocks never carry a type, and Ollama's content is text, never blocks;
+                # which of the two wrote it is unclear. Other unknown types pass: a block Converse
+                # may add later is kept as an unknown part.
                 writer = "typed"
             if writer is not None and writer != own:
                 return writer, f"a {kind} block", f"messages[{i}].content[{j}].type"
@@ -196,10 +198,10 @@ def _ollama_message(message: Mapping[str, Any]) -> str | None:
 
 
 def _chat_message(message: Mapping[str, Any]) -> bool:
-    """Whether ``message`` has what only Chat Completions writes: a result's call id, content as
-    a list, calls typed ``function`` or with arguments as text, a developer or function role."""
-    if "tool_call_id" in message or isinstance(message.get("content"), list) \
-            or message.get("role") in ("developer", "function"):
+    """Whether ``message`` has what only Chat Completions writes: a result's call id, calls typed
+    ``function`` or with arguments as text, a developer or function role. (Content as a list is
+    never Ollama's; its blocks say whose it is.)"""
+    if "tool_call_id" in message or message.get("role") in ("developer", "function"):
         return True
     calls = message.get("tool_calls")
     return isinstance(calls, list) and any(
@@ -258,7 +260,8 @@ def refuse_foreign_response(body: Mapping[str, Any], own: str, provider: str) ->
                               f"{LABELS[own]} one: read it with the {api} adapter")
 
 
-_ADVICE = {"typed": "the anthropic or openai_chat adapter"}
+_ADVICE = {"typed": "the anthropic or openai_chat adapter",
+           "messages": "the anthropic, openai_chat or ollama adapter"}
 
 
 def _tool_api(tool: Any) -> str | None:

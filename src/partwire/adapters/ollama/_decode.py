@@ -73,15 +73,18 @@ def tool_call_from_wire(call: Any, scope: str, position: str) -> ToolCallPart:
                         arguments_json=text, provider_data=pd_of(marks))
 
 
-def message_parts(message: Mapping[str, Any], scope: str, position: str) -> list[Part]:
+def message_parts(message: Mapping[str, Any], scope: str, position: str, *,
+                  empty_text: bool = False) -> list[Part]:
     """The parts of one wire message's fields, in the adapter's order: thinking, text, images,
-    tool calls. An empty ``thinking`` or ``content`` makes no part."""
+    tool calls. An empty ``thinking`` makes no part, nor an empty ``content`` unless
+    ``empty_text`` (a request's message keeps the text it was written with, even ``""``; a
+    response's empty content says nothing)."""
     parts: list[Part] = []
     thinking = message.get("thinking")
     if isinstance(thinking, str) and thinking:
         parts.append(ThinkingPart(text=thinking))
     content = message.get("content")
-    if isinstance(content, str) and content:
+    if isinstance(content, str) and (content or empty_text):
         parts.append(text_part(content))
     images = message.get("images")
     if isinstance(images, list):
@@ -105,7 +108,7 @@ def from_wire(response: Any, options: Options) -> AssistantMessage:
     body = load_json(response, API, "response")
     message = body.get("message")
     if not isinstance(message, dict):
-        if "error" in body:
+        if isinstance(body.get("error"), str):  # Ollama's error is text; the others' an object
             raise error_from_wire(body)
         refuse_foreign_response(body, API, API)
         raise WireFormatError(API, "response", "it has no message object", "message")

@@ -58,7 +58,12 @@ class PartEncoder(BlockEncoder):
         thinking: list[str] = []
         images: list[str] = []
         wire_calls: list[dict[str, Any]] = []
+        self.kept: dict[str, Any] = {}
         for j, part in enumerate(parts):
+            pd = part.provider_data
+            if pd is not None and pd.issuer not in self.issuers:
+                self.lose(i, j, part.type, "dropped", f"provider data from {pd.issuer} is not sent "
+                          "to Ollama", message_id, ".provider_data")
             kind = type(part)
             if kind is TextPart:
                 if texts:
@@ -76,6 +81,8 @@ class PartEncoder(BlockEncoder):
             out["images"] = images
         if wire_calls:
             out["tool_calls"] = wire_calls
+        for key, value in self.kept.items():
+            out.setdefault(key, value)
 
     def joined(self, i: int, j: int, part_type: str, message_id: str) -> None:
         """Report a text or a reasoning joined to the one before it in the same field."""
@@ -129,10 +136,12 @@ class PartEncoder(BlockEncoder):
                     lose(i, j, "thinking", "dropped", "reasoning with no text (encrypted or "
                          "omitted) has nothing Ollama can take", message_id)
                     return
-                if part.signature is not None:
-                    lose(i, j, "thinking", "dropped", "Ollama has no reasoning signatures; the "
-                         f"text is sent, the signature from {part.signature.issuer} is not",
-                         message_id, ".signature")
+                signer = part.signature.issuer if part.signature is not None else None
+                if signer is not None and signer not in self.issuers:
+                    # Another model's signed reasoning is its own, as every adapter holds it.
+                    lose(i, j, "thinking", "dropped", f"reasoning signed by {signer} goes back to "
+                         f"{signer} only", message_id)
+                    return
                 if thinking:
                     self.joined(i, j, "thinking", message_id)
                 thinking.append(part.text)
@@ -156,7 +165,10 @@ class PartEncoder(BlockEncoder):
                      f"a server tool block from {part.issuer} can only be replayed to {part.issuer}",
                      message_id)
             case UnknownPart():
-                lose(i, j, "unknown", "dropped", foreign_unknown_reason(part), message_id)
+                if part.issuer in self.issuers and isinstance(part.raw, dict):
+                    self.kept.update(part.raw)  # a field Ollama wrote that partwire has no part for
+                else:
+                    lose(i, j, "unknown", "dropped", foreign_unknown_reason(part), message_id)
             case _:
                 assert_never(part)
 

@@ -132,7 +132,7 @@ class _RequestReader:
             extra["tool_name"] = message["tool_name"]
         if extra:
             marks["message"] = extra
-        parts = message_parts(message, "", str(i))
+        parts = message_parts(message, "", str(i), empty_text=True)
         pd = pd_of(marks)
         if role == "assistant":
             calls = [p for p in parts if type(p) is ToolCallPart]

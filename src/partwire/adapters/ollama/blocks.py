@@ -19,8 +19,7 @@ from partwire.adapters._losses import LossCollector
 from partwire.adapters.ollama._decode import message_parts
 from partwire.adapters.ollama._parts import PartEncoder
 from partwire.adapters.ollama._wire import API, ISSUER
-from partwire.errors import WireFormatError
-from partwire.parts import Part, ToolCallPart
+from partwire.parts import Part, TextPart, ToolCallPart, UnknownPart
 from partwire.projection import Loss
 
 __all__ = ["part_from_wire", "part_to_wire"]
@@ -28,12 +27,15 @@ __all__ = ["part_from_wire", "part_to_wire"]
 
 def part_from_wire(block: Any) -> tuple[Part, tuple[Loss, ...]]:
     """One field of a message (``{"content": "hi"}``, ``{"tool_calls": [call]}``...) as a part,
-    and its losses (none). A call gets the id its content makes, as in a request body."""
+    and its losses (none). A call gets the id its content makes, as in a request body; anything
+    else (a field Ollama may add later, several parts) is an :class:`~partwire.parts.UnknownPart`
+    holding it whole."""
     try:
         parts = message_parts(block, "", "0") if isinstance(block, dict) else None
         if parts is None or len(parts) != 1:
-            raise WireFormatError(API, "content block", "a block is a message with one field "
-                                  "holding one part (content, thinking, one image, one tool call)")
+            kind = next(iter(block), None) if isinstance(block, dict) else None
+            return UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=block,
+                               issuer=ISSUER), ()
         return parts[0], ()
     except Exception as exc:
         raise boundary_error(exc, API, "content block") from None
@@ -50,6 +52,6 @@ def part_to_wire(part: Part, *,
         out, (part,), 0, "", calls=type(part) is ToolCallPart)
     if out.get("content") == "" and len(out) > 1:
         del out["content"]
-    if out == {"content": ""} and not (type(part).__name__ == "TextPart"):
+    if out == {"content": ""} and type(part) is not TextPart:
         return None, tuple(losses.items)
     return out, tuple(losses.items)
