@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 
-from partwire import ImagePart, JsonObjectOutput, JsonSchemaOutput, ThinkingPart, ToolCallPart, ToolMessage
+from partwire import (
+    ImagePart,
+    JsonObjectOutput,
+    JsonSchemaOutput,
+    ThinkingPart,
+    ToolCallPart,
+    ToolMessage,
+)
 from partwire.adapters import WireFormatError, ollama
 from partwire.settings import Reasoning
 from tests.adapters.test_ollama_unit import PNG

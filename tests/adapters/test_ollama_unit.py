@@ -29,6 +29,7 @@ from partwire import (
 from partwire.adapters import ProviderError, WireFormatError, ollama
 from partwire.errors import LossError
 from partwire.history import HistoryEvent
+from partwire.parts import Part
 from partwire.settings import RequestSettings
 from partwire.switch import check_switch
 
@@ -83,7 +84,7 @@ def test_reasoning_goes_in_the_thinking_field_and_another_models_signed_one_is_a
 
 def test_redacted_and_empty_reasoning_are_dropped_with_a_loss_each() -> None:
     """Encrypted reasoning and a thought with no text have nothing Ollama can take."""
-    parts = [RedactedThinkingPart(data=Opaque(value="x", issuer="anthropic")),
+    parts: list[Part] = [RedactedThinkingPart(data=Opaque(value="x", issuer="anthropic")),
              ThinkingPart(text="", signature=Opaque(value="s", issuer="openai")), TextPart(text="A.")]
     projection = ollama.to_wire([UserMessage("q"), AssistantMessage(parts)], model=MODEL)
     assert projection.request["messages"][1] == {"role": "assistant", "content": "A."}
@@ -173,7 +174,8 @@ def test_two_results_of_one_tool_out_of_order_are_a_named_loss_each() -> None:
                                 model=MODEL)
     assert [(loss.path, loss.action, loss.part_type) for loss in projection.losses] == [
         ("history[2]", "id_mapped", "tool_message"), ("history[3]", "id_mapped", "tool_message")]
-    assert second.id in projection.losses[0].reason and first.id in projection.losses[0].reason
+    assert second.id in projection.losses[0].reason
+    assert first.id in projection.losses[0].reason
     with pytest.raises(LossError):
         ollama.to_wire([UserMessage("q"), assistant, _result(second, "2"), _result(first, "1")],
                        model=MODEL, strict=True)
@@ -301,7 +303,8 @@ def test_usage_counts_and_durations() -> None:
     assert usage is not None
     assert (usage.input_tokens, usage.output_tokens, usage.latency_ms) == (11, 101, 2509)
     assert usage.provider_data is not None
-    assert usage.provider_data.data["eval_duration"] == 2204852791  # type: ignore[index]
+    assert isinstance(usage.provider_data.data, dict)
+    assert usage.provider_data.data["eval_duration"] == 2204852791
 
 
 def test_a_length_stop_and_an_image_in_the_answer() -> None:

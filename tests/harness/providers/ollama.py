@@ -13,11 +13,10 @@ Ollama cannot answer, is not among its scenarios.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-
-import importlib
 
 import ollama
 from ollama import _types as ollama_types

@@ -119,7 +119,7 @@ def _think_to_wire(reasoning: Reasoning, losses: LossCollector) -> bool | str | 
 def _level(effort: str) -> str:
     if effort in _THINK_LEVELS:
         return effort
-    return "low" if EFFORTS.index(effort) < EFFORTS.index("low") else "high"  # type: ignore[arg-type]
+    return "low" if EFFORTS.index(effort) < EFFORTS.index("low") else "high"
 
 
 def settings_from_wire(body: dict[str, Any], params: dict[str, Any],
