@@ -92,11 +92,12 @@ def test_redacted_and_empty_reasoning_are_dropped_with_a_loss_each() -> None:
         ("redacted_thinking", "dropped"), ("thinking", "dropped")]
 
 
-def test_two_texts_are_joined_into_the_one_content_with_a_loss() -> None:
-    """A message has one content string: a second text part is joined to it and named."""
+def test_two_texts_are_joined_into_the_one_content_with_a_loss_each() -> None:
+    """A message has one content string: two text parts are joined into it, each named."""
     projection = ollama.to_wire([UserMessage(["a", "b"])], model=MODEL)
     assert projection.request["messages"] == [{"role": "user", "content": "ab"}]
-    assert [(loss.path, loss.action) for loss in projection.losses] == [("history[0].parts[1]", "rewritten")]
+    assert [(loss.path, loss.action) for loss in projection.losses] == [
+        ("history[0].parts[0]", "rewritten"), ("history[0].parts[1]", "rewritten")]
 
 
 def test_an_inline_image_is_bare_base64_and_a_url_image_is_a_loss() -> None:

@@ -36,7 +36,7 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
-from partwire.parts import ToolCallPart
+from partwire.parts import TextPart, ToolCallPart
 
 __all__ = ["Encoder"]
 
@@ -57,8 +57,17 @@ class Encoder(PartEncoder):
 
     def run(self) -> list[WireMessage]:
         """The ``messages`` list."""
+        tool, assistant, event_ = self.tool, self.assistant, self.event
         for i, event in enumerate(self.history):
-            self.event(event, i)
+            # The commonest classes by identity first: a missed class pattern in ``event`` goes
+            # through ABCMeta and costs more than encoding a whole part.
+            kind = type(event)
+            if kind is ToolMessage:
+                tool(event, i)  # type: ignore[arg-type]
+            elif kind is AssistantMessage:
+                assistant(event, i)  # type: ignore[arg-type]
+            else:
+                event_(event, i)
         return self.messages
 
     def event(self, event: Any, i: int) -> None:
@@ -101,6 +110,19 @@ class Encoder(PartEncoder):
 
     def plain(self, message: UserMessage | SystemMessage | DeveloperMessage, role: str, i: int) -> None:
         """A user, system or developer message."""
+        fields = message.__dict__
+        if fields["provider_data"] is None:
+            parts = fields["parts"]
+            if len(parts) == 1:
+                part = parts[0].__dict__
+                if type(parts[0]) is TextPart and part["provider_data"] is None and not part["citations"]:
+                    # The commonest message of all: one plain text.
+                    self.messages.append({"role": role, "content": part["text"]})  # type: ignore[typeddict-item]
+                    return
+            out: dict[str, Any] = {"role": role}
+            self.fields(out, parts, i, fields["id"], calls=False)
+            self.messages.append(out)  # type: ignore[arg-type]
+            return
         out, marks = self.start(role, message.provider_data)
         self.fields(out, message.parts, i, message.id, calls=False)
         self.finish(out, marks)
@@ -112,20 +134,39 @@ class Encoder(PartEncoder):
                       f"an {message.status} message with no content; Ollama takes no empty turn",
                       message.id)
             return
-        out, marks = self.start("assistant", message.provider_data)
+        pd = message.provider_data
+        marks: Mapping[str, Any] | None = None
+        if pd is None:
+            out: dict[str, Any] = {"role": "assistant"}
+        else:
+            out, marks = self.start("assistant", pd)
         self.fields(out, message.parts, i, message.id, calls=True)
-        calls = [(p.id, p.name) for p in message.parts if type(p) is ToolCallPart]
-        if calls:
+        if "tool_calls" in out:
+            calls = [(p.id, p.name) for p in message.parts if type(p) is ToolCallPart]
             self.open_calls = calls
             self.names.update(calls)
         self.finish(out, marks)
 
     def tool(self, message: ToolMessage, i: int) -> None:
         """A tool result: ``role: tool``, its output as ``content``, its tool as ``tool_name``."""
-        call_id = message.call_id
+        fields = message.__dict__
+        call_id = fields["call_id"]
         # A result whose call the history lacks is sent all the same: with no ids on the wire,
         # Ollama has nothing to refuse it for (the model reads it beside its tool's name).
         name = self.names.get(call_id)
+        text = fields["output_text"]
+        if fields["provider_data"] is None and not fields["parts"] and text \
+                and fields["status"] == "success":
+            # The common result: its text under its tool's name, answering the next open call.
+            named = fields["tool_name"] or name
+            open_calls = self.open_calls
+            if named and open_calls and open_calls[0] == (call_id, named):
+                del open_calls[0]
+            else:
+                self.pair(call_id, named or None, i, fields["id"])
+            self.messages.append({"role": "tool", "content": text, "tool_name": named}
+                                 if named else {"role": "tool", "content": text})
+            return
         out, marks = self.start("tool", message.provider_data)
         tool_status_loss(self.losses, f"history[{i}]", message.status, message.id, api="Ollama",
                          as_error=False)

@@ -58,37 +58,60 @@ class PartEncoder(BlockEncoder):
         thinking: list[str] = []
         images: list[str] = []
         wire_calls: list[dict[str, Any]] = []
-        self.kept: dict[str, Any] = {}
+        sources: list[tuple[int, str]] = []  # the parts the content is made of
+        thoughts: list[int] = []  # the parts the thinking is made of
+        self.kept: dict[str, Any] | None = None
+        issuers = self.issuers
         for j, part in enumerate(parts):
-            pd = part.provider_data
-            if pd is not None and pd.issuer not in self.issuers:
+            fields = part.__dict__
+            pd = fields["provider_data"]
+            kind = type(part)
+            # The common parts first, by identity: plain text, unsigned reasoning, a call.
+            if pd is None:
+                if kind is TextPart and not fields["citations"]:
+                    sources.append((j, "text"))
+                    texts.append(fields["text"])
+                    continue
+                if kind is ToolCallPart and calls:
+                    wire_calls.append({"function": {"name": fields["name"], "arguments": self.call_input(
+                        fields["arguments_json"], i, j, message_id)}})
+                    continue
+                if kind is ThinkingPart and fields["signature"] is None and fields["text"]:
+                    thoughts.append(j)
+                    thinking.append(fields["text"])
+                    continue
+            elif pd.issuer not in issuers:
                 self.lose(i, j, part.type, "dropped", f"provider data from {pd.issuer} is not sent "
                           "to Ollama", message_id, ".provider_data")
-            kind = type(part)
             if kind is TextPart:
-                if texts:
-                    self.joined(i, j, "text", message_id)
+                sources.append((j, "text"))
                 texts.append(self.text(part, i, j, message_id))  # type: ignore[arg-type]
             elif kind is ToolCallPart and calls:
                 wire_calls.append(self.call(part, i, j, message_id))  # type: ignore[arg-type]
             else:
-                self.other(part, i, j, message_id, texts, thinking, images, wire_calls, calls)
+                self.other(part, i, j, message_id, texts, thinking, images, sources, thoughts)
+        if len(sources) > 1:
+            for j, part_type in sources:
+                self.joined(i, j, part_type, "content", message_id)
+        if len(thoughts) > 1:
+            for j in thoughts:
+                self.joined(i, j, "thinking", "thinking", message_id)
         if thinking:
             out["thinking"] = "".join(thinking)
         if texts or "content" not in out:
-            out["content"] = "".join(texts)
+            out["content"] = texts[0] if len(texts) == 1 else "".join(texts)
         if images:
             out["images"] = images
         if wire_calls:
             out["tool_calls"] = wire_calls
-        for key, value in self.kept.items():
-            out.setdefault(key, value)
+        if self.kept:
+            for key, value in self.kept.items():
+                out.setdefault(key, value)
 
-    def joined(self, i: int, j: int, part_type: str, message_id: str) -> None:
-        """Report a text or a reasoning joined to the one before it in the same field."""
-        field = "content" if part_type == "text" else part_type
+    def joined(self, i: int, j: int, part_type: str, field: str, message_id: str) -> None:
+        """Report a part whose text is joined with others' into the message's one ``field``."""
         self.lose(i, j, part_type, "rewritten", f"an Ollama message holds one {field} text: this "
-                  "part is joined to the one before it", message_id)
+                  "part's is joined with the others'", message_id)
 
     def text(self, part: TextPart, i: int, j: int, message_id: str) -> str:
         """A text part's text; its citations are a loss."""
@@ -119,14 +142,13 @@ class PartEncoder(BlockEncoder):
         return {"function": function}
 
     def other(self, part: Part, i: int, j: int, message_id: str, texts: list[str],
-              thinking: list[str], images: list[str], wire_calls: list[dict[str, Any]],
-              calls: bool) -> None:
-        """Every part but text and tool calls (the common ones, handled inline)."""
+              thinking: list[str], images: list[str], sources: list[tuple[int, str]],
+              thoughts: list[int]) -> None:
+        """Every part but text and an assistant's tool calls (the common ones, handled inline)."""
         lose = self.lose
         match part:
             case TextPart():
-                if texts:
-                    self.joined(i, j, "text", message_id)
+                sources.append((j, "text"))
                 texts.append(self.text(part, i, j, message_id))
             case ToolCallPart():
                 lose(i, j, "tool_call", "dropped", "only an assistant message holds tool calls",
@@ -142,8 +164,7 @@ class PartEncoder(BlockEncoder):
                     lose(i, j, "thinking", "dropped", f"reasoning signed by {signer} goes back to "
                          f"{signer} only", message_id)
                     return
-                if thinking:
-                    self.joined(i, j, "thinking", message_id)
+                thoughts.append(j)
                 thinking.append(part.text)
             case RedactedThinkingPart():
                 lose(i, j, "redacted_thinking", "dropped",
@@ -157,8 +178,9 @@ class PartEncoder(BlockEncoder):
             case AudioPart():
                 lose(i, j, "audio", "dropped", "Ollama's chat takes no audio", message_id)
             case RefusalPart():
-                lose(i, j, "refusal", "downgraded", "Ollama has no refusal part; sent as text"
-                     + (", joined to the text before it" if texts else ""), message_id)
+                lose(i, j, "refusal", "downgraded", "Ollama has no refusal part; sent as text",
+                     message_id)
+                sources.append((j, "refusal"))
                 texts.append(part.text)
             case ServerToolCallPart() | ServerToolResultPart():
                 lose(i, j, part.type, "dropped",
@@ -166,7 +188,8 @@ class PartEncoder(BlockEncoder):
                      message_id)
             case UnknownPart():
                 if part.issuer in self.issuers and isinstance(part.raw, dict):
-                    self.kept.update(part.raw)  # a field Ollama wrote that partwire has no part for
+                    # A field Ollama wrote that partwire has no part for.
+                    self.kept = {**(self.kept or {}), **part.raw}
                 else:
                     lose(i, j, "unknown", "dropped", foreign_unknown_reason(part), message_id)
             case _:

@@ -14,6 +14,8 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
 
+from pydantic_core import from_json
+
 from partwire._json import as_json
 from partwire.adapters._kernel import Translator as _KernelTranslator
 from partwire.adapters._sse import ServerSentEvent
@@ -60,7 +62,7 @@ def iter_lines(chunks: Iterable[bytes | bytearray | str]) -> Iterator[dict[str, 
 
 def _line(line: bytes) -> dict[str, Any]:
     try:
-        item = json.loads(line)
+        item = from_json(line)  # pydantic's parser: a third of json.loads' time on a short line
     except ValueError as exc:
         raise WireFormatError(API, "stream", f"a line is not JSON: {line[:80]!r}") from exc
     if not isinstance(item, dict):
@@ -163,6 +165,14 @@ class Translator(_KernelTranslator):
         if self.stopped or self.finished:
             return _NONE
         message = line.get("message")
+        if type(message) is dict and len(message) == 2 and self.started and line.get("done") is False:
+            # The line most of a stream is: one fragment of text, after the first.
+            content = message.get("content")
+            index = self.text_at
+            if type(content) is str and content and index is not None:
+                event = TextDeltaEvent(index, content)
+                self.acc.feed(event)
+                return (event,)
         if not isinstance(message, dict):
             if "error" in line:
                 return self._error(line)
