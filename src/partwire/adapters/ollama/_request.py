@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from partwire._json import load_json
 from partwire.adapters._formats import refuse_foreign_request
-from partwire.adapters._kernel import at_path, merge_params
+from partwire.adapters._kernel import merge_params
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._reading import imported_request
+from partwire.adapters._turns import read_messages
 from partwire.adapters.ollama._decode import MESSAGE_FIELDS, message_parts, pd_of
 from partwire.adapters.ollama._encode import Encoder
 from partwire.adapters.ollama._settings import settings_from_wire, settings_to_wire
@@ -81,15 +82,8 @@ def from_wire_request(request: Any, options: Options) -> ImportedRequest:
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise WireFormatError(API, "request", "it has no messages list", "messages")
-    reader = _RequestReader()
     history: list[HistoryEvent] = []
-    for i, message in enumerate(messages):
-        if not isinstance(message, dict):
-            raise WireFormatError(API, "request", "not an object", f"messages[{i}]")
-        try:
-            history.append(reader.message(message, i))
-        except BaseException as exc:
-            raise at_path(exc, API, "request", f"messages[{i}]")  # noqa: B904 (at_path chains it)
+    read_messages(_RequestReader(), messages, history, API)
     params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
     settings = settings_from_wire(body, params)
     tools: tuple[ToolSpec, ...] = ()
@@ -112,7 +106,11 @@ class _RequestReader:
         self.open_calls: list[ToolCallPart] = []  # the latest calls not answered yet, in order
         self.calls: list[ToolCallPart] = []  # every call read so far
 
-    def message(self, message: dict[str, Any], i: int) -> HistoryEvent:
+    def message(self, message: dict[str, Any], i: int) -> list[HistoryEvent]:
+        """The history event for ``messages[i]`` (one: Ollama's messages are canonical ones)."""
+        return [self.event(message, i)]
+
+    def event(self, message: dict[str, Any], i: int) -> HistoryEvent:
         """The history event for ``messages[i]``."""
         role = message.get("role")
         if role not in _ROLES:

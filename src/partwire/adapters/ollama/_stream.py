@@ -18,7 +18,7 @@ from pydantic_core import from_json
 
 from partwire._json import as_json
 from partwire.adapters._kernel import Translator as _KernelTranslator
-from partwire.adapters._sse import ServerSentEvent
+from partwire.adapters._sse import ServerSentEvent, iter_wire_items
 from partwire.adapters.ollama._decode import (
     MESSAGE_FIELDS,
     image_from_wire,
@@ -111,16 +111,8 @@ class Translator(_KernelTranslator):
         if isinstance(first, bytes | bytearray | str):
             yield from iter_lines(_chain(first, source))
             return
-        try:
-            for raw in _chain(first, source):
-                line = self.from_object(raw)
-                if line is not None:
-                    yield line
-        except Exception as exc:
-            error = self.error_body(exc)
-            if error is None:
-                raise
-            yield error
+        yield from iter_wire_items(_chain(first, source), from_sse=self.from_sse,
+                                   from_object=self.from_object, error_body=self.error_body)
 
     @staticmethod
     def error_body(exc: Exception) -> Mapping[str, Any] | None:
