@@ -395,6 +395,15 @@ def test_a_request_kept_by_the_caller_is_never_changed_by_later_turns(name: str)
         assert json.dumps(body if isinstance(body, list) else body[key], default=json_default) == dump
 
 
+def test_ollama_names_the_native_adapter_and_the_dialect_stays_reachable() -> None:
+    """``ollama:<model>`` is Ollama's native chat adapter; ``openai_chat`` with the ``ollama``
+    dialect is its OpenAI-compatible endpoint."""
+    native = Target.parse("ollama:qwen3:8b")
+    assert (native.adapter, native.model, native.model_id) == ("ollama", "qwen3:8b", "ollama:qwen3:8b")
+    compatible = Target.parse("openai_chat:qwen3:8b", options={"dialect": "ollama"})
+    assert (compatible.adapter, compatible.model_id) == ("openai_chat", "ollama:qwen3:8b")
+
+
 def test_breakpoints_by_hand() -> None:
     """``cache_at`` marks the wire messages named, and only those (plus the system prompt)."""
     session = Session("anthropic:claude-sonnet-4-6", history=agent_events(3), cache="manual")
