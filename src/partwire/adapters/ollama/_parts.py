@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, assert_never
 
+from partwire._json import parse_json
 from partwire.adapters._losses import foreign_unknown_reason
 from partwire.adapters._provenance import data_of
 from partwire.adapters._turns import BlockEncoder
@@ -73,8 +74,14 @@ class PartEncoder(BlockEncoder):
                     texts.append(fields["text"])
                     continue
                 if kind is ToolCallPart and calls:
-                    wire_calls.append({"function": {"name": fields["name"], "arguments": self.call_input(
-                        fields["arguments_json"], i, j, message_id)}})
+                    text = fields["arguments_json"]
+                    try:
+                        arguments = parse_json(text) if text else {}
+                    except ValueError:
+                        arguments = None
+                    if type(arguments) is not dict:  # sent as {} with a loss
+                        arguments = self.call_input(text, i, j, message_id)
+                    wire_calls.append({"function": {"name": fields["name"], "arguments": arguments}})
                     continue
                 if kind is ThinkingPart and fields["signature"] is None and fields["text"]:
                     thoughts.append(j)
