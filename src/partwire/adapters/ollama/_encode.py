@@ -2,11 +2,12 @@
 
 System messages stay where they were said (Ollama's templates take them anywhere); a developer
 message, which Ollama has no role for, goes as a system message, or a user one
-(``Options.developer_role``), reported ``downgraded``. A tool result
-is a ``tool`` message naming its tool in ``tool_name``: Ollama's calls carry no id, so the model
-pairs a result with a call by order and name. Where a history's results would be paired with
-the wrong calls that way (two calls of one tool, answered out of order), each result that would
-be misread is an ``id_mapped`` loss; it is sent as it is, in its place.
+(``Options.developer_role``), reported ``downgraded``. A tool result is a ``tool`` message naming
+its tool in ``tool_name``: Ollama's calls carry no id, so the model pairs a result with a call by
+order and name. Where a history's results would be paired with the wrong calls that way (two
+calls of one tool, answered out of order), each result that would be misread is an ``id_mapped``
+loss; it is sent as it is, in its place. A result whose call the history lacks is sent too: with
+no ids there is nothing for Ollama to refuse.
 """
 
 from __future__ import annotations
