@@ -165,6 +165,13 @@ def test_an_ollama_body_is_refused_by_the_chat_reader() -> None:
             {"role": "user", "content": "q", "images": [PNG]}]})
 
 
+def test_a_result_read_without_its_call_goes_back_without_one() -> None:
+    """A body holding a result of no call it holds reads back, and re-exports exactly."""
+    request = {"model": "m", "messages": [{"role": "user", "content": "q"}, _tool("late", "f")]}
+    projection = _round_trip(request)
+    assert (projection.request, projection.losses) == (request, ())
+
+
 def test_a_role_ollama_lacks_is_refused_with_its_path() -> None:
     """A role Ollama does not have is refused at the message's path."""
     with pytest.raises(WireFormatError) as caught:

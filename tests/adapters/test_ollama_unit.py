@@ -189,13 +189,21 @@ def test_check_switch_names_the_ambiguous_pairing() -> None:
     assert [loss.action for loss in losses] == ["id_mapped", "id_mapped"]
 
 
-def test_a_result_without_its_call_is_still_sent() -> None:
-    """With no ids on the wire there is nothing to refuse: a result whose call is not in the
-    history goes out under its tool's name, without a loss."""
+def test_a_result_without_its_call_is_left_out_with_a_loss() -> None:
+    """A result whose call is not in the history would be read as another call's: it is left
+    out, named, as every adapter leaves it out."""
     result = ToolMessage(call_id="tu_gone", tool_name="f", output_text="late")
     projection = ollama.to_wire([UserMessage("q"), result], model=MODEL)
-    assert projection.request["messages"][1] == {"role": "tool", "content": "late", "tool_name": "f"}
-    assert projection.losses == ()
+    assert projection.request["messages"] == [{"role": "user", "content": "q"}]
+    assert [(loss.path, loss.action) for loss in projection.losses] == [("history[1]", "dropped")]
+
+
+def test_another_providers_call_id_is_reported_not_sent() -> None:
+    """A call that carries OpenAI's id goes without it (Ollama's calls have none): ``id_mapped``."""
+    call = ToolCallPart.create("f", {}, provider_ids={"openai": "call_abc"})
+    projection = ollama.to_wire([UserMessage("q"), AssistantMessage([call])], model=MODEL)
+    assert "call_abc" not in str(projection.request)
+    assert [(loss.path, loss.action) for loss in projection.losses] == [("history[1].parts[0]", "id_mapped")]
 
 
 # -- settings ---------------------------------------------------------------------------------------

@@ -54,8 +54,10 @@ class OllamaOrigin(Origin):
                                 stop_reason="tool_use" if tool_use else "stop")
 
 
+# Ollama has no encrypted reasoning: these blobs exist only so every scenario can be built (the
+# adapter drops them, as it must); its own scenarios leave the redacted one out.
 ORIGIN = OllamaOrigin(issuer="ollama", api="ollama", model=f"ollama:{MODEL}", call_ids=(),
-                      response_ids=(), signatures=(), redacted=())
+                      response_ids=(), signatures=(), redacted=("b2xsYW1hLTE=", "b2xsYW1hLTI="))
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ message, which Ollama has no role for, goes as a system message, or a user one
 its tool in ``tool_name``: Ollama's calls carry no id, so the model pairs a result with a call by
 order and name. Where a history's results would be paired with the wrong calls that way (two
 calls of one tool, answered out of order), each result that would be misread is an ``id_mapped``
-loss; it is sent as it is, in its place. A result whose call the history lacks is sent too: with
-no ids there is nothing for Ollama to refuse.
+loss; it is sent as it is, in its place. A result whose call the history lacks is left out with
+a loss (the model would read it as another call's), unless it was read so from an Ollama body.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
 from partwire._json import json_text
+from partwire.adapters._calls import OrphanCheck, orphan_loss
 from partwire.adapters._losses import LossCollector, tool_status_loss
 from partwire.adapters._provenance import data_of
 from partwire.adapters.ollama._parts import PartEncoder
@@ -49,6 +50,7 @@ class Encoder(PartEncoder):
                  developer_role: str = "system") -> None:
         super().__init__(issuers=issuers, losses=losses)
         self.history = history
+        self.orphan = OrphanCheck(history)
         self.developer_role = developer_role
         self.messages: list[WireMessage] = []
         # The calls of the latest assistant message not answered yet, in order, as (id, name):
@@ -152,9 +154,11 @@ class Encoder(PartEncoder):
         """A tool result: ``role: tool``, its output as ``content``, its tool as ``tool_name``."""
         fields = message.__dict__
         call_id = fields["call_id"]
-        # A result whose call the history lacks is sent all the same: with no ids on the wire,
-        # Ollama has nothing to refuse it for (the model reads it beside its tool's name).
         name = self.names.get(call_id)
+        if name is None and self.orphan(call_id) and not self.unpaired(fields["provider_data"]):
+            # A result of no call of the history: the model would read it as another call's.
+            orphan_loss(self.losses, i, call_id, fields["id"], "Ollama")
+            return
         text = fields["output_text"]
         if fields["provider_data"] is None and not fields["parts"] and text \
                 and fields["status"] == "success":
@@ -182,6 +186,11 @@ class Encoder(PartEncoder):
             out["tool_name"] = named
         self.pair(call_id, out.get("tool_name"), i, message.id)
         self.finish(out, marks)
+
+    def unpaired(self, pd: Any) -> bool:
+        """Whether a result was read from a body that held it without its call (it goes back so)."""
+        marks = data_of(pd, self.issuers) if pd is not None else None
+        return bool(marks and marks.get("unpaired"))
 
     def pair(self, call_id: str, name: str | None, i: int, message_id: str) -> None:
         """Check that the model pairs this result with its own call (the first open call of its

@@ -15,7 +15,7 @@ from partwire._json import parse_json
 from partwire.adapters._losses import foreign_unknown_reason
 from partwire.adapters._provenance import data_of
 from partwire.adapters._turns import BlockEncoder
-from partwire.adapters.ollama._wire import ISSUER
+from partwire.adapters.ollama._wire import ISSUER, admits_call_id
 from partwire.parts import (
     AudioPart,
     Base64Source,
@@ -46,10 +46,13 @@ class PartEncoder(BlockEncoder):
     WIRE = "Ollama"
     TAKER = "Ollama"
 
-    @staticmethod
-    def admits_call_id(call_id: str) -> bool:
-        """Ollama's calls carry no id: none is sent, so every id is admitted as it is."""
-        return True
+    admits_call_id = staticmethod(admits_call_id)
+
+    def unsent_ids(self, part: ToolCallPart, i: int, j: int, message_id: str) -> None:
+        """Report the provider ids of a call, which Ollama's calls have no field for."""
+        self.lose(i, j, "tool_call", "id_mapped", f"Ollama's calls carry no id: the call's id from "
+                  f"{', '.join(sorted(part.provider_ids))} is not sent, and its result is paired "
+                  "with it by order and tool name", message_id)
 
     def fields(self, out: dict[str, Any], parts: Sequence[Part], i: int, message_id: str,
                *, calls: bool) -> None:
@@ -74,6 +77,8 @@ class PartEncoder(BlockEncoder):
                     texts.append(fields["text"])
                     continue
                 if kind is ToolCallPart and calls:
+                    if fields["provider_ids"]:
+                        self.unsent_ids(part, i, j, message_id)  # type: ignore[arg-type]
                     text = fields["arguments_json"]
                     try:
                         arguments = parse_json(text) if text else {}
@@ -130,6 +135,8 @@ class PartEncoder(BlockEncoder):
     def call(self, part: ToolCallPart, i: int, j: int, message_id: str) -> dict[str, Any]:
         """A tool call as Ollama takes it: name and arguments object, with the marks an
         imported call left (a server's ``index``, arguments sent as text)."""
+        if part.provider_ids:
+            self.unsent_ids(part, i, j, message_id)
         marks = data_of(part.provider_data, self.issuers)
         arguments: Any
         if marks is not None and marks.get("arguments") == "text":

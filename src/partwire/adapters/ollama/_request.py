@@ -162,7 +162,11 @@ class _RequestReader:
             # No open call of that tool: the latest earlier call of it, else none this body holds
             # (its id then made as a call's would be).
             earlier = next((c for c in reversed(self.calls) if c.name == name), None)
-            answers = earlier.id if earlier is not None else call_id("", f"{i}.result", name or "", "")
+            if earlier is not None:
+                answers = earlier.id
+            else:
+                answers = call_id("", f"{i}.result", name or "", "")
+                marks["unpaired"] = True  # sent back as it came, without a call
             tool_name = name or ""
         for key in ("thinking", "tool_calls"):
             if key in message:

@@ -25,6 +25,7 @@ __all__ = [
     "WireRequest",
     "WireResponse",
     "WireToolCall",
+    "admits_call_id",
     "call_id",
     "stop_reason",
     "usage_from_wire",
@@ -124,6 +125,11 @@ def usage_from_wire(body: Mapping[str, Any]) -> Usage | None:
 
 def _count(value: Any) -> int:
     return value if type(value) is int and value >= 0 else 0
+
+
+def admits_call_id(call_id: str) -> bool:
+    """Whether Ollama's id rules admit ``call_id``: never, its calls carry no id."""
+    return False
 
 
 def call_id(scope: str, position: str, name: str, arguments: Any) -> str:
