@@ -397,7 +397,8 @@ def test_imported_request_is_the_dataclass_its_init_makes() -> None:
         made.model = "other"  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("name", ["anthropic", "openai_chat", "openai_responses", "google", "bedrock"])
+@pytest.mark.parametrize("name", ["anthropic", "openai_chat", "openai_responses", "google", "bedrock",
+                                  "ollama"])
 @pytest.mark.parametrize("decoder", ["from_wire", "from_wire_request"])
 def test_the_decoder_boundary_turns_only_hostile_exceptions_into_wire_format_errors(
         name: str, decoder: str) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from partwire import AssistantMessage, HistoryEvent, UserMessage
+from partwire import AssistantMessage, DeveloperMessage, HistoryEvent, UserMessage
 from partwire._collector import MIN_ITEMS
 from partwire.adapters import (
     ADAPTER_NAMES,
@@ -30,6 +30,7 @@ from partwire.adapters import (
     bedrock,
     get_adapter,
     google,
+    ollama,
     openai_chat,
     openai_responses,
 )
@@ -38,12 +39,13 @@ from partwire.parts import Opaque, TextPart, ThinkingPart
 from partwire.streaming import MessageCompleteEvent, StreamEvent
 
 # Statically, every adapter module is an Adapter (mypy checks this line).
-MODULES: tuple[Adapter, ...] = (anthropic, openai_chat, openai_responses, google, bedrock)
+MODULES: tuple[Adapter, ...] = (anthropic, openai_chat, openai_responses, google, bedrock, ollama)
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = ("to_wire", "from_wire", "from_wire_request", "stream", "astream", "estimate_input_tokens")
 MODELS = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-4.1", "openai_responses": "gpt-4.1",
-          "google": "gemini-3-flash-preview", "bedrock": "us.anthropic.claude-sonnet-4-5-20250929-v1:0"}
+          "google": "gemini-3-flash-preview", "bedrock": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+          "ollama": "qwen3:8b"}
 HISTORY: list[HistoryEvent] = [UserMessage("What is the capital of France?")]
 # Reasoning signed by an issuer no adapter accepts: every adapter drops it, with a loss.
 LOSSY: list[HistoryEvent] = [
@@ -77,6 +79,8 @@ SWITCHES: dict[str, tuple[dict[str, Any], dict[str, str], Callable[..., Any]]] =
     "google": ({"candidate": 1}, {"candidate": "1"}, lambda **o: _second_candidate(**o)),
     "bedrock": ({"model_id": "amazon.nova-lite-v1:0"}, {"model_id": "amazon.nova-lite-v1:0"},
                 lambda **o: bedrock.from_wire(_recorded("bedrock")[0], **o).model),
+    "ollama": ({"developer_role": "user"}, {"developer_role": "user"}, lambda **o: ollama.to_wire(
+        [UserMessage("q"), DeveloperMessage("$ ls")], model=MODELS["ollama"], **o).request),
 }
 
 

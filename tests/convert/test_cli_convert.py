@@ -235,3 +235,24 @@ def test_convert_canonical_to_responses_with_an_option(tmp_path: Path,
     assert body["instructions"] == "You are a weather assistant."
     assert "store" not in body
     assert body["include"] == ["reasoning.encrypted_content"]
+
+
+def test_the_example_goes_to_ollama_and_back_through_the_cli(
+    example_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--to ollama writes the native chat body the ollama package's models accept (the developer
+    role option taken from the command line); --from ollama reads it back, and the second trip
+    gives the same body."""
+    assert main(["convert", "--from", "canonical", "--to", "ollama", "--model", "ollama:qwen3:8b",
+                 "--option", "developer_role=user", str(example_file)]) == 0
+    first = capsys.readouterr().out
+    request = json.loads(first)
+    assert request["model"] == "qwen3:8b"
+    assert "developer" not in {m["role"] for m in request["messages"]}
+    assert_valid_request("ollama", request)
+    (tmp_path / "req.json").write_text(first)
+    assert main(["convert", "--from", "ollama", "--to", "canonical", str(tmp_path / "req.json")]) == 0
+    (tmp_path / "back.jsonl").write_text(capsys.readouterr().out)
+    assert main(["convert", "--from", "canonical", "--to", "ollama", "--model", "ollama:qwen3:8b",
+                 str(tmp_path / "back.jsonl")]) == 0
+    assert json.loads(capsys.readouterr().out)["messages"] == request["messages"]

@@ -50,6 +50,8 @@ SDK_REQUEST_TYPES: dict[str, tuple[str, str, str]] = {
     # boto3 has no request types: botocore's validator over the service model's ConverseRequest
     # and ConverseStreamRequest shapes (request_errors dispatches to it).
     "bedrock": ("botocore.validate", "ParamValidator", "ParamValidator"),
+    # The ollama package's pydantic models, closed to keys they do not declare (_ollama_errors).
+    "ollama": ("ollama._types", "ChatRequest", "ChatRequest"),
 }
 """Per adapter: the SDK module, its non-streaming request type and its streaming request type."""
 
@@ -176,6 +178,62 @@ def _mistral_errors(body: Mapping[str, Any], *, stream: bool) -> list[str]:
     return errors
 
 
+def _ollama_errors(body: Mapping[str, Any], *, stream: bool) -> list[str]:
+    """Every way an Ollama chat body fails the ``ollama`` package's own request models.
+
+    Its models take unknown keys without complaint (and ``options`` as any mapping), so keys
+    beyond the declared ones are refused here, at the top, on messages, on tool calls, on tools
+    and in ``options``; the models validate the rest, images through the package's own ``Image``
+    (a base64 text it accepts as is).
+    """
+    from ollama import _types as types
+
+    errors: list[str] = []
+
+    def closed(value: Any, model: Any, where: str) -> None:
+        if isinstance(value, dict):
+            names = {f.alias or name for name, f in model.model_fields.items()}
+            errors.extend(f"{where}.{key}: not a field of {model.__name__}"
+                          for key in sorted(set(value) - names))
+
+    closed(body, types.ChatRequest, "body")
+    if stream is not (body.get("stream") is True):
+        errors.append(f"stream: {'a streamed' if stream else 'a whole'} request says {body.get('stream')!r}")
+    closed(body.get("options"), types.Options, "options")
+    messages = body.get("messages")
+    for i, message in enumerate(messages if isinstance(messages, list) else ()):
+        closed(message, types.Message, f"messages.{i}")
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") not in ("system", "user", "assistant", "tool"):
+            errors.append(f"messages.{i}.role: not a role Ollama takes ({message.get('role')!r})")
+        for j, call in enumerate(message.get("tool_calls") or ()):
+            closed(call, types.Message.ToolCall, f"messages.{i}.tool_calls.{j}")
+            if isinstance(call, dict):
+                closed(call.get("function"), types.Message.ToolCall.Function,
+                       f"messages.{i}.tool_calls.{j}.function")
+        for j, image in enumerate(message.get("images") or ()):
+            try:
+                types.Image(value=image).model_dump()
+            except (ValueError, TypeError) as exc:
+                errors.append(f"messages.{i}.images.{j}: {exc}")
+    tools = body.get("tools")
+    for i, tool in enumerate(tools if isinstance(tools, list) else ()):
+        closed(tool, types.Tool, f"tools.{i}")
+        if isinstance(tool, dict):
+            closed(tool.get("function"), types.Tool.Function, f"tools.{i}.function")
+    wire = {**body, "messages": [
+        {**m, "images": [types.Image(value=x) for x in m["images"]]}
+        if isinstance(m, dict) and isinstance(m.get("images"), list) and not errors else m
+        for m in (messages if isinstance(messages, list) else ())]} if isinstance(messages, list) else body
+    try:
+        types.ChatRequest.model_validate(wire)
+    except ValidationError as exc:
+        errors.extend(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
+                      for e in exc.errors(include_url=False))
+    return errors
+
+
 DIALECT_VALIDATORS: dict[str, str] = {"mistral": "openai_chat:mistral"}
 """Chat dialects whose own SDK types a request (the ``api`` name :func:`request_errors` takes)."""
 
@@ -193,6 +251,8 @@ def request_errors(api: str, request: Mapping[str, Any], *, stream: bool = False
         return _google_errors(wire)
     if api == "openai_chat:mistral":
         return _mistral_errors(wire, stream=stream)
+    if api == "ollama":
+        return _ollama_errors(wire, stream=stream)
     try:
         strict_validator(api, stream=stream).validate_python(wire, strict=True)
     except ValidationError as exc:

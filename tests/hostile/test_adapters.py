@@ -160,7 +160,8 @@ _USAGE = {"anthropic": ("usage", "output_tokens"), "openai_chat": ("usage", "com
           "bedrock": ("usage", "outputTokens")}
 
 
-@pytest.mark.parametrize("name", ADAPTERS)
+# Ollama has no usage object: its counts are top-level fields (the test after this one).
+@pytest.mark.parametrize("name", [name for name in ADAPTERS if name in _USAGE])
 def test_a_usage_of_the_wrong_shape_is_refused_where_it_is_and_a_bad_count_kept_raw(name: str) -> None:
     """Every adapter alike, on every real response with usage: a usage that is not an object is
     refused naming its key (it was dropped in silence by three, and Anthropic's error was a
@@ -185,6 +186,21 @@ def test_a_usage_of_the_wrong_shape_is_refused_where_it_is_and_a_bad_count_kept_
         raw = usage.provider_data.data
         assert isinstance(raw, dict)
         assert raw[count] == "lots"
+
+
+def test_an_ollama_count_that_is_no_integer_counts_zero_and_stays_raw() -> None:
+    """Every real Ollama response: an ``eval_count`` that is not a non-negative integer counts 0
+    and is kept as it came in the usage's raw data."""
+    responses = [p["response"] for p in _PAYLOADS["ollama"] if isinstance(p.get("response"), dict)]
+    assert responses
+    for response in responses:
+        for bad in ("lots", -3, [1], True, None):
+            usage = get_adapter("ollama").from_wire({**response, "eval_count": bad}).usage
+            assert usage is not None
+            assert usage.output_tokens == 0
+            assert usage.provider_data is not None
+            assert isinstance(usage.provider_data.data, dict)
+            assert usage.provider_data.data["eval_count"] == bad
 
 
 # -- hand-picked bodies for the Responses API ------------------------------------------------------

@@ -36,7 +36,8 @@ from tests.harness.corpus import CORPUS
 from tests.harness.depth import examples
 
 MODELS = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-5", "openai_responses": "gpt-5",
-          "google": "gemini-2.5-pro", "bedrock": "anthropic.claude-sonnet-4-20250514-v1:0"}
+          "google": "gemini-2.5-pro", "bedrock": "anthropic.claude-sonnet-4-20250514-v1:0",
+          "ollama": "qwen3:8b"}
 
 # -- lone surrogates -----------------------------------------------------------------------
 
@@ -163,7 +164,10 @@ def _bodies(name: str, kind: str) -> list[dict[str, Any]]:
 # keeping the blocks it does not know as unknown parts (a Converse ``{"text": ...}`` block in an
 # Anthropic request, an Anthropic ``{"type": "text", ...}`` block in a Converse one).
 _MESSAGES_APIS = ("anthropic", "openai_chat", "bedrock")
-SHARED_REQUESTS = {(a, b) for a in _MESSAGES_APIS for b in _MESSAGES_APIS if a != b}
+# Ollama's chat body is Chat Completions' in shape: a body of plain texts is valid for both, and
+# Anthropic's lenient reader takes one too.
+SHARED_REQUESTS = {(a, b) for a in _MESSAGES_APIS for b in _MESSAGES_APIS if a != b} | {
+    ("ollama", "openai_chat"), ("openai_chat", "ollama"), ("anthropic", "ollama")}
 
 
 @pytest.mark.parametrize("reader", ADAPTER_NAMES)
@@ -197,7 +201,7 @@ def test_a_body_with_none_of_the_apis_keys_is_refused_naming_what_was_expected(
     with pytest.raises(WireFormatError) as request:
         adapter.from_wire_request(body)
     expected = {"anthropic": "content", "openai_chat": "choices", "openai_responses": "output",
-                "google": "candidates", "bedrock": "output.message"}[name]
+                "google": "candidates", "bedrock": "output.message", "ollama": "message"}[name]
     assert expected in str(response.value)
     assert request.value.path in ("messages", "input", "contents")
 

@@ -152,7 +152,7 @@ def _empty_messages(request: dict[str, Any]) -> list[int]:
         if not isinstance(message, dict):
             continue
         if ("parts" in message and not message["parts"]) or ("content" in message and message["content"] in ([], None, "") and not any(
-                message.get(x) for x in ("tool_calls", "function_call", "audio"))):
+                message.get(x) for x in ("tool_calls", "function_call", "audio", "images", "thinking"))):
             empty.append(k)
     return empty
 

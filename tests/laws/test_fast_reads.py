@@ -58,4 +58,5 @@ def test_every_model_read_is_the_one_validation_makes(name: str) -> None:
             if not fresh:
                 assert twin == model, where
             seen += 1
-    assert seen > 100  # the corpus holds real traffic for every API
+    # The corpus holds real traffic for every API; Ollama's is six requests (corpus/ollama/README.md).
+    assert seen > (10 if name == "ollama" else 100)

@@ -24,12 +24,12 @@ from tests.harness.corpus import CORPUS
 
 # Corpus folder -> the adapter that reads it (Mistral is a dialect of Chat Completions).
 FOLDERS = {"anthropic": "anthropic", "openai-chat": "openai_chat", "openai-responses": "openai_responses",
-           "google": "google", "bedrock": "bedrock", "mistral": "openai_chat"}
+           "google": "google", "bedrock": "bedrock", "mistral": "openai_chat", "ollama": "ollama"}
 READERS = sorted(set(FOLDERS.values()))
 # How a refusal names each API's body when it can tell.
 NAMES = {"anthropic": "Anthropic Messages", "openai_chat": "OpenAI Chat Completions",
          "openai_responses": "OpenAI Responses", "google": "Gemini generateContent",
-         "bedrock": "Bedrock Converse"}
+         "bedrock": "Bedrock Converse", "ollama": "Ollama chat"}
 PAIRS = [(folder, reader) for folder in FOLDERS for reader in READERS if reader != FOLDERS[folder]]
 
 
@@ -73,9 +73,10 @@ def test_a_reader_refuses_another_apis_request_or_reads_it_whole(folder: str, re
         taken.append(name)
         assert not problems, f"{name} read by {reader}: {problems}"
     assert not misnamed, f"refusals that do not name {reader} as the reader: {misnamed[:3]}"
-    # Anthropic, Chat and Converse all call their list "messages"; only a bare text body, valid
-    # for both, may pass between Anthropic and Chat. Every other pair refuses every body.
-    if {folder, reader} - {"anthropic", "openai-chat", "openai_chat", "mistral"}:
+    # Anthropic, Chat, Converse and Ollama all call their list "messages"; only a bare text body
+    # may pass between Anthropic, Chat and Ollama (whose body is Chat's in shape:
+    # docs/adapters/ollama.md says how the two are told apart). Every other pair refuses every body.
+    if {folder, reader} - {"anthropic", "openai-chat", "openai_chat", "mistral", "ollama"}:
         assert not taken, f"{reader} read {len(taken)} {folder} bodies: {taken[:3]}"
 
 

@@ -233,6 +233,20 @@ def test_a_projection_records_the_exact_request() -> None:
     assert attrs["gen_ai.system_instructions"] == [{"type": "text", "content": "You are terse."}]
 
 
+def test_an_ollama_projection_records_its_options_as_request_attributes() -> None:
+    """Ollama states sampling in ``options``: ``num_predict`` is the max tokens, the rest by
+    their names; the provider is ``ollama``."""
+    from partwire.adapters import ollama
+
+    projection = ollama.to_wire([UserMessage("hi")], model="qwen3:8b",
+                                settings={"max_output_tokens": 64, "temperature": 0.3})
+    attrs = otel.projection_attributes(projection, "ollama").attributes
+    assert_valid(attrs)
+    assert (attrs["gen_ai.provider.name"], attrs["gen_ai.request.model"],
+            attrs["gen_ai.request.max_tokens"], attrs["gen_ai.request.temperature"]) == (
+        "ollama", "qwen3:8b", 64, 0.3)
+
+
 def test_record_sets_the_span_and_emits_the_event() -> None:
     """record() writes the attributes on the current span (structured values as JSON text) and
     emits the structured event through the OpenTelemetry SDK."""

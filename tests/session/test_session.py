@@ -41,7 +41,8 @@ from tests.laws.test_corpus_laws import ADAPTERS
 from tests.session.agent_loop import agent_events
 
 MODEL = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-4.1", "openai_responses": "gpt-5",
-         "google": "gemini-2.5-pro", "bedrock": "us.anthropic.claude-sonnet-4-5-20250929-v1:0"}
+         "google": "gemini-2.5-pro", "bedrock": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+         "ollama": "qwen3:8b"}
 
 
 def _sse(text: str = "Hello", *, tool: bool = True) -> list[dict[str, Any]]:
@@ -392,6 +393,15 @@ def test_a_request_kept_by_the_caller_is_never_changed_by_later_turns(name: str)
     for held, dump in kept:
         body = held.request if hasattr(held, "request") else held
         assert json.dumps(body if isinstance(body, list) else body[key], default=json_default) == dump
+
+
+def test_ollama_names_the_native_adapter_and_the_dialect_stays_reachable() -> None:
+    """``ollama:<model>`` is Ollama's native chat adapter; ``openai_chat`` with the ``ollama``
+    dialect is its OpenAI-compatible endpoint."""
+    native = Target.parse("ollama:qwen3:8b")
+    assert (native.adapter, native.model, native.model_id) == ("ollama", "qwen3:8b", "ollama:qwen3:8b")
+    compatible = Target.parse("openai_chat:qwen3:8b", options={"dialect": "ollama"})
+    assert (compatible.adapter, compatible.model_id) == ("openai_chat", "ollama:qwen3:8b")
 
 
 def test_breakpoints_by_hand() -> None:

@@ -9,6 +9,14 @@ A body is judged by signs that only one API defines: a top-level field, a messag
 content block's ``type`` (or its absence, for Converse). A body with no such sign (a lone user
 text with ``max_tokens``) is valid for several APIs alike and is read as asked. The scan stops
 at the first sign and reads no block twice; its cost is a few dictionary lookups per message.
+
+Ollama's native chat body looks like a Chat Completions one (``model``, ``messages`` with the
+same roles, ``tool_calls``). What tells them apart is what only one writes: Ollama's top-level
+``options``, ``format``, ``think`` and ``keep_alive``, and in a message ``images`` as a list,
+a ``thinking`` text, a result's ``tool_name``, or calls with arguments as an object and no
+``type``; Chat's ``tool_call_id``, content as a list of typed parts, calls with a ``type`` or arguments
+as text, and the sampling fields Ollama keeps in ``options`` (``temperature``, ``max_tokens``,
+``stop``...). A body with none of these (a model and plain texts) is valid for both.
 """
 
 from __future__ import annotations
@@ -28,7 +36,9 @@ LABELS: dict[str, str] = {
     "openai_responses": "an OpenAI Responses",
     "google": "a Gemini generateContent",
     "bedrock": "a Bedrock Converse",
+    "ollama": "an Ollama chat",
     "typed": "an Anthropic Messages or OpenAI Chat Completions",
+    "messages": "an Anthropic Messages, OpenAI Chat Completions or Ollama chat",
 }
 """How an error names each API's body (``a Bedrock Converse`` request)."""
 
@@ -50,10 +60,17 @@ _TOP: tuple[tuple[str, frozenset[str]], ...] = (
                                "reasoning_effort", "modalities", "logit_bias", "functions",
                                "function_call", "prediction", "audio", "web_search_options", "seed",
                                "random_seed", "safe_prompt", "prompt_mode"})),
+    # Ollama's native chat: its sampling lives in options, its switches beside them.
+    ("ollama", frozenset({"options", "keep_alive", "think", "format"})),
 )
 # Per reading adapter, the top-level fields of all the others together.
 _OTHERS_TOP: dict[str, frozenset[str]] = {
     own: frozenset().union(*(fields for api, fields in _TOP if api != own)) for own, _ in _TOP}
+# Top-level fields that Chat Completions and Anthropic share and Ollama's chat lacks (it states
+# sampling in options): a sign, for the Ollama reader only, that the body is one of theirs.
+_TYPED_TOP = frozenset({"temperature", "top_p", "top_k", "max_tokens", "stop", "tool_choice",
+                        "parallel_tool_calls", "user", "metadata", "stream_options", "store",
+                        "service_tier"})
 # Message roles only Chat Completions (and its dialects) puts in ``messages`` (a system message
 # there is an option of Anthropic's reader and writer too).
 _CHAT_ROLES = frozenset({"system", "developer", "tool", "function"})
@@ -85,9 +102,13 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
             if api != own and not keys.isdisjoint(fields):
                 field = next(k for k in body if k in fields)
                 return api, f"a top-level {field}", field
+    if own == "ollama":
+        found = _typed_for_ollama(body)
+        if found is not None:
+            return found
     model = body.get("model")
     if model is not None and own == "bedrock":
-        return "typed", "a top-level model (Converse names it in the URL)", "model"
+        return "messages", "a top-level model (Converse names it in the URL)", "model"
     if own == "anthropic" and isinstance(model, str) and model_owner(model) == "openai":
         # Anthropic serves only its own models; an OpenAI model in a messages body is Chat's.
         return "openai_chat", f"the OpenAI model {model}", "model"
@@ -104,22 +125,28 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
     if isinstance(tools, list):
         for i, tool in enumerate(tools):
             shape = _tool_api(tool)
-            if shape is not None and shape != own:
+            # Ollama's tools are Chat Completions' function tools, to the letter.
+            if shape is not None and shape != own and (shape, own) != ("openai_chat", "ollama"):
                 return shape, "a tool in its shape", f"tools[{i}]"
     messages = body.get("messages")
     if not isinstance(messages, list):
         return None
-    chat = own == "openai_chat"
     writers = _FOREIGN_BLOCKS.get(own) or _foreign_blocks(own)
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
             return None
-        if not chat:
-            role = message.get("role")
-            if isinstance(role, str) and role in _CHAT_ROLES and (role != "system" or own != "anthropic"):
-                return "openai_chat", f"a {message['role']} message", f"messages[{i}].role"
-            if "tool_calls" in message:
-                return "openai_chat", "a message's tool_calls", f"messages[{i}].tool_calls"
+        role = message.get("role")
+        if own != "ollama":
+            sign = _ollama_message(message)
+            if sign is not None:
+                return "ollama", f"a message's {sign}", f"messages[{i}].{sign}"
+        elif _chat_message(message):
+            return "openai_chat", "a message in its shape (a call id, a list of content)", f"messages[{i}]"
+        if own not in ("openai_chat", "ollama") and isinstance(role, str) and role in _CHAT_ROLES \
+                and (role != "system" or own != "anthropic"):
+            return "openai_chat", f"a {message['role']} message", f"messages[{i}].role"
+        if own not in ("openai_chat", "ollama") and "tool_calls" in message:
+            return "openai_chat", "a message's tool_calls", f"messages[{i}].tool_calls"
         content = message.get("content")
         if not isinstance(content, list):
             continue
@@ -143,13 +170,61 @@ def _foreign_blocks(own: str) -> dict[str, str]:
     the two is unclear); other unknown types pass: a block Converse may add later is kept as
     an unknown part."""
     writers = {kind: writer for kind, writer in _BLOCK_TYPES.items() if writer != own}
-    if own == "bedrock":
+    if own in ("bedrock", "ollama"):
+        # Ollama's content is text, never blocks: a text block is a typed API's there too.
         writers["text"] = "typed"
     return writers
 
 
 # Per reading adapter: the block types of the other APIs.
 _FOREIGN_BLOCKS = {own: _foreign_blocks(own) for own in LABELS}
+
+
+def _typed_for_ollama(body: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    """For the Ollama reader: a top-level field of Chat Completions or Anthropic, or a model
+    only OpenAI or Anthropic serves (Ollama's ``gpt-oss`` is open weights, and its own)."""
+    field = next((k for k in body if k in _TYPED_TOP), None)
+    if field is not None:
+        return "typed", f"a top-level {field} (Ollama states sampling in options)", field
+    model = body.get("model")
+    if isinstance(model, str) and not model.startswith("gpt-oss"):
+        owner = model_owner(model)
+        if owner == "openai":
+            return "openai_chat", f"the OpenAI model {model}", "model"
+        if owner == "anthropic":
+            return "anthropic", f"the Anthropic model {model}", "model"
+    return None
+
+
+def _ollama_message(message: Mapping[str, Any]) -> str | None:
+    """The key that makes ``message`` Ollama's: images as a list beside the content, a tool
+    result's ``tool_name``, a reply's ``thinking`` text, or calls with arguments as an object
+    and no id; ``None`` when none does."""
+    if isinstance(message.get("images"), list):
+        return "images"
+    if "tool_name" in message and "tool_call_id" not in message:
+        return "tool_name"
+    if isinstance(message.get("thinking"), str):
+        return "thinking"
+    calls = message.get("tool_calls")
+    if isinstance(calls, list) and calls and all(
+            isinstance(c, dict) and "type" not in c and isinstance(c.get("function"), dict)
+            and not isinstance(c["function"].get("arguments"), str) for c in calls):
+        return "tool_calls"
+    return None
+
+
+def _chat_message(message: Mapping[str, Any]) -> bool:
+    """Whether ``message`` has what only Chat Completions writes: a result's call id, calls typed
+    ``function`` or with arguments as text, a developer or function role. (Content as a list is
+    never Ollama's; its blocks say whose it is.)"""
+    if "tool_call_id" in message or message.get("role") in ("developer", "function"):
+        return True
+    calls = message.get("tool_calls")
+    return isinstance(calls, list) and any(
+        isinstance(c, dict) and ("type" in c or (
+            isinstance(c.get("function"), dict) and isinstance(c["function"].get("arguments"), str)))
+        for c in calls)
 
 
 def refuse_foreign_request(body: Mapping[str, Any], own: str, provider: str) -> None:
@@ -183,6 +258,8 @@ def foreign_response(body: Mapping[str, Any], own: str) -> tuple[str, str] | Non
     for field, api in _RESPONSE_TOP:
         if field in body and api != own:
             return api, f"a top-level {field}"
+    if own != "ollama" and isinstance(body.get("message"), dict) and "done" in body:
+        return "ollama", "a top-level message and done"
     output = body.get("output")
     if isinstance(output, dict) and "message" in output and own != "bedrock":
         return "bedrock", "an output message"
@@ -200,7 +277,8 @@ def refuse_foreign_response(body: Mapping[str, Any], own: str, provider: str) ->
                               f"{LABELS[own]} one: read it with the {api} adapter")
 
 
-_ADVICE = {"typed": "the anthropic or openai_chat adapter"}
+_ADVICE = {"typed": "the anthropic or openai_chat adapter",
+           "messages": "the anthropic, openai_chat or ollama adapter"}
 
 
 def _tool_api(tool: Any) -> str | None:

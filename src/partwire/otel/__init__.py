@@ -65,7 +65,7 @@ _REQUEST_FIELDS: dict[str, str] = {
     "topK": "top_k", "stop": "stop_sequences", "stop_sequences": "stop_sequences",
     "stopSequences": "stop_sequences", "seed": "seed", "frequency_penalty": "frequency_penalty",
     "frequencyPenalty": "frequency_penalty", "presence_penalty": "presence_penalty",
-    "presencePenalty": "presence_penalty",
+    "presencePenalty": "presence_penalty", "num_predict": "max_tokens",  # Ollama's, in options
 }
 
 
@@ -103,6 +103,8 @@ def projection_attributes(projection: Projection, api: str, *, answer: Assistant
     attrs = dict(result.attributes)
     body = projection.request
     fields = {**body, **body.get("generationConfig", {})} if isinstance(body.get("generationConfig"), dict) else body
+    if isinstance(body.get("options"), dict):  # Ollama states sampling in options
+        fields = {**fields, **body["options"]}
     for key, name in _REQUEST_FIELDS.items():
         value = fields.get(key)
         if value is not None:

@@ -49,6 +49,8 @@ PROVIDER_OF_ISSUER: dict[str, str] = {
     # this is the value the conventions give for "any Google endpoint".
     "google": "gcp.gen_ai", "mistral": "mistral_ai", "xai": "x_ai", "groq": "groq",
     "cohere": "cohere", "perplexity": "perplexity",
+    # Not among the conventions' well-known values: its own name, as they advise for the rest.
+    "ollama": "ollama",
 }
 ISSUER_OF_PROVIDER: dict[str, str] = {v: k for k, v in PROVIDER_OF_ISSUER.items()} | {
     "gcp.gemini": "google", "gcp.vertex_ai": "google", "azure.ai.openai": "openai",

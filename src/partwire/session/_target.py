@@ -68,7 +68,7 @@ class Target:
                 " such as 'anthropic:claude-sonnet-4-6' or 'openai_responses:gpt-5'"
             raise ArgumentError("target", f"{spec!r} is not '<adapter>:<model>'{hint} (adapters: "
                                 f"{', '.join(ADAPTER_NAMES)})", function="Session")
-        if head in _chat_dialects():
+        if head in _chat_dialects() and head not in ADAPTER_NAMES:  # ollama: its native adapter
             options = fields.get("options")
             if options is None or (isinstance(options, Mapping) and "dialect" not in options):
                 fields["options"] = {**(options or {}), "dialect": head}

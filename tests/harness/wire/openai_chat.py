@@ -190,6 +190,7 @@ LAWS = WireLaws(
     strip=lambda request, variant: strip_extensions(request, openai_chat.DIALECTS[variant]),
     validator=DIALECT_VALIDATORS.get,
     # Servers the corpus holds traffic of (mistral/), each read under its own dialect.
-    corpora={name: name for name in DIALECTS if name != "openai"},
+    # corpus/ollama/ is the native API's traffic (the ollama adapter's), not this dialect's.
+    corpora={name: name for name in DIALECTS if name not in ("openai", "ollama")},
 )
 """The Chat Completions wire laws."""

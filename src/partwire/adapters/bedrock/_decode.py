@@ -127,7 +127,8 @@ def from_wire(response: Any, options: Options | None = None) -> AssistantMessage
     model_id = options.model_id if options is not None else None
     body = load_json(response, ISSUER, "response")
     output = body.get("output")
-    if output is None and "message" in body:
+    # Bedrock's error body is {"message": "..."}; Ollama's response has a message object.
+    if output is None and "message" in body and not isinstance(body["message"], dict):
         raise error_from_wire(body)
     if not isinstance(output, dict) or not isinstance(output.get("message"), dict):
         refuse_foreign_response(body, "bedrock", ISSUER)
