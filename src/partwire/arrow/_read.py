@@ -79,17 +79,14 @@ def read_batch(batch: pa.RecordBatch, *, source: str | None = None,
     that path checks, and validated from a dict of its fields otherwise.
     """
     check_schema(batch.schema, source)
-    col = {name: batch.column(name).to_pylist() for name in
-           ("session_id", "v", "type", "role", "id", "text", "call_id", "tool_name", "status",
-            "stop_reason", "model", "provider", "api", "response_id", "parent_id", "extra")}
     # Times as datetimes made from their microseconds (Arrow's own datetimes, made with a zone
     # object per value, cost several times more); a time beyond datetime's years goes to
     # validation as text, which says what is wrong with it.
     made = [times(batch.column(name)) for name in _TIMES]
-    for name, values in zip(_TIMES, made, strict=True):
-        col[name] = values if values is not None else pc.strftime(
-            batch.column(name), format="%Y-%m-%dT%H:%M:%SZ").to_pylist()
-    fast = Columns(batch, col) if None not in made and same_types(batch.schema) else None
+    created, started, finished = made
+    fast = None
+    if created is not None and started is not None and finished is not None and same_types(batch.schema):
+        fast = Columns(batch, created, started, finished)
     validated: _Validated | None = None
     events: list[HistoryEvent] = []
     made_event = fast.event if fast is not None else None
@@ -97,10 +94,10 @@ def read_batch(batch: pa.RecordBatch, *, source: str | None = None,
         event = made_event(i) if made_event is not None else None
         if event is None:
             if validated is None:
-                validated = _Validated(batch, col, source)
+                validated = _Validated(batch, made, source)
             event = validated.event(i, first_row + i)
         events.append(event)
-    return col["session_id"], events
+    return batch.column("session_id").to_pylist(), events
 
 
 _TIMES = ("created_at", "started_at", "finished_at")
@@ -109,7 +106,13 @@ _TIMES = ("created_at", "started_at", "finished_at")
 class _Validated:
     """The slow path: a row's fields as a dict, with ``extra`` laid over them, validated."""
 
-    def __init__(self, batch: pa.RecordBatch, col: dict[str, list[Any]], source: str | None) -> None:
+    def __init__(self, batch: pa.RecordBatch, made: list[list[Any] | None], source: str | None) -> None:
+        col = {name: batch.column(name).to_pylist() for name in
+               ("v", "type", "role", "id", "text", "call_id", "tool_name", "status", "stop_reason", "model",
+                "provider", "api", "response_id", "parent_id", "extra")}
+        for name, values in zip(_TIMES, made, strict=True):
+            col[name] = values if values is not None else pc.strftime(
+                batch.column(name), format="%Y-%m-%dT%H:%M:%SZ").to_pylist()
         self.col, self.source = col, source
         usage_column = batch.column("usage")
         self.usage_valid = usage_column.is_valid().to_pylist()
