@@ -30,7 +30,7 @@ from partwire.usage import Usage
 from ._defaults import EVENT_CLASSES, PART_CLASSES, SOURCE_CLASSES, field_defaults
 from ._schema import PART_COLUMNS, PART_FIELDS, SOURCE_FIELDS, TEXT_FIELDS, TYPED_FIELDS, USAGE_COUNTS
 
-__all__ = ["Row", "event_row"]
+__all__ = ["EVENT_PLANS", "PART_PLANS", "Row", "Unfit", "dumps", "event_row", "part_row", "usage_extra"]
 
 Row = tuple[Any, ...]
 """One event's values in column order, ``session_id`` to ``extra`` (``parts`` left out), then
@@ -46,8 +46,17 @@ _PART_INDEX = {name: k for k, name in enumerate(PART_COLUMNS)}
 _USAGE_FIELDS = itemgetter(*USAGE_COUNTS, "latency_ms", "cost", "pricing_version", "provider_data")
 
 
-class _Unfit(Exception):
+class Unfit(Exception):
     """An event this path cannot render exactly as its JSON line: the JSON path takes it."""
+
+
+def dumps(value: Any) -> str:
+    """JSON text as the ``extra`` columns hold it (``json.dumps`` with these settings, whose
+    encoder is made once here rather than on every call)."""
+    return _ENCODE(value)
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _getter(names: tuple[str, ...]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
@@ -85,6 +94,8 @@ class _Leftovers:
         defaults = field_defaults(cls, self.names)
         self.defaults = tuple(defaults.get(name, _MISSING) for name in self.names)
         self.types = tuple(map(type, self.defaults))
+        # Where a default is a bool: an equal value (0) may be of another JSON type.
+        self.bools = tuple(k for k, default in enumerate(self.defaults) if type(default) is bool)
         self.get = _getter(self.names)
 
     def extra(self, model: BaseModel, given: dict[str, Any] | None = None) -> dict[str, Any] | None:
@@ -92,7 +103,7 @@ class _Leftovers:
         ``given`` holds the remains of a field split over columns (an assistant's usage, a part's
         source), kept in that field's place when not empty."""
         if model.__pydantic_extra__:
-            raise _Unfit  # unknown fields: their JSON is the line's to say
+            raise Unfit  # unknown fields: their JSON is the line's to say
         values = self.get(model.__dict__)
         if given is None and values == self.defaults and tuple(map(type, values)) == self.types:
             return None
@@ -131,6 +142,24 @@ class _EventPlan:
         if cls is ToolMessage:
             taken |= {"started_at", "finished_at"}
         self.leftovers = _Leftovers(cls, taken)
+        # The leftovers but an assistant's usage, whose remains the batch path looks at itself.
+        self.plain = _Leftovers(cls, taken | {"usage"}) if cls is AssistantMessage else self.leftovers
+        # What the batch path reads with one getter, and the string columns typed fields fill.
+        self.typed_columns = tuple(typed.items())
+        # (then the leftovers but usage, to be compared with their defaults a column at a time).
+        self.columns = _Columns(("v", "id", "created_at", *(("parent_id",) if self.parent else ()), *typed,
+                                 *(("parts",) if self.parts else ()),
+                                 *(("usage",) if cls is AssistantMessage else ()),
+                                 *(("started_at", "finished_at") if cls is ToolMessage else ()),
+                                 *self.plain.names))
+
+
+class _Columns:
+    """Names of fields read together, and their getter."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.getter = _getter(names)
 
 
 class _PartPlan:
@@ -144,16 +173,15 @@ class _PartPlan:
         self.input = kind == "server_tool_call"
         self.source = "source" in cls.model_fields
         self.leftovers = _Leftovers(cls, {"type", *typed, *(("input",) if self.input else ())})
+        # The typed fields' columns, and what the batch path reads of a part in one go.
+        self.typed = tuple((field, _PART_INDEX[column]) for field, column in typed.items())
+        self.read = _Columns((*typed, *self.leftovers.names))
 
 
-_EVENT_PLANS = {cls: _EventPlan(kind, cls) for kind, cls in EVENT_CLASSES.items()}
-_PART_PLANS = {cls: _PartPlan(kind, cls) for kind, cls in PART_CLASSES.items()}
+EVENT_PLANS = {cls: _EventPlan(kind, cls) for kind, cls in EVENT_CLASSES.items()}
+PART_PLANS = {cls: _PartPlan(kind, cls) for kind, cls in PART_CLASSES.items()}
 _SOURCE_PLANS = {cls: (kind, *SOURCE_FIELDS[kind], _Leftovers(cls, {"type", SOURCE_FIELDS[kind][0]}))
                  for kind, cls in SOURCE_CLASSES.items()}
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _utc(value: Any) -> datetime | None:
@@ -161,7 +189,7 @@ def _utc(value: Any) -> datetime | None:
     if value is None:
         return None
     if type(value) is not datetime or value.utcoffset() != _ZERO:
-        raise _Unfit
+        raise Unfit
     return value
 
 
@@ -178,28 +206,34 @@ def _usage(usage: Any) -> tuple[tuple[Any, ...] | None, dict[str, Any] | None]:
     if usage is None:
         return None, None
     if type(usage) is not Usage or usage.__pydantic_extra__:
-        raise _Unfit
+        raise Unfit
     i, o, r, w, t, latency, cost, version, data = _USAGE_FIELDS(usage.__dict__)
     # Arrow takes a bool for an int64 and JSON writes it otherwise: only ints pass.
     if (type(i) is not int or type(o) is not int or type(r) is not int or type(w) is not int
             or type(t) is not int or (latency is not None and type(latency) is not int)):
-        raise _Unfit
+        raise Unfit
+    left = usage_extra(cost, data)
+    return (i, o, r, w, t, _cost(cost) if cost is not None else None, version, latency), left
+
+
+def usage_extra(cost: Any, data: Any) -> dict[str, Any]:
+    """What of a usage its columns leave to ``extra``: the cost's own digits (the column is for
+    sums) and the provider's raw usage."""
     left: dict[str, Any] = {}
     if cost is not None:
         if type(cost) is not Decimal:
-            raise _Unfit
-        # The cost's own digits stay in extra (the column is for sums).
+            raise Unfit
         left["cost"] = str(cost)
-        cost = _cost(cost)
     if data is not None:
         left["provider_data"] = data.model_dump(mode="json")
-    return (i, o, r, w, t, cost, version, latency), left
+    return left
 
 
-def _part_row(part: Any) -> tuple[Any, ...]:
-    plan = _PART_PLANS.get(type(part))
+def part_row(part: Any) -> tuple[Any, ...]:
+    """The row of one part in the parts' columns, or ``Unfit``."""
+    plan = PART_PLANS.get(type(part))
     if plan is None:
-        raise _Unfit
+        raise Unfit
     fields = part.__dict__
     values = plan.values(fields)
     if plan.input or plan.source:
@@ -208,36 +242,36 @@ def _part_row(part: Any) -> tuple[Any, ...]:
         if plan.input:
             copied = json_copy(fields["input"])
             if copied is NOT_JSON:
-                raise _Unfit
-            row[_PART_INDEX["arguments"] - 1] = _dumps(copied)
+                raise Unfit
+            row[_PART_INDEX["arguments"] - 1] = dumps(copied)
         if plan.source:
             source = fields["source"]
             found = _SOURCE_PLANS.get(type(source))
             if found is None:
-                raise _Unfit
+                raise Unfit
             kind, field, column, leftovers = found
             value = source.__dict__[field]
             if type(value) is not str:
-                raise _Unfit
+                raise Unfit
             row[_PART_INDEX["source_type"] - 1] = kind
             row[_PART_INDEX[column] - 1] = value
             given = {"source": leftovers.extra(source)}
         extra = plan.leftovers.extra(part, given)
-        return (plan.kind, *row, _dumps(extra) if extra else None)
+        return (plan.kind, *row, dumps(extra) if extra else None)
     extra = plan.leftovers.extra(part)
-    return (plan.kind, *values, _dumps(extra) if extra else None)
+    return (plan.kind, *values, dumps(extra) if extra else None)
 
 
 def event_row(event: Any, session_id: str | None, seq: int, parts: list[tuple[Any, ...]]) -> Row | None:
     """The row of ``event`` (its parts appended to ``parts``), or ``None``, with ``parts`` as it
     was, when the JSON path must take the event."""
-    plan = _EVENT_PLANS.get(type(event))
+    plan = EVENT_PLANS.get(type(event))
     if plan is None:
         return None
     mark = len(parts)
     try:
         return _event_row(plan, event, session_id, seq, parts)
-    except _Unfit:
+    except Unfit:
         del parts[mark:]
         return None
 
@@ -246,16 +280,16 @@ def _event_row(plan: _EventPlan, event: Any, session_id: str | None, seq: int,
                parts: list[tuple[Any, ...]]) -> Row:
     fields = event.__dict__
     if fields["v"] != 1 or fields["type"] != plan.type:
-        raise _Unfit
+        raise Unfit
     created = fields["created_at"]
     if type(created) is not datetime or created.utcoffset() != _ZERO:
-        raise _Unfit
+        raise Unfit
     strings = plan.strings(fields)
     if plan.parts:
         own = fields["parts"]
         if type(own) is not tuple:
-            raise _Unfit
-        parts.extend([_part_row(part) for part in own])
+            raise Unfit
+        parts.extend([part_row(part) for part in own])
         if plan.joins_text:
             strings = ("".join([part.text for part in own if type(part) is TextPart]), *strings[1:])
     if plan.kind == "assistant":
@@ -264,10 +298,10 @@ def _event_row(plan: _EventPlan, event: Any, session_id: str | None, seq: int,
             extra = plan.leftovers.extra(event, {"usage": left})
             # The commonest remains, a cost alone: its digits need no escaping.
             text = (f'{{"usage":{{"cost":"{left["cost"]}"}}}}' if extra == {"usage": left} and len(left) == 1
-                    and "cost" in left else _dumps(extra) if extra else None)
+                    and "cost" in left else dumps(extra) if extra else None)
         else:
             extra = plan.leftovers.extra(event)
-            text = _dumps(extra) if extra else None
+            text = dumps(extra) if extra else None
         return (session_id, seq, 1, "message", "assistant", fields["id"], created, fields["parent_id"],
                 *strings, usage, None, None, text, True, len(parts))
     extra = plan.leftovers.extra(event)
@@ -277,4 +311,4 @@ def _event_row(plan: _EventPlan, event: Any, session_id: str | None, seq: int,
         started = finished = None
     return (session_id, seq, 1, plan.type, plan.role, fields["id"], created,
             fields["parent_id"] if plan.parent else None, *strings, None, started, finished,
-            _dumps(extra) if extra else None, plan.parts, len(parts))
+            dumps(extra) if extra else None, plan.parts, len(parts))

@@ -25,6 +25,7 @@ from partwire.codec import encode
 from partwire.history import HistoryEvent
 
 from ._defaults import EVENT_DEFAULTS, PART_DEFAULTS, SOURCE_DEFAULTS
+from ._columns import columnar_batch
 from ._direct import Row, event_row
 from ._schema import (
     EVENT_SCHEMA,
@@ -115,36 +116,47 @@ class BatchBuilder:
         self._reset()
 
     def _reset(self) -> None:
-        self._rows: list[Row] = []
-        self._parts: list[tuple[Any, ...]] = []
-        # The events themselves, for the rare batch Arrow refuses (see finish).
-        self._events: list[tuple[str | None, int, HistoryEvent]] = []
+        self._sessions: list[str | None] = []
+        self._seqs: list[int] = []
+        self._events: list[HistoryEvent] = []
 
     @property
     def rows(self) -> int:
         """Rows added since the last batch."""
-        return len(self._rows)
+        return len(self._events)
 
     def add(self, session_id: str | None, seq: int, event: HistoryEvent) -> None:
         """Append one event as one row."""
-        self._events.append((session_id, seq, event))
-        row = event_row(event, session_id, seq, self._parts)
-        self._rows.append(row if row is not None else _json_row(session_id, seq, event, self._parts))
+        self._sessions.append(session_id)
+        self._seqs.append(seq)
+        self._events.append(event)
 
     def finish(self) -> pa.RecordBatch:
-        """The rows added since the last batch, as one ``RecordBatch``; the builder starts again."""
-        try:
-            batch = _batch(self._rows, self._parts)
-        except UnicodeEncodeError:
-            # A lone surrogate (read from a JSON escape) in a field: UTF-8 cannot hold it. The
-            # JSON path sees it in the event's line and keeps that line whole.
-            rows: list[Row] = []
-            parts: list[tuple[Any, ...]] = []
-            for session_id, seq, event in self._events:
-                rows.append(_json_row(session_id, seq, event, parts))
-            batch = _batch(rows, parts)
+        """The rows added since the last batch, as one ``RecordBatch``; the builder starts again.
+
+        The whole batch is made a column at a time (``_columns``) when its events allow;
+        otherwise each event's row is made from its fields (``_direct``) or, failing that, from
+        its JSON line; a batch Arrow refuses then (a lone surrogate, which UTF-8 cannot hold;
+        a value not of its field's type) is made from JSON lines alone, which keep such a line
+        whole.
+        """
+        sessions, seqs, events = self._sessions, self._seqs, self._events
         self._reset()
-        return batch
+        batch = columnar_batch(sessions, seqs, events)
+        if batch is not None:
+            return batch
+        rows: list[Row] = []
+        parts: list[tuple[Any, ...]] = []
+        for session_id, seq, event in zip(sessions, seqs, events, strict=True):
+            row = event_row(event, session_id, seq, parts)
+            rows.append(row if row is not None else _json_row(session_id, seq, event, parts))
+        try:
+            return _batch(rows, parts)
+        except (UnicodeEncodeError, pa.ArrowException, OverflowError):
+            rows, parts = [], []
+            for session_id, seq, event in zip(sessions, seqs, events, strict=True):
+                rows.append(_json_row(session_id, seq, event, parts))
+            return _batch(rows, parts)
 
 
 def _json_row(session_id: str | None, seq: int, event: HistoryEvent, parts: list[tuple[Any, ...]]) -> Row:
