@@ -144,7 +144,8 @@ def test_rows_the_columns_cannot_vouch_for_are_validated() -> None:
          for f in usage.type], fields=list(usage.type), mask=pa.array([True, False]))
     with pytest.raises(DecodeError) as caught:
         pw_arrow.to_history(table.set_column(table.schema.get_field_index("usage"), "usage", negative))
-    assert caught.value.line == 2 and "input_tokens" in str(caught.value.path)
+    assert caught.value.line == 2
+    assert "input_tokens" in str(caught.value.path)
     no_call = table.set_column(table.schema.get_field_index("call_id"), "call_id", pa.array([None, None], pa.string()))
     with pytest.raises(DecodeError) as caught:
         pw_arrow.to_history(no_call)

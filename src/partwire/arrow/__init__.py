@@ -162,10 +162,11 @@ def write_rows(rows: Iterable[Any], path: str | os.PathLike[str], schema: pa.Sch
 
 def _batches(data: pa.Table | pa.RecordBatch | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
     if isinstance(data, pa.Table):
-        return data.to_batches()
+        batches: list[pa.RecordBatch] = data.to_batches()
+        return batches
     if isinstance(data, pa.RecordBatch):
         return [data]
-    return data
+    return (batch for batch in data)
 
 
 def _rows(data: pa.Table | pa.RecordBatch | Iterable[pa.RecordBatch],

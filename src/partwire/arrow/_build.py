@@ -16,19 +16,18 @@ import re
 import types
 import typing
 from collections.abc import Callable
-from operator import itemgetter
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from operator import itemgetter
+from typing import Any, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
-
 from pydantic import BaseModel
 
 # _instance: the instance of a class from its complete, already checked fields, as ``build``
 # makes it (``build`` first completes and checks a partial dict, which these dicts never are).
-from partwire._base import _instance, build, fields_maker
+from partwire._base import CanonicalModel, _instance, build, fields_maker
 from partwire.parts import RefusalPart, TextPart, ThinkingPart, ToolCallPart
 from partwire.usage import Usage
 
@@ -78,21 +77,30 @@ _STRINGS = ("parent_id", "text", "call_id", "tool_name", "status", "stop_reason"
             "response_id")
 
 
+def _picker(positions: list[int]) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
+    """The values at ``positions`` of a row's tuple, as a tuple (``itemgetter`` gives a bare
+    value for one position)."""
+    if len(positions) > 1:
+        return itemgetter(*positions)
+    if positions:
+        (position,) = positions
+        return lambda row: (row[position],)
+    return lambda row: ()
+
+
 class _Kind:
     """How one kind of row becomes its event: the typed columns it reads, what each admits, and
     the event's fields at their defaults."""
 
     def __init__(self, kind: str) -> None:
-        self.cls = EVENT_CLASSES[kind]
+        self.cls = cast(type[CanonicalModel], EVENT_CLASSES[kind])
         self.kind = kind
         self.message = kind in _MESSAGE_KINDS
         typed = [(field, column) for field, column in TYPED_FIELDS[kind].items()
                  if not (column == "text" and kind in TEXT_FIELDS)]
         self.names = tuple(field for field, _ in typed)
         positions = [_STRINGS.index(column) for _, column in typed]
-        self.pick: Callable[[tuple[Any, ...]], tuple[Any, ...]] = (
-            itemgetter(*positions) if len(positions) > 1
-            else (lambda row, k=positions[0]: (row[k],)) if positions else (lambda row: ()))
+        self.pick = _picker(positions)
         # The typed values that need a look: a literal's choices, or a string that may not be null.
         self.checks: list[tuple[int, bool, frozenset[Any] | None]] = []
         for k, (field, _) in enumerate(typed):
@@ -179,7 +187,7 @@ class Columns:
         for name in how.fresh:
             fields[name] = {}
         fields["v"], fields["id"], fields["created_at"] = 1, event_id, created
-        fields.update(zip(how.names, values))
+        fields.update(zip(how.names, values, strict=True))
         extra = self.extras[i]
         cost = None
         if extra is not None:

@@ -27,7 +27,7 @@ from partwire.parts import RefusalPart, TextPart, ThinkingPart, ToolCallPart
 from partwire.usage import Usage
 
 from ._direct import EVENT_PLANS, PART_PLANS, Unfit, dumps, part_row, usage_extra
-from ._schema import EVENT_SCHEMA, PART_COLUMNS, PART_TYPE, TEXT_FIELDS, USAGE_COUNTS, USAGE_TYPE
+from ._schema import EVENT_SCHEMA, PART_COLUMNS, PART_TYPE, USAGE_COUNTS, USAGE_TYPE
 
 __all__ = ["columnar_batch"]
 

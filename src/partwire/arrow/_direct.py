@@ -28,7 +28,14 @@ from partwire.parts import TextPart
 from partwire.usage import Usage
 
 from ._defaults import EVENT_CLASSES, PART_CLASSES, SOURCE_CLASSES, field_defaults
-from ._schema import PART_COLUMNS, PART_FIELDS, SOURCE_FIELDS, TEXT_FIELDS, TYPED_FIELDS, USAGE_COUNTS
+from ._schema import (
+    PART_COLUMNS,
+    PART_FIELDS,
+    SOURCE_FIELDS,
+    TEXT_FIELDS,
+    TYPED_FIELDS,
+    USAGE_COUNTS,
+)
 
 __all__ = ["EVENT_PLANS", "PART_PLANS", "Row", "Unfit", "dumps", "event_row", "part_row", "usage_extra"]
 

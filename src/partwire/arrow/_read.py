@@ -14,6 +14,7 @@ from partwire.codec import decode
 from partwire.errors import DecodeError
 from partwire.history import HistoryEvent
 
+from ._build import Columns, same_types, times
 from ._schema import (
     ARROW_SCHEMA_VERSION,
     EVENT_SCHEMA,
@@ -24,7 +25,6 @@ from ._schema import (
     TYPED_FIELDS,
     USAGE_COUNTS,
 )
-from ._build import Columns, same_types, times
 from ._write import LINE_KEY
 
 __all__ = ["check_schema", "iter_rows", "read_batch"]

@@ -24,8 +24,8 @@ import pyarrow as pa
 from partwire.codec import encode
 from partwire.history import HistoryEvent
 
-from ._defaults import EVENT_DEFAULTS, PART_DEFAULTS, SOURCE_DEFAULTS
 from ._columns import columnar_batch
+from ._defaults import EVENT_DEFAULTS, PART_DEFAULTS, SOURCE_DEFAULTS
 from ._direct import Row, event_row
 from ._schema import (
     EVENT_SCHEMA,
@@ -304,7 +304,7 @@ def _batch(rows: list[Row], parts: list[tuple[Any, ...]]) -> pa.RecordBatch:
         [pa.array(values, field.type) for values, field in zip(usage_columns, USAGE_TYPE, strict=True)],
         fields=list(USAGE_TYPE), mask=pa.array([u is None for u in usage], pa.bool_()))
     arrays: list[pa.Array] = []
-    for k, field in enumerate(EVENT_SCHEMA):
+    for field in EVENT_SCHEMA:
         if field.name == "parts":
             arrays.append(parts_array)
         elif field.name == "usage":
