@@ -126,6 +126,8 @@ _USAGE_NAMES = (*USAGE_COUNTS, "latency_ms", "pricing_version")
 
 def times(column: pa.Array | pa.ChunkedArray) -> list[datetime | None] | None:
     """A time column's values as UTC datetimes, or ``None`` when one is beyond ``datetime``."""
+    if column.null_count == len(column):
+        return [None] * len(column)  # (a tool's start and end: absent from most rows)
     micros = column.cast(pa.int64()).to_pylist()
     epoch, step = _EPOCH, timedelta
     try:
