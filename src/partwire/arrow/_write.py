@@ -185,12 +185,7 @@ def _columns_row(session_id: str | None, seq: int, data: dict[str, Any], parts: 
     if not exact:
         rest["created_at"] = data["created_at"]
     values: dict[str, Any] = {}
-    for field, column in TYPED_FIELDS[kind].items():
-        if field in rest:
-            value = rest.pop(field)
-            if value is not None and not isinstance(value, str):
-                raise _Unfit
-            values[column] = value
+    _take_strings(rest, TYPED_FIELDS[kind], values)
     own_parts = rest.pop("parts", None) if "parts" in EVENT_DEFAULTS[kind] else None
     if own_parts is not None and not isinstance(own_parts, list):
         raise _Unfit
@@ -213,6 +208,16 @@ def _columns_row(session_id: str | None, seq: int, data: dict[str, Any], parts: 
     return (session_id, seq, data["v"] if type(data.get("v")) is int else 1, data["type"], data.get("role"),
             data["id"], created, values.pop("parent_id", None), *(values.get(name) for name in _STRING_COLUMNS),
             usage, started, finished, _dumps(extra) if extra else None, own_parts is not None, len(parts))
+
+
+def _take_strings(rest: dict[str, Any], columns: dict[str, str], into: dict[str, Any]) -> None:
+    """Move each field with a string column from ``rest`` to ``into`` (under its column's name)."""
+    for field, column in columns.items():
+        if field in rest:
+            value = rest.pop(field)
+            if value is not None and not isinstance(value, str):
+                raise _Unfit
+            into[column] = value
 
 
 def _usage_row(rest: dict[str, Any]) -> tuple[Any, ...] | None:
@@ -244,12 +249,7 @@ def _part_row(part: Any) -> tuple[Any, ...]:
     rest = dict(part)
     del rest["type"]
     row: dict[str, Any] = {"type": kind}
-    for field, column in PART_FIELDS[kind].items():
-        if field in rest:
-            value = rest.pop(field)
-            if value is not None and not isinstance(value, str):
-                raise _Unfit
-            row[column] = value
+    _take_strings(rest, PART_FIELDS[kind], row)
     if kind == "server_tool_call":
         row["arguments"] = _dumps(rest.pop("input", None))
     source = rest.get("source")
