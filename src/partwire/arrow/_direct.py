@@ -301,14 +301,9 @@ def _event_row(plan: _EventPlan, event: Any, session_id: str | None, seq: int,
             strings = ("".join([part.text for part in own if type(part) is TextPart]), *strings[1:])
     if plan.kind == "assistant":
         usage, left = _usage(fields["usage"])
-        if left:
-            extra = plan.leftovers.extra(event, {"usage": left})
-            # The commonest remains, a cost alone: its digits need no escaping.
-            text = (f'{{"usage":{{"cost":"{left["cost"]}"}}}}' if extra == {"usage": left} and len(left) == 1
-                    and "cost" in left else dumps(extra) if extra else None)
-        else:
-            extra = plan.leftovers.extra(event)
-            text = dumps(extra) if extra else None
+        # The usage's remains, if any, in its place (a usage its columns hold whole leaves none).
+        extra = plan.leftovers.extra(event, {"usage": left})
+        text = dumps(extra) if extra else None
         return (session_id, seq, 1, "message", "assistant", fields["id"], created, fields["parent_id"],
                 *strings, usage, None, None, text, True, len(parts))
     extra = plan.leftovers.extra(event)
