@@ -67,6 +67,91 @@ def test_corpus_histories_round_trip_with_equal_dumps() -> None:
     assert not different, f"{len(different)} corpus histories changed, e.g. {different[:5]}"
 
 
+# Events that send a whole batch off the column-at-a-time writer: an unknown field (the row
+# path), a lone surrogate (Arrow refuses it: every row from its JSON line).
+_ODD_EVENTS = {
+    "unknown field": UserMessage("odd", created_at=T0, id="odd", flavour="extra"),
+    "lone surrogate": decode(b'{"v":1,"type":"message","role":"user","id":"odd","created_at":'
+                             b'"2026-01-01T00:00:00Z","parts":[{"type":"text","text":"\\ud800"}]}'),
+}
+
+
+def _writers_agree(history: list[HistoryEvent]) -> bool:
+    table = pw_arrow.from_history(history, session_id="s")
+    return all(pw_arrow.from_history([*history, odd], session_id="s").slice(0, len(history)).equals(table)
+               for odd in _ODD_EVENTS.values())
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(histories())
+def test_generated_histories_get_the_same_rows_from_every_writer_path(history: list[HistoryEvent]) -> None:
+    """A history's rows are the same whether its batch is made a column at a time, event by
+    event, or from the events' JSON lines (a batch holding an event the faster ways cannot
+    take goes the slower way whole)."""
+    assert _writers_agree(history)
+
+
+def test_corpus_histories_get_the_same_rows_from_every_writer_path() -> None:
+    """Every corpus history's rows are the same from each way of writing a batch."""
+    different = [name for name, history in corpus_histories() if not _writers_agree(history)]
+    assert not different, f"{len(different)} corpus histories differ, e.g. {different[:5]}"
+
+
+def _read_by_validation(table: pa.Table) -> list[HistoryEvent]:
+    # A column of another type than the one written (seq as int32): the reader validates every
+    # row instead of making its event from the columns.
+    schema = table.schema.set(table.schema.get_field_index("seq"), pa.field("seq", pa.int32(), nullable=False))
+    return pw_arrow.to_history(table.cast(schema))
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(histories())
+def test_generated_histories_read_the_same_with_or_without_validation(history: list[HistoryEvent]) -> None:
+    """Events made straight from the columns equal, dump for dump, the events validation reads."""
+    table = pw_arrow.from_history(history, session_id="s")
+    fast = pw_arrow.to_history(table)
+    assert dumps(fast) == dumps(_read_by_validation(table)) == dumps(history)
+    assert fast == history
+
+
+def test_corpus_histories_read_the_same_with_or_without_validation() -> None:
+    """Every corpus history reads back the same from the columns as through validation."""
+    different = []
+    for name, history in corpus_histories():
+        table = pw_arrow.from_history(history, session_id=name)
+        if dumps(pw_arrow.to_history(table)) != dumps(_read_by_validation(table)):
+            different.append(name)
+    assert not different, f"{len(different)} corpus histories differ, e.g. {different[:5]}"
+
+
+def test_rows_the_columns_cannot_vouch_for_are_validated() -> None:
+    """A row whose values break its event's rules (a status no tool message has, a negative
+    token count, a tool message without its call id) is refused naming its row and field,
+    not made into an event."""
+    history: list[HistoryEvent] = [
+        ToolMessage(call_id="c1", tool_name="ls", output_text="ok", id="t1", created_at=T0),
+        AssistantMessage("hi", id="a1", created_at=T0, usage=Usage(input_tokens=3)),
+    ]
+    table = pw_arrow.from_history(history)
+    bad_status = table.set_column(table.schema.get_field_index("status"), "status",
+                                  pa.array(["finished", None], pa.string()))
+    with pytest.raises(DecodeError) as caught:
+        pw_arrow.to_history(bad_status)
+    assert (caught.value.line, caught.value.path) == (1, "message.tool.status")
+    usage = table.column("usage").combine_chunks()
+    negative = pa.StructArray.from_arrays(
+        [pa.array([None, -3], pa.int64()) if f.name == "input_tokens" else usage.field(f.name)
+         for f in usage.type], fields=list(usage.type), mask=pa.array([True, False]))
+    with pytest.raises(DecodeError) as caught:
+        pw_arrow.to_history(table.set_column(table.schema.get_field_index("usage"), "usage", negative))
+    assert caught.value.line == 2
+    assert "input_tokens" in str(caught.value.path)
+    no_call = table.set_column(table.schema.get_field_index("call_id"), "call_id", pa.array([None, None], pa.string()))
+    with pytest.raises(DecodeError) as caught:
+        pw_arrow.to_history(no_call)
+    assert (caught.value.line, caught.value.path) == (1, "message.tool.call_id")
+
+
 def test_mixed_string_and_list_content_share_one_schema() -> None:
     """Chat messages whose ``content`` is a string in some rows and a list of blocks in others
     (the shape that breaks ``pyarrow`` type inference) become rows of one schema and come back."""

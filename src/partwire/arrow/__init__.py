@@ -29,7 +29,7 @@ except ImportError as exc:  # pragma: no cover - the extra is installed wherever
 from partwire.errors import ArgumentError
 from partwire.history import History, HistoryEvent
 
-from ._read import check_schema, iter_rows
+from ._read import check_schema, iter_rows, read_batch
 from ._schema import ARROW_SCHEMA_VERSION, EVENT_SCHEMA
 from ._write import iter_batches
 
@@ -78,7 +78,12 @@ def to_history(data: pa.Table | pa.RecordBatch) -> list[HistoryEvent]:
     Raises :class:`~partwire.errors.DecodeError` naming the row (as its line, 1-based) and column
     when a row is not a history event, or when the table is not in this schema version.
     """
-    return [event for _, event in _rows(data)]
+    events: list[HistoryEvent] = []
+    row = 1
+    for batch in _batches(data):
+        events.extend(read_batch(batch, first_row=row)[1])
+        row += batch.num_rows
+    return events
 
 
 def to_histories(data: pa.Table | pa.RecordBatch | Iterable[pa.RecordBatch],
@@ -155,16 +160,18 @@ def write_rows(rows: Iterable[Any], path: str | os.PathLike[str], schema: pa.Sch
     return count
 
 
+def _batches(data: pa.Table | pa.RecordBatch | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
+    if isinstance(data, pa.Table):
+        batches: list[pa.RecordBatch] = data.to_batches()
+        return batches
+    if isinstance(data, pa.RecordBatch):
+        return [data]
+    return (batch for batch in data)
+
+
 def _rows(data: pa.Table | pa.RecordBatch | Iterable[pa.RecordBatch],
           *, source: str | None = None) -> Iterator[tuple[str | None, HistoryEvent]]:
-    batches: Iterable[pa.RecordBatch]
-    if isinstance(data, pa.Table):
-        batches = data.to_batches()
-    elif isinstance(data, pa.RecordBatch):
-        batches = [data]
-    else:
-        batches = data
     row = 1
-    for batch in batches:
+    for batch in _batches(data):
         yield from iter_rows(batch, source=source, first_row=row)
         row += batch.num_rows

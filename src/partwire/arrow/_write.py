@@ -1,9 +1,14 @@
 """History events to Arrow record batches (the columns of ``_schema``).
 
-Each event is taken from its canonical JSON (``codec.encode``), so the columns hold exactly what
-the JSONL file holds. Fields with a typed column go there; what is left, minus the values that
-equal their field's default, goes to the ``extra`` column as a JSON object. A line that Arrow's
-UTF-8 strings cannot hold (a lone surrogate read from a JSON escape) rides whole in ``extra``.
+The columns hold exactly what the JSONL file holds. Fields with a typed column go there; what is
+left, minus the values that equal their field's default, goes to the ``extra`` column as a JSON
+object. The rule is written here once, over an event's canonical JSON (``codec.encode``, parsed);
+``_direct`` makes the same row from the model's fields, faster, and hands back to this path what
+it cannot render exactly. A line that Arrow's UTF-8 strings cannot hold (a lone surrogate read
+from a JSON escape) rides whole in ``extra``.
+
+A batch is built as one tuple per row and one per part, turned into columns by ``zip`` and into
+arrays by Arrow, in C: a list per column appended to value by value cost more than the values.
 """
 
 from __future__ import annotations
@@ -15,14 +20,13 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import pyarrow as pa
-from pydantic import BaseModel
-from pydantic_core import PydanticUndefined, to_jsonable_python
 
 from partwire.codec import encode
-from partwire.history import NON_MESSAGE_CLASSES, HistoryEvent
-from partwire.messages import MESSAGE_CLASSES
-from partwire.parts import PART_CLASSES, SOURCE_CLASSES
+from partwire.history import HistoryEvent
 
+from ._columns import columnar_batch
+from ._defaults import EVENT_DEFAULTS, PART_DEFAULTS, SOURCE_DEFAULTS
+from ._direct import Row, event_row
 from ._schema import (
     EVENT_SCHEMA,
     PART_COLUMNS,
@@ -45,22 +49,6 @@ _COST_STEP = Decimal(1).scaleb(-18)
 _COST_MAX = Decimal(10) ** 20
 
 
-def _defaults(cls: type[BaseModel]) -> dict[str, Any]:
-    """The JSON form of each optional field's default: values equal to it need not be stored."""
-    found: dict[str, Any] = {}
-    for name, field in cls.model_fields.items():
-        if field.is_required():
-            continue
-        value = field.get_default(call_default_factory=True)
-        if value is not PydanticUndefined:
-            found[name] = to_jsonable_python(value)
-    return found
-
-
-_EVENT_CLASSES: dict[str, type[BaseModel]] = {**MESSAGE_CLASSES, **NON_MESSAGE_CLASSES}
-EVENT_DEFAULTS = {kind: _defaults(cls) for kind, cls in _EVENT_CLASSES.items()}
-PART_DEFAULTS = {kind: _defaults(cls) for kind, cls in PART_CLASSES.items()}
-SOURCE_DEFAULTS = {kind: _defaults(cls) for kind, cls in SOURCE_CLASSES.items()}
 _COMMON = frozenset({"v", "type", "id", "created_at", "role"})
 _STRING_COLUMNS = ("text", "call_id", "tool_name", "status", "stop_reason", "model", "provider",
                    "api", "response_id")
@@ -81,23 +69,22 @@ def _prune(data: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
             if (d := defaults.get(k, missing)) is missing or d != v or type(d) is not type(v)}
 
 
-def _time(text: Any) -> tuple[str | None, bool]:
-    """A dumped datetime as UTC ISO text for the column (Arrow parses it, in C), and whether the
-    column gives back the same text."""
+def _time(text: Any) -> tuple[datetime | None, bool]:
+    """A dumped datetime as the column's UTC instant, and whether the column gives back the
+    same text."""
     if text is None:
         return None, True
     if not isinstance(text, str):
         raise _Unfit
-    if text.endswith("Z"):
-        return text, True
     try:
         value = datetime.fromisoformat(text)
     except ValueError as exc:
         raise _Unfit from exc
+    if text.endswith("Z"):
+        return value, True
     # A naive time or another zone: the column holds the instant (a naive time read as UTC),
     # extra the text as written.
-    value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    return value.isoformat(), False
+    return (value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)), False
 
 
 def _count(value: Any) -> int | None:
@@ -123,218 +110,215 @@ def _cost(text: Any) -> Decimal | None:
 
 
 class BatchBuilder:
-    """Collects events as columns and makes a ``RecordBatch`` of them (then starts again)."""
+    """Collects events as rows and makes a ``RecordBatch`` of them (then starts again)."""
 
     def __init__(self) -> None:
         self._reset()
 
     def _reset(self) -> None:
-        self.rows = 0
-        self._session: list[str | None] = []
-        self._seq: list[int] = []
-        self._v: list[int] = []
-        self._type: list[str] = []
-        self._role: list[str | None] = []
-        self._id: list[str] = []
-        self._created: list[str | None] = []
-        self._parent: list[str | None] = []
-        self._strings: dict[str, list[str | None]] = {name: [] for name in _STRING_COLUMNS}
-        self._usage: list[dict[str, Any] | None] = []
-        self._started: list[str | None] = []
-        self._finished: list[str | None] = []
-        self._extra: list[str | None] = []
-        self._offsets: list[int] = [0]
-        self._has_parts: list[bool] = []
-        self._part: dict[str, list[str | None]] = {name: [] for name in PART_COLUMNS}
+        self._sessions: list[str | None] = []
+        self._seqs: list[int] = []
+        self._events: list[HistoryEvent] = []
+
+    @property
+    def rows(self) -> int:
+        """Rows added since the last batch."""
+        return len(self._events)
 
     def add(self, session_id: str | None, seq: int, event: HistoryEvent) -> None:
         """Append one event as one row."""
-        line = encode(event)
-        # The codec writes a lone surrogate as a \ud8xx-\udfff escape; Arrow strings are UTF-8
-        # and cannot hold one, so such a line is kept whole (a false alarm only costs room).
-        if b"\\ud" not in line and b"\\uD" not in line:
-            data = json.loads(line)
-            mark = len(self._part["type"])
-            try:
-                self._add_columns(session_id, seq, data)
-                return
-            except _Unfit:
-                self._truncate(mark)
-        self._add_line(session_id, seq, event, line)
-
-    def _add_columns(self, session_id: str | None, seq: int, data: dict[str, Any]) -> None:
-        kind = data["role"] if data.get("type") == "message" else data.get("type")
-        if kind not in TYPED_FIELDS or not isinstance(data.get("id"), str):
-            raise _Unfit
-        rest = dict(data)
-        for key in _COMMON:
-            rest.pop(key, None)
-        created, exact = _time(data.get("created_at"))
-        if not exact:
-            rest["created_at"] = data["created_at"]
-        values: dict[str, Any] = {}
-        for field, column in TYPED_FIELDS[kind].items():
-            if field in rest:
-                value = rest.pop(field)
-                if value is not None and not isinstance(value, str):
-                    raise _Unfit
-                values[column] = value
-        parts = rest.pop("parts", None) if kind in EVENT_DEFAULTS and "parts" in EVENT_DEFAULTS[kind] else None
-        if parts is not None and not isinstance(parts, list):
-            raise _Unfit
-        if kind in TEXT_FIELDS:
-            values["text"] = "".join(p.get("text", "") for p in parts or ()
-                                     if isinstance(p, dict) and p.get("type") == "text"
-                                     and isinstance(p.get("text"), str))
-        usage = self._usage_row(rest) if kind == "assistant" else None
-        started = finished = None
-        if kind == "tool":
-            started, exact = _time(rest.get("started_at"))
-            if exact:
-                rest.pop("started_at", None)
-            finished, exact = _time(rest.get("finished_at"))
-            if exact:
-                rest.pop("finished_at", None)
-        part_rows = [self._part_row(p) for p in parts] if parts is not None else None
-        extra = _prune(rest, EVENT_DEFAULTS[kind])
-
-        # Nothing below raises: the row is appended whole or not at all.
-        self._session.append(session_id)
-        self._seq.append(seq)
-        self._v.append(data["v"] if type(data.get("v")) is int else 1)
-        self._type.append(data["type"])
-        self._role.append(data.get("role"))
-        self._id.append(data["id"])
-        self._created.append(created)
-        self._parent.append(values.pop("parent_id", None))
-        for name in _STRING_COLUMNS:
-            self._strings[name].append(values.get(name))
-        self._usage.append(usage)
-        self._started.append(started)
-        self._finished.append(finished)
-        self._extra.append(_dumps(extra) if extra else None)
-        self._has_parts.append(part_rows is not None)
-        if part_rows:
-            for row in part_rows:
-                for name in PART_COLUMNS:
-                    self._part[name].append(row.get(name))
-        self._offsets.append(len(self._part["type"]))
-        self.rows += 1
-
-    def _usage_row(self, rest: dict[str, Any]) -> dict[str, Any] | None:
-        usage = rest.get("usage")
-        if usage is None:
-            return None
-        if not isinstance(usage, dict):
-            raise _Unfit
-        left = dict(usage)
-        row: dict[str, Any] = {name: _count(left.pop(name, None)) for name in USAGE_COUNTS}
-        row["latency_ms"] = _count(left.pop("latency_ms", None))
-        version = left.pop("pricing_version", None)
-        if version is not None and not isinstance(version, str):
-            raise _Unfit
-        row["pricing_version"] = version
-        # The cost column is for sums; its exact text (a Decimal's own digits) stays in extra.
-        row["cost"] = _cost(left.get("cost"))
-        left = {k: v for k, v in left.items() if v is not None}
-        if left:
-            rest["usage"] = left
-        else:
-            del rest["usage"]
-        return row
-
-    def _part_row(self, part: Any) -> dict[str, Any]:
-        if not isinstance(part, dict) or part.get("type") not in PART_FIELDS:
-            raise _Unfit
-        kind = part["type"]
-        rest = dict(part)
-        del rest["type"]
-        row: dict[str, Any] = {"type": kind}
-        for field, column in PART_FIELDS[kind].items():
-            if field in rest:
-                value = rest.pop(field)
-                if value is not None and not isinstance(value, str):
-                    raise _Unfit
-                row[column] = value
-        if kind == "server_tool_call":
-            row["arguments"] = _dumps(rest.pop("input", None))
-        source = rest.get("source")
-        if isinstance(source, dict) and source.get("type") in SOURCE_FIELDS:
-            source_type = source["type"]
-            field, column = SOURCE_FIELDS[source_type]
-            value = source.get(field)
-            if isinstance(value, str):
-                left = dict(source)
-                del left["type"], left[field]
-                row["source_type"] = source_type
-                row[column] = value
-                left = _prune(left, SOURCE_DEFAULTS[source_type])
-                if left:
-                    rest["source"] = left
-                else:
-                    del rest["source"]
-        extra = _prune(rest, PART_DEFAULTS[kind])
-        if extra:
-            row["extra"] = _dumps(extra)
-        return row
-
-    def _truncate(self, mark: int) -> None:
-        for column in self._part.values():
-            del column[mark:]
-
-    def _add_line(self, session_id: str | None, seq: int, event: HistoryEvent, line: bytes) -> None:
-        """A row whose ``extra`` holds the event's whole line (escapes keep it valid UTF-8)."""
-        text = line.decode("utf-8", "backslashreplace")
-        self._session.append(session_id)
-        self._seq.append(seq)
-        self._v.append(1)
-        self._type.append(event.type)
-        self._role.append(getattr(event, "role", None))
-        self._id.append(event.id.encode("utf-8", "replace").decode())
-        created = event.created_at
-        self._created.append(created.astimezone(UTC).isoformat()
-                             if created.tzinfo is not None else None)
-        self._parent.append(None)
-        for name in _STRING_COLUMNS:
-            self._strings[name].append(None)
-        self._usage.append(None)
-        self._started.append(None)
-        self._finished.append(None)
-        self._extra.append(_dumps({LINE_KEY: text}))
-        self._has_parts.append(False)
-        self._offsets.append(len(self._part["type"]))
-        self.rows += 1
+        self._sessions.append(session_id)
+        self._seqs.append(seq)
+        self._events.append(event)
 
     def finish(self) -> pa.RecordBatch:
-        """The rows added since the last batch, as one ``RecordBatch``; the builder starts again."""
-        parts_values = pa.StructArray.from_arrays(
-            [pa.array(self._part[name], pa.string()) for name in PART_COLUMNS],
-            fields=list(PART_TYPE),
-        )
-        mask = pa.array([not has for has in self._has_parts], pa.bool_())
-        parts = pa.ListArray.from_arrays(pa.array(self._offsets, pa.int32()), parts_values,
-                                         type=EVENT_SCHEMA.field("parts").type, mask=mask)
-        strings = {name: pa.array(values, pa.string()) for name, values in self._strings.items()}
-        time_type = EVENT_SCHEMA.field("created_at").type
-        columns = {
-            "session_id": pa.array(self._session, pa.string()),
-            "seq": pa.array(self._seq, pa.int64()),
-            "v": pa.array(self._v, pa.int32()),
-            "type": pa.array(self._type, pa.string()),
-            "role": pa.array(self._role, pa.string()),
-            "id": pa.array(self._id, pa.string()),
-            "created_at": pa.array(self._created, pa.string()).cast(time_type),
-            "parent_id": pa.array(self._parent, pa.string()),
-            "parts": parts,
-            **strings,
-            "usage": pa.array(self._usage, USAGE_TYPE),
-            "started_at": pa.array(self._started, pa.string()).cast(time_type),
-            "finished_at": pa.array(self._finished, pa.string()).cast(time_type),
-            "extra": pa.array(self._extra, pa.string()),
-        }
-        batch = pa.RecordBatch.from_arrays([columns[f.name] for f in EVENT_SCHEMA], schema=EVENT_SCHEMA)
+        """The rows added since the last batch, as one ``RecordBatch``; the builder starts again.
+
+        The whole batch is made a column at a time (``_columns``) when its events allow;
+        otherwise each event's row is made from its fields (``_direct``) or, failing that, from
+        its JSON line; a batch Arrow refuses then (a lone surrogate, which UTF-8 cannot hold;
+        a value not of its field's type) is made from JSON lines alone, which keep such a line
+        whole.
+        """
+        sessions, seqs, events = self._sessions, self._seqs, self._events
         self._reset()
-        return batch
+        batch = columnar_batch(sessions, seqs, events)
+        if batch is not None:
+            return batch
+        rows: list[Row] = []
+        parts: list[tuple[Any, ...]] = []
+        for session_id, seq, event in zip(sessions, seqs, events, strict=True):
+            row = event_row(event, session_id, seq, parts)
+            rows.append(row if row is not None else _json_row(session_id, seq, event, parts))
+        try:
+            return _batch(rows, parts)
+        except (UnicodeEncodeError, pa.ArrowException, OverflowError):
+            rows, parts = [], []
+            for session_id, seq, event in zip(sessions, seqs, events, strict=True):
+                rows.append(_json_row(session_id, seq, event, parts))
+            return _batch(rows, parts)
+
+
+def _json_row(session_id: str | None, seq: int, event: HistoryEvent, parts: list[tuple[Any, ...]]) -> Row:
+    """The row of ``event`` made from its JSON line (its parts appended to ``parts``)."""
+    line = encode(event)
+    # The codec writes a lone surrogate as a \ud8xx-\udfff escape; Arrow strings are UTF-8
+    # and cannot hold one, so such a line is kept whole (a false alarm only costs room).
+    if b"\\ud" not in line and b"\\uD" not in line:
+        data = json.loads(line)
+        mark = len(parts)
+        try:
+            return _columns_row(session_id, seq, data, parts)
+        except _Unfit:
+            del parts[mark:]
+    return _line_row(session_id, seq, event, line, len(parts))
+
+
+def _columns_row(session_id: str | None, seq: int, data: dict[str, Any], parts: list[tuple[Any, ...]]) -> Row:
+    kind = data["role"] if data.get("type") == "message" else data.get("type")
+    if kind not in TYPED_FIELDS or not isinstance(data.get("id"), str):
+        raise _Unfit
+    rest = dict(data)
+    for key in _COMMON:
+        rest.pop(key, None)
+    created, exact = _time(data.get("created_at"))
+    if not exact:
+        rest["created_at"] = data["created_at"]
+    values: dict[str, Any] = {}
+    _take_strings(rest, TYPED_FIELDS[kind], values)
+    own_parts = rest.pop("parts", None) if "parts" in EVENT_DEFAULTS[kind] else None
+    if own_parts is not None and not isinstance(own_parts, list):
+        raise _Unfit
+    if kind in TEXT_FIELDS:
+        values["text"] = "".join(p.get("text", "") for p in own_parts or ()
+                                 if isinstance(p, dict) and p.get("type") == "text"
+                                 and isinstance(p.get("text"), str))
+    usage = _usage_row(rest) if kind == "assistant" else None
+    started = finished = None
+    if kind == "tool":
+        started, exact = _time(rest.get("started_at"))
+        if exact:
+            rest.pop("started_at", None)
+        finished, exact = _time(rest.get("finished_at"))
+        if exact:
+            rest.pop("finished_at", None)
+    if own_parts is not None:
+        parts.extend([_part_row(p) for p in own_parts])
+    extra = _prune(rest, EVENT_DEFAULTS[kind])
+    return (session_id, seq, data["v"] if type(data.get("v")) is int else 1, data["type"], data.get("role"),
+            data["id"], created, values.pop("parent_id", None), *(values.get(name) for name in _STRING_COLUMNS),
+            usage, started, finished, _dumps(extra) if extra else None, own_parts is not None, len(parts))
+
+
+def _take_strings(rest: dict[str, Any], columns: dict[str, str], into: dict[str, Any]) -> None:
+    """Move each field with a string column from ``rest`` to ``into`` (under its column's name)."""
+    for field, column in columns.items():
+        if field in rest:
+            value = rest.pop(field)
+            if value is not None and not isinstance(value, str):
+                raise _Unfit
+            into[column] = value
+
+
+def _usage_row(rest: dict[str, Any]) -> tuple[Any, ...] | None:
+    usage = rest.get("usage")
+    if usage is None:
+        return None
+    if not isinstance(usage, dict):
+        raise _Unfit
+    left = dict(usage)
+    counts = [_count(left.pop(name, None)) for name in USAGE_COUNTS]
+    latency = _count(left.pop("latency_ms", None))
+    version = left.pop("pricing_version", None)
+    if version is not None and not isinstance(version, str):
+        raise _Unfit
+    # The cost column is for sums; its exact text (a Decimal's own digits) stays in extra.
+    cost = _cost(left.get("cost"))
+    left = {k: v for k, v in left.items() if v is not None}
+    if left:
+        rest["usage"] = left
+    else:
+        del rest["usage"]
+    return (*counts, cost, version, latency)
+
+
+def _part_row(part: Any) -> tuple[Any, ...]:
+    if not isinstance(part, dict) or part.get("type") not in PART_FIELDS:
+        raise _Unfit
+    kind = part["type"]
+    rest = dict(part)
+    del rest["type"]
+    row: dict[str, Any] = {"type": kind}
+    _take_strings(rest, PART_FIELDS[kind], row)
+    if kind == "server_tool_call":
+        row["arguments"] = _dumps(rest.pop("input", None))
+    source = rest.get("source")
+    if isinstance(source, dict) and source.get("type") in SOURCE_FIELDS:
+        source_type = source["type"]
+        field, column = SOURCE_FIELDS[source_type]
+        value = source.get(field)
+        if isinstance(value, str):
+            left = dict(source)
+            del left["type"], left[field]
+            row["source_type"] = source_type
+            row[column] = value
+            left = _prune(left, SOURCE_DEFAULTS[source_type])
+            if left:
+                rest["source"] = left
+            else:
+                del rest["source"]
+    extra = _prune(rest, PART_DEFAULTS[kind])
+    if extra:
+        row["extra"] = _dumps(extra)
+    return tuple(row.get(name) for name in PART_COLUMNS)
+
+
+def _line_row(session_id: str | None, seq: int, event: HistoryEvent, line: bytes, parts_end: int) -> Row:
+    """A row whose ``extra`` holds the event's whole line (escapes keep it valid UTF-8)."""
+    text = line.decode("utf-8", "backslashreplace")
+    created = event.created_at
+    return (session_id, seq, 1, event.type, getattr(event, "role", None),
+            event.id.encode("utf-8", "replace").decode(),
+            created.astimezone(UTC) if created.tzinfo is not None else None, None,
+            *(None for _ in _STRING_COLUMNS), None, None, None, _dumps({LINE_KEY: text}), False, parts_end)
+
+
+_ROW_WIDTH = 23
+_TIME_TYPE = EVENT_SCHEMA.field("created_at").type
+_NO_USAGE = (None,) * len(USAGE_TYPE)
+
+
+def _batch(rows: list[Row], parts: list[tuple[Any, ...]]) -> pa.RecordBatch:
+    """The rows (and their parts) as one ``RecordBatch``: columns by ``zip``, arrays by Arrow."""
+    columns: list[Any] = list(zip(*rows, strict=True)) if rows else [()] * _ROW_WIDTH
+    part_columns: list[Any] = list(zip(*parts, strict=True)) if parts else [()] * len(PART_COLUMNS)
+    parts_values = pa.StructArray.from_arrays(
+        [pa.array(values, pa.string()) for values in part_columns], fields=list(PART_TYPE))
+    parts_array = pa.ListArray.from_arrays(
+        pa.array([0, *columns[22]], pa.int32()), parts_values, type=EVENT_SCHEMA.field("parts").type,
+        mask=pa.array([not has for has in columns[21]], pa.bool_()))
+    usage = columns[17]
+    usage_columns: list[Any] = (list(zip(*(u if u is not None else _NO_USAGE for u in usage), strict=True))
+                                if usage else [()] * len(USAGE_TYPE))
+    usage_array = pa.StructArray.from_arrays(
+        [pa.array(values, field.type) for values, field in zip(usage_columns, USAGE_TYPE, strict=True)],
+        fields=list(USAGE_TYPE), mask=pa.array([u is None for u in usage], pa.bool_()))
+    arrays: list[pa.Array] = []
+    for field in EVENT_SCHEMA:
+        if field.name == "parts":
+            arrays.append(parts_array)
+        elif field.name == "usage":
+            arrays.append(usage_array)
+        else:
+            arrays.append(pa.array(columns[_COLUMN_OF[field.name]], field.type))
+    return pa.RecordBatch.from_arrays(arrays, schema=EVENT_SCHEMA)
+
+
+# Where each column's values sit in a row (``parts`` is made from the parts and the offsets).
+_COLUMN_OF = {name: k for k, name in enumerate(
+    ("session_id", "seq", "v", "type", "role", "id", "created_at", "parent_id", "text", "call_id",
+     "tool_name", "status", "stop_reason", "model", "provider", "api", "response_id", "usage",
+     "started_at", "finished_at", "extra"))}
 
 
 def iter_batches(sessions: Iterable[tuple[str | None, Iterable[HistoryEvent]]],
