@@ -47,6 +47,7 @@ _MODULES: dict[str, str] = {
     "openai_responses": "partwire.adapters.openai_responses",
     "google": "partwire.adapters.google",
     "bedrock": "partwire.adapters.bedrock",
+    "cohere": "partwire.adapters.cohere",
 }
 
 ADAPTER_NAMES: tuple[str, ...] = tuple(_MODULES)

@@ -28,6 +28,7 @@ LABELS: dict[str, str] = {
     "openai_responses": "an OpenAI Responses",
     "google": "a Gemini generateContent",
     "bedrock": "a Bedrock Converse",
+    "cohere": "a Cohere v2 Chat",
     "typed": "an Anthropic Messages or OpenAI Chat Completions",
 }
 """How an error names each API's body (``a Bedrock Converse`` request)."""
@@ -50,10 +51,21 @@ _TOP: tuple[tuple[str, frozenset[str]], ...] = (
                                "reasoning_effort", "modalities", "logit_bias", "functions",
                                "function_call", "prediction", "audio", "web_search_options", "seed",
                                "random_seed", "safe_prompt", "prompt_mode"})),
+    ("cohere", frozenset({"documents", "citation_options", "safety_mode", "strict_tools", "k", "p",
+                          "priority"})),
 )
+# Fields of another API's list above that an API defines too: no sign when that API reads them.
+_ALSO: dict[str, frozenset[str]] = {
+    "cohere": frozenset({"response_format", "frequency_penalty", "presence_penalty", "seed",
+                         "stop_sequences"}),
+}
+# The API a model's owner speaks natively, for the first-party readers' model check.
+_OWNER_API = {"anthropic": "anthropic", "openai": "openai_chat", "google": "google", "cohere": "cohere"}
 # Message roles only Chat Completions (and its dialects) puts in ``messages`` (a system message
 # there is an option of Anthropic's reader and writer too).
 _CHAT_ROLES = frozenset({"system", "developer", "tool", "function"})
+# The roles Cohere shares with Chat Completions.
+_COHERE_ROLES = frozenset({"system", "tool"})
 # Content block types by the one API that defines them inside ``messages``.
 _BLOCK_TYPES: dict[str, str] = {
     **dict.fromkeys(("image_url", "input_audio", "file", "refusal"), "openai_chat"),
@@ -76,9 +88,10 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
     API could have written is named, and one that several could have written is not.
     """
     keys = body.keys()
+    also = _ALSO.get(own, frozenset())
     for api, fields in _TOP:
-        if api != own and not keys.isdisjoint(fields):
-            field = next(k for k in body if k in fields)
+        if api != own and not keys.isdisjoint(fields) and (not also or not keys.isdisjoint(fields - also)):
+            field = next(k for k in body if k in fields and k not in also)
             return api, f"a top-level {field}", field
     model = body.get("model")
     if model is not None and own == "bedrock":
@@ -86,10 +99,19 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
     if own == "anthropic" and isinstance(model, str) and model_owner(model) == "openai":
         # Anthropic serves only its own models; an OpenAI model in a messages body is Chat's.
         return "openai_chat", f"the OpenAI model {model}", "model"
+    if own in ("anthropic", "cohere", "google", "openai_responses") and isinstance(model, str):
+        # First-party APIs serve only their own models (Chat's dialects serve anything).
+        owner = _OWNER_API.get(model_owner(model) or "")
+        if owner is not None and owner != own and (owner == "cohere" or own == "cohere"):
+            return owner, f"the {owner.split('_')[0].capitalize()} model {model}", "model"
+    if own != "cohere" and body.get("tool_choice") in ("REQUIRED", "NONE"):
+        return "cohere", f"tool_choice {body['tool_choice']}", "tool_choice"
     thinking = body.get("thinking")
     if own != "anthropic" and isinstance(thinking, dict) and (
             "budget_tokens" in thinking or thinking.get("type") == "adaptive"):
         return "anthropic", "a top-level thinking budget", "thinking"
+    if own != "cohere" and isinstance(thinking, dict) and "token_budget" in thinking:
+        return "cohere", "a top-level thinking token_budget", "thinking"
     system = body.get("system")
     if system is not None and own != "anthropic" and (isinstance(system, str) or _typed_list(system)):
         return "anthropic", "a top-level system prompt", "system"
@@ -99,7 +121,7 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
     if isinstance(tools, list):
         for i, tool in enumerate(tools):
             shape = _tool_api(tool)
-            if shape is not None and shape != own:
+            if shape is not None and shape != own and not (own == "cohere" and shape == "openai_chat"):
                 return shape, "a tool in its shape", f"tools[{i}]"
     messages = body.get("messages")
     if not isinstance(messages, list):
@@ -108,9 +130,12 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
         if not isinstance(message, dict):
             return None
         role = message.get("role")
-        if own != "openai_chat" and isinstance(role, str) and role in _CHAT_ROLES and (role != "system" or own != "anthropic"):
+        if own != "cohere" and "tool_plan" in message:
+            return "cohere", "a message's tool_plan", f"messages[{i}].tool_plan"
+        if own != "openai_chat" and isinstance(role, str) and role in _CHAT_ROLES and (
+                role != "system" or own != "anthropic") and (role not in _COHERE_ROLES or own != "cohere"):
             return "openai_chat", f"a {message['role']} message", f"messages[{i}].role"
-        if own != "openai_chat" and "tool_calls" in message:
+        if own not in ("openai_chat", "cohere") and "tool_calls" in message:
             return "openai_chat", "a message's tool_calls", f"messages[{i}].tool_calls"
         content = message.get("content")
         if not isinstance(content, list):
@@ -124,6 +149,11 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
                     return "bedrock", "a content block with no type", f"messages[{i}].content[{j}]"
                 continue
             writer = _BLOCK_TYPES.get(kind) if isinstance(kind, str) else None
+            if (kind == "document" and "source" not in block) or (kind == "thinking" and type(
+                    block.get("thinking")) is str and "signature" not in block and own != "anthropic"):
+                writer = "cohere"  # Cohere's {"document": {...}} and its unsigned thinking text
+            elif kind == "image_url" and own == "cohere":
+                writer = None  # Chat's image item, which Cohere takes too
             if writer is None and own == "bedrock" and kind == "text":
                 # Converse blocks never carry a type; which of the two wrote it is unclear. Other
                 # unknown types pass: a block Converse may add later is kept as an unknown part.
@@ -149,6 +179,7 @@ _RESPONSE_TOP: tuple[tuple[str, str], ...] = (
     ("usageMetadata", "google"),
     ("promptFeedback", "google"),
     ("stopReason", "bedrock"),
+    ("finish_reason", "cohere"),
 )
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Literal, Required, TypedDict
 
 from partwire._base import ProviderData
 from partwire._json import token_count
+from partwire._media import data_url, parse_data_url
 from partwire.messages import StopReason
 from partwire.usage import Usage
 
@@ -179,21 +179,5 @@ def usage_from_wire(raw: Mapping[str, Any], issuer: str) -> Usage:
     )
 
 
-# Only the plain "data:<type>;base64,<data>" form is taken apart; any other data URL (with
-# parameters, or not base64) stays a URL, so it is sent back exactly as it came.
-_DATA_URL = re.compile(r"data:([a-zA-Z0-9][a-zA-Z0-9.+-]*/[a-zA-Z0-9][a-zA-Z0-9.+-]*);base64,", re.ASCII)
+# The data URLs every adapter shares (partwire._media): re-exported, the names this module had.
 
-
-def data_url(media_type: str, data: str) -> str:
-    """A base64 data URL."""
-    return f"data:{media_type};base64,{data}"
-
-
-def parse_data_url(url: str) -> tuple[str, str] | None:
-    """``(media_type, base64 data)`` of a plain base64 data URL, else ``None``."""
-    if not url.startswith("data:"):
-        return None
-    match = _DATA_URL.match(url)
-    if match is None:
-        return None
-    return match.group(1), url[match.end():]
