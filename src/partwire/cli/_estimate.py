@@ -22,7 +22,7 @@ from partwire.errors import ConversionError
 
 __all__ = ["add_estimate_parser", "estimate_command", "parse_hint"]
 
-_TARGETS = ("anthropic", "openai-chat", "openai-responses", "google", "bedrock")
+_TARGETS = ("anthropic", "openai-chat", "openai-responses", "google", "bedrock", "cohere")
 _SIZE = re.compile(r"^\s*(?:(\d+)\s*x\s*(\d+)|(\d+(?:\.\d+)?)\s*s|(\d+)\s*p(?:ages?)?)\s*$", re.I)
 
 

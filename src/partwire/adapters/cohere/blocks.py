@@ -17,11 +17,12 @@ from partwire.adapters._kernel import boundary_error
 from partwire.adapters._losses import LossCollector
 from partwire.adapters.cohere._decode import part_from_wire as _read
 from partwire.adapters.cohere._parts import PartEncoder
-from partwire.adapters.cohere._wire import API, ISSUER
+from partwire.adapters.cohere._wire import API, FINISH_REASONS, ISSUER
+from partwire.messages import StopReason
 from partwire.parts import Part, ThinkingPart
 from partwire.projection import Loss
 
-__all__ = ["part_from_wire", "part_to_wire"]
+__all__ = ["part_from_wire", "part_to_wire", "stop_reason_from_wire"]
 
 
 def part_from_wire(item: Any) -> tuple[Part, tuple[Loss, ...]]:
@@ -45,3 +46,9 @@ def part_to_wire(part: Part, *,
     role = "assistant" if isinstance(part, ThinkingPart) else "tool" if part.type == "document" else "user"
     item = encoder.item(part, role, 0, 0, "")
     return item, tuple(losses.items)
+
+
+def stop_reason_from_wire(raw: str | None) -> StopReason | None:
+    """The canonical stop reason of a Cohere ``finish_reason`` (``COMPLETE``, ``TOOL_CALL``...),
+    as :meth:`~partwire.adapters.cohere.from_wire` reads it; ``None`` for one it does not know."""
+    return FINISH_REASONS.get(raw) if isinstance(raw, str) else None
