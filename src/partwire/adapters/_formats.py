@@ -87,6 +87,9 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
     ``own`` is the reading adapter's name: its own signs are passed over, so a body only another
     API could have written is named, and one that several could have written is not.
     """
+    found = _cohere_sign(body, own)
+    if found is not None:
+        return found
     keys = body.keys()
     also = _ALSO.get(own, frozenset())
     for api, fields in _TOP:
@@ -99,19 +102,14 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
     if own == "anthropic" and isinstance(model, str) and model_owner(model) == "openai":
         # Anthropic serves only its own models; an OpenAI model in a messages body is Chat's.
         return "openai_chat", f"the OpenAI model {model}", "model"
-    if own in ("anthropic", "cohere", "google", "openai_responses") and isinstance(model, str):
-        # First-party APIs serve only their own models (Chat's dialects serve anything).
-        owner = _OWNER_API.get(model_owner(model) or "")
-        if owner is not None and owner != own and (owner == "cohere" or own == "cohere"):
-            return owner, f"the {owner.split('_')[0].capitalize()} model {model}", "model"
-    if own != "cohere" and body.get("tool_choice") in ("REQUIRED", "NONE"):
-        return "cohere", f"tool_choice {body['tool_choice']}", "tool_choice"
+    owner = _OWNER_API.get(model_owner(model) or "") if own == "cohere" and isinstance(model, str) else None
+    if owner is not None and owner != own:
+        # Cohere serves only its own models.
+        return owner, f"the {_MODEL_OWNERS[owner]} model {model}", "model"
     thinking = body.get("thinking")
     if own != "anthropic" and isinstance(thinking, dict) and (
             "budget_tokens" in thinking or thinking.get("type") == "adaptive"):
         return "anthropic", "a top-level thinking budget", "thinking"
-    if own != "cohere" and isinstance(thinking, dict) and "token_budget" in thinking:
-        return "cohere", "a top-level thinking token_budget", "thinking"
     system = body.get("system")
     if system is not None and own != "anthropic" and (isinstance(system, str) or _typed_list(system)):
         return "anthropic", "a top-level system prompt", "system"
@@ -161,6 +159,28 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
             if writer is not None and writer != own:
                 return writer, f"a {kind} block", f"messages[{i}].content[{j}].type"
     return None
+
+
+def _cohere_sign(body: Mapping[str, Any], own: str) -> tuple[str, str, str] | None:
+    """A sign that Cohere wrote ``body`` (or, read as Cohere's, that another API did), from the
+    fields Cohere shares with Chat Completions but spells its own way; ``None`` when none shows."""
+    if own == "cohere":
+        return None
+    model = body.get("model")
+    if isinstance(model, str) and own != "openai_chat" and model_owner(model) == "cohere":
+        # First-party APIs serve only their own models (Chat's dialects serve anything).
+        return "cohere", f"the Cohere model {model}", "model"
+    if body.get("tool_choice") in ("REQUIRED", "NONE"):
+        return "cohere", f"tool_choice {body['tool_choice']}", "tool_choice"
+    thinking, fmt = body.get("thinking"), body.get("response_format")
+    if isinstance(thinking, dict) and "token_budget" in thinking:
+        return "cohere", "a top-level thinking token_budget", "thinking"
+    if isinstance(fmt, dict) and fmt.get("type") == "json_object" and len(fmt) > 1:
+        return "cohere", "a json_object response_format with a schema", "response_format"
+    return None
+
+
+_MODEL_OWNERS = {"anthropic": "Anthropic", "openai_chat": "OpenAI", "google": "Gemini", "cohere": "Cohere"}
 
 
 def refuse_foreign_request(body: Mapping[str, Any], own: str, provider: str) -> None:

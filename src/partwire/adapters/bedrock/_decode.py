@@ -128,6 +128,7 @@ def from_wire(response: Any, options: Options | None = None) -> AssistantMessage
     body = load_json(response, ISSUER, "response")
     output = body.get("output")
     if output is None and "message" in body:
+        refuse_foreign_response(body, "bedrock", ISSUER)  # Cohere's answer has a message too
         raise error_from_wire(body)
     if not isinstance(output, dict) or not isinstance(output.get("message"), dict):
         refuse_foreign_response(body, "bedrock", ISSUER)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from partwire._base import with_field
 from partwire._json import load_json
 from partwire.adapters._formats import refuse_foreign_request
 from partwire.adapters._kernel import merge_params
@@ -32,6 +33,7 @@ from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, User
 from partwire.model_ids import wire_model
 from partwire.parts import Part, ToolCallPart
 from partwire.settings import RequestSettings
+from partwire.tools import ToolDefinition
 
 if TYPE_CHECKING:
     from partwire.adapters.cohere import Options
@@ -104,6 +106,11 @@ def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
         tools = tuple(map(tool_from_wire, raw_tools))
     elif "tools" in body:
         params["tools"] = raw_tools
+    strict = params.get("strict_tools")
+    if type(strict) is bool and tools and all(isinstance(t, ToolDefinition) and t.strict is None for t in tools):
+        # One switch for every tool on the wire; each canonical definition carries it.
+        del params["strict_tools"]
+        tools = tuple(with_field(t, "strict", strict) for t in tools)
     settings = settings_from_wire(body, params)
     return imported_request(tuple(history), tools, str(body.get("model", "")),
                             settings.max_output_tokens, None, params, None, settings)
