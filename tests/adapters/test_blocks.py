@@ -18,7 +18,8 @@ from partwire.parts import Base64Source, Part
 from tests.scenarios import RED_SQUARE_PNG
 
 MODELS = {"anthropic": "claude-sonnet-4-5", "openai_chat": "gpt-4o", "openai_responses": "gpt-4o",
-          "google": "gemini-2.5-flash", "bedrock": "anthropic.claude-sonnet-4-5"}
+          "google": "gemini-2.5-flash", "bedrock": "anthropic.claude-sonnet-4-5",
+          "cohere": "command-a-03-2025"}
 
 # Where a user message's first content block sits in each API's request body.
 FIRST_BLOCK: dict[str, Callable[[dict[str, Any]], Any]] = {
@@ -27,6 +28,7 @@ FIRST_BLOCK: dict[str, Callable[[dict[str, Any]], Any]] = {
     "google": lambda body: body["contents"][0]["parts"][0],
     "openai_chat": lambda body: body["messages"][0]["content"][0],
     "openai_responses": lambda body: body["input"][0]["content"][0],
+    "cohere": lambda body: body["messages"][0]["content"][0],
 }
 
 IMAGE = ImagePart(source=Base64Source(data=RED_SQUARE_PNG), media_type="image/png")

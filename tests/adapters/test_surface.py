@@ -28,6 +28,7 @@ from partwire.adapters import (
     WireFormatError,
     anthropic,
     bedrock,
+    cohere,
     get_adapter,
     google,
     openai_chat,
@@ -43,7 +44,8 @@ MODULES: tuple[Adapter, ...] = (anthropic, openai_chat, openai_responses, google
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = ("to_wire", "from_wire", "from_wire_request", "stream", "astream", "estimate_input_tokens")
 MODELS = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-4.1", "openai_responses": "gpt-4.1",
-          "google": "gemini-3-flash-preview", "bedrock": "us.anthropic.claude-sonnet-4-5-20250929-v1:0"}
+          "google": "gemini-3-flash-preview", "bedrock": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+          "cohere": "command-a-03-2025"}
 HISTORY: list[HistoryEvent] = [UserMessage("What is the capital of France?")]
 # Reasoning signed by an issuer no adapter accepts: every adapter drops it, with a loss.
 LOSSY: list[HistoryEvent] = [
@@ -77,6 +79,9 @@ SWITCHES: dict[str, tuple[dict[str, Any], dict[str, str], Callable[..., Any]]] =
     "google": ({"candidate": 1}, {"candidate": "1"}, lambda **o: _second_candidate(**o)),
     "bedrock": ({"model_id": "amazon.nova-lite-v1:0"}, {"model_id": "amazon.nova-lite-v1:0"},
                 lambda **o: bedrock.from_wire(_recorded("bedrock")[0], **o).model),
+    "cohere": ({"foreign_thinking": "text"}, {"foreign_thinking": "text"}, lambda **o: cohere.to_wire(
+        [*HISTORY, AssistantMessage([ThinkingPart(text="Madrid."), "Madrid."])],
+        model=MODELS["cohere"], **o).request),
 }
 
 

@@ -36,7 +36,8 @@ from tests.harness.corpus import CORPUS
 from tests.harness.depth import examples
 
 MODELS = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-5", "openai_responses": "gpt-5",
-          "google": "gemini-2.5-pro", "bedrock": "anthropic.claude-sonnet-4-20250514-v1:0"}
+          "google": "gemini-2.5-pro", "bedrock": "anthropic.claude-sonnet-4-20250514-v1:0",
+          "cohere": "command-a-03-2025"}
 
 # -- lone surrogates -----------------------------------------------------------------------
 
@@ -164,6 +165,9 @@ def _bodies(name: str, kind: str) -> list[dict[str, Any]]:
 # Anthropic request, an Anthropic ``{"type": "text", ...}`` block in a Converse one).
 _MESSAGES_APIS = ("anthropic", "openai_chat", "bedrock")
 SHARED_REQUESTS = {(a, b) for a in _MESSAGES_APIS for b in _MESSAGES_APIS if a != b}
+# Cohere's requests are Chat Completions' shape (its roles, tool calls and tools): a Chat body
+# with none of Chat's own signs reads as Cohere's, whole.
+SHARED_REQUESTS |= {("cohere", "openai_chat"), ("openai_chat", "cohere")}
 
 
 @pytest.mark.parametrize("reader", ADAPTER_NAMES)
@@ -197,7 +201,7 @@ def test_a_body_with_none_of_the_apis_keys_is_refused_naming_what_was_expected(
     with pytest.raises(WireFormatError) as request:
         adapter.from_wire_request(body)
     expected = {"anthropic": "content", "openai_chat": "choices", "openai_responses": "output",
-                "google": "candidates", "bedrock": "output.message"}[name]
+                "google": "candidates", "bedrock": "output.message", "cohere": "message"}[name]
     assert expected in str(response.value)
     assert request.value.path in ("messages", "input", "contents")
 

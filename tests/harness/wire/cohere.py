@@ -8,7 +8,15 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from partwire import AssistantMessage, Part, ProviderData, TextPart, ThinkingPart, ToolCallPart, UserMessage
+from partwire import (
+    AssistantMessage,
+    Part,
+    ProviderData,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    UserMessage,
+)
 from partwire.adapters import cohere
 from partwire.adapters.cohere._wire import FINISH_REASONS
 from partwire.history import HistoryEvent

@@ -15,6 +15,7 @@ from typing import Any, assert_never
 
 from partwire.adapters._calls import OrphanCheck, orphan_loss, tool_calls_by_id
 from partwire.adapters._losses import LossCollector, tool_status_loss
+from partwire.adapters._provenance import data_of
 from partwire.adapters.cohere._decode import PLAN_MARK, document_fields
 from partwire.adapters.cohere._parts import ForeignThinking, PartEncoder
 from partwire.adapters.cohere._wire import WireMessage
@@ -151,8 +152,8 @@ class Encoder(PartEncoder):
             if type(part) is ToolCallPart:
                 calls.append(self._call(part, i, j, event.id))
                 continue
-            if type(part) is TextPart and part.provider_data is not None \
-                    and self.marks(part) == PLAN_MARK and plan is None:
+            if type(part) is TextPart and part.provider_data is not None and plan is None \
+                    and data_of(part.provider_data, self.issuers) == PLAN_MARK:
                 plan = part.text
                 if part.citations:
                     citations += self.citations(part, i, j, event.id, None)
@@ -185,7 +186,7 @@ class Encoder(PartEncoder):
         self.messages.append(message)  # type: ignore[arg-type]
 
     def _call(self, part: ToolCallPart, i: int, j: int, message_id: str) -> dict[str, Any]:
-        marks = self.marks(part)
+        marks = self.marks(part, i, j, message_id)
         wire_id = self.call_id(part.provider_ids, part.id, i, j, message_id)
         function: dict[str, Any] = {"name": part.name}
         if "arguments" in marks:

@@ -57,12 +57,17 @@ class PartEncoder(BlockEncoder):
         """Whether Cohere takes ``call_id`` as a tool call's id."""
         return admits_call_id(call_id)
 
-    def marks(self, part: Part) -> Mapping[str, Any]:
-        """The marks an accepted issuer left on ``part`` (``{}`` when none)."""
+    def marks(self, part: Part, i: int, j: int, message_id: str) -> Mapping[str, Any]:
+        """The marks an accepted issuer left on ``part`` (``{}`` when none); another issuer's
+        provider data is reported, not sent."""
         pd = part.provider_data
         if pd is None:
             return {}
-        return data_of(pd, self.issuers) or {}
+        if pd.issuer in self.issuers:
+            return pd.data if isinstance(pd.data, dict) else {}
+        self.lose(i, j, part.type, "dropped", f"provider data from {pd.issuer} is not sent to Cohere",
+                  message_id, ".provider_data")
+        return {}
 
     def item(self, part: Part, role: str, i: int, j: int, message_id: str) -> dict[str, Any] | None:
         """The content item for ``part`` in a message of ``role``; ``None`` (and a loss) when
@@ -93,17 +98,13 @@ class PartEncoder(BlockEncoder):
 
     def text(self, part: TextPart, i: int, j: int, message_id: str) -> dict[str, Any]:
         """A text item (its citations go with the message: :meth:`citations`)."""
-        extras = self.marks(part).get("item") if part.provider_data is not None else None
+        extras = self.marks(part, i, j, message_id).get("item") if part.provider_data is not None else None
         if isinstance(extras, dict):
             return {"type": "text", "text": part.text, **extras}
         return {"type": "text", "text": part.text}
 
     def thinking(self, part: ThinkingPart, i: int, j: int, message_id: str) -> dict[str, Any] | None:
         """A thinking item: its text, by :attr:`foreign_thinking`; a signature is never sent."""
-        if part.signature is not None and part.signature.issuer not in self.issuers:
-            self.lose(i, j, "thinking", "dropped",
-                      f"Cohere takes reasoning text only; the signature from "
-                      f"{part.signature.issuer} is not sent", message_id, ".signature")
         if not part.text or self.foreign_thinking == "drop":
             self.lose(i, j, "thinking", "dropped", "reasoning with no text has nothing Cohere "
                       "can take" if not part.text else "reasoning is not sent (foreign_thinking=drop)",
@@ -113,7 +114,10 @@ class PartEncoder(BlockEncoder):
             self.lose(i, j, "thinking", "downgraded", "reasoning is sent as plain text "
                       "(foreign_thinking=text)", message_id)
             return {"type": "text", "text": part.text}
-        extras = self.marks(part).get("item")
+        if part.signature is not None and part.signature.issuer not in self.issuers:
+            self.lose(i, j, "thinking", "rewritten", f"Cohere takes reasoning text only: sent "
+                      f"without the signature from {part.signature.issuer}", message_id)
+        extras = self.marks(part, i, j, message_id).get("item")
         return {"type": "thinking", "thinking": part.text, **(extras if isinstance(extras, dict) else {})}
 
     def image(self, part: ImagePart, i: int, j: int, message_id: str) -> dict[str, Any] | None:
@@ -128,7 +132,7 @@ class PartEncoder(BlockEncoder):
             self.lose(i, j, "image", "dropped", f"Cohere takes images by URL or inline data, not "
                       f"as a {source.type} source", message_id)
             return None
-        marks = self.marks(part)
+        marks = self.marks(part, i, j, message_id)
         image: dict[str, Any] = {"url": url}
         if part.detail is not None:
             if part.detail == "original":
@@ -148,7 +152,7 @@ class PartEncoder(BlockEncoder):
             self.lose(i, j, "document", "dropped", f"Cohere takes documents as text only, not as "
                       f"a {source.type} source", message_id)
             return None
-        kept = self.marks(part).get("document")
+        kept = self.marks(part, i, j, message_id).get("document")
         if kept is not None and _gives(kept, source.text, part):
             return kept
         if part.media_type == "application/json":

@@ -122,7 +122,7 @@ def usage_from_wire(raw: Mapping[str, Any]) -> Usage:
 
     input = ``billed_units.input_tokens``; output = ``billed_units.output_tokens`` (reasoning
     included). ``cached_tokens`` counts the templated prompt, not the billed one, so it is no
-    subset of the input and stays in the raw object (provider_data) with ``tokens`` and the
+    subset of the input and stays in the raw object (provider_data; counts as integers) with ``tokens`` and the
     other units; Cohere reports no reasoning count.
     """
     billed = raw.get("billed_units")
@@ -130,8 +130,18 @@ def usage_from_wire(raw: Mapping[str, Any]) -> Usage:
     return Usage(
         input_tokens=_count(counted, "input_tokens"),
         output_tokens=_count(counted, "output_tokens"),
-        provider_data=ProviderData(issuer=ISSUER, data=dict(raw)),
+        provider_data=ProviderData(issuer=ISSUER, data=_whole(raw)),
     )
+
+
+def _whole(value: Any) -> Any:
+    """``value`` with whole floats as integers: the SDK types every count as a float (``41.0``),
+    the API sends integers; either reads as the same raw usage."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {k: _whole(v) for k, v in value.items()}
+    return value
 
 
 def _count(raw: Any, key: str) -> int:
