@@ -51,7 +51,8 @@ def test_a_citation_lands_on_its_text_as_it_arrives() -> None:
     message = accumulate(cohere.stream(events))
     (part,) = message.parts
     assert isinstance(part, TextPart)
-    assert [(c.start, c.end, c.cited_text, c.document_index) for c in part.citations] == [(0, 5, "Obama", 1)]
+    assert [(c.start, c.end, c.cited_text, c.document_index) for c in part.citations  # type: ignore[union-attr]
+            ] == [(0, 5, "Obama", 1)]
 
 
 def test_an_error_at_message_end_keeps_what_arrived() -> None:

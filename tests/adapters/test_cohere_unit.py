@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from partwire import (
@@ -32,8 +34,8 @@ MODEL = "command-a-03-2025"
 PLAN = ProviderData(issuer="cohere", data={"field": "tool_plan"})
 
 
-def _wire(history: list, **kwargs: object) -> tuple[dict, list[tuple[str, str, str]]]:
-    projection = cohere.to_wire(history, model=MODEL, **kwargs)  # type: ignore[arg-type]
+def _wire(history: list[Any], **kwargs: Any) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:
+    projection = cohere.to_wire(history, model=MODEL, **kwargs)
     return projection.request, [(x.path, x.part_type, x.action) for x in projection.losses]
 
 
@@ -176,7 +178,7 @@ def test_settings_go_to_coheres_own_fields() -> None:
     ({"presence_penalty": -1.0}, "presence_penalty", "dropped"),
     ({"output_format": {"type": "json_schema", "json_schema": {}, "name": "x"}}, "output_format.name", "dropped"),
 ])
-def test_a_setting_cohere_cannot_hold_is_named(settings: dict, field: str, action: str) -> None:
+def test_a_setting_cohere_cannot_hold_is_named(settings: dict[str, Any], field: str, action: str) -> None:
     """A setting Cohere lacks, or cannot hold at that value, is a loss at request.settings.<field>."""
     _, losses = _wire([UserMessage("q")], settings=settings)
     assert losses == [(f"request.settings.{field}", "setting", action)]
@@ -208,8 +210,9 @@ def test_usage_is_the_billed_units_with_the_raw_object_kept() -> None:
     assert message.usage is not None
     assert (message.usage.input_tokens, message.usage.output_tokens, message.usage.cache_read_tokens) == (7, 88, 0)
     assert message.usage.provider_data is not None
-    assert message.usage.provider_data.data["billed_units"]["input_tokens"] == 7
-    assert message.usage.provider_data.data["cached_tokens"] == 64
+    raw: Any = message.usage.provider_data.data
+    assert raw["billed_units"]["input_tokens"] == 7
+    assert raw["cached_tokens"] == 64
 
 
 @pytest.mark.parametrize(("raw", "stop"), [("COMPLETE", "stop"), ("STOP_SEQUENCE", "stop"),
@@ -244,7 +247,8 @@ def test_a_thinking_citation_stays_in_the_messages_provider_data() -> None:
         "citations": [citation]}})
     assert all(not getattr(p, "citations", ()) for p in message.parts)
     assert message.provider_data is not None
-    assert message.provider_data.data["citations"] == [citation]
+    kept: Any = message.provider_data.data
+    assert kept["citations"] == [citation]
 
 
 def test_blocks_read_and_write_one_item() -> None:

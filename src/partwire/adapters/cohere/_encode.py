@@ -18,7 +18,7 @@ from partwire.adapters._losses import LossCollector, tool_status_loss
 from partwire.adapters._provenance import data_of
 from partwire.adapters.cohere._decode import PLAN_MARK, document_fields
 from partwire.adapters.cohere._parts import ForeignThinking, PartEncoder
-from partwire.adapters.cohere._wire import WireMessage
+from partwire.adapters.cohere._wire import ISSUER, WireMessage
 from partwire.history import (
     CompactionEvent,
     ErrorEvent,
@@ -36,9 +36,11 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
-from partwire.parts import DocumentPart, TextPart, ToolCallPart
+from partwire.parts import DocumentPart, TextPart, ThinkingPart, ToolCallPart
 
 __all__ = ["Encoder", "tool_text"]
+
+_NO_MARKS: dict[str, Any] = {}
 
 
 def tool_text(content: list[Any]) -> str:
@@ -66,7 +68,34 @@ class Encoder(PartEncoder):
 
     def run(self) -> tuple[list[WireMessage], list[Any]]:
         """The wire messages of the whole history, and the request's documents."""
+        # The hot path of every request: exact types go straight to their method (isinstance on
+        # a pydantic model costs more than mapping a part), and a plain tool result, most of an
+        # agent's history, is written inline. Fields are read from __dict__, where pydantic
+        # keeps them.
+        wire_ids = self.wire_ids
+        append = self.messages.append
         for i, event in enumerate(self.history):
+            kind = type(event)
+            if kind is ToolMessage:
+                fields = event.__dict__
+                wire_id = wire_ids.get(fields["call_id"])
+                if wire_id is not None and fields["provider_data"] is None and not fields["parts"] \
+                        and fields["status"] == "success":
+                    append({"role": "tool", "tool_call_id": wire_id, "content": fields["output_text"]})
+                else:
+                    self.tool(event, i)  # type: ignore[arg-type]
+                continue
+            if kind is AssistantMessage:
+                self.assistant(event, i)  # type: ignore[arg-type]
+                continue
+            if kind is UserMessage or kind is SystemMessage:
+                fields = event.__dict__
+                parts = fields["parts"]
+                if fields["provider_data"] is None and len(parts) == 1 and type(parts[0]) is TextPart:
+                    part = parts[0].__dict__
+                    if part["provider_data"] is None and not part["citations"]:
+                        append({"role": fields["role"], "content": part["text"]})
+                        continue
             match event:
                 case ToolMessage():
                     self.tool(event, i)
@@ -143,14 +172,35 @@ class Encoder(PartEncoder):
                       f"an {event.status} message with no content; Cohere rejects an empty "
                       "assistant message", event.id)
             return
-        marks = self._marks(event)
+        marks = self._marks(event) if event.__dict__["provider_data"] is not None else _NO_MARKS
         items: list[dict[str, Any]] = []
         plan: str | None = None
         calls: list[dict[str, Any]] = []
         citations: list[dict[str, Any]] = []
+        thinks = self.foreign_thinking == "thinking"
+        only_own = self.only_own
         for j, part in enumerate(parts):
-            if type(part) is ToolCallPart:
-                calls.append(self._call(part, i, j, event.id))
+            # The common parts, with nothing of their own to carry, are written inline.
+            kind = type(part)
+            fields = part.__dict__
+            if fields["provider_data"] is None:
+                if kind is TextPart and not fields["citations"]:
+                    items.append({"type": "text", "text": fields["text"]})
+                    continue
+                if kind is ToolCallPart:
+                    wire_id = fields["provider_ids"].get(ISSUER) if only_own else None
+                    if wire_id is None:
+                        wire_id = self.call_id(fields["provider_ids"], fields["id"], i, j, event.id)
+                    else:
+                        self.wire_ids[fields["id"]] = wire_id
+                    calls.append({"id": wire_id, "type": "function", "function": {
+                        "name": fields["name"], "arguments": fields["arguments_json"]}})
+                    continue
+                if kind is ThinkingPart and thinks and fields["signature"] is None and fields["text"]:
+                    items.append({"type": "thinking", "thinking": fields["text"]})
+                    continue
+            if kind is ToolCallPart:
+                calls.append(self._call(part, i, j, event.id))  # type: ignore[arg-type]
                 continue
             if type(part) is TextPart and part.provider_data is not None and plan is None \
                     and data_of(part.provider_data, self.issuers) == PLAN_MARK:
@@ -163,6 +213,20 @@ class Encoder(PartEncoder):
                 if type(part) is TextPart and part.citations:
                     citations += self.citations(part, i, j, event.id, len(items))
                 items.append(item)
+        if marks is _NO_MARKS:  # the common message: nothing an import recorded
+            message: dict[str, Any] = {"role": "assistant"}
+            if items:
+                first = items[0]
+                message["content"] = first["text"] if len(items) == 1 and len(first) == 2 \
+                    and first["type"] == "text" else items
+            if plan is not None:
+                message["tool_plan"] = plan
+            if calls:
+                message["tool_calls"] = calls
+            if citations:
+                message["citations"] = citations
+            self.messages.append(message)  # type: ignore[arg-type]
+            return
         message = self._message("assistant", marks)
         if items:
             message["content"] = self._content(items, marks)

@@ -110,7 +110,7 @@ def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
     if type(strict) is bool and tools and all(isinstance(t, ToolDefinition) and t.strict is None for t in tools):
         # One switch for every tool on the wire; each canonical definition carries it.
         del params["strict_tools"]
-        tools = tuple(with_field(t, "strict", strict) for t in tools)
+        tools = tuple(with_field(t, "strict", strict) for t in tools if isinstance(t, ToolDefinition))
     settings = settings_from_wire(body, params)
     return imported_request(tuple(history), tools, str(body.get("model", "")),
                             settings.max_output_tokens, None, params, None, settings)

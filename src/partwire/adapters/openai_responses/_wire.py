@@ -5,12 +5,12 @@ Facts from ``../shared/wire/openai.md`` part B (read from the ``openai`` 3.54 SD
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, Required, TypedDict
 
 from partwire._base import ProviderData
 from partwire._json import token_count
+from partwire._media import data_url, parse_data_url
 from partwire.messages import AssistantStatus, StopReason
 from partwire.usage import Usage
 
@@ -234,21 +234,5 @@ def item_in_order(item: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-# Only the plain "data:<type>;base64,<data>" form is taken apart; any other data URL stays a URL.
-_DATA_URL = re.compile(r"data:([a-zA-Z0-9][a-zA-Z0-9.+-]*/[a-zA-Z0-9][a-zA-Z0-9.+-]*);base64,", re.ASCII)
-
-
-def data_url(media_type: str, data: str) -> str:
-    """A base64 data URL."""
-    return f"data:{media_type};base64,{data}"
-
-
-def parse_data_url(url: str) -> tuple[str, str] | None:
-    """``(media_type, base64 data)`` of a plain base64 data URL, else ``None``."""
-    if not url.startswith("data:"):
-        return None
-    match = _DATA_URL.match(url)
-    if match is None:
-        return None
-    return match.group(1), url[match.end():]
+# The data URLs every adapter shares (partwire._media): re-exported, the names this module had.
 
