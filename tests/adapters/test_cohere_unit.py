@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -28,7 +29,9 @@ from partwire import (
 from partwire.adapters import cohere
 from partwire.adapters.cohere.blocks import part_from_wire, part_to_wire, stop_reason_from_wire
 from partwire.errors import LossError, ProviderError, WireFormatError
+from partwire.pricing import message_cost
 from partwire.settings import RequestSettings
+from partwire.streaming import accumulate
 
 MODEL = "command-a-03-2025"
 PLAN = ProviderData(issuer="cohere", data={"field": "tool_plan"})
@@ -266,3 +269,17 @@ def test_blocks_read_and_write_one_item() -> None:
 def test_an_estimate_counts_the_billed_text() -> None:
     """The estimate of a bare question is its own token count, without Cohere's template."""
     assert cohere.estimate_input_tokens([UserMessage("Tell me a joke, pirate style")]) == 7
+
+
+def test_model_id_names_the_model_of_an_answer_and_its_stream() -> None:
+    """Cohere's answers name no model: the model_id option records it, whole and streamed, and
+    the answer is priced by it."""
+    body = {"id": "r", "finish_reason": "COMPLETE", "message": {"role": "assistant", "content": [{"type": "text", "text": "a"}]},
+            "usage": {"billed_units": {"input_tokens": 1000, "output_tokens": 1000}}}
+    assert cohere.from_wire(body).model is None
+    message = cohere.from_wire(body, model_id="command-r")
+    assert message.model == "cohere:command-r"
+    assert message_cost(message).usd == Decimal("0.00075")  # command-r: $0.15 and $0.60 a million
+    events = [{"id": "r", "type": "message-start", "delta": {"message": {"role": "assistant"}}},
+              {"type": "message-end", "delta": {"finish_reason": "COMPLETE"}}]
+    assert accumulate(cohere.stream(events, model_id="command-r")).model == "cohere:command-r"

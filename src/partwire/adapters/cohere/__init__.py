@@ -7,6 +7,7 @@ Works on plain JSON; accepts the ``cohere`` SDK's objects by duck typing and nev
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from partwire.adapters import Capabilities
 from partwire.adapters._surface import Docs, surface
@@ -66,6 +67,9 @@ class Options:
     foreign_thinking: ForeignThinking = "thinking"
     """Reasoning parts: send their text as Cohere ``thinking`` (Cohere's carry no signature, and
     it reads anyone's), as plain ``text``, or ``drop`` them (with a loss)."""
+    model_id: str | None = None
+    """For ``from_wire`` and ``stream``: the model the request named, recorded as
+    ``model="cohere:<id>"`` (Cohere's answers do not say which model answered)."""
 
 
 _SURFACE = surface(
@@ -73,7 +77,7 @@ _SURFACE = surface(
     build=build_request,
     decode=_from_wire,
     read=_from_wire_request,
-    translator=lambda options: Translator,
+    translator=lambda options: Translator if options.model_id is None else partial(Translator, options.model_id),
     count=estimate_request_tokens,
     docs=Docs(
         to_wire="""The request body for ``history``: ``client.v2.chat(**projection.request)``.

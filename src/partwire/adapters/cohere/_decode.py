@@ -48,6 +48,7 @@ __all__ = [
     "error_from_wire",
     "from_wire",
     "message_parts",
+    "model_of",
     "part_from_wire",
 ]
 
@@ -63,9 +64,9 @@ _CALL_FIELDS = frozenset({"id", "type", "function"})
 _INDEX = re.compile(r"(\d+)$")
 
 
-def from_wire(response: Any, options: object = None) -> AssistantMessage:
-    """One response body as an assistant message; an error body raises :class:`ProviderError`
-    (no option changes how a response reads)."""
+def from_wire(response: Any, options: Any = None) -> AssistantMessage:
+    """One response body as an assistant message, recorded as answered by ``options.model_id``
+    (a Cohere answer names no model); an error body raises :class:`ProviderError`."""
     body = load_json(response, ISSUER, "response")
     message = body.get("message")
     if not isinstance(message, dict):
@@ -90,12 +91,19 @@ def from_wire(response: Any, options: object = None) -> AssistantMessage:
         status="complete",
         stop_reason=FINISH_REASONS.get(raw_finish) if isinstance(raw_finish, str) else None,
         stop_reason_raw=raw_finish if isinstance(raw_finish, str) else None,
+        model=model_of(options),
         provider=ISSUER,
         api=API,
         response_id=body.get("id"),
         usage=usage_from_wire(usage) if usage is not None else None,
         provider_data=ProviderData(issuer=ISSUER, data=data) if data else None,
     )
+
+
+def model_of(options: Any) -> str | None:
+    """The ``cohere:<id>`` model the options name, if any."""
+    model_id = getattr(options, "model_id", None)
+    return f"{ISSUER}:{model_id}" if model_id else None
 
 
 def error_from_wire(body: Mapping[str, Any], status: int | None = None) -> ProviderError:

@@ -56,12 +56,13 @@ _CALL_FIELDS = frozenset({"id", "type", "function"})
 class Translator(_KernelTranslator):
     """Turns wire events into stream events, one at a time, and keeps the message they build."""
 
-    __slots__ = ("kinds", "pending", "plan", "unattached")
+    __slots__ = ("kinds", "model", "pending", "plan", "unattached")
     provider = API
     dicts_are_items = True
 
-    def __init__(self) -> None:
+    def __init__(self, model_id: str | None = None) -> None:
         super().__init__()
+        self.model = f"{ISSUER}:{model_id}" if model_id else None
         self.kinds: dict[int, str] = {}  # content index -> "text" / "thinking"
         self.pending: dict[int, dict[str, Any]] = {}  # content items of a type this version lacks
         self.plan = False
@@ -133,7 +134,8 @@ class Translator(_KernelTranslator):
 
     def _other(self, kind: Any, wire: Mapping[str, Any]) -> tuple[StreamEvent, ...]:
         if kind == "message-start":
-            return self.emit([self.start_event(response_id=wire.get("id"), provider=ISSUER, api=API)])
+            return self.emit([self.start_event(response_id=wire.get("id"), model=self.model,
+                                               provider=ISSUER, api=API)])
         if kind == "content-start":
             return self.emit(self._content_start(wire))
         if kind == "content-end":
