@@ -10,9 +10,11 @@ issuers, and say how the imported body wrote what the canonical form says once.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
+from types import MappingProxyType
 from typing import Any, assert_never
 
+from partwire._json import json_text
 from partwire.adapters._calls import OrphanCheck, orphan_loss, tool_calls_by_id
 from partwire.adapters._losses import LossCollector, tool_status_loss
 from partwire.adapters._provenance import data_of
@@ -40,7 +42,7 @@ from partwire.parts import DocumentPart, TextPart, ThinkingPart, ToolCallPart
 
 __all__ = ["Encoder", "tool_text"]
 
-_NO_MARKS: dict[str, Any] = {}
+_NO_MARKS: Mapping[str, Any] = MappingProxyType({})  # a message with no marks (read-only)
 
 
 def tool_text(content: list[Any]) -> str:
@@ -80,7 +82,7 @@ class Encoder(PartEncoder):
                 fields = event.__dict__
                 wire_id = wire_ids.get(fields["call_id"])
                 if wire_id is not None and fields["provider_data"] is None and not fields["parts"] \
-                        and fields["status"] == "success":
+                        and fields["status"] == "success" and (fields["output_text"] or fields["data"] is None):
                     append({"role": "tool", "tool_call_id": wire_id, "content": fields["output_text"]})
                 else:
                     self.tool(event, i)  # type: ignore[arg-type]
@@ -124,11 +126,11 @@ class Encoder(PartEncoder):
             return {}
         return pd.data
 
-    def _message(self, role: str, marks: dict[str, Any]) -> dict[str, Any]:
+    def _message(self, role: str, marks: Mapping[str, Any]) -> dict[str, Any]:
         extra = marks.get("message")
         return {**extra, "role": role} if isinstance(extra, dict) else {"role": role}
 
-    def _content(self, items: list[dict[str, Any]], marks: dict[str, Any]) -> str | list[dict[str, Any]]:
+    def _content(self, items: list[dict[str, Any]], marks: Mapping[str, Any]) -> str | list[dict[str, Any]]:
         if len(items) == 1 and items[0].keys() == {"type", "text"} and items[0]["type"] == "text" \
                 and marks.get("content") != "blocks":
             text: str = items[0]["text"]
@@ -142,11 +144,13 @@ class Encoder(PartEncoder):
             self._documents(event, i)
             return
         takes = "user" if role == "user" else "system"
+        documents = len(self.documents)
         items = [item for j, part in enumerate(event.parts)
                  if (item := self.item(part, takes, i, j, event.id)) is not None]
         if not items and marks.get("content") != "blocks":
-            # Every part was dropped (each with its loss) or went to the documents: not sent empty.
-            if not all(part.type == "document" and role == "user" for part in event.parts):
+            # Every part was dropped (each with its loss) or went to the documents: not sent empty,
+            # and dropped itself only when nothing of it went anywhere.
+            if len(self.documents) == documents and event.parts:
                 self.lose(i, -1, f"{event.role}_message", "dropped",
                           "none of its parts is something Cohere takes here; not sent empty",
                           event.id)
@@ -287,6 +291,8 @@ class Encoder(PartEncoder):
         message = self._message("tool", marks)
         message["tool_call_id"] = wire_id
         kept = marks.get("content")
+        # A result's structured data is its output when it has no text (the one place it can go).
+        text = event.output_text or (json_text(event.data) if event.data is not None else "")
         if isinstance(kept, list) and not event.parts and _tool_gives(kept, event.output_text):
             message["content"] = kept
         else:
@@ -296,10 +302,9 @@ class Encoder(PartEncoder):
                 if item is not None:
                     items.append(item)
             if items:
-                message["content"] = ([{"type": "text", "text": event.output_text}]
-                                      if event.output_text else []) + items
+                message["content"] = ([{"type": "text", "text": text}] if text else []) + items
             else:
-                message["content"] = event.output_text
+                message["content"] = text
         self.messages.append(message)  # type: ignore[arg-type]
 
 
