@@ -15,7 +15,8 @@ from partwire.caches import clear
 SRC = Path(__file__).resolve().parents[1] / "src" / "partwire"
 MODELS = {"anthropic": "claude-sonnet-4-5", "openai_chat": "gpt-4.1", "openai_responses": "gpt-4.1",
           "google": "gemini-2.5-pro", "bedrock": "anthropic.claude-3-5-sonnet-20240620-v1:0",
-          "ollama": "qwen3:8b"}
+          "ollama": "qwen3:8b",
+          "cohere": "command-a-03-2025"}
 # Module-level containers that are no memo: a shared empty value never written to, and the
 # registry of live id sources that a forked child restarts (ids.py).
 NOT_CACHES = {("_base.py", "_NO_EXTRA"), ("adapters/bedrock/_encode.py", "_NO_MARKS"),

@@ -20,7 +20,8 @@ from tests.benchmarks.agent_history import agent_history
 
 MODELS = {"anthropic": "claude-sonnet-4-5", "openai_chat": "gpt-4.1", "openai_responses": "gpt-4.1",
           "google": "gemini-2.5-pro", "bedrock": "anthropic.claude-3-5-sonnet-20240620-v1:0",
-          "ollama": "qwen3:8b"}
+          "ollama": "qwen3:8b",
+          "cohere": "command-a-03-2025"}
 
 
 @pytest.fixture

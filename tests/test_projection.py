@@ -52,7 +52,8 @@ from tests.harness.laws import tools_called
 # A model each adapter accepts, for the tests that project through every adapter.
 MODELS = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-5", "openai_responses": "gpt-5",
           "google": "gemini-2.5-pro", "bedrock": "anthropic.claude-sonnet-4-20250514-v1:0",
-          "ollama": "qwen3:8b"}
+          "ollama": "qwen3:8b",
+          "cohere": "command-a-03-2025"}
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 LOSS = Loss("history[1].parts[0]", "thinking", "dropped", "not verifiable", "anthropic", "01ABC")

@@ -121,6 +121,7 @@ MARGINS: Mapping[str, float] = {
     "openai_responses": 0.15,
     "google": 0.35,
     "bedrock": 0.40,
+    "cohere": 0.25,
 }
 """The relative error band of the counted content, per adapter name."""
 

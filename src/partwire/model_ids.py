@@ -17,7 +17,7 @@ __all__ = ["FIRST_PARTY", "PROVIDER_PREFIXES", "bedrock_family", "model_owner", 
 
 PROVIDER_PREFIXES = frozenset(
     {"anthropic", "google", "bedrock", "openai", "openrouter", "deepseek", "vllm", "ollama",
-     "mistral"}
+     "mistral", "cohere"}
 )
 """The prefixes that name a provider in a ``provider:model`` id. A colon after anything else is
 part of the model name itself (OpenAI fine-tunes ``ft:gpt-4o:org:x``, Ollama tags ``qwen3:8b``,
@@ -43,7 +43,7 @@ def wire_model(model: str, issuer: str) -> str:
     return full
 
 
-FIRST_PARTY = frozenset({"anthropic", "openai", "google"})
+FIRST_PARTY = frozenset({"anthropic", "openai", "google", "cohere"})
 """The first-party APIs: each serves only its own models, so a bare model name of another family
 is a mistake there (aggregators such as OpenRouter, vLLM or Ollama serve anything and are not
 checked)."""
@@ -51,6 +51,7 @@ _MODEL_FAMILIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"claude", re.IGNORECASE), "anthropic"),
     (re.compile(r"(gpt-|chatgpt|o\d(\b|-)|davinci|text-embedding)", re.IGNORECASE), "openai"),
     (re.compile(r"(gemini|gemma)", re.IGNORECASE), "google"),
+    (re.compile(r"(command(\b|-)|c4ai-|aya-)", re.IGNORECASE), "cohere"),
 )
 
 

@@ -19,7 +19,8 @@ from tests.scenarios import RED_SQUARE_PNG
 
 MODELS = {"anthropic": "claude-sonnet-4-5", "openai_chat": "gpt-4o", "openai_responses": "gpt-4o",
           "google": "gemini-2.5-flash", "bedrock": "anthropic.claude-sonnet-4-5",
-          "ollama": "qwen3-vl:8b"}
+          "ollama": "qwen3-vl:8b",
+          "cohere": "command-a-03-2025"}
 
 # Where a user message's first content block sits in each API's request body.
 FIRST_BLOCK: dict[str, Callable[[dict[str, Any]], Any]] = {
@@ -30,6 +31,7 @@ FIRST_BLOCK: dict[str, Callable[[dict[str, Any]], Any]] = {
     "openai_responses": lambda body: body["input"][0]["content"][0],
     # An Ollama message has fields, not blocks: its "block" is the one field the part fills.
     "ollama": lambda body: {"images": body["messages"][0]["images"]},
+    "cohere": lambda body: body["messages"][0]["content"][0],
 }
 
 IMAGE = ImagePart(source=Base64Source(data=RED_SQUARE_PNG), media_type="image/png")

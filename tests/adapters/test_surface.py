@@ -28,6 +28,7 @@ from partwire.adapters import (
     WireFormatError,
     anthropic,
     bedrock,
+    cohere,
     get_adapter,
     google,
     ollama,
@@ -45,7 +46,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = ("to_wire", "from_wire", "from_wire_request", "stream", "astream", "estimate_input_tokens")
 MODELS = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-4.1", "openai_responses": "gpt-4.1",
           "google": "gemini-3-flash-preview", "bedrock": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-          "ollama": "qwen3:8b"}
+          "ollama": "qwen3:8b",
+          "cohere": "command-a-03-2025"}
 HISTORY: list[HistoryEvent] = [UserMessage("What is the capital of France?")]
 # Reasoning signed by an issuer no adapter accepts: every adapter drops it, with a loss.
 LOSSY: list[HistoryEvent] = [
@@ -81,6 +83,9 @@ SWITCHES: dict[str, tuple[dict[str, Any], dict[str, str], Callable[..., Any]]] =
                 lambda **o: bedrock.from_wire(_recorded("bedrock")[0], **o).model),
     "ollama": ({"developer_role": "user"}, {"developer_role": "user"}, lambda **o: ollama.to_wire(
         [UserMessage("q"), DeveloperMessage("$ ls")], model=MODELS["ollama"], **o).request),
+    "cohere": ({"foreign_thinking": "text"}, {"foreign_thinking": "text"}, lambda **o: cohere.to_wire(
+        [*HISTORY, AssistantMessage([ThinkingPart(text="Madrid."), "Madrid."])],
+        model=MODELS["cohere"], **o).request),
 }
 
 

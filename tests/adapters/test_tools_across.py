@@ -35,7 +35,11 @@ NATIVE: dict[str, dict[str, Any]] = {
     "bedrock": {"systemTool": {"name": "some_system_tool"}},
     # Ollama's only tool is Chat Completions' function tool, so its native dict is one too.
     "ollama": {"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}},
+    "cohere": {"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}},
 }
+# Cohere's and Ollama's tool dicts are Chat Completions' function tools, word for word: Chat
+# takes them too.
+_SAME_SHAPE = {("cohere", "openai_chat"), ("ollama", "openai_chat")}
 
 
 def _body(name: str, tools: list[Any]) -> dict[str, Any]:
@@ -92,7 +96,7 @@ def test_a_native_dict_goes_only_to_the_api_whose_shape_it_has(source: str, targ
     model = f"{adapter.CAPABILITIES.issuer}:m"
     projection = adapter.to_wire(HISTORY, model=model, tools=[native])
     found = list(projection.request.get("tools", projection.request.get("toolConfig", {}).get("tools", [])))
-    if source == target or (source, target) == ("ollama", "openai_chat"):
+    if source == target or (source, target) in _SAME_SHAPE:
         assert found == [native]
         assert projection.losses == ()
     else:

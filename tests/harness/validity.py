@@ -52,6 +52,8 @@ SDK_REQUEST_TYPES: dict[str, tuple[str, str, str]] = {
     "bedrock": ("botocore.validate", "ParamValidator", "ParamValidator"),
     # The ollama package's pydantic models, closed to keys they do not declare (_ollama_errors).
     "ollama": ("ollama._types", "ChatRequest", "ChatRequest"),
+    # The cohere SDK's models take unknown keys: tests/harness/cohere.py closes them.
+    "cohere": ("cohere.v2.client", "V2Client", "V2Client"),
 }
 """Per adapter: the SDK module, its non-streaming request type and its streaming request type."""
 
@@ -246,6 +248,10 @@ def request_errors(api: str, request: Mapping[str, Any], *, stream: bool = False
         from tests.harness.bedrock import converse_errors
 
         return converse_errors(request, stream=stream)
+    if api == "cohere":
+        from tests.harness.cohere import cohere_errors
+
+        return cohere_errors(json.loads(json.dumps(request)), stream=stream)
     wire = json.loads(json.dumps(request))
     if api == "google":
         return _google_errors(wire)

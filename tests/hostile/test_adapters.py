@@ -157,7 +157,9 @@ def test_a_refused_request_names_where_the_bad_value_is(name: str, data: st.Data
 
 _USAGE = {"anthropic": ("usage", "output_tokens"), "openai_chat": ("usage", "completion_tokens"),
           "openai_responses": ("usage", "output_tokens"), "google": ("usageMetadata", "candidatesTokenCount"),
-          "bedrock": ("usage", "outputTokens")}
+          "bedrock": ("usage", "outputTokens"),
+          # Cohere's counts are one level down (billed_units, tokens); its one flat count is this.
+          "cohere": ("usage", "cached_tokens")}
 
 
 # Ollama has no usage object: its counts are top-level fields (the test after this one).

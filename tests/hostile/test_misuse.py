@@ -37,7 +37,8 @@ from tests.harness.depth import examples
 
 MODELS = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-5", "openai_responses": "gpt-5",
           "google": "gemini-2.5-pro", "bedrock": "anthropic.claude-sonnet-4-20250514-v1:0",
-          "ollama": "qwen3:8b"}
+          "ollama": "qwen3:8b",
+          "cohere": "command-a-03-2025"}
 
 # -- lone surrogates -----------------------------------------------------------------------
 
@@ -168,6 +169,9 @@ _MESSAGES_APIS = ("anthropic", "openai_chat", "bedrock")
 # Anthropic's lenient reader takes one too.
 SHARED_REQUESTS = {(a, b) for a in _MESSAGES_APIS for b in _MESSAGES_APIS if a != b} | {
     ("ollama", "openai_chat"), ("openai_chat", "ollama"), ("anthropic", "ollama")}
+# Cohere's requests are Chat Completions' shape (its roles, tool calls and tools): a Chat body
+# with none of Chat's own signs reads as Cohere's, whole.
+SHARED_REQUESTS |= {("cohere", "openai_chat"), ("openai_chat", "cohere")}
 
 
 @pytest.mark.parametrize("reader", ADAPTER_NAMES)
@@ -201,7 +205,8 @@ def test_a_body_with_none_of_the_apis_keys_is_refused_naming_what_was_expected(
     with pytest.raises(WireFormatError) as request:
         adapter.from_wire_request(body)
     expected = {"anthropic": "content", "openai_chat": "choices", "openai_responses": "output",
-                "google": "candidates", "bedrock": "output.message", "ollama": "message"}[name]
+                "google": "candidates", "bedrock": "output.message", "ollama": "message",
+                "cohere": "message"}[name]
     assert expected in str(response.value)
     assert request.value.path in ("messages", "input", "contents")
 

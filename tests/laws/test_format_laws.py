@@ -24,12 +24,18 @@ from tests.harness.corpus import CORPUS
 
 # Corpus folder -> the adapter that reads it (Mistral is a dialect of Chat Completions).
 FOLDERS = {"anthropic": "anthropic", "openai-chat": "openai_chat", "openai-responses": "openai_responses",
-           "google": "google", "bedrock": "bedrock", "mistral": "openai_chat", "ollama": "ollama"}
+           "google": "google", "bedrock": "bedrock", "mistral": "openai_chat", "ollama": "ollama",
+           "cohere": "cohere"}
 READERS = sorted(set(FOLDERS.values()))
 # How a refusal names each API's body when it can tell.
 NAMES = {"anthropic": "Anthropic Messages", "openai_chat": "OpenAI Chat Completions",
          "openai_responses": "OpenAI Responses", "google": "Gemini generateContent",
-         "bedrock": "Bedrock Converse", "ollama": "Ollama chat"}
+         "bedrock": "Bedrock Converse", "ollama": "Ollama chat",
+         "cohere": "Cohere v2 Chat"}
+# The pairs of APIs whose bodies can be alike (the check above says when).
+_ALIKE = {frozenset({"anthropic", "openai_chat"}), frozenset({"cohere", "openai_chat"}),
+          frozenset({"anthropic", "cohere"}), frozenset({"anthropic", "ollama"}),
+          frozenset({"ollama", "openai_chat"}), frozenset({"cohere", "ollama"})}
 PAIRS = [(folder, reader) for folder in FOLDERS for reader in READERS if reader != FOLDERS[folder]]
 
 
@@ -73,10 +79,12 @@ def test_a_reader_refuses_another_apis_request_or_reads_it_whole(folder: str, re
         taken.append(name)
         assert not problems, f"{name} read by {reader}: {problems}"
     assert not misnamed, f"refusals that do not name {reader} as the reader: {misnamed[:3]}"
-    # Anthropic, Chat, Converse and Ollama all call their list "messages"; only a bare text body
-    # may pass between Anthropic, Chat and Ollama (whose body is Chat's in shape:
+    # Anthropic, Chat, Converse, Cohere and Ollama all call their list "messages"; only a body valid for
+    # both, with nothing only one of them defines (a bare text with max_tokens and a model no
+    # table knows, and between Cohere and Chat, whose roles and tools are alike, more), may pass
+    # between Anthropic, Chat, Cohere and Ollama (whose body is Chat's in shape:
     # docs/adapters/ollama.md says how the two are told apart). Every other pair refuses every body.
-    if {folder, reader} - {"anthropic", "openai-chat", "openai_chat", "mistral", "ollama"}:
+    if frozenset({FOLDERS[folder], reader}) not in _ALIKE:
         assert not taken, f"{reader} read {len(taken)} {folder} bodies: {taken[:3]}"
 
 

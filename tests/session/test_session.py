@@ -42,7 +42,8 @@ from tests.session.agent_loop import agent_events
 
 MODEL = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-4.1", "openai_responses": "gpt-5",
          "google": "gemini-2.5-pro", "bedrock": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-         "ollama": "qwen3:8b"}
+         "ollama": "qwen3:8b",
+          "cohere": "command-a-03-2025"}
 
 
 def _sse(text: str = "Hello", *, tool: bool = True) -> list[dict[str, Any]]:

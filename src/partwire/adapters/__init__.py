@@ -48,6 +48,7 @@ _MODULES: dict[str, str] = {
     "google": "partwire.adapters.google",
     "bedrock": "partwire.adapters.bedrock",
     "ollama": "partwire.adapters.ollama",
+    "cohere": "partwire.adapters.cohere",
 }
 
 ADAPTER_NAMES: tuple[str, ...] = tuple(_MODULES)

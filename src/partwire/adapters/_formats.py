@@ -37,6 +37,7 @@ LABELS: dict[str, str] = {
     "google": "a Gemini generateContent",
     "bedrock": "a Bedrock Converse",
     "ollama": "an Ollama chat",
+    "cohere": "a Cohere v2 Chat",
     "typed": "an Anthropic Messages or OpenAI Chat Completions",
     "messages": "an Anthropic Messages, OpenAI Chat Completions or Ollama chat",
 }
@@ -62,7 +63,16 @@ _TOP: tuple[tuple[str, frozenset[str]], ...] = (
                                "random_seed", "safe_prompt", "prompt_mode"})),
     # Ollama's native chat: its sampling lives in options, its switches beside them.
     ("ollama", frozenset({"options", "keep_alive", "think", "format"})),
+    ("cohere", frozenset({"documents", "citation_options", "safety_mode", "strict_tools", "k", "p",
+                          "priority"})),
 )
+# Fields of another API's list above that an API defines too: no sign when that API reads them.
+_ALSO: dict[str, frozenset[str]] = {
+    "cohere": frozenset({"response_format", "frequency_penalty", "presence_penalty", "seed",
+                         "stop_sequences"}),
+}
+# The API a model's owner speaks natively, for the first-party readers' model check.
+_OWNER_API = {"anthropic": "anthropic", "openai": "openai_chat", "google": "google", "cohere": "cohere"}
 # Per reading adapter, the top-level fields of all the others together.
 _OTHERS_TOP: dict[str, frozenset[str]] = {
     own: frozenset().union(*(fields for api, fields in _TOP if api != own)) for own, _ in _TOP}
@@ -74,6 +84,8 @@ _TYPED_TOP = frozenset({"temperature", "top_p", "top_k", "max_tokens", "stop", "
 # Message roles only Chat Completions (and its dialects) puts in ``messages`` (a system message
 # there is an option of Anthropic's reader and writer too).
 _CHAT_ROLES = frozenset({"system", "developer", "tool", "function"})
+# The roles Cohere shares with Chat Completions.
+_COHERE_ROLES = frozenset({"system", "tool"})
 # Content block types by the one API that defines them inside ``messages``.
 _BLOCK_TYPES: dict[str, str] = {
     **dict.fromkeys(("image_url", "input_audio", "file", "refusal"), "openai_chat"),
@@ -95,12 +107,16 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
     ``own`` is the reading adapter's name: its own signs are passed over, so a body only another
     API could have written is named, and one that several could have written is not.
     """
+    found = _cohere_sign(body, own)
+    if found is not None:
+        return found
     keys = body.keys()
     others = _OTHERS_TOP.get(own)
     if others is None or not keys.isdisjoint(others):  # one look for the common body, with none
+        also = _ALSO.get(own, frozenset())
         for api, fields in _TOP:
-            if api != own and not keys.isdisjoint(fields):
-                field = next(k for k in body if k in fields)
+            if api != own and not keys.isdisjoint(fields) and (not also or not keys.isdisjoint(fields - also)):
+                field = next(k for k in body if k in fields and k not in also)
                 return api, f"a top-level {field}", field
     if own == "ollama":
         found = _typed_for_ollama(body)
@@ -112,6 +128,10 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
     if own == "anthropic" and isinstance(model, str) and model_owner(model) == "openai":
         # Anthropic serves only its own models; an OpenAI model in a messages body is Chat's.
         return "openai_chat", f"the OpenAI model {model}", "model"
+    owner = _OWNER_API.get(model_owner(model) or "") if own == "cohere" and isinstance(model, str) else None
+    if owner is not None and owner != own:
+        # Cohere serves only its own models.
+        return owner, f"the {_MODEL_OWNERS[owner]} model {model}", "model"
     thinking = body.get("thinking")
     if own != "anthropic" and isinstance(thinking, dict) and (
             "budget_tokens" in thinking or thinking.get("type") == "adaptive"):
@@ -125,8 +145,8 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
     if isinstance(tools, list):
         for i, tool in enumerate(tools):
             shape = _tool_api(tool)
-            # Ollama's tools are Chat Completions' function tools, to the letter.
-            if shape is not None and shape != own and (shape, own) != ("openai_chat", "ollama"):
+            # Ollama's and Cohere's tools are Chat Completions' function tools, to the letter.
+            if shape is not None and shape != own and not (shape == "openai_chat" and own in ("ollama", "cohere")):
                 return shape, "a tool in its shape", f"tools[{i}]"
     messages = body.get("messages")
     if not isinstance(messages, list):
@@ -136,16 +156,18 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
         if not isinstance(message, dict):
             return None
         role = message.get("role")
+        if own != "cohere" and "tool_plan" in message:
+            return "cohere", "a message's tool_plan", f"messages[{i}].tool_plan"
         if own != "ollama":
             sign = _ollama_message(message)
             if sign is not None:
                 return "ollama", f"a message's {sign}", f"messages[{i}].{sign}"
         elif _chat_message(message):
             return "openai_chat", "a message in its shape (a call id, a list of content)", f"messages[{i}]"
-        if own not in ("openai_chat", "ollama") and isinstance(role, str) and role in _CHAT_ROLES \
-                and (role != "system" or own != "anthropic"):
+        if own not in ("openai_chat", "ollama") and isinstance(role, str) and role in _CHAT_ROLES and (
+                role != "system" or own != "anthropic") and (role not in _COHERE_ROLES or own != "cohere"):
             return "openai_chat", f"a {message['role']} message", f"messages[{i}].role"
-        if own not in ("openai_chat", "ollama") and "tool_calls" in message:
+        if own not in ("openai_chat", "ollama", "cohere") and "tool_calls" in message:
             return "openai_chat", "a message's tool_calls", f"messages[{i}].tool_calls"
         content = message.get("content")
         if not isinstance(content, list):
@@ -159,7 +181,12 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
                     return "bedrock", "a content block with no type", f"messages[{i}].content[{j}]"
                 continue
             writer = writers.get(kind) if isinstance(kind, str) else None
-            if writer is not None:
+            if (kind == "document" and "source" not in block) or (kind == "thinking" and type(
+                    block.get("thinking")) is str and "signature" not in block and own != "anthropic"):
+                writer = "cohere"  # Cohere's {"document": {...}} and its unsigned thinking text
+            elif kind == "image_url" and own == "cohere":
+                writer = None  # Chat's image item, which Cohere takes too
+            if writer is not None and writer != own:
                 return writer, f"a {kind} block", f"messages[{i}].content[{j}].type"
     return None
 
@@ -227,6 +254,29 @@ def _chat_message(message: Mapping[str, Any]) -> bool:
         for c in calls)
 
 
+def _cohere_sign(body: Mapping[str, Any], own: str) -> tuple[str, str, str] | None:
+    """A sign that Cohere wrote ``body`` (or, read as Cohere's, that another API did), from the
+    fields Cohere shares with Chat Completions but spells its own way; ``None`` when none shows."""
+    if own == "cohere":
+        return None
+    model = body.get("model")
+    if isinstance(model, str) and own not in ("openai_chat", "ollama") and model_owner(model) == "cohere":
+        # First-party APIs serve only their own models (Chat's dialects and Ollama serve open
+        # weights, Cohere's among them).
+        return "cohere", f"the Cohere model {model}", "model"
+    if body.get("tool_choice") in ("REQUIRED", "NONE"):
+        return "cohere", f"tool_choice {body['tool_choice']}", "tool_choice"
+    thinking, fmt = body.get("thinking"), body.get("response_format")
+    if isinstance(thinking, dict) and "token_budget" in thinking:
+        return "cohere", "a top-level thinking token_budget", "thinking"
+    if isinstance(fmt, dict) and fmt.get("type") == "json_object" and len(fmt) > 1:
+        return "cohere", "a json_object response_format with a schema", "response_format"
+    return None
+
+
+_MODEL_OWNERS = {"anthropic": "Anthropic", "openai_chat": "OpenAI", "google": "Gemini", "cohere": "Cohere"}
+
+
 def refuse_foreign_request(body: Mapping[str, Any], own: str, provider: str) -> None:
     """Raise a :class:`WireFormatError` when ``body`` is a request of another API than ``own``."""
     found = foreign_request(body, own)
@@ -243,6 +293,7 @@ _RESPONSE_TOP: tuple[tuple[str, str], ...] = (
     ("usageMetadata", "google"),
     ("promptFeedback", "google"),
     ("stopReason", "bedrock"),
+    ("finish_reason", "cohere"),
 )
 
 

@@ -28,6 +28,7 @@ from partwire._base import ProviderData, replace
 from partwire._media import decode_base64
 from partwire.adapters.bedrock.blocks import part_from_wire as converse_part
 from partwire.adapters.bedrock.blocks import part_to_wire as converse_block
+from partwire.adapters.cohere.blocks import stop_reason_from_wire as cohere_stop_reason
 from partwire.adapters.google.blocks import stop_reason_from_wire as gemini_stop_reason
 from partwire.bridges._common import (
     UNKNOWN_FIELDS,
@@ -294,6 +295,8 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
         stop = _STOPS.get(raw) if isinstance(raw, str) else None
         if provider == "google":  # Gemini's finishReason, read as the Google adapter reads it
             stop = gemini_stop_reason(raw, tool_calls=any(isinstance(p, ToolCallPart) for p in parts))
+        elif provider == "cohere":  # langchain-cohere keeps Cohere's own finish_reason (TOOL_CALL)
+            stop = cohere_stop_reason(raw)
         event = AssistantMessage(
             parts=parts, provider=provider,
             model=model_id(provider, model_name),

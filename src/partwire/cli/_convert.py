@@ -25,8 +25,8 @@ from partwire.projection import Loss
 
 __all__ = ["BRIDGES", "FORMATS", "SESSION_FILES", "add_convert_parser", "read_session_file"]
 
-FORMATS = ("canonical", "anthropic", "openai-chat", "openai-responses", "google", "bedrock", "ollama", "otel-genai",
-           "ai-sdk-ui", "ai-sdk-model", "ag-ui")
+FORMATS = ("canonical", "anthropic", "openai-chat", "openai-responses", "google", "bedrock", "cohere",
+           "ollama", "otel-genai", "ai-sdk-ui", "ai-sdk-model", "ag-ui")
 """What ``partwire convert`` reads and writes: the canonical JSONL, the adapters built so far,
 the OpenTelemetry GenAI span attributes, the AI SDK's UIMessage and ModelMessage lists and AG-UI
 messages."""

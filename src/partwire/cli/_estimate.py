@@ -21,7 +21,7 @@ from partwire.codec import load
 
 __all__ = ["add_estimate_parser", "estimate_command", "parse_hint"]
 
-_TARGETS = ("anthropic", "openai-chat", "openai-responses", "google", "bedrock", "ollama")
+_TARGETS = ("anthropic", "openai-chat", "openai-responses", "google", "bedrock", "cohere", "ollama")
 _SIZE = re.compile(r"^\s*(?:(\d+)\s*x\s*(\d+)|(\d+(?:\.\d+)?)\s*s|(\d+)\s*p(?:ages?)?)\s*$", re.I)
 
 

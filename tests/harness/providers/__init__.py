@@ -12,7 +12,7 @@ from tests.harness.kit import ProviderKit
 __all__ = ["KIT_NAMES", "get_kit"]
 
 KIT_NAMES: tuple[str, ...] = ("anthropic", "openai_chat", "google", "openai_responses", "bedrock",
-                               "ollama")
+                               "ollama", "cohere")
 """Every provider with a kit; add a name here with its module."""
 
 

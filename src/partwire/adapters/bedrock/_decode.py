@@ -127,8 +127,9 @@ def from_wire(response: Any, options: Options | None = None) -> AssistantMessage
     model_id = options.model_id if options is not None else None
     body = load_json(response, ISSUER, "response")
     output = body.get("output")
-    # Bedrock's error body is {"message": "..."}; Ollama's response has a message object.
+    # Bedrock's error body is {"message": "..."}; Ollama's and Cohere's answers have a message object.
     if output is None and "message" in body and not isinstance(body["message"], dict):
+        refuse_foreign_response(body, "bedrock", ISSUER)
         raise error_from_wire(body)
     if not isinstance(output, dict) or not isinstance(output.get("message"), dict):
         refuse_foreign_response(body, "bedrock", ISSUER)
