@@ -134,13 +134,13 @@ def test_a_message_without_content_and_unknown_keys_come_back() -> None:
 
 def test_a_chat_completions_body_is_refused_naming_it() -> None:
     """A Chat Completions request (a call id, typed calls with text arguments) is refused by
-    the Ollama reader, naming the format it sees."""
+    the Ollama reader, naming the formats it may be (Cohere's messages have that shape too)."""
     request = {"model": "llama3", "messages": [
         {"role": "user", "content": "q"},
         {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",
                                               "function": {"name": "f", "arguments": "{}"}}]},
         {"role": "tool", "tool_call_id": "call_1", "content": "r"}]}
-    with pytest.raises(WireFormatError, match="OpenAI Chat Completions request"):
+    with pytest.raises(WireFormatError, match="OpenAI Chat Completions or Cohere v2 Chat request"):
         ollama.from_wire_request(request)
 
 

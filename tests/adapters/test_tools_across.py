@@ -39,7 +39,7 @@ NATIVE: dict[str, dict[str, Any]] = {
 }
 # Cohere's and Ollama's tool dicts are Chat Completions' function tools, word for word: Chat
 # takes them too.
-_SAME_SHAPE = {("cohere", "openai_chat"), ("ollama", "openai_chat")}
+_SAME_SHAPE = {("cohere", "openai_chat"), ("ollama", "openai_chat"), ("ollama", "cohere"), ("cohere", "ollama")}
 
 
 def _body(name: str, tools: list[Any]) -> dict[str, Any]:

@@ -39,12 +39,13 @@ def test_committed_cases_are_what_the_adapters_give() -> None:
 
 
 def test_cases_have_unique_ids_and_cover_every_api_and_operation() -> None:
-    """Case ids are unique, and every API has to_wire, from_wire and read_request cases."""
+    """Case ids are unique, every API the corpus covers is an adapter's, and each has to_wire,
+    from_wire and read_request cases."""
     assert len({c.id for c in CASES}) == len(CASES)
     for api in API_NAMES:
         assert {c.operation for c in CASES if c.api == api} == {"to_wire", "from_wire", "read_request"}, api
     assert {c.operation for c in CASES} == set(OPERATIONS)
-    assert sorted(API_NAMES) == sorted(ADAPTER_NAMES)
+    assert set(API_NAMES) <= set(ADAPTER_NAMES)  # every API the corpus covers has an adapter
 
 
 def test_every_part_role_and_event_type_is_in_the_histories() -> None:

@@ -172,6 +172,9 @@ SHARED_REQUESTS = {(a, b) for a in _MESSAGES_APIS for b in _MESSAGES_APIS if a !
 # Cohere's requests are Chat Completions' shape (its roles, tool calls and tools): a Chat body
 # with none of Chat's own signs reads as Cohere's, whole.
 SHARED_REQUESTS |= {("cohere", "openai_chat"), ("openai_chat", "cohere")}
+# Ollama runs open-weight Cohere models (command-r) under their names: a body of plain texts
+# is valid for both.
+SHARED_REQUESTS |= {("cohere", "ollama"), ("ollama", "cohere")}
 
 
 @pytest.mark.parametrize("reader", ADAPTER_NAMES)

@@ -122,6 +122,9 @@ class Capabilities:
     """Most images in one request, when documented."""
     max_tool_name_length: int | None = None
     """Longest tool name accepted."""
+    call_ids: bool = True
+    """Tool calls carry an id on the wire; without one (Ollama) a result is paired with its call
+    by order and tool name, and a canonical call id does not travel."""
 
 
 @runtime_checkable

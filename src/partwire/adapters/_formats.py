@@ -38,7 +38,8 @@ LABELS: dict[str, str] = {
     "bedrock": "a Bedrock Converse",
     "ollama": "an Ollama chat",
     "cohere": "a Cohere v2 Chat",
-    "typed": "an Anthropic Messages or OpenAI Chat Completions",
+    "typed": "an Anthropic Messages, OpenAI Chat Completions or Cohere v2 Chat",
+    "chat_or_cohere": "an OpenAI Chat Completions or Cohere v2 Chat",
     "messages": "an Anthropic Messages, OpenAI Chat Completions or Ollama chat",
 }
 """How an error names each API's body (``a Bedrock Converse`` request)."""
@@ -117,6 +118,8 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
         for api, fields in _TOP:
             if api != own and not keys.isdisjoint(fields) and (not also or not keys.isdisjoint(fields - also)):
                 field = next(k for k in body if k in fields and k not in also)
+                if api == "openai_chat" and own != "cohere" and field in _ALSO["cohere"]:
+                    api = "chat_or_cohere"  # a field Cohere defines too (seed, response_format...)
                 return api, f"a top-level {field}", field
     if own == "ollama":
         found = _typed_for_ollama(body)
@@ -128,6 +131,9 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
     if own == "anthropic" and isinstance(model, str) and model_owner(model) == "openai":
         # Anthropic serves only its own models; an OpenAI model in a messages body is Chat's.
         return "openai_chat", f"the OpenAI model {model}", "model"
+    if own == "cohere" and isinstance(model, str) and ":" in model and "/" not in model:
+        # A name:tag model (gemma3:1b) is how Ollama names what it runs; Cohere serves only its own.
+        return "ollama", f"the Ollama model tag {model}", "model"
     owner = _OWNER_API.get(model_owner(model) or "") if own == "cohere" and isinstance(model, str) else None
     if owner is not None and owner != own:
         # Cohere serves only its own models.
@@ -163,7 +169,8 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
             if sign is not None:
                 return "ollama", f"a message's {sign}", f"messages[{i}].{sign}"
         elif _chat_message(message):
-            return "openai_chat", "a message in its shape (a call id, a list of content)", f"messages[{i}]"
+            # Cohere's messages have these too (a call id, typed calls): both are named.
+            return "chat_or_cohere", "a message in their shape (a call id, typed calls)", f"messages[{i}]"
         if own not in ("openai_chat", "ollama") and isinstance(role, str) and role in _CHAT_ROLES and (
                 role != "system" or own != "anthropic") and (role not in _COHERE_ROLES or own != "cohere"):
             return "openai_chat", f"a {message['role']} message", f"messages[{i}].role"
@@ -328,7 +335,8 @@ def refuse_foreign_response(body: Mapping[str, Any], own: str, provider: str) ->
                               f"{LABELS[own]} one: read it with the {api} adapter")
 
 
-_ADVICE = {"typed": "the anthropic or openai_chat adapter",
+_ADVICE = {"typed": "the anthropic, openai_chat or cohere adapter",
+           "chat_or_cohere": "the openai_chat or cohere adapter",
            "messages": "the anthropic, openai_chat or ollama adapter"}
 
 

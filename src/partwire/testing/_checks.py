@@ -367,8 +367,11 @@ def check_ids(adapter: Any, history: Sequence[HistoryEvent], *, example: str = "
     body = json.dumps(projection.request, ensure_ascii=False, default=json_default)
     named = {loss.path for loss in projection.losses}
     mapped = any(loss.action == "id_mapped" for loss in projection.losses)
-    issuer = getattr(getattr(adapter, "CAPABILITIES", None), "issuer", None)
-    for i, event in enumerate(history):
+    capabilities = getattr(adapter, "CAPABILITIES", None)
+    issuer = getattr(capabilities, "issuer", None)
+    # An API whose calls carry no id (Capabilities.call_ids false: Ollama) sends none; its
+    # results must still answer the same calls when the request is read back (below).
+    for i, event in enumerate(history if getattr(capabilities, "call_ids", True) else ()):
         for j, part in enumerate(getattr(event, "parts", ())):
             if not isinstance(part, ToolCallPart) or f"history[{i}].parts[{j}]" in named \
                     or f"history[{i}]" in named or mapped:

@@ -74,6 +74,8 @@ def from_wire(response: Any, options: Any = None) -> AssistantMessage:
             raise error_from_wire(body)
         refuse_foreign_response(body, "cohere", ISSUER)
         raise WireFormatError(ISSUER, "response", "it has no message object", "message")
+    if "finish_reason" not in body:  # every Cohere answer has one; Ollama's has a message too
+        refuse_foreign_response(body, "cohere", ISSUER)
     parts, unattached = message_parts(message)
     raw_finish = body.get("finish_reason")
     usage = usage_object(body, "usage", ISSUER)

@@ -114,7 +114,7 @@ class PartEncoder(BlockEncoder):
             self.lose(i, j, "thinking", "downgraded", "reasoning is sent as plain text "
                       "(foreign_thinking=text)", message_id)
             return {"type": "text", "text": part.text}
-        if part.signature is not None and part.signature.issuer not in self.issuers:
+        if part.signature is not None:  # Cohere signs no reasoning: any signature stays behind
             self.lose(i, j, "thinking", "rewritten", f"Cohere takes reasoning text only: sent "
                       f"without the signature from {part.signature.issuer}", message_id)
         extras = self.marks(part, i, j, message_id).get("item")

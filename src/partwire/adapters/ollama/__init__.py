@@ -56,6 +56,7 @@ CAPABILITIES = Capabilities(
     refusals=False,
     image_media_types=IMAGE_MEDIA_TYPES,
     media_sources=frozenset({"base64"}),
+    call_ids=False,  # calls and results are paired by order and tool name
 )
 """What Ollama's chat API takes (what a model behind it takes depends on the model)."""
 

@@ -112,6 +112,8 @@ def from_wire(response: Any, options: Options) -> AssistantMessage:
             raise error_from_wire(body)
         refuse_foreign_response(body, API, API)
         raise WireFormatError(API, "response", "it has no message object", "message")
+    if "done" not in body:  # every Ollama answer says whether it is done; Cohere's has a message too
+        refuse_foreign_response(body, API, API)
     created = body.get("created_at")
     parts = message_parts(message, created if isinstance(created, str) else "", "0")
     return response_message(body, message, parts)

@@ -124,11 +124,25 @@ class Encoder(PartEncoder):
                     return
             out: dict[str, Any] = {"role": role}
             self.fields(out, parts, i, fields["id"], calls=False)
-            self.messages.append(out)  # type: ignore[arg-type]
+            if not self.emptied(out, message, i):
+                self.messages.append(out)  # type: ignore[arg-type]
             return
         out, marks = self.start(role, message.provider_data)
         self.fields(out, message.parts, i, message.id, calls=False)
-        self.finish(out, marks)
+        if not self.emptied(out, message, i):
+            self.finish(out, marks)
+
+    def emptied(self, out: dict[str, Any], message: UserMessage | SystemMessage | DeveloperMessage,
+                i: int) -> bool:
+        """Whether every part of ``message`` was dropped (each with its loss), leaving nothing to
+        send: the message is left out, named by a loss of its own, rather than sent empty."""
+        if out.get("content") or out.get("images") or not message.parts or any(
+                isinstance(p, TextPart) and not p.text for p in message.parts):
+            return False
+        self.lose(i, -1, f"{message.role}_message", "dropped",
+                  "none of its parts can be sent to Ollama, and an empty message says nothing",
+                  message.id)
+        return True
 
     def assistant(self, message: AssistantMessage, i: int) -> None:
         """An assistant message; its calls become the ones the next results answer."""

@@ -178,6 +178,9 @@ class PartEncoder(BlockEncoder):
                     lose(i, j, "thinking", "dropped", f"reasoning signed by {signer} goes back to "
                          f"{signer} only", message_id)
                     return
+                if signer is not None:  # an accepted issuer's: Ollama signs no reasoning
+                    lose(i, j, "thinking", "rewritten", f"Ollama takes reasoning text only: sent "
+                         f"without the signature from {signer}", message_id)
                 thoughts.append(j)
                 thinking.append(part.text)
             case RedactedThinkingPart():
