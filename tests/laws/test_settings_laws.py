@@ -59,6 +59,11 @@ MODELS = {"anthropic": ("claude-sonnet-4-6",), "openai_chat": ("gpt-4.1", "o4-mi
 # The four APIs of issue 21 (Bedrock has its own settings laws with its adapter).
 ADAPTERS = [name for name in _REGISTERED if name in MODELS]
 PAIRS = [(a, b) for a in ADAPTERS for b in ADAPTERS if a != b]
+# Cohere and Ollama join the per-target law and the matrix (the generated round trips between
+# every pair stay with the four, which keeps the suite's time).
+MODELS_MORE = {"cohere": ("command-a-03-2025", "command-a-reasoning-08-2025"), "ollama": ("qwen3:8b",)}
+TARGETS = [*ADAPTERS, *(name for name in _REGISTERED if name in MODELS_MORE)]
+MATRIX_PAIRS = [(a, b) for a in TARGETS for b in TARGETS if a != b]
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
           "additionalProperties": False}
 
@@ -136,12 +141,16 @@ def request_settings() -> st.SearchStrategy[RequestSettings]:
 
 # A default said out loud, which an API expresses by saying nothing: reading the body back gives
 # None, and nothing was lost (free text where Anthropic has no text format; no summary where
-# OpenAI returns none unless asked).
+# OpenAI returns none unless asked, or where Cohere and Ollama give none at all).
 def _meaning(name: str, value: Any, target: str) -> Any:
-    if name == "output_format" and isinstance(value, TextOutput) and target == "anthropic":
+    if name == "output_format" and isinstance(value, TextOutput) and target in ("anthropic", "ollama"):
         return None
+    if name == "tool_choice" and isinstance(value, AutoToolChoice) and target in ("cohere", "ollama"):
+        return None  # their default, which they say by sending no tool choice
+    if name == "parallel_tool_calls" and value is True and target == "ollama":
+        return None  # Ollama always may call several tools: true is its only behaviour
     if name == "reasoning" and isinstance(value, Reasoning) and value.summary == "none" \
-            and target in ("openai_chat", "openai_responses"):
+            and target in ("openai_chat", "openai_responses", "cohere", "ollama"):
         value = value.model_copy(update={"summary": None})
         return None if value == Reasoning() else value
     return value
@@ -164,7 +173,7 @@ def _send(target: str, model: str, given: RequestSettings) -> tuple[dict[str, An
     return projection.request, projection.losses, adapter.from_wire_request(projection.request).settings
 
 
-@pytest.mark.parametrize("target", ADAPTERS)
+@pytest.mark.parametrize("target", TARGETS)
 @LAWS
 @given(data=st.data(), given_settings=request_settings())
 def test_every_setting_arrives_or_is_named_by_a_loss(target: str, data: st.DataObject,
@@ -172,7 +181,7 @@ def test_every_setting_arrives_or_is_named_by_a_loss(target: str, data: st.DataO
     """Any settings sent to any adapter: the body validates against the SDK's request type,
     ``check_switch`` predicts the same losses, and each setting comes back from the adapter's own
     reader or a loss names it."""
-    model = data.draw(st.sampled_from(MODELS[target]), label="model")
+    model = data.draw(st.sampled_from({**MODELS, **MODELS_MORE}[target]), label="model")
     body, losses, back = _send(target, model, given_settings)
     assert request_errors(target, body) == []
     # The switch prediction names the same losses (law 6, with settings).
@@ -215,12 +224,18 @@ _WEATHER = {"anthropic": {"name": "get_weather", "description": "The weather in 
             "google": {"functionDeclarations": [{"name": "get_weather",
                                                  "description": "The weather in a city.",
                                                  "parametersJsonSchema": TOOLS[0].input_schema}]}}
+_WEATHER["cohere"] = _WEATHER["ollama"] = _WEATHER["openai_chat"]  # Chat's function tool, to the letter
 _USER: dict[str, dict[str, Any]] = {"anthropic": {"messages": [{"role": "user", "content": "Weather in Paris?"}]},
          "openai_chat": {"messages": [{"role": "user", "content": "Weather in Paris?"}]},
          "openai_responses": {"input": "Weather in Paris?"},
          "google": {"contents": [{"role": "user", "parts": [{"text": "Weather in Paris?"}]}]}}
+_USER["cohere"] = _USER["ollama"] = _USER["openai_chat"]
 _SOURCE_MODEL = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-4.1",
-                 "openai_responses": "gpt-4.1", "google": None}
+                 "openai_responses": "gpt-4.1", "google": None, "cohere": "command-a-03-2025",
+                 "ollama": "qwen3:8b"}
+# A setting an API says by saying nothing (its default): not a source, and as a target it
+# arrives as nothing, with no loss.
+DEFAULT: dict[str, Any] = {}
 
 
 def _gen(fields: dict[str, Any]) -> dict[str, Any]:
@@ -230,55 +245,69 @@ def _gen(fields: dict[str, Any]) -> dict[str, Any]:
 # Each setting of the acceptance, written in each API's own fields (None: the API has no field).
 MATRIX: dict[str, dict[str, dict[str, Any] | None]] = {
     "temperature": {"anthropic": None, "openai_chat": {"temperature": 0.4},
-                    "openai_responses": {"temperature": 0.4}, "google": _gen({"temperature": 0.4})},
+                    "openai_responses": {"temperature": 0.4}, "google": _gen({"temperature": 0.4}),
+                    "cohere": {"temperature": 0.4}, "ollama": {"options": {"temperature": 0.4}}},
     "top_p": {"anthropic": None, "openai_chat": {"top_p": 0.9}, "openai_responses": {"top_p": 0.9},
-              "google": _gen({"topP": 0.9})},
+              "google": _gen({"topP": 0.9}), "cohere": {"p": 0.9}, "ollama": {"options": {"top_p": 0.9}}},
     "max_output_tokens": {"anthropic": {"max_tokens": 321},
                           "openai_chat": {"max_completion_tokens": 321},
                           "openai_responses": {"max_output_tokens": 321},
-                          "google": _gen({"maxOutputTokens": 321})},
+                          "google": _gen({"maxOutputTokens": 321}), "cohere": {"max_tokens": 321},
+                          "ollama": {"options": {"num_predict": 321}}},
     "stop_sequences": {"anthropic": {"stop_sequences": ["END"]}, "openai_chat": {"stop": ["END"]},
-                       "openai_responses": None, "google": _gen({"stopSequences": ["END"]})},
+                       "openai_responses": None, "google": _gen({"stopSequences": ["END"]}),
+                       "cohere": {"stop_sequences": ["END"]}, "ollama": {"options": {"stop": ["END"]}}},
     "tool_choice=auto": {"anthropic": {"tool_choice": {"type": "auto"}},
                          "openai_chat": {"tool_choice": "auto"},
                          "openai_responses": {"tool_choice": "auto"},
-                         "google": {"toolConfig": {"functionCallingConfig": {"mode": "AUTO"}}}},
+                         "google": {"toolConfig": {"functionCallingConfig": {"mode": "AUTO"}}},
+                         "cohere": DEFAULT, "ollama": DEFAULT},
     "tool_choice=none": {"anthropic": {"tool_choice": {"type": "none"}},
                          "openai_chat": {"tool_choice": "none"},
                          "openai_responses": {"tool_choice": "none"},
-                         "google": {"toolConfig": {"functionCallingConfig": {"mode": "NONE"}}}},
+                         "google": {"toolConfig": {"functionCallingConfig": {"mode": "NONE"}}},
+                         "cohere": {"tool_choice": "NONE"}, "ollama": None},
     "tool_choice=required": {"anthropic": {"tool_choice": {"type": "any"}},
                              "openai_chat": {"tool_choice": "required"},
                              "openai_responses": {"tool_choice": "required"},
-                             "google": {"toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}},
+                             "google": {"toolConfig": {"functionCallingConfig": {"mode": "ANY"}}},
+                             "cohere": {"tool_choice": "REQUIRED"}, "ollama": None},
     "tool_choice=one tool": {
         "anthropic": {"tool_choice": {"type": "tool", "name": "get_weather"}},
         "openai_chat": {"tool_choice": {"type": "function", "function": {"name": "get_weather"}}},
         "openai_responses": {"tool_choice": {"type": "function", "name": "get_weather"}},
         "google": {"toolConfig": {"functionCallingConfig": {
-            "mode": "ANY", "allowedFunctionNames": ["get_weather"]}}}},
+            "mode": "ANY", "allowedFunctionNames": ["get_weather"]}}},
+        "cohere": None, "ollama": None},
     "reasoning on": {"anthropic": {"max_tokens": 8192, "thinking": {"type": "enabled", "budget_tokens": 4096}},
                      "openai_chat": {"reasoning_effort": "high"},
                      "openai_responses": {"reasoning": {"effort": "high"}},
-                     "google": _gen({"thinkingConfig": {"thinkingBudget": 4096}})},
+                     "google": _gen({"thinkingConfig": {"thinkingBudget": 4096}}),
+                     "cohere": {"thinking": {"type": "enabled", "token_budget": 4096}},
+                     "ollama": {"think": True}},
     "reasoning off": {"anthropic": {"thinking": {"type": "disabled"}},
                       "openai_chat": {"reasoning_effort": "none"},
                       "openai_responses": {"reasoning": {"effort": "none"}},
-                      "google": _gen({"thinkingConfig": {"thinkingBudget": 0}})},
+                      "google": _gen({"thinkingConfig": {"thinkingBudget": 0}}),
+                      "cohere": {"thinking": {"type": "disabled"}}, "ollama": {"think": False}},
     "output_format=json_schema": {
         "anthropic": {"output_config": {"format": {"type": "json_schema", "schema": SCHEMA}}},
         "openai_chat": {"response_format": {"type": "json_schema", "json_schema": {
             "name": "answer", "schema": SCHEMA, "strict": True}}},
         "openai_responses": {"text": {"format": {"type": "json_schema", "name": "answer",
                                                  "schema": SCHEMA, "strict": True}}},
-        "google": _gen({"responseMimeType": "application/json", "responseJsonSchema": SCHEMA})},
+        "google": _gen({"responseMimeType": "application/json", "responseJsonSchema": SCHEMA}),
+        "cohere": {"response_format": {"type": "json_object", "json_schema": SCHEMA}},
+        "ollama": {"format": SCHEMA}},
 }
 # The model each target is sent to for a setting: one that takes it (a reasoning model for the
 # reasoning settings, one that samples for the rest).
 _TARGET_MODEL = {"anthropic": "claude-sonnet-4-6", "openai_chat": "gpt-4.1",
-                 "openai_responses": "gpt-4.1", "google": "gemini-2.5-flash"}
+                 "openai_responses": "gpt-4.1", "google": "gemini-2.5-flash",
+                 "cohere": "command-a-03-2025", "ollama": "qwen3:8b"}
 _REASONING_MODEL = {"anthropic": "claude-sonnet-4-6", "openai_chat": "o4-mini",
-                    "openai_responses": "gpt-5", "google": "gemini-2.5-flash"}
+                    "openai_responses": "gpt-5", "google": "gemini-2.5-flash",
+                    "cohere": "command-a-reasoning-08-2025", "ollama": "qwen3:8b"}
 
 
 def _request(api: str, case: str) -> dict[str, Any]:
@@ -311,8 +340,8 @@ def _arrived(case: str, source: RequestSettings, back: RequestSettings) -> bool:
     return value is not None and value == getattr(source, field)
 
 
-CELLS = [(case, source, target) for case in MATRIX for source, target in PAIRS
-         if MATRIX[case][source] is not None]
+CELLS = [(case, source, target) for case in MATRIX for source, target in MATRIX_PAIRS
+         if MATRIX[case][source]]  # neither a missing field nor a default said by silence
 
 
 @pytest.mark.parametrize(("case", "source", "target"), CELLS)
@@ -328,6 +357,9 @@ def test_the_settings_matrix(case: str, source: str, target: str) -> None:
     back = get_adapter(target).from_wire_request(out).settings
     if MATRIX[case][target] is None:
         assert _named(_field(case), losses), [str(x) for x in losses]
+    elif MATRIX[case][target] is DEFAULT:  # said by saying nothing: nothing comes back, nothing lost
+        assert getattr(back, _field(case)) in (None, AutoToolChoice()), back
+        assert not _named(_field(case), losses), [str(x) for x in losses]
     else:
         assert _arrived(case, imported.settings, back), (imported.settings, back)
         # A detail may go (a schema's name where the target has none); the setting itself does not.
@@ -338,7 +370,7 @@ def test_the_settings_matrix(case: str, source: str, target: str) -> None:
 
 def test_the_matrix_arrives_everywhere_the_target_has_the_field() -> None:
     """The acceptance figure: 100% of the cells whose target has the field arrive."""
-    expected = [(c, s, t) for c, s, t in CELLS if MATRIX[c][t] is not None]
+    expected = [(c, s, t) for c, s, t in CELLS if MATRIX[c][t]]
     arrived = 0
     for case, source, target in expected:
         body = _request(source, case)

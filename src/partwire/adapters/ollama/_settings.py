@@ -109,6 +109,10 @@ def _think_to_wire(reasoning: Reasoning, losses: LossCollector) -> bool | str | 
         return sent
     if effort is None:
         return True if reasoning.enabled else None
+    if reasoning.budget_tokens is not None:  # an effort and a budget: the effort goes
+        setting_loss(losses, "reasoning.budget_tokens", "dropped",
+                     f"Ollama takes no thinking budget; the effort {effort!r} is sent, not "
+                     f"{reasoning.budget_tokens} tokens")
     sent = _level(effort)
     if sent != effort:
         setting_loss(losses, "reasoning.effort", "rewritten",
