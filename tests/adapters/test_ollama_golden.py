@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from partwire import RefusalPart, TextPart
-from tests.harness.compare import neutral, stored_form
-from tests.harness.golden import Golden
+from tests.harness.compare import neutral
+from tests.harness.golden_suite import golden_tests
 from tests.harness.providers import get_kit
 from tests.scenarios import Scenario
 
@@ -36,38 +36,7 @@ EXPECTED_LOSSES: dict[str, list[tuple[str, str, str]]] = {
 }
 
 
-def test_expectations_cover_every_scenario() -> None:
-    """Every scenario has an expected-loss entry, so a new scenario cannot go unchecked."""
-    assert sorted(EXPECTED_LOSSES) == sorted(s.name for s in SCENARIOS)
-
-
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
-def test_request_equals_golden(scenario: Scenario, golden: Golden) -> None:
-    """to_wire of the scenario gives exactly the golden request body."""
-    golden.check_json(KIT.golden_path(scenario, "request"), KIT.request(scenario))
-
-
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
-def test_cassette_is_built_from_the_golden_request(scenario: Scenario, golden: Golden) -> None:
-    """The committed cassette is the one made from to_wire's request and the hand-written responses."""
-    request = KIT.request(scenario)
-    golden.check_text(KIT.cassette_path(scenario), KIT.cassette_text(scenario, request))
-
-
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
-def test_losses_are_the_expected_ones(scenario: Scenario) -> None:
-    """The projection reports exactly the losses expected for the scenario, and no other."""
-    losses = KIT.project(scenario).losses
-    assert [(loss.action, loss.part_type, loss.path) for loss in losses] == EXPECTED_LOSSES[scenario.name]
-    for loss in losses:
-        assert loss.adapter == "ollama"
-        assert loss.reason
-
-
-@pytest.mark.parametrize("scenario", ANSWERED, ids=lambda s: s.name)
-def test_decoded_response_equals_golden(scenario: Scenario, golden: Golden) -> None:
-    """from_wire of the hand-written response body gives exactly the golden message."""
-    golden.check_json(KIT.golden_path(scenario, "message"), stored_form(KIT.decode(KIT.response_json(scenario))))
+globals().update(golden_tests(KIT, EXPECTED_LOSSES))
 
 
 @pytest.mark.parametrize("scenario", ANSWERED, ids=lambda s: s.name)
