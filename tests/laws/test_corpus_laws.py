@@ -69,7 +69,7 @@ def _requests(name: str) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]
     for folder_name, options in _folders(name):
         folder = CORPUS / folder_name
         files = sorted(folder.glob("*.json"))
-        assert files, f"no corpus at {folder}: the laws need ../shared/corpus beside the checkout"
+        assert files, f"no corpus at {folder}: the laws need the recordings (tests/corpus, or ../shared/corpus beside the checkout)"
         for path in files:
             record = json.loads(path.read_text())
             request = record.get("request")
