@@ -78,19 +78,26 @@ def render(module: str, names: list[str], elsewhere: Sequence[tuple[str, str]] =
     return title + lead + (also + "\n" if also else "") + directives
 
 
-def main() -> None:
-    PAGES.mkdir(parents=True, exist_ok=True)
+def generated() -> dict[str, str]:
+    """Every reference page this run would write, by file name (``index.md`` included)."""
     pages, elsewhere = _homes()
-    for old in PAGES.glob("partwire*.md"):
-        old.unlink()
-    for module, names in pages.items():
-        (PAGES / f"{module}.md").write_text(render(module, names, elsewhere.get(module, [])), encoding="utf-8")
+    files = {f"{module}.md": render(module, names, elsewhere.get(module, [])) for module, names in pages.items()}
     index = ["# API reference", "",
              "Every public name, one page per module, generated from the docstrings by mkdocstrings. "
              "A name exported by several modules is documented at the first (most public) of them.", ""]
     index += [f"- [`{m}`]({m}.md)" for m in pages]
-    (PAGES / "index.md").write_text("\n".join(index) + "\n", encoding="utf-8")
-    sys.stdout.write("\n".join(f"  - reference/{m}.md" for m in pages) + "\n")
+    files["index.md"] = "\n".join(index) + "\n"
+    return files
+
+
+def main() -> None:
+    PAGES.mkdir(parents=True, exist_ok=True)
+    files = generated()
+    for old in PAGES.glob("partwire*.md"):
+        old.unlink()
+    for name, text in files.items():
+        (PAGES / name).write_text(text, encoding="utf-8")
+    sys.stdout.write("\n".join(f"  - reference/{name}" for name in files if name != "index.md") + "\n")
 
 
 if __name__ == "__main__":
