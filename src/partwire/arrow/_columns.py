@@ -11,11 +11,12 @@ whose JSON form the columns cannot give back exactly) gets ``None``, and the row
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from itertools import accumulate
-from operator import attrgetter, itemgetter
+from json.encoder import encode_basestring
+from operator import attrgetter, call, itemgetter
 from typing import Any
 
 import pyarrow as pa
@@ -38,11 +39,12 @@ _FIXED = (timezone, TzInfo)
 _ZONE = attrgetter("tzinfo")
 _EXTRA = attrgetter("__pydantic_extra__")
 _DICT = attrgetter("__dict__")
-_TEXT = TextPart
 _COMMON_PARTS = frozenset({TextPart, ThinkingPart, ToolCallPart, RefusalPart})
 _STRING_COLUMNS = ("text", "call_id", "tool_name", "status", "stop_reason", "model", "provider", "api",
                    "response_id")
 _FIELD_TYPES = {field.name: field.type for field in EVENT_SCHEMA}
+# A string as JSON, as ``dumps`` writes one (``ensure_ascii=False``): the same C function.
+_string = encode_basestring
 _USAGE_GET = itemgetter(*USAGE_COUNTS, "cost", "pricing_version", "latency_ms", "provider_data")
 
 
@@ -60,21 +62,48 @@ def _all_utc(values: Sequence[Any], nullable: bool) -> bool:
     return all(value.utcoffset() == _ZERO for value in present)
 
 
-def _odd(columns: Sequence[Sequence[Any]], defaults: tuple[Any, ...]) -> set[int]:
-    """The rows where a leftover's value is not its default (as the line's JSON tells them
-    apart: ``0`` is not ``false``); each column is counted at once, and looked at row by row
-    only when a value differs."""
-    odd: set[int] = set()
+def _odd(columns: Sequence[Sequence[Any]], defaults: tuple[Any, ...]) -> list[tuple[int, list[int]]]:
+    """Per leftover column (by index) that is not all at its default, the rows where it is not
+    (as the line's JSON tells them apart: ``0`` is not ``false``); each column is counted at
+    once, and looked at row by row only when a value differs."""
+    odd: list[tuple[int, list[int]]] = []
     # (No rows, no columns: nothing is odd.)
-    for column, default in zip(columns, defaults, strict=False):
+    for j, (column, default) in enumerate(zip(columns, defaults, strict=False)):
         # ``count`` compares by identity first: the shared None, False and empty tuple of
         # defaults are found without a call.
         if column.count(default) == len(column) and (
                 type(default) is not bool or set(map(type, column)) <= {bool}):
             continue
-        odd.update(k for k, value in enumerate(column)
-                   if value is not default and (value != default or type(value) is not type(default)))
+        rows = [k for k, value in enumerate(column)
+                if value is not default and (value != default or type(value) is not type(default))]
+        if rows:
+            odd.append((j, rows))
     return odd
+
+
+def _string_extras(odd: list[tuple[int, list[int]]], columns: Sequence[Sequence[Any]],
+                   names: tuple[str, ...], extras: list[str | None]) -> set[int]:
+    """Write the ``extra`` of each odd row whose leftovers off their defaults are all strings
+    (a model switch's ``from_model``) straight from their JSON pieces, as ``dumps`` of the
+    leftovers writes them; give back the other odd rows, for the leftovers' own ``extra``.
+
+    A tenth of the writer's time went to one ``dumps`` of a one-key dict per model switch.
+    """
+    pieces: dict[int, list[str]] = {}
+    slow: set[int] = set()
+    for j, rows in odd:
+        column = columns[j]
+        key = _string(names[j]) + ":"
+        for k in rows:
+            value = column[k]
+            if type(value) is str:
+                pieces.setdefault(k, []).append(key + _string(value))
+            else:
+                slow.add(k)
+    for k, found in pieces.items():
+        if k not in slow:
+            extras[k] = "{" + ",".join(found) + "}"
+    return slow
 
 
 class _Group:
@@ -106,12 +135,12 @@ class _Group:
             arrays[column] = pa.array(found[field], pa.string())
         extras: list[str | None] = [None] * m
         # What differs from its default goes to extra.
-        odd = _odd(values[len(get.names) - len(plan.plain.names):] if plan.plain.names else (),
-                   plan.plain.defaults)
+        leftovers = values[len(get.names) - len(plan.plain.names):] if plan.plain.names else []
+        odd = _odd(leftovers, plan.plain.defaults)
         if cls is AssistantMessage:
-            self._usage(found["usage"], events, extras, odd)
+            self._usage(found["usage"], events, extras, {k for _, rows in odd for k in rows})
         else:
-            for k in odd:
+            for k in _string_extras(odd, leftovers, plan.plain.names, extras):
                 extra = plan.leftovers.extra(events[k])
                 extras[k] = dumps(extra) if extra else None
         if cls is ToolMessage:
@@ -126,9 +155,10 @@ class _Group:
 
     def _usage(self, usages: Sequence[Any], events: list[Any], extras: list[str | None], odd: set[int]) -> None:
         m = len(usages)
-        present = [k for k, usage in enumerate(usages) if usage is not None]
-        given = usages if len(present) == m else [usages[k] for k in present]
-        rows: list[Any] = []
+        whole = usages.count(None) == 0
+        present = range(m) if whole else [k for k, usage in enumerate(usages) if usage is not None]
+        given = usages if whole else [usages[k] for k in present]
+        columns: list[Sequence[Any]] = [()] * len(USAGE_TYPE)
         if given:
             if set(map(type, given)) != {Usage} or any(map(_EXTRA, given)):
                 raise Unfit
@@ -140,26 +170,29 @@ class _Group:
                 raise Unfit
             # A cost the decimal column cannot hold exactly makes Arrow refuse the batch: the
             # row paths then leave it null.
-            rows = list(zip(*counts, costs, versions, latencies, strict=True))
-            for k, cost, data in zip(present, costs, datas, strict=True):
-                if data is None and cost is not None and k not in odd:
-                    # The commonest remains, a cost alone: its digits need no escaping.
-                    extras[k] = f'{{"usage":{{"cost":"{cost!s}"}}}}'
-                    continue
-                left = usage_extra(cost, data)
-                if left or k in odd:
-                    extra = EVENT_PLANS[AssistantMessage].leftovers.extra(events[k], {"usage": left})
-                    extras[k] = dumps(extra) if extra else None
+            columns = [*counts, costs, versions, latencies]
+            if whole and not odd and costs.count(None) == 0 and datas.count(None) == m:
+                # The commonest remains, a cost alone on every row: its digits need no escaping.
+                extras[:] = [f'{{"usage":{{"cost":"{cost!s}"}}}}' for cost in costs]
+            else:
+                for k, cost, data in zip(present, costs, datas, strict=True):
+                    if data is None and cost is not None and k not in odd:
+                        extras[k] = f'{{"usage":{{"cost":"{cost!s}"}}}}'
+                        continue
+                    left = usage_extra(cost, data)
+                    if left or k in odd:
+                        extra = EVENT_PLANS[AssistantMessage].leftovers.extra(events[k], {"usage": left})
+                        extras[k] = dumps(extra) if extra else None
         for k in odd.difference(present):
             extra = EVENT_PLANS[AssistantMessage].leftovers.extra(events[k], {"usage": None})
             extras[k] = dumps(extra) if extra else None
-        if len(present) != m:
+        if not whole:
+            # Rows without a usage: its values spread over every row, null where there is none.
             full: list[Any] = [_NO_USAGE] * m
-            for k, row in zip(present, rows, strict=True):
+            for k, row in zip(present, zip(*columns, strict=True), strict=True):
                 full[k] = row
-            rows = full
-        columns = list(zip(*rows, strict=True)) if m else [()] * len(USAGE_TYPE)
-        mask = None if len(present) == m else pa.array([usage is None for usage in usages], pa.bool_())
+            columns = list(zip(*full, strict=True)) if m else [()] * len(USAGE_TYPE)
+        mask = None if whole else pa.array([usage is None for usage in usages], pa.bool_())
         self.arrays["usage"] = pa.StructArray.from_arrays(
             [pa.array(values, field.type) for values, field in zip(columns, USAGE_TYPE, strict=True)],
             fields=list(USAGE_TYPE), mask=mask)
@@ -171,7 +204,7 @@ class _Group:
         classes = list(map(type, flat))
         kinds = set(classes)
         if kinds <= _COMMON_PARTS and not any(map(_EXTRA, flat)):
-            values = _common_parts(flat, classes, kinds)
+            values = _COMMON.struct(flat, classes)
         else:
             rows = [part_row(part) for part in flat]
             columns = list(zip(*rows, strict=True)) if rows else [()] * len(PART_COLUMNS)
@@ -193,40 +226,84 @@ class _Group:
 
 _NO_USAGE = (None,) * len(USAGE_TYPE)
 _GROUP_COLUMNS = tuple(field.name for field in EVENT_SCHEMA if field.name not in ("session_id", "seq"))
-_PART_INDEX = {name: k for k, name in enumerate(PART_COLUMNS)}
 
 
-def _part_struct(cls: type, parts: list[Any]) -> pa.StructArray:
-    """The parts of one class (text, thinking, a tool call or a refusal) as the parts' struct."""
-    plan = PART_PLANS[cls]
-    count = len(parts)
-    values = list(zip(*map(plan.read.getter, map(_DICT, parts)), strict=True))
-    typed = len(plan.read.names) - len(plan.leftovers.names)
-    extras: list[str | None] = [None] * count
-    for j in _odd(values[typed:], plan.leftovers.defaults):
-        extra = plan.leftovers.extra(parts[j])
-        extras[j] = dumps(extra) if extra else None
-    arrays = [pa.nulls(count, pa.string())] * len(PART_COLUMNS)
-    arrays[0] = pa.array([plan.kind] * count, pa.string())
-    for (_, index), column in zip(plan.typed, values, strict=False):
-        arrays[index] = pa.array(column, pa.string())
-    arrays[-1] = pa.array(extras, pa.string())
-    return pa.StructArray.from_arrays(arrays, fields=list(PART_TYPE))
+class _CommonParts:
+    """How text, thinking, tool call and refusal parts are read all at once, in their order.
+
+    Each class has one getter giving every part the same slots: the typed columns (a column
+    the class has no field for reads its ``type``, a string Arrow then nulls), the leftovers
+    whose default is ``None`` (padded with ``provider_data``, every class's own such leftover),
+    then one slot per other leftover (``citations``, ``provider_ids``), its class's field there
+    and ``type`` elsewhere. One pass over the parts, in C, gives every column in the parts'
+    order; made a class at a time and put back in order, they cost twice as much.
+    """
+
+    def __init__(self) -> None:
+        classes = (TextPart, ThinkingPart, ToolCallPart, RefusalPart)
+        self.typed = sorted({index for cls in classes for _, index in PART_PLANS[cls].typed})
+        # Which classes fill each typed column (the rest are nulled).
+        self.fill = [frozenset(PART_PLANS[cls].kind for cls in classes
+                               if index in {i for _, i in PART_PLANS[cls].typed}) for index in self.typed]
+        nones = {cls: [name for name, default in zip(PART_PLANS[cls].leftovers.names,
+                                                     PART_PLANS[cls].leftovers.defaults, strict=True)
+                       if default is None] for cls in classes}
+        self.nones = max(map(len, nones.values()))
+        # (class, default) of each slot of a leftover whose default is not None.
+        self.others = [(cls, default) for cls in classes
+                       for name, default in zip(PART_PLANS[cls].leftovers.names, PART_PLANS[cls].leftovers.defaults,
+                                                strict=True) if default is not None]
+        self.getters: dict[type, Callable[[dict[str, Any]], tuple[Any, ...]]] = {}
+        for cls in classes:
+            plan = PART_PLANS[cls]
+            assert "provider_data" in nones[cls]
+            by_index = {index: field for field, index in plan.typed}
+            others = [name for name, default in zip(plan.leftovers.names, plan.leftovers.defaults, strict=True)
+                      if default is not None]
+            slots = [by_index.get(index, "type") for index in self.typed]
+            slots += [*nones[cls], *["provider_data"] * (self.nones - len(nones[cls]))]
+            slots += [others.pop(0) if owner is cls else "type" for owner, _ in self.others]
+            self.getters[cls] = itemgetter(*slots)
+
+    def struct(self, flat: list[Any], classes: list[type]) -> pa.StructArray:
+        """The parts' struct array (every part of one of the four classes, without unknown fields)."""
+        count = len(flat)
+        width = len(self.typed) + self.nones + len(self.others)
+        columns = list(zip(*map(call, map(self.getters.__getitem__, classes), map(_DICT, flat)),
+                           strict=True)) or [()] * width
+        nulls = len(self.typed) + self.nones
+        # The rows whose leftovers are not all at their defaults: their extra the slow way.
+        odd: set[int] = set()
+        for column in columns[len(self.typed):nulls]:
+            if column.count(None) != count:
+                odd.update(j for j, value in enumerate(column) if value is not None)
+        for (cls, default), column in zip(self.others, columns[nulls:], strict=True):
+            # A slot of another class holds a type's name, never equal to a default.
+            if column.count(default) != classes.count(cls):
+                odd.update(j for j, (found, value) in enumerate(zip(classes, column, strict=True))
+                           if found is cls and (value != default or type(value) is not type(default)))
+        extras: list[str | None] = [None] * count
+        for j in odd:
+            extra = PART_PLANS[classes[j]].leftovers.extra(flat[j])
+            extras[j] = dumps(extra) if extra else None
+        kinds = pa.array(list(map(_PART_KIND.__getitem__, classes)), pa.string())
+        present = set(map(_PART_KIND.__getitem__, set(classes)))
+        arrays = [pa.nulls(count, pa.string())] * len(PART_COLUMNS)
+        arrays[0] = kinds
+        for index, fill, column in zip(self.typed, self.fill, columns, strict=False):
+            if not present & fill:
+                continue
+            array = pa.array(column, pa.string())
+            if not present <= fill:
+                array = pc.if_else(pc.is_in(kinds, pa.array(sorted(fill), pa.string())), array, _NULL_STRING)
+            arrays[index] = array
+        arrays[-1] = pa.array(extras, pa.string())
+        return pa.StructArray.from_arrays(arrays, fields=list(PART_TYPE))
 
 
-def _common_parts(flat: list[Any], classes: list[type], kinds: set[type]) -> pa.StructArray:
-    """The parts' struct array when every part is text, thinking, a tool call or a refusal: made
-    a class at a time and put back in order by one ``take``."""
-    if len(kinds) <= 1:
-        return _part_struct(classes[0], flat) if flat else _part_struct(TextPart, [])
-    order: list[int] = []
-    structs = []
-    for cls in kinds:
-        members = [j for j, found in enumerate(classes) if found is cls]
-        order += members
-        structs.append(_part_struct(cls, [flat[j] for j in members]))
-    joined = pa.concat_arrays(structs)
-    return joined.take(pc.sort_indices(pa.array(order, pa.int64())))
+_PART_KIND = {cls: plan.kind for cls, plan in PART_PLANS.items()}
+_NULL_STRING = pa.scalar(None, pa.string())
+_COMMON = _CommonParts()
 
 
 def columnar_batch(sessions: list[str | None], seqs: list[int], events: list[Any]) -> pa.RecordBatch | None:
