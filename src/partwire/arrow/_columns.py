@@ -11,12 +11,12 @@ whose JSON form the columns cannot give back exactly) gets ``None``, and the row
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
-from itertools import accumulate
+from itertools import accumulate, chain
 from json.encoder import encode_basestring
-from operator import attrgetter, call, itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import pyarrow as pa
@@ -39,7 +39,6 @@ _FIXED = (timezone, TzInfo)
 _ZONE = attrgetter("tzinfo")
 _EXTRA = attrgetter("__pydantic_extra__")
 _DICT = attrgetter("__dict__")
-_COMMON_PARTS = frozenset({TextPart, ThinkingPart, ToolCallPart, RefusalPart})
 _STRING_COLUMNS = ("text", "call_id", "tool_name", "status", "stop_reason", "model", "provider", "api",
                    "response_id")
 _FIELD_TYPES = {field.name: field.type for field in EVENT_SCHEMA}
@@ -200,13 +199,9 @@ class _Group:
     def _parts(self, lists: Sequence[Any], joins_text: bool) -> None:
         if set(map(type, lists)) - {tuple}:
             raise Unfit
-        flat = [part for parts in lists for part in parts]
-        classes = list(map(type, flat))
-        kinds = set(classes)
-        if kinds <= _COMMON_PARTS and not any(map(_EXTRA, flat)):
-            values = _COMMON.struct(flat, classes)
-        else:
-            rows = [part_row(part) for part in flat]
+        values = _common_parts(lists)
+        if values is None:
+            rows = [part_row(part) for part in chain.from_iterable(lists)]
             columns = list(zip(*rows, strict=True)) if rows else [()] * len(PART_COLUMNS)
             values = pa.StructArray.from_arrays([pa.array(values, pa.string()) for values in columns],
                                                 fields=list(PART_TYPE))
@@ -225,85 +220,88 @@ class _Group:
 
 
 _NO_USAGE = (None,) * len(USAGE_TYPE)
+_PART_INDEX = {name: k for k, name in enumerate(PART_COLUMNS)}
 _GROUP_COLUMNS = tuple(field.name for field in EVENT_SCHEMA if field.name not in ("session_id", "seq"))
 
 
-class _CommonParts:
-    """How text, thinking, tool call and refusal parts are read all at once, in their order.
+# The leftovers of the four common part classes, as ``_common_parts`` checks them by name: a
+# field added to one of these classes must be added there too (this fails the import until it is).
+_COMMON_LEFTOVERS: dict[Any, tuple[str, ...]] = {TextPart: ("provider_data", "citations"), ThinkingPart: ("provider_data", "signature", "id"),
+                     ToolCallPart: ("provider_data", "provider_ids"), RefusalPart: ("provider_data",)}
+if any(PART_PLANS[cls].leftovers.names != names for cls, names in _COMMON_LEFTOVERS.items()):
+    raise TypeError("partwire.arrow: the common parts' fields changed; update _common_parts")
 
-    Each class has one getter giving every part the same slots: the typed columns (a column
-    the class has no field for reads its ``type``, a string Arrow then nulls), the leftovers
-    whose default is ``None`` (padded with ``provider_data``, every class's own such leftover),
-    then one slot per other leftover (``citations``, ``provider_ids``), its class's field there
-    and ``type`` elsewhere. One pass over the parts, in C, gives every column in the parts'
-    order; made a class at a time and put back in order, they cost twice as much.
+
+def _common_parts(lists: Sequence[tuple[Any, ...]]) -> pa.StructArray | None:
+    """The parts' struct array when every part is text, thinking, a tool call or a refusal
+    without unknown fields, else ``None``.
+
+    One Python loop over the parts, each read once while it is in the cache: the parts of a
+    batch lie scattered in memory, and the passes a class at a time in C (class, unknown
+    fields, grouping, fields, then a ``take`` back into order) cost twice as much.
     """
-
-    def __init__(self) -> None:
-        classes = (TextPart, ThinkingPart, ToolCallPart, RefusalPart)
-        self.typed = sorted({index for cls in classes for _, index in PART_PLANS[cls].typed})
-        # Which classes fill each typed column (the rest are nulled).
-        self.fill = [frozenset(PART_PLANS[cls].kind for cls in classes
-                               if index in {i for _, i in PART_PLANS[cls].typed}) for index in self.typed]
-        nones = {cls: [name for name, default in zip(PART_PLANS[cls].leftovers.names,
-                                                     PART_PLANS[cls].leftovers.defaults, strict=True)
-                       if default is None] for cls in classes}
-        self.nones = max(map(len, nones.values()))
-        # (class, default) of each slot of a leftover whose default is not None.
-        self.others = [(cls, default) for cls in classes
-                       for name, default in zip(PART_PLANS[cls].leftovers.names, PART_PLANS[cls].leftovers.defaults,
-                                                strict=True) if default is not None]
-        self.getters: dict[type, Callable[[dict[str, Any]], tuple[Any, ...]]] = {}
-        for cls in classes:
-            plan = PART_PLANS[cls]
-            assert "provider_data" in nones[cls]
-            by_index = {index: field for field, index in plan.typed}
-            others = [name for name, default in zip(plan.leftovers.names, plan.leftovers.defaults, strict=True)
-                      if default is not None]
-            slots = [by_index.get(index, "type") for index in self.typed]
-            slots += [*nones[cls], *["provider_data"] * (self.nones - len(nones[cls]))]
-            slots += [others.pop(0) if owner is cls else "type" for owner, _ in self.others]
-            self.getters[cls] = itemgetter(*slots)
-
-    def struct(self, flat: list[Any], classes: list[type]) -> pa.StructArray:
-        """The parts' struct array (every part of one of the four classes, without unknown fields)."""
-        count = len(flat)
-        width = len(self.typed) + self.nones + len(self.others)
-        columns = list(zip(*map(call, map(self.getters.__getitem__, classes), map(_DICT, flat)),
-                           strict=True)) or [()] * width
-        nulls = len(self.typed) + self.nones
-        # The rows whose leftovers are not all at their defaults: their extra the slow way.
-        odd: set[int] = set()
-        for column in columns[len(self.typed):nulls]:
-            if column.count(None) != count:
-                odd.update(j for j, value in enumerate(column) if value is not None)
-        for (cls, default), column in zip(self.others, columns[nulls:], strict=True):
-            # A slot of another class holds a type's name, never equal to a default.
-            if column.count(default) != classes.count(cls):
-                odd.update(j for j, (found, value) in enumerate(zip(classes, column, strict=True))
-                           if found is cls and (value != default or type(value) is not type(default)))
-        extras: list[str | None] = [None] * count
+    kinds: list[str] = []
+    texts: list[str | None] = []
+    ids: list[str | None] = []
+    names: list[str | None] = []
+    arguments: list[str | None] = []
+    odd: list[int] = []
+    kind, text, call_id, name, argument, mark = (kinds.append, texts.append, ids.append, names.append,
+                                                 arguments.append, odd.append)
+    j = -1
+    for part in chain.from_iterable(lists):
+        j += 1
+        cls = type(part)
+        if part.__pydantic_extra__:
+            return None
+        fields = part.__dict__
+        if cls is TextPart:
+            kind("text")
+            text(fields["text"])
+            call_id(None)
+            name(None)
+            argument(None)
+            if fields["provider_data"] is not None or fields["citations"] != ():
+                mark(j)
+        elif cls is ToolCallPart:
+            kind("tool_call")
+            text(None)
+            call_id(fields["id"])
+            name(fields["name"])
+            argument(fields["arguments_json"])
+            extra_ids = fields["provider_ids"]
+            if fields["provider_data"] is not None or type(extra_ids) is not dict or extra_ids:
+                mark(j)
+        elif cls is ThinkingPart:
+            kind("thinking")
+            text(fields["text"])
+            call_id(None)
+            name(None)
+            argument(None)
+            if fields["provider_data"] is not None or fields["signature"] is not None or fields["id"] is not None:
+                mark(j)
+        elif cls is RefusalPart:
+            kind("refusal")
+            text(fields["text"])
+            call_id(None)
+            name(None)
+            argument(None)
+            if fields["provider_data"] is not None:
+                mark(j)
+        else:
+            return None
+    count = j + 1
+    extras: list[str | None] = [None] * count
+    if odd:
+        flat = list(chain.from_iterable(lists))
         for j in odd:
-            extra = PART_PLANS[classes[j]].leftovers.extra(flat[j])
+            extra = PART_PLANS[type(flat[j])].leftovers.extra(flat[j])
             extras[j] = dumps(extra) if extra else None
-        kinds = pa.array(list(map(_PART_KIND.__getitem__, classes)), pa.string())
-        present = set(map(_PART_KIND.__getitem__, set(classes)))
-        arrays = [pa.nulls(count, pa.string())] * len(PART_COLUMNS)
-        arrays[0] = kinds
-        for index, fill, column in zip(self.typed, self.fill, columns, strict=False):
-            if not present & fill:
-                continue
-            array = pa.array(column, pa.string())
-            if not present <= fill:
-                array = pc.if_else(pc.is_in(kinds, pa.array(sorted(fill), pa.string())), array, _NULL_STRING)
-            arrays[index] = array
-        arrays[-1] = pa.array(extras, pa.string())
-        return pa.StructArray.from_arrays(arrays, fields=list(PART_TYPE))
-
-
-_PART_KIND = {cls: plan.kind for cls, plan in PART_PLANS.items()}
-_NULL_STRING = pa.scalar(None, pa.string())
-_COMMON = _CommonParts()
+    arrays = [pa.nulls(count, pa.string())] * len(PART_COLUMNS)
+    for column, values in (("type", kinds), ("text", texts), ("call_id", ids), ("tool_name", names),
+                           ("arguments", arguments), ("extra", extras)):
+        arrays[_PART_INDEX[column]] = pa.array(values, pa.string())
+    return pa.StructArray.from_arrays(arrays, fields=list(PART_TYPE))
 
 
 def columnar_batch(sessions: list[str | None], seqs: list[int], events: list[Any]) -> pa.RecordBatch | None:
