@@ -5,7 +5,8 @@ value for value. Here the events are taken a class at a time: one ``itemgetter``
 every field with a column from each event of the class, ``zip`` turns them into columns, and
 Arrow makes each column into an array in one call; a column a class never fills is an array of
 nulls, made without a value. The classes' record batches are put back in the events' order by
-one ``take``. A batch holding anything else (an unknown field, a time in another zone, a value
+one ``take``. The commonest parts are the exception: one Python loop reads each once, in order
+(``_common_parts``). A batch holding anything else (an unknown field, a time in another zone, a value
 whose JSON form the columns cannot give back exactly) gets ``None``, and the row paths take it.
 """
 
