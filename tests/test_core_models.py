@@ -28,7 +28,7 @@ from partwire import (
     UrlSource,
     UserMessage,
 )
-from partwire._base import build, fields_maker, one_field, replace
+from partwire._base import build, fields_maker, one_field, replace, whole_maker
 from partwire.history import EVENT_ADAPTER
 from partwire.ids import deterministic_sources, use_sources
 
@@ -275,6 +275,19 @@ def test_one_field_makes_the_instance_validation_makes() -> None:
     two = fields_maker(TextPart, "text", "provider_data")("hi", data)
     assert two.model_dump_json() == TextPart(text="hi", provider_data=data).model_dump_json()
     assert two.model_fields_set == {"text", "provider_data"}
+
+
+def test_whole_maker_makes_the_instance_validation_makes() -> None:
+    """whole_maker() (the Arrow reader's maker from a complete dict of fields) gives an instance
+    equal, hashed and dumped alike to the validated one, every field given, as a loaded one."""
+    validated = ToolMessage(call_id="tu_1", tool_name="ls", output_text="a", status="error",
+                            id="m1", created_at=datetime(2026, 5, 8, tzinfo=UTC))
+    made = whole_maker(ToolMessage)(dict(validated.__dict__))
+    assert made == validated
+    assert hash(made) == hash(validated)
+    assert made.model_dump_json() == validated.model_dump_json()
+    assert made.model_fields_set == set(ToolMessage.model_fields)
+    assert made.__pydantic_extra__ == {}
 
 
 def test_ids_made_by_threads_at_once_are_unique_and_increase_in_each_thread() -> None:

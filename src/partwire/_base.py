@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pydantic.json_schema is slow to import and needed only to m
     from pydantic_core import CoreSchema
 
 __all__ = ["NOT_JSON", "CanonicalModel", "JsonValue", "NamedUnion", "ProviderData", "build", "fields_maker", "json_copy",
-           "json_kind", "one_field", "provider_data", "replace", "with_field"]
+           "json_kind", "one_field", "provider_data", "replace", "whole_maker", "with_field"]
 
 
 _B = TypeVar("_B", bound=BaseModel)
@@ -217,6 +217,23 @@ def _instance(cls: type[M], data: dict[str, Any], given: set[str] | None) -> M:
     _set_extra(made, _NO_EXTRA)
     _set_private(made, None)
     return made
+
+
+def whole_maker(cls: type[M]) -> Callable[[dict[str, Any]], M]:
+    """A maker of ``cls`` instances from a dict of every field of ``cls``, in declaration order,
+    each already what validation would make of it: :func:`build` without completing and checking
+    the dict, for readers that fill a copy of a complete template. The dict becomes the
+    instance's own."""
+    new = object.__new__
+
+    def make(data: dict[str, Any]) -> M:
+        made = new(cls)
+        _set_dict(made, data)
+        _set_extra(made, _NO_EXTRA)
+        _set_private(made, None)
+        return made
+
+    return make
 
 
 def with_field(model: M, name: str, value: Any) -> M:

@@ -18,16 +18,15 @@ import typing
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from operator import itemgetter
+from itertools import repeat
+from operator import is_, itemgetter
 from typing import Any, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import BaseModel
 
-# _instance: the instance of a class from its complete, already checked fields, as ``build``
-# makes it (``build`` first completes and checks a partial dict, which these dicts never are).
-from partwire._base import CanonicalModel, _instance, build, fields_maker
+from partwire._base import CanonicalModel, build, fields_maker, whole_maker
 from partwire.parts import RefusalPart, TextPart, ThinkingPart, ToolCallPart
 from partwire.usage import Usage
 
@@ -108,6 +107,8 @@ class _Kind:
             if choices is not None or not nullable:
                 self.checks.append((k, nullable, choices))
         self.template, self.fresh = _template(self.cls)
+        # The template's copy, filled in, is every field: made into the event as it is.
+        self.make = whole_maker(self.cls)
         # The fields an ``extra`` may hold for this path (strings with no typed column), with
         # whether each admits null; and the required fields, which a row must fill.
         self.strings = {name: field.annotation is not str for name, field in self.cls.model_fields.items()
@@ -121,7 +122,10 @@ _KINDS = {kind: _Kind(kind) for kind in TYPED_FIELDS}
 _TEXT_KINDS = pa.array(sorted(TEXT_FIELDS), pa.string())
 _TOOL_CALL, _TOOL_CALL_FRESH = _template(ToolCallPart)
 _USAGE, _ = _template(Usage)
+_MAKE_TOOL_CALL = whole_maker(ToolCallPart)
+_MAKE_USAGE = whole_maker(Usage)
 _USAGE_NAMES = (*USAGE_COUNTS, "latency_ms", "pricing_version")
+_UNSEEN: Any = object()
 
 
 def times(column: pa.Array | pa.ChunkedArray) -> list[datetime | None] | None:
@@ -167,7 +171,12 @@ class Columns:
         self.parts = list(map(_part, *(flat.field(name).to_pylist() for name in
                                        ("type", "text", "call_id", "tool_name", "arguments", "source_type",
                                         "extra"))))
+        # Whether some part is left to validation (``is``, in C: ``None in parts`` would call
+        # every part's Python ``__eq__``, about 3% of a read).
+        self.unmade = any(map(is_, self.parts, repeat(None)))
         self.ones = pc.all(pc.equal(batch.column("v"), 1)).as_py() is not False
+        # Each assistant extra's cost read so far (``None``: more than a cost).
+        self.costs: dict[str, Any] = {}
 
     def event(self, i: int) -> Any:
         """The event of row ``i``, or ``None`` when validation must read it."""
@@ -194,16 +203,20 @@ class Columns:
         cost = None
         if extra is not None:
             if kind == "assistant":
-                found = _COST_ONLY.fullmatch(extra)
-                if found is None:
+                # Costs repeat within a batch (a price times the same counts): each text is
+                # parsed once. A Decimal is immutable, so instances may share it.
+                cost = self.costs.get(extra, _UNSEEN)
+                if cost is _UNSEEN:
+                    found = _COST_ONLY.fullmatch(extra)
+                    cost = self.costs[extra] = Decimal(found.group(1)) if found is not None else None
+                if cost is None:
                     return None
-                cost = Decimal(found.group(1))
             elif not self._strings(extra, how, fields):
                 return None
         if how.message:
             if self.parts_valid[i]:
                 parts = tuple(self.parts[self.offsets[i]:self.offsets[i + 1]])
-                if None in parts:
+                if self.unmade and any(map(is_, parts, repeat(None))):
                     return None
                 fields["parts"] = parts
             if kind == "assistant":
@@ -214,7 +227,7 @@ class Columns:
                     usage = _USAGE.copy()
                     usage.update(zip(_USAGE_NAMES, self.usage[i], strict=True))
                     usage["cost"] = cost
-                    fields["usage"] = _instance(Usage, usage, None)
+                    fields["usage"] = _MAKE_USAGE(usage)
                 elif cost is not None:
                     fields["usage"] = build(Usage, {"cost": cost})
             elif kind == "tool":
@@ -223,7 +236,7 @@ class Columns:
         for name in how.required:
             if fields[name] is None:
                 return None
-        return _instance(how.cls, fields, None)
+        return how.make(fields)
 
     @staticmethod
     def _strings(extra: str, how: _Kind, fields: dict[str, Any]) -> bool:
@@ -262,7 +275,7 @@ def _part(kind: str, text: str | None, call_id: str | None, name: str | None, ar
     fields["id"], fields["name"], fields["arguments_json"] = call_id, name, arguments
     for fresh in _TOOL_CALL_FRESH:
         fields[fresh] = {}
-    return _instance(ToolCallPart, fields, None)
+    return _MAKE_TOOL_CALL(fields)
 
 
 def same_types(schema: pa.Schema) -> bool:

@@ -5,7 +5,8 @@ value for value. Here the events are taken a class at a time: one ``itemgetter``
 every field with a column from each event of the class, ``zip`` turns them into columns, and
 Arrow makes each column into an array in one call; a column a class never fills is an array of
 nulls, made without a value. The classes' record batches are put back in the events' order by
-one ``take``. A batch holding anything else (an unknown field, a time in another zone, a value
+one ``take``. The commonest parts are the exception: one Python loop reads each once, in order
+(``_common_parts``). A batch holding anything else (an unknown field, a time in another zone, a value
 whose JSON form the columns cannot give back exactly) gets ``None``, and the row paths take it.
 """
 
@@ -14,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
-from itertools import accumulate
+from itertools import accumulate, chain
+from json.encoder import encode_basestring
 from operator import attrgetter, itemgetter
 from typing import Any
 
@@ -38,11 +40,11 @@ _FIXED = (timezone, TzInfo)
 _ZONE = attrgetter("tzinfo")
 _EXTRA = attrgetter("__pydantic_extra__")
 _DICT = attrgetter("__dict__")
-_TEXT = TextPart
-_COMMON_PARTS = frozenset({TextPart, ThinkingPart, ToolCallPart, RefusalPart})
 _STRING_COLUMNS = ("text", "call_id", "tool_name", "status", "stop_reason", "model", "provider", "api",
                    "response_id")
 _FIELD_TYPES = {field.name: field.type for field in EVENT_SCHEMA}
+# A string as JSON, as ``dumps`` writes one (``ensure_ascii=False``): the same C function.
+_string = encode_basestring
 _USAGE_GET = itemgetter(*USAGE_COUNTS, "cost", "pricing_version", "latency_ms", "provider_data")
 
 
@@ -60,21 +62,48 @@ def _all_utc(values: Sequence[Any], nullable: bool) -> bool:
     return all(value.utcoffset() == _ZERO for value in present)
 
 
-def _odd(columns: Sequence[Sequence[Any]], defaults: tuple[Any, ...]) -> set[int]:
-    """The rows where a leftover's value is not its default (as the line's JSON tells them
-    apart: ``0`` is not ``false``); each column is counted at once, and looked at row by row
-    only when a value differs."""
-    odd: set[int] = set()
+def _odd(columns: Sequence[Sequence[Any]], defaults: tuple[Any, ...]) -> list[tuple[int, list[int]]]:
+    """Per leftover column (by index) that is not all at its default, the rows where it is not
+    (as the line's JSON tells them apart: ``0`` is not ``false``); each column is counted at
+    once, and looked at row by row only when a value differs."""
+    odd: list[tuple[int, list[int]]] = []
     # (No rows, no columns: nothing is odd.)
-    for column, default in zip(columns, defaults, strict=False):
+    for j, (column, default) in enumerate(zip(columns, defaults, strict=False)):
         # ``count`` compares by identity first: the shared None, False and empty tuple of
         # defaults are found without a call.
         if column.count(default) == len(column) and (
                 type(default) is not bool or set(map(type, column)) <= {bool}):
             continue
-        odd.update(k for k, value in enumerate(column)
-                   if value is not default and (value != default or type(value) is not type(default)))
+        rows = [k for k, value in enumerate(column)
+                if value is not default and (value != default or type(value) is not type(default))]
+        if rows:
+            odd.append((j, rows))
     return odd
+
+
+def _string_extras(odd: list[tuple[int, list[int]]], columns: Sequence[Sequence[Any]],
+                   names: tuple[str, ...], extras: list[str | None]) -> set[int]:
+    """Write the ``extra`` of each odd row whose leftovers off their defaults are all strings
+    (a model switch's ``from_model``) straight from their JSON pieces, as ``dumps`` of the
+    leftovers writes them; give back the other odd rows, for the leftovers' own ``extra``.
+
+    One ``dumps`` of a one-key dict per model switch took 7% of the writer's time.
+    """
+    pieces: dict[int, list[str]] = {}
+    slow: set[int] = set()
+    for j, rows in odd:
+        column = columns[j]
+        key = _string(names[j]) + ":"
+        for k in rows:
+            value = column[k]
+            if type(value) is str:
+                pieces.setdefault(k, []).append(key + _string(value))
+            else:
+                slow.add(k)
+    for k, found in pieces.items():
+        if k not in slow:
+            extras[k] = "{" + ",".join(found) + "}"
+    return slow
 
 
 class _Group:
@@ -106,12 +135,12 @@ class _Group:
             arrays[column] = pa.array(found[field], pa.string())
         extras: list[str | None] = [None] * m
         # What differs from its default goes to extra.
-        odd = _odd(values[len(get.names) - len(plan.plain.names):] if plan.plain.names else (),
-                   plan.plain.defaults)
+        leftovers = values[len(get.names) - len(plan.plain.names):] if plan.plain.names else []
+        odd = _odd(leftovers, plan.plain.defaults)
         if cls is AssistantMessage:
-            self._usage(found["usage"], events, extras, odd)
+            self._usage(found["usage"], events, extras, {k for _, rows in odd for k in rows})
         else:
-            for k in odd:
+            for k in _string_extras(odd, leftovers, plan.plain.names, extras):
                 extra = plan.leftovers.extra(events[k])
                 extras[k] = dumps(extra) if extra else None
         if cls is ToolMessage:
@@ -126,9 +155,10 @@ class _Group:
 
     def _usage(self, usages: Sequence[Any], events: list[Any], extras: list[str | None], odd: set[int]) -> None:
         m = len(usages)
-        present = [k for k, usage in enumerate(usages) if usage is not None]
-        given = usages if len(present) == m else [usages[k] for k in present]
-        rows: list[Any] = []
+        whole = usages.count(None) == 0
+        present = range(m) if whole else [k for k, usage in enumerate(usages) if usage is not None]
+        given = usages if whole else [usages[k] for k in present]
+        columns: list[Sequence[Any]] = [()] * len(USAGE_TYPE)
         if given:
             if set(map(type, given)) != {Usage} or any(map(_EXTRA, given)):
                 raise Unfit
@@ -140,26 +170,29 @@ class _Group:
                 raise Unfit
             # A cost the decimal column cannot hold exactly makes Arrow refuse the batch: the
             # row paths then leave it null.
-            rows = list(zip(*counts, costs, versions, latencies, strict=True))
-            for k, cost, data in zip(present, costs, datas, strict=True):
-                if data is None and cost is not None and k not in odd:
-                    # The commonest remains, a cost alone: its digits need no escaping.
-                    extras[k] = f'{{"usage":{{"cost":"{cost!s}"}}}}'
-                    continue
-                left = usage_extra(cost, data)
-                if left or k in odd:
-                    extra = EVENT_PLANS[AssistantMessage].leftovers.extra(events[k], {"usage": left})
-                    extras[k] = dumps(extra) if extra else None
+            columns = [*counts, costs, versions, latencies]
+            if whole and not odd and costs.count(None) == 0 and datas.count(None) == m:
+                # The commonest remains, a cost alone on every row: its digits need no escaping.
+                extras[:] = [f'{{"usage":{{"cost":"{cost!s}"}}}}' for cost in costs]
+            else:
+                for k, cost, data in zip(present, costs, datas, strict=True):
+                    if data is None and cost is not None and k not in odd:
+                        extras[k] = f'{{"usage":{{"cost":"{cost!s}"}}}}'
+                        continue
+                    left = usage_extra(cost, data)
+                    if left or k in odd:
+                        extra = EVENT_PLANS[AssistantMessage].leftovers.extra(events[k], {"usage": left})
+                        extras[k] = dumps(extra) if extra else None
         for k in odd.difference(present):
             extra = EVENT_PLANS[AssistantMessage].leftovers.extra(events[k], {"usage": None})
             extras[k] = dumps(extra) if extra else None
-        if len(present) != m:
+        if not whole:
+            # Rows without a usage: its values spread over every row, null where there is none.
             full: list[Any] = [_NO_USAGE] * m
-            for k, row in zip(present, rows, strict=True):
+            for k, row in zip(present, zip(*columns, strict=True), strict=True):
                 full[k] = row
-            rows = full
-        columns = list(zip(*rows, strict=True)) if m else [()] * len(USAGE_TYPE)
-        mask = None if len(present) == m else pa.array([usage is None for usage in usages], pa.bool_())
+            columns = list(zip(*full, strict=True)) if m else [()] * len(USAGE_TYPE)
+        mask = None if whole else pa.array([usage is None for usage in usages], pa.bool_())
         self.arrays["usage"] = pa.StructArray.from_arrays(
             [pa.array(values, field.type) for values, field in zip(columns, USAGE_TYPE, strict=True)],
             fields=list(USAGE_TYPE), mask=mask)
@@ -167,13 +200,9 @@ class _Group:
     def _parts(self, lists: Sequence[Any], joins_text: bool) -> None:
         if set(map(type, lists)) - {tuple}:
             raise Unfit
-        flat = [part for parts in lists for part in parts]
-        classes = list(map(type, flat))
-        kinds = set(classes)
-        if kinds <= _COMMON_PARTS and not any(map(_EXTRA, flat)):
-            values = _common_parts(flat, classes, kinds)
-        else:
-            rows = [part_row(part) for part in flat]
+        values = _common_parts(lists)
+        if values is None:
+            rows = [part_row(part) for part in chain.from_iterable(lists)]
             columns = list(zip(*rows, strict=True)) if rows else [()] * len(PART_COLUMNS)
             values = pa.StructArray.from_arrays([pa.array(values, pa.string()) for values in columns],
                                                 fields=list(PART_TYPE))
@@ -192,41 +221,88 @@ class _Group:
 
 
 _NO_USAGE = (None,) * len(USAGE_TYPE)
-_GROUP_COLUMNS = tuple(field.name for field in EVENT_SCHEMA if field.name not in ("session_id", "seq"))
 _PART_INDEX = {name: k for k, name in enumerate(PART_COLUMNS)}
+_GROUP_COLUMNS = tuple(field.name for field in EVENT_SCHEMA if field.name not in ("session_id", "seq"))
 
 
-def _part_struct(cls: type, parts: list[Any]) -> pa.StructArray:
-    """The parts of one class (text, thinking, a tool call or a refusal) as the parts' struct."""
-    plan = PART_PLANS[cls]
-    count = len(parts)
-    values = list(zip(*map(plan.read.getter, map(_DICT, parts)), strict=True))
-    typed = len(plan.read.names) - len(plan.leftovers.names)
+# The leftovers of the four common part classes, as ``_common_parts`` checks them by name: a
+# field added to one of these classes must be added there too (this fails the import until it is).
+_COMMON_LEFTOVERS: dict[Any, tuple[str, ...]] = {TextPart: ("provider_data", "citations"), ThinkingPart: ("provider_data", "signature", "id"),
+                     ToolCallPart: ("provider_data", "provider_ids"), RefusalPart: ("provider_data",)}
+if any(PART_PLANS[cls].leftovers.names != names for cls, names in _COMMON_LEFTOVERS.items()):
+    raise TypeError("partwire.arrow: the common parts' fields changed; update _common_parts")
+
+
+def _common_parts(lists: Sequence[tuple[Any, ...]]) -> pa.StructArray | None:
+    """The parts' struct array when every part is text, thinking, a tool call or a refusal
+    without unknown fields, else ``None``.
+
+    One Python loop over the parts, each read once while it is in the cache: the parts of a
+    batch lie scattered in memory, and the passes a class at a time in C (class, unknown
+    fields, grouping, fields, then a ``take`` back into order) cost half as much again.
+    """
+    kinds: list[str] = []
+    texts: list[str | None] = []
+    ids: list[str | None] = []
+    names: list[str | None] = []
+    arguments: list[str | None] = []
+    odd: list[int] = []
+    kind, text, call_id, name, argument, mark = (kinds.append, texts.append, ids.append, names.append,
+                                                 arguments.append, odd.append)
+    j = -1
+    for part in chain.from_iterable(lists):
+        j += 1
+        cls = type(part)
+        if part.__pydantic_extra__:
+            return None
+        fields = part.__dict__
+        if cls is TextPart:
+            kind("text")
+            text(fields["text"])
+            call_id(None)
+            name(None)
+            argument(None)
+            if fields["provider_data"] is not None or fields["citations"] != ():
+                mark(j)
+        elif cls is ToolCallPart:
+            kind("tool_call")
+            text(None)
+            call_id(fields["id"])
+            name(fields["name"])
+            argument(fields["arguments_json"])
+            extra_ids = fields["provider_ids"]
+            if fields["provider_data"] is not None or type(extra_ids) is not dict or extra_ids:
+                mark(j)
+        elif cls is ThinkingPart:
+            kind("thinking")
+            text(fields["text"])
+            call_id(None)
+            name(None)
+            argument(None)
+            if fields["provider_data"] is not None or fields["signature"] is not None or fields["id"] is not None:
+                mark(j)
+        elif cls is RefusalPart:
+            kind("refusal")
+            text(fields["text"])
+            call_id(None)
+            name(None)
+            argument(None)
+            if fields["provider_data"] is not None:
+                mark(j)
+        else:
+            return None
+    count = j + 1
     extras: list[str | None] = [None] * count
-    for j in _odd(values[typed:], plan.leftovers.defaults):
-        extra = plan.leftovers.extra(parts[j])
-        extras[j] = dumps(extra) if extra else None
+    if odd:
+        flat = list(chain.from_iterable(lists))
+        for j in odd:
+            extra = PART_PLANS[type(flat[j])].leftovers.extra(flat[j])
+            extras[j] = dumps(extra) if extra else None
     arrays = [pa.nulls(count, pa.string())] * len(PART_COLUMNS)
-    arrays[0] = pa.array([plan.kind] * count, pa.string())
-    for (_, index), column in zip(plan.typed, values, strict=False):
-        arrays[index] = pa.array(column, pa.string())
-    arrays[-1] = pa.array(extras, pa.string())
+    for column, values in (("type", kinds), ("text", texts), ("call_id", ids), ("tool_name", names),
+                           ("arguments", arguments), ("extra", extras)):
+        arrays[_PART_INDEX[column]] = pa.array(values, pa.string())
     return pa.StructArray.from_arrays(arrays, fields=list(PART_TYPE))
-
-
-def _common_parts(flat: list[Any], classes: list[type], kinds: set[type]) -> pa.StructArray:
-    """The parts' struct array when every part is text, thinking, a tool call or a refusal: made
-    a class at a time and put back in order by one ``take``."""
-    if len(kinds) <= 1:
-        return _part_struct(classes[0], flat) if flat else _part_struct(TextPart, [])
-    order: list[int] = []
-    structs = []
-    for cls in kinds:
-        members = [j for j, found in enumerate(classes) if found is cls]
-        order += members
-        structs.append(_part_struct(cls, [flat[j] for j in members]))
-    joined = pa.concat_arrays(structs)
-    return joined.take(pc.sort_indices(pa.array(order, pa.int64())))
 
 
 def columnar_batch(sessions: list[str | None], seqs: list[int], events: list[Any]) -> pa.RecordBatch | None:

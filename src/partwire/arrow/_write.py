@@ -17,6 +17,7 @@ import json
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
+from itertools import islice
 from typing import Any
 
 import pyarrow as pa
@@ -130,6 +131,12 @@ class BatchBuilder:
         self._sessions.append(session_id)
         self._seqs.append(seq)
         self._events.append(event)
+
+    def extend(self, session_id: str | None, first_seq: int, events: list[HistoryEvent]) -> None:
+        """Append consecutive events of one session, the first at position ``first_seq``."""
+        self._sessions += [session_id] * len(events)
+        self._seqs += range(first_seq, first_seq + len(events))
+        self._events += events
 
     def finish(self) -> pa.RecordBatch:
         """The rows added since the last batch, as one ``RecordBatch``; the builder starts again.
@@ -326,8 +333,13 @@ def iter_batches(sessions: Iterable[tuple[str | None, Iterable[HistoryEvent]]],
     """Record batches of at most ``batch_rows`` rows over the events of every session, in order."""
     builder = BatchBuilder()
     for session_id, events in sessions:
-        for seq, event in enumerate(events):
-            builder.add(session_id, seq, event)
+        # A session taken a slice at a time (as much as fills the batch), not an event at a
+        # time: adding rows one by one took a twentieth of the writer's time.
+        remaining = iter(events)
+        seq = 0
+        while chunk := list(islice(remaining, batch_rows - builder.rows)):
+            builder.extend(session_id, seq, chunk)
+            seq += len(chunk)
             if builder.rows >= batch_rows:
                 yield builder.finish()
     if builder.rows:
