@@ -67,15 +67,22 @@ class Encoder(PartEncoder):
         self.orphan = OrphanCheck(history)
         self.calls: dict[str, ToolCallPart] | None = None
         self.messages: list[WireMessage] = []
+        # Whether a part with nothing of its own to carry goes out as it is: the calls under
+        # Cohere's own ids, reasoning as thinking items (the walk's inline path needs both).
+        self.as_is = self.only_own and foreign_thinking == "thinking"
 
     def run(self) -> tuple[list[WireMessage], list[Any]]:
         """The wire messages of the whole history, and the request's documents."""
-        # The hot path of every request: exact types go straight to their method (isinstance on
-        # a pydantic model costs more than mapping a part), and a plain tool result, most of an
-        # agent's history, is written inline. Fields are read from __dict__, where pydantic
-        # keeps them.
+        # The hot path of every request: exact types are told by identity (isinstance on a
+        # pydantic model costs more than mapping a part), fields are read from __dict__, where
+        # pydantic keeps them, and the common messages are written inline: a plain tool result,
+        # a one-text user or system message, an assistant message of plain text, unsigned
+        # reasoning and calls with Cohere's ids. The assistant's written here, not in a method
+        # (whose call and set-up cost more than its parts), took cohere.to_wire.1000 from 1.58x
+        # to 1.33x the bench's plain dict walk.
         wire_ids = self.wire_ids
         append = self.messages.append
+        as_is = self.as_is
         for i, event in enumerate(self.history):
             kind = type(event)
             if kind is ToolMessage:
@@ -88,6 +95,44 @@ class Encoder(PartEncoder):
                     self.tool(event, i)  # type: ignore[arg-type]
                 continue
             if kind is AssistantMessage:
+                fields = event.__dict__
+                if as_is and fields["provider_data"] is None:
+                    parts = fields["parts"]
+                    items: list[dict[str, Any]] = []
+                    calls: list[dict[str, Any]] = []
+                    # Written here when every part goes out as it is; the first that does not
+                    # sends the whole message to assistant() (nothing written here is kept but
+                    # the calls' ids, which it sets again alike).
+                    for part in parts:
+                        part_kind = type(part)
+                        part_fields = part.__dict__
+                        if part_fields["provider_data"] is not None:
+                            break
+                        if part_kind is ToolCallPart:
+                            wire_id = part_fields["provider_ids"].get(ISSUER)
+                            if wire_id is None:
+                                break
+                            wire_ids[part_fields["id"]] = wire_id
+                            calls.append({"id": wire_id, "type": "function", "function": {
+                                "name": part_fields["name"], "arguments": part_fields["arguments_json"]}})
+                        elif part_kind is TextPart and not part_fields["citations"]:
+                            items.append({"type": "text", "text": part_fields["text"]})
+                        elif part_kind is ThinkingPart and part_fields["signature"] is None \
+                                and part_fields["text"]:
+                            items.append({"type": "thinking", "thinking": part_fields["text"]})
+                        else:
+                            break
+                    else:
+                        if parts:
+                            message: dict[str, Any] = {"role": "assistant"}
+                            if items:  # a lone text as a string, as _content() gives it
+                                first = items[0]
+                                message["content"] = first["text"] if len(items) == 1 \
+                                    and first["type"] == "text" else items
+                            if calls:
+                                message["tool_calls"] = calls
+                            append(message)  # type: ignore[arg-type]
+                            continue
                 self.assistant(event, i)  # type: ignore[arg-type]
                 continue
             if kind is UserMessage or kind is SystemMessage:

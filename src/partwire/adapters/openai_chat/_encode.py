@@ -380,14 +380,18 @@ class Encoder(PartEncoder):
                 ids = data["provider_ids"]
                 wire_id = None
                 if ids:
-                    # first_accepted's first loop written out: one lookup per call, most often
-                    # the only one (a call made here), in a loop every earlier turn goes through.
+                    # first_accepted written out: one lookup per call, most often the only one
+                    # (a call made here), else the first id the rules admit (another
+                    # provider's), in a loop every earlier turn goes through.
                     for issuer in order:
                         wire_id = ids.get(issuer)
                         if wire_id is not None:
                             break
                     else:
-                        wire_id = first_accepted(ids, (), admits)
+                        for value in ids.values():
+                            if admits(value):
+                                wire_id = value
+                                break
                 if fixed:
                     wire_id = self._fixed_id(data["id"], wire_id)
                     if wire_id not in ids.values():
@@ -444,8 +448,11 @@ class Encoder(PartEncoder):
                     f"the {dialect.name} Chat Completions API takes no reasoning back")
             lost, adapter, message_id = self.losses.items, self.losses.adapter, event.id
             for j, part in parts:
-                if isinstance(part, RedactedThinkingPart) or part.text or part.signature:  # type: ignore[union-attr]
-                    lost.append(known_loss(i, j, part.type, "dropped", reason, adapter, message_id))
+                # The fast path's parts are of these two classes exactly: told by identity (an
+                # isinstance on a pydantic class goes through ABCMeta).
+                data = part.__dict__
+                if type(part) is RedactedThinkingPart or data["text"] or data["signature"]:
+                    lost.append(known_loss(i, j, data["type"], "dropped", reason, adapter, message_id))
             return
         out = _Assistant()
         current = i > self.turn_start
