@@ -8,6 +8,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from partwire import parts as _parts
 from partwire._base import json_kind
 from partwire.errors import SchemaError, WireFormatError
 from partwire.history import HistoryEvent, UnknownEvent
@@ -17,23 +18,6 @@ from partwire.messages import (
     SystemMessage,
     ToolMessage,
     UserMessage,
-)
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    ImagePart,
-    Part,
-    ProviderFileSource,
-    RefusalPart,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlSource,
 )
 from partwire.tools import ToolDefinition
 from partwire.usage import Usage
@@ -51,12 +35,13 @@ from ._common import (
 
 __all__ = ["attributes_of", "decode", "decode_tools"]
 
-_MEDIA: dict[str, type[ImagePart | AudioPart]] = {"image": ImagePart, "audio": AudioPart}
+_MEDIA: dict[str, type[_parts.ImagePart | _parts.AudioPart]] = {
+    "image": _parts.ImagePart, "audio": _parts.AudioPart}
 _ROLES: dict[str, type[SystemMessage | DeveloperMessage | UserMessage | AssistantMessage]] = {
     "system": SystemMessage, "developer": DeveloperMessage, "user": UserMessage,
     "assistant": AssistantMessage}
-_TEXTS: dict[str, type[TextPart | ThinkingPart | RefusalPart]] = {
-    "text": TextPart, "reasoning": ThinkingPart, "refusal": RefusalPart}
+_TEXTS: dict[str, type[_parts.TextPart | _parts.ThinkingPart | _parts.RefusalPart]] = {
+    "text": _parts.TextPart, "reasoning": _parts.ThinkingPart, "refusal": _parts.RefusalPart}
 _USAGE = {"gen_ai.usage.input_tokens": "input_tokens", "gen_ai.usage.output_tokens": "output_tokens",
           "gen_ai.usage.cache_read.input_tokens": "cache_read_tokens",
           "gen_ai.usage.cache_creation.input_tokens": "cache_write_tokens",
@@ -254,10 +239,10 @@ class _Reader:
         return ToolMessage(call_id=call_id, tool_name=self.calls.get(call_id, ""), output_text=text,
                            data=data, parts=tuple(self.parts(rest, path)))
 
-    def parts(self, raw_parts: list[Any], path: str) -> list[Part]:
+    def parts(self, raw_parts: list[Any], path: str) -> list[_parts.Part]:
         return [self.part(p, f"{path}[{k}]") for k, p in enumerate(raw_parts)]
 
-    def part(self, raw: Any, path: str) -> Part:
+    def part(self, raw: Any, path: str) -> _parts.Part:
         if not isinstance(raw, Mapping) or not isinstance(raw.get("type"), str):
             raise _error("a part is an object with a string type", path)
         kind = raw["type"]
@@ -266,9 +251,9 @@ class _Reader:
         except (KeyError, TypeError, ValueError) as exc:
             raise _error(f"a {kind} part of the wrong shape: {exc}", path) from exc
 
-    def _part(self, kind: str, raw: Mapping[str, Any]) -> Part:
+    def _part(self, kind: str, raw: Mapping[str, Any]) -> _parts.Part:
         if kind in ("text", "reasoning", "refusal") and isinstance(raw.get("content"), str):
-            text: Part = _TEXTS[kind](text=raw["content"])
+            text: _parts.Part = _TEXTS[kind](text=raw["content"])
             return text
         if kind == "tool_call" and isinstance(raw.get("name"), str):
             call_id = raw["id"] if isinstance(raw.get("id"), str) else ""
@@ -276,20 +261,20 @@ class _Reader:
             arguments = raw.get("arguments")
             arguments_json = arguments if isinstance(arguments, str) else json.dumps(
                 {} if arguments is None else arguments, ensure_ascii=False, separators=(",", ":"))
-            return ToolCallPart(id=call_id, name=raw["name"], arguments_json=arguments_json)
+            return _parts.ToolCallPart(id=call_id, name=raw["name"], arguments_json=arguments_json)
         if kind == "server_tool_call" and isinstance(raw.get("server_tool_call"), Mapping):
             body = raw["server_tool_call"]
-            return ServerToolCallPart(id=str(raw.get("id") or ""), name=str(raw.get("name") or body["type"]),
-                                      input=_generic_value(body, "input"), issuer=self.issuer)
+            return _parts.ServerToolCallPart(id=str(raw.get("id") or ""), name=str(raw.get("name") or body["type"]),
+                                             input=_generic_value(body, "input"), issuer=self.issuer)
         if kind == "server_tool_call_response" and isinstance(raw.get("server_tool_call_response"), Mapping):
             body = raw["server_tool_call_response"]
-            return ServerToolResultPart(call_id=str(raw.get("id") or ""), name=str(body["type"]),
-                                        output=_generic_value(body, "output"), issuer=self.issuer)
+            return _parts.ServerToolResultPart(call_id=str(raw.get("id") or ""), name=str(body["type"]),
+                                               output=_generic_value(body, "output"), issuer=self.issuer)
         if kind in ("blob", "uri", "file"):
             return self._media(kind, raw)
-        return UnknownPart(original_type=kind, raw=dict(raw), issuer=ADAPTER)
+        return _parts.UnknownPart(original_type=kind, raw=dict(raw), issuer=ADAPTER)
 
-    def _media(self, kind: str, raw: Mapping[str, Any]) -> Part:
+    def _media(self, kind: str, raw: Mapping[str, Any]) -> _parts.Part:
         modality = raw.get("modality")
         media_type = raw.get("mime_type")
         if kind == "blob":
@@ -299,19 +284,19 @@ class _Reader:
             if modality == "document" and isinstance(media_type, str) and media_type.startswith("text/"):
                 text = _text_of(content)
                 if text is not None:
-                    return DocumentPart(source=TextSource(text=text), media_type=media_type)
-            source: Any = Base64Source(data=content)
+                    return _parts.DocumentPart(source=_parts.TextSource(text=text), media_type=media_type)
+            source: Any = _parts.Base64Source(data=content)
         elif kind == "uri":
-            source = UrlSource(url=raw["uri"])
+            source = _parts.UrlSource(url=raw["uri"])
         else:
-            source = ProviderFileSource(file_id=raw["file_id"], issuer=self.issuer)
+            source = _parts.ProviderFileSource(file_id=raw["file_id"], issuer=self.issuer)
         cls = _MEDIA.get(modality) if isinstance(modality, str) else None
         if cls is not None:
-            media: Part = cls(source=source, media_type=media_type)
+            media: _parts.Part = cls(source=source, media_type=media_type)
             return media
         if modality == "document":
-            return DocumentPart(source=source, media_type=media_type)
-        return UnknownPart(original_type=kind, raw=dict(raw), issuer=ADAPTER)
+            return _parts.DocumentPart(source=source, media_type=media_type)
+        return _parts.UnknownPart(original_type=kind, raw=dict(raw), issuer=ADAPTER)
 
 
 def _generic_value(body: Mapping[str, Any], key: str) -> Any:

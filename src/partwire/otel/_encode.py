@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
 
+from partwire import parts as _parts
 from partwire.errors import LossError
 from partwire.history import HistoryEvent
 from partwire.messages import (
@@ -16,25 +17,6 @@ from partwire.messages import (
     SystemMessage,
     ToolMessage,
     UserMessage,
-)
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    FileRefSource,
-    ImagePart,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlSource,
 )
 from partwire.projection import Loss, LossAction, log_losses
 from partwire.tools import ToolDefinition
@@ -222,7 +204,7 @@ class _Encoder:
                      f"the conventions have no tool status: {event.status!r} is not recorded", event.id)
         return {"type": "tool_call_response", "id": event.call_id, "response": response}
 
-    def parts(self, parts: Sequence[Part], path: str, message_id: str) -> list[dict[str, Any]]:
+    def parts(self, parts: Sequence[_parts.Part], path: str, message_id: str) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for j, part in enumerate(parts):
             where = f"{path}.parts[{j}]"
@@ -235,52 +217,52 @@ class _Encoder:
                              message_id)
         return out
 
-    def part(self, part: Part, path: str, message_id: str) -> dict[str, Any] | None:
+    def part(self, part: _parts.Part, path: str, message_id: str) -> dict[str, Any] | None:
         match part:
-            case TextPart():
+            case _parts.TextPart():
                 if part.citations:
                     self.add(path, "text", "dropped", "the conventions have no citations", message_id)
                 return {"type": "text", "content": part.text}
-            case ImagePart():
+            case _parts.ImagePart():
                 if part.detail is not None:
                     self.add(path, "image", "dropped", f"the conventions have no image detail ({part.detail})",
                              message_id)
                 return self.media(part, "image", path, message_id)
-            case AudioPart():
+            case _parts.AudioPart():
                 return self.media(part, "audio", path, message_id)
-            case DocumentPart():
+            case _parts.DocumentPart():
                 named = [n for n in ("title", "filename") if getattr(part, n) is not None]
                 if named:
                     self.add(path, "document", "dropped",
                              f"the conventions have no document {' or '.join(named)}", message_id)
                 return self.media(part, "document", path, message_id)
-            case ThinkingPart():
+            case _parts.ThinkingPart():
                 if part.signature is not None or part.id is not None:
                     what = "signature" if part.signature is not None else "item id"
                     self.add(path, "thinking", "dropped",
                              f"the reasoning {what} (verifiable by {self._issuer(part)} only) has no "
                              f"place in the conventions", message_id)
                 return {"type": "reasoning", "content": part.text}
-            case RedactedThinkingPart():
+            case _parts.RedactedThinkingPart():
                 self.add(path, "redacted_thinking", "dropped",
                          "encrypted reasoning has no place in the conventions", message_id)
                 return None
-            case ToolCallPart():
+            case _parts.ToolCallPart():
                 if part.provider_ids:
                     self.add(path, "tool_call", "dropped",
                              f"the id(s) {', '.join(sorted(part.provider_ids))} gave the call are not "
                              f"recorded, only its canonical id", message_id)
                 return {"type": "tool_call", "id": part.id, "name": part.name,
                         "arguments": self.arguments(part, path, message_id)}
-            case ServerToolCallPart():
+            case _parts.ServerToolCallPart():
                 return {"type": "server_tool_call", "id": part.id, "name": part.name,
                         "server_tool_call": _generic(part.name, part.input, "input")}
-            case ServerToolResultPart():
+            case _parts.ServerToolResultPart():
                 return {"type": "server_tool_call_response", "id": part.call_id,
                         "server_tool_call_response": _generic(part.name, part.output, "output")}
-            case RefusalPart():
+            case _parts.RefusalPart():
                 return {"type": "refusal", "content": part.text}
-            case UnknownPart():
+            case _parts.UnknownPart():
                 raw = part.raw
                 if isinstance(raw, dict) and isinstance(raw.get("type"), str) and raw["type"] not in _OTEL_TYPES:
                     return dict(raw)
@@ -290,7 +272,7 @@ class _Encoder:
             case _:
                 assert_never(part)
 
-    def arguments(self, part: ToolCallPart, path: str, message_id: str) -> Any:
+    def arguments(self, part: _parts.ToolCallPart, path: str, message_id: str) -> Any:
         try:
             value = json.loads(part.arguments_json) if part.arguments_json.strip() else {}
         except json.JSONDecodeError:
@@ -301,24 +283,24 @@ class _Encoder:
                      message_id)
         return value
 
-    def media(self, part: ImagePart | AudioPart | DocumentPart, modality: str, path: str,
-              message_id: str) -> dict[str, Any] | None:
+    def media(self, part: _parts.ImagePart | _parts.AudioPart | _parts.DocumentPart, modality: str,
+              path: str, message_id: str) -> dict[str, Any] | None:
         source = part.source
         head: dict[str, Any] = {"modality": modality}
         if part.media_type is not None:
             head["mime_type"] = part.media_type
         match source:
-            case Base64Source():
+            case _parts.Base64Source():
                 return {"type": "blob", **head, "content": source.data}
-            case UrlSource():
+            case _parts.UrlSource():
                 return {"type": "uri", **head, "uri": source.url}
-            case ProviderFileSource():
+            case _parts.ProviderFileSource():
                 return {"type": "file", **head, "file_id": source.file_id}
-            case TextSource():
+            case _parts.TextSource():
                 head.setdefault("mime_type", "text/plain")
                 return {"type": "blob", **head,
                         "content": base64.b64encode(source.text.encode()).decode("ascii")}
-            case FileRefSource():
+            case _parts.FileRefSource():
                 self.add(path, part.type, "downgraded",
                          "a workspace file is recorded as a uri of its path; its size and hash are not",
                          message_id)
@@ -342,7 +324,7 @@ class _Encoder:
         return out
 
     @staticmethod
-    def _issuer(part: ThinkingPart) -> str:
+    def _issuer(part: _parts.ThinkingPart) -> str:
         if part.signature is not None:
             return part.signature.issuer
         return part.provider_data.issuer if part.provider_data is not None else "its issuer"

@@ -20,6 +20,8 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from partwire import parts as _parts
+from partwire import streaming as _streaming
 from partwire.history import ErrorEvent, HistoryEvent, UnknownEvent
 from partwire.messages import (
     AssistantMessage,
@@ -28,35 +30,7 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    ImagePart,
-    Opaque,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-    UrlSource,
-)
 from partwire.projection import Loss
-from partwire.streaming import (
-    Accumulator,
-    MessageCompleteEvent,
-    PartEvent,
-    SignatureEvent,
-    StreamErrorEvent,
-    StreamEvent,
-    TextDeltaEvent,
-    ThinkingDeltaEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-)
 from partwire.ui._common import (
     CARRIER,
     Converted,
@@ -122,21 +96,21 @@ def message_to_wire(message: SystemMessage | DeveloperMessage | UserMessage | As
     user = isinstance(message, UserMessage)
     for part in message.parts:
         fields = part_json(part)
-        if isinstance(part, TextPart | RefusalPart) and not user:
+        if isinstance(part, _parts.TextPart | _parts.RefusalPart) and not user:
             texts.append(part.text)
             layout.append({"text": len(part.text), "part": strip(fields, ("text",))})
-        elif isinstance(part, TextPart) and user:
+        elif isinstance(part, _parts.TextPart) and user:
             layout.append({"content": len(content), "part": strip(fields, ("text",))})
             content.append({"type": "text", "text": part.text})
-        elif isinstance(part, ImagePart | DocumentPart | AudioPart) and user:
+        elif isinstance(part, _parts.ImagePart | _parts.DocumentPart | _parts.AudioPart) and user:
             layout.append({"content": len(content), "part": strip(fields, ("source",))
                            | {"source": strip(fields["source"], ("data",))}})
             content.append({"type": part.type, "source": _source(part)})
-        elif isinstance(part, ThinkingPart | RedactedThinkingPart) and isinstance(message, AssistantMessage):
+        elif isinstance(part, _parts.ThinkingPart | _parts.RedactedThinkingPart) and isinstance(message, AssistantMessage):
             rid = f"{message.id}-reasoning-{len(reasoning)}"
             reasoning.append(_reasoning_message(rid, part))
             layout.append({"reasoning": rid, "part": _trim_reasoning(fields)})
-        elif isinstance(part, ToolCallPart) and isinstance(message, AssistantMessage):
+        elif isinstance(part, _parts.ToolCallPart) and isinstance(message, AssistantMessage):
             call: dict[str, Any] = {"id": part.id, "type": "function",
                                     "function": {"name": part.name, "arguments": part.arguments_json}}
             sig = _call_signature(part)
@@ -161,14 +135,14 @@ def message_to_wire(message: SystemMessage | DeveloperMessage | UserMessage | As
     return [*reasoning, main]
 
 
-def _source(part: ImagePart | DocumentPart | AudioPart) -> dict[str, Any]:
+def _source(part: _parts.ImagePart | _parts.DocumentPart | _parts.AudioPart) -> dict[str, Any]:
     media_type = part.media_type or "application/octet-stream"
     source = part.source
-    if isinstance(source, Base64Source):
+    if isinstance(source, _parts.Base64Source):
         return {"type": "data", "value": source.data, "mimeType": media_type}
-    if isinstance(source, ProviderFileSource):
+    if isinstance(source, _parts.ProviderFileSource):
         return {"type": "file", "value": source.file_id, "provider": source.issuer, "mimeType": media_type}
-    if isinstance(source, UrlSource):
+    if isinstance(source, _parts.UrlSource):
         return {"type": "url", "value": source.url, "mimeType": media_type}
     # a workspace file or inline text: shown as a URL-like value, kept whole in the layout
     value = getattr(source, "path", None) or getattr(source, "text", "")
@@ -176,10 +150,10 @@ def _source(part: ImagePart | DocumentPart | AudioPart) -> dict[str, Any]:
             "mimeType": media_type}
 
 
-def _reasoning_message(rid: str, part: ThinkingPart | RedactedThinkingPart) -> dict[str, Any]:
+def _reasoning_message(rid: str, part: _parts.ThinkingPart | _parts.RedactedThinkingPart) -> dict[str, Any]:
     out: dict[str, Any] = {"id": rid, "role": "reasoning",
-                           "content": part.text if isinstance(part, ThinkingPart) else ""}
-    secret = part.data if isinstance(part, RedactedThinkingPart) else part.signature
+                           "content": part.text if isinstance(part, _parts.ThinkingPart) else ""}
+    secret = part.data if isinstance(part, _parts.RedactedThinkingPart) else part.signature
     if secret is not None:
         out["encryptedValue"] = secret.value
     return out
@@ -193,7 +167,7 @@ def _trim_reasoning(fields: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _call_signature(part: ToolCallPart) -> str | None:
+def _call_signature(part: _parts.ToolCallPart) -> str | None:
     pd = part.provider_data
     if pd is not None and isinstance(pd.data, Mapping) and isinstance(pd.data.get("thoughtSignature"), str):
         return str(pd.data["thoughtSignature"])
@@ -227,7 +201,7 @@ def from_wire(messages: Any) -> Converted[list[HistoryEvent]]:
             if isinstance(entry, Mapping) and isinstance(entry.get("reasoning"), str):
                 used.add(entry["reasoning"])
     history: list[HistoryEvent] = []
-    pending: list[Part] = []
+    pending: list[_parts.Part] = []
     names: dict[str, str] = {}
     for m, message in enumerate(messages):
         path = f"messages[{m}]"
@@ -243,7 +217,7 @@ def from_wire(messages: Any) -> Converted[list[HistoryEvent]]:
             event = _assistant(message, reasoning, pending, path)
             pending = []
             for part in event.parts:
-                if isinstance(part, ToolCallPart):
+                if isinstance(part, _parts.ToolCallPart):
                     names[part.id] = part.name
             history.append(event)
         elif role in ("system", "developer", "user"):
@@ -276,17 +250,17 @@ def _app_metadata(message: Mapping[str, Any]) -> dict[str, Any]:
     return strip(dict(meta), (CARRIER,)) if isinstance(meta, Mapping) else {}
 
 
-def _thinking(message: Mapping[str, Any], path: str) -> Part:
+def _thinking(message: Mapping[str, Any], path: str) -> _parts.Part:
     content = message.get("content")
     if not isinstance(content, str):
         raise bad(FORMAT, "message", "a reasoning message's content must be a string", f"{path}.content")
     secret = message.get("encryptedValue")
-    signature = Opaque(value=secret, issuer=ISSUER) if isinstance(secret, str) else None
-    return ThinkingPart(text=content, signature=signature)
+    signature = _parts.Opaque(value=secret, issuer=ISSUER) if isinstance(secret, str) else None
+    return _parts.ThinkingPart(text=content, signature=signature)
 
 
 def _assistant(message: Mapping[str, Any], reasoning: Mapping[str, Mapping[str, Any]],
-               pending: list[Part], path: str) -> AssistantMessage:
+               pending: list[_parts.Part], path: str) -> AssistantMessage:
     content = message.get("content")
     if content is not None and not isinstance(content, str):
         raise bad(FORMAT, "message", "an assistant message's content must be a string", f"{path}.content")
@@ -299,10 +273,10 @@ def _assistant(message: Mapping[str, Any], reasoning: Mapping[str, Mapping[str, 
                   f"{path}.toolCalls")
     layout = _layout(message)
     if layout is None:
-        parts: list[Part] = list(pending)
+        parts: list[_parts.Part] = list(pending)
         if content:
-            parts.append(TextPart(text=content))
-        parts += [ToolCallPart(id=c["id"], name=c["function"]["name"], arguments_json=c["function"]["arguments"])
+            parts.append(_parts.TextPart(text=content))
+        parts += [_parts.ToolCallPart(id=c["id"], name=c["function"]["name"], arguments_json=c["function"]["arguments"])
                   for c in calls]
         return AssistantMessage(id=message["id"], parts=parts, metadata=_app_metadata(message))
     parts_json: list[dict[str, Any]] = []
@@ -388,12 +362,12 @@ def _plain(message: Mapping[str, Any], path: str) -> HistoryEvent:
     return event_from_json(data, FORMAT, path)
 
 
-def _content_part(item: Any, where: str) -> Part:
+def _content_part(item: Any, where: str) -> _parts.Part:
     if not isinstance(item, Mapping) or not isinstance(item.get("type"), str):
         raise bad(FORMAT, "message", "a content part must be an object with a string type", where)
     kind = item["type"]
     if kind == "text" and isinstance(item.get("text"), str):
-        return TextPart(text=item["text"])
+        return _parts.TextPart(text=item["text"])
     source = item.get("source")
     if kind in _MEDIA and isinstance(source, Mapping) and isinstance(source.get("value"), str):
         mime = source.get("mimeType") if isinstance(source.get("mimeType"), str) else None
@@ -434,7 +408,7 @@ def _tool(message: Mapping[str, Any], names: Mapping[str, str], path: str) -> Hi
 # -- events out ---------------------------------------------------------------------------------
 
 
-def to_stream(events: Iterable[StreamEvent], *, thread_id: str, run_id: str,
+def to_stream(events: Iterable[_streaming.StreamEvent], *, thread_id: str, run_id: str,
               history: Sequence[HistoryEvent] | None = None) -> Iterator[dict[str, Any]]:
     """AG-UI events for one provider stream, as one run of a thread.
 
@@ -447,7 +421,7 @@ def to_stream(events: Iterable[StreamEvent], *, thread_id: str, run_id: str,
     yield from writer.close()
 
 
-async def ato_stream(events: AsyncIterable[StreamEvent], *, thread_id: str, run_id: str,
+async def ato_stream(events: AsyncIterable[_streaming.StreamEvent], *, thread_id: str, run_id: str,
                      history: Sequence[HistoryEvent] | None = None) -> AsyncIterator[dict[str, Any]]:
     """:func:`to_stream` over an asynchronous stream of events."""
     writer = _Writer(thread_id, run_id, history)
@@ -471,7 +445,7 @@ class _Writer:
 
     def __init__(self, thread_id: str, run_id: str, history: Sequence[HistoryEvent] | None) -> None:
         self.thread_id, self.run_id, self.history = thread_id, run_id, history
-        self.acc = Accumulator()
+        self.acc = _streaming.Accumulator()
         self.started = False
         self.done = False
         self.text: str | None = None  # the text sent so far, once the text message started
@@ -492,39 +466,39 @@ class _Writer:
             self.started = True
             yield self.out({"type": "RUN_STARTED", "threadId": self.thread_id, "runId": self.run_id})
 
-    def feed(self, event: StreamEvent) -> Iterator[dict[str, Any]]:
+    def feed(self, event: _streaming.StreamEvent) -> Iterator[dict[str, Any]]:
         if self.done:
             return
         self.acc.feed(event)
         yield from self.begin()
         mid = self.acc.message_id
         match event:
-            case TextDeltaEvent():
+            case _streaming.TextDeltaEvent():
                 yield from self.say(mid, event.text)
-            case ThinkingDeltaEvent():
+            case _streaming.ThinkingDeltaEvent():
                 yield from self.think(self.rid(mid, event.index), event.text)
-            case SignatureEvent():
+            case _streaming.SignatureEvent():
                 yield from self.think(self.rid(mid, event.index), "")
-            case ToolCallStartEvent():
+            case _streaming.ToolCallStartEvent():
                 yield from self.call(mid, event.id, event.name)
                 self.tools[event.index] = event.id
-            case ToolCallDeltaEvent() if event.index in self.tools:
+            case _streaming.ToolCallDeltaEvent() if event.index in self.tools:
                 yield from self.more_args(self.tools[event.index], event.arguments_delta)
-            case ToolCallEndEvent() if event.index in self.tools:
+            case _streaming.ToolCallEndEvent() if event.index in self.tools:
                 yield self.out({"type": "TOOL_CALL_END", "toolCallId": self.tools.pop(event.index)})
-            case PartEvent():
+            case _streaming.PartEvent():
                 part = event.part
-                if isinstance(part, TextPart):
+                if isinstance(part, _parts.TextPart):
                     yield from self.say(mid, part.text)
-                elif isinstance(part, ThinkingPart):
+                elif isinstance(part, _parts.ThinkingPart):
                     yield from self.think(self.rid(mid, event.index), part.text)
-                elif isinstance(part, ToolCallPart) and part.id not in self.args:
+                elif isinstance(part, _parts.ToolCallPart) and part.id not in self.args:
                     yield from self.call(mid, part.id, part.name)
                     yield from self.more_args(part.id, part.arguments_json)
                     self.tools[event.index] = part.id
-            case StreamErrorEvent():
+            case _streaming.StreamErrorEvent():
                 self.error = event.error.message
-            case MessageCompleteEvent():
+            case _streaming.MessageCompleteEvent():
                 yield from self.finish(event.message)
             case _:
                 pass

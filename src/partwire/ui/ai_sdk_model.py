@@ -17,6 +17,7 @@ import base64
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from partwire import parts as _parts
 from partwire.history import HistoryEvent
 from partwire.messages import (
     AssistantMessage,
@@ -25,7 +26,6 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
-from partwire.parts import Part, ServerToolCallPart, ServerToolResultPart, TextPart
 from partwire.projection import Loss
 from partwire.ui._ai_sdk_parts import DATA_PART, call_from_ui, part_from_ui
 from partwire.ui._common import (
@@ -83,7 +83,7 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
             texts: list[str] = []
             layout: list[Any] = []
             for j, part in enumerate(event.parts):
-                if isinstance(part, TextPart):
+                if isinstance(part, _parts.TextPart):
                     texts.append(part.text)
                     layout.append([len(part.text), strip(part_json(part), ("text",))])
                 else:
@@ -94,7 +94,7 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
                         "providerOptions": {CARRIER: extras}})
             continue
         content = []
-        names = {p.id: p.name for p in event.parts if isinstance(p, ServerToolCallPart)}
+        names = {p.id: p.name for p in event.parts if isinstance(p, _parts.ServerToolCallPart)}
         for j, part in enumerate(event.parts):
             model_part = _part_to_model(part, isinstance(event, AssistantMessage), names)
             if model_part is None:
@@ -111,10 +111,10 @@ def _options(ui: Mapping[str, Any], key: str = "providerMetadata") -> dict[str, 
     return {"providerOptions": meta} if isinstance(meta, dict) and meta else {}
 
 
-def _part_to_model(part: Part, assistant: bool, names: Mapping[str, str]) -> list[dict[str, Any]] | None:
+def _part_to_model(part: _parts.Part, assistant: bool, names: Mapping[str, str]) -> list[dict[str, Any]] | None:
     """The ModelMessage parts of one canonical part (``None``: it has none); ``names`` are the
     tool names of the message's provider-run calls, which their results take."""
-    if isinstance(part, ServerToolResultPart):
+    if isinstance(part, _parts.ServerToolResultPart):
         extras = strip(part_json(part), ("call_id", "output"))
         return [{"type": "tool-result", "toolCallId": part.call_id,
                  "toolName": names.get(part.call_id, part.name),
@@ -135,7 +135,7 @@ def _part_to_model(part: Part, assistant: bool, names: Mapping[str, str]) -> lis
         call: dict[str, Any] = {"type": "tool-call", "toolCallId": ui["toolCallId"],
                                 "toolName": kind[5:], "input": ui["input"],
                                 **_options(ui, "callProviderMetadata")}
-        if isinstance(part, ServerToolCallPart):
+        if isinstance(part, _parts.ServerToolCallPart):
             call["providerExecuted"] = True
         return [call]
     if not assistant:
@@ -231,7 +231,7 @@ def _message_from_model(message: Any, path: str) -> list[HistoryEvent]:
     if role == "tool":
         return [_tool_message(part, f"{path}.content[{j}]") for j, part in enumerate(content)
                 if isinstance(part, Mapping) and part.get("type") != "tool-approval-response"]
-    parts: list[Part] = []
+    parts: list[_parts.Part] = []
     for j, part in enumerate(content):
         where = f"{path}.content[{j}]"
         if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
@@ -242,7 +242,7 @@ def _message_from_model(message: Any, path: str) -> list[HistoryEvent]:
     return [event_from_json(data, FORMAT, path)]
 
 
-def _part_from_model(part: Mapping[str, Any], where: str) -> Part:
+def _part_from_model(part: Mapping[str, Any], where: str) -> _parts.Part:
     kind = part["type"]
     options = part.get("providerOptions")
     if kind in ("text", "reasoning"):

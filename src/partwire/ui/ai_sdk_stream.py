@@ -20,35 +20,11 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
 
+from partwire import parts as _parts
+from partwire import streaming as _streaming
 from partwire.history import ErrorEvent, HistoryEvent
 from partwire.messages import AssistantMessage, ToolMessage
-from partwire.parts import (
-    Part,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-)
 from partwire.projection import Loss
-from partwire.streaming import (
-    Accumulator,
-    CitationEvent,
-    MessageCompleteEvent,
-    MessageStartEvent,
-    PartDataEvent,
-    PartEvent,
-    SignatureEvent,
-    StopEvent,
-    StreamErrorEvent,
-    StreamEvent,
-    TextDeltaEvent,
-    ThinkingDeltaEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    UsageEvent,
-)
 from partwire.ui import ai_sdk
 from partwire.ui._ai_sdk_parts import DATA_PART
 from partwire.ui._common import (
@@ -102,7 +78,7 @@ async def asse(chunks: AsyncIterable[Mapping[str, Any]]) -> AsyncIterator[str]:
     yield DONE
 
 
-def to_stream(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
+def to_stream(events: Iterable[_streaming.StreamEvent]) -> Iterator[dict[str, Any]]:
     """UI message stream chunks for the events of one provider stream (one assistant message)."""
     writer = _Writer()
     for event in events:
@@ -110,7 +86,7 @@ def to_stream(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
     yield from writer.close()
 
 
-async def ato_stream(events: AsyncIterable[StreamEvent]) -> AsyncIterator[dict[str, Any]]:
+async def ato_stream(events: AsyncIterable[_streaming.StreamEvent]) -> AsyncIterator[dict[str, Any]]:
     """:func:`to_stream` over an asynchronous stream of events (an adapter's ``astream``)."""
     writer = _Writer()
     async for event in events:
@@ -146,7 +122,7 @@ class _Writer:
     """The chunks of one stream, event by event."""
 
     def __init__(self) -> None:
-        self.acc = Accumulator()
+        self.acc = _streaming.Accumulator()
         self.order: list[int] = []  # stream indexes, in the order their parts opened
         self.open: dict[int, str] = {}  # index -> the UI chunk id of a text/reasoning part still open
         self.kinds: dict[int, str] = {}
@@ -174,69 +150,69 @@ class _Writer:
                 self.open[index] = f"{kind}-{index}"
                 yield self.emit({"type": f"{kind}-start", "id": self.open[index]})
 
-    def feed(self, event: StreamEvent) -> Iterator[dict[str, Any]]:
+    def feed(self, event: _streaming.StreamEvent) -> Iterator[dict[str, Any]]:
         if self.finished:
             return
         self.acc.feed(event)
-        if not isinstance(event, MessageStartEvent):
+        if not isinstance(event, _streaming.MessageStartEvent):
             yield from self.start()
         index = getattr(event, "index", None)
         if self.deferred and index is not None and index not in self.deferred:
             yield from self.flush()
         match event:
-            case MessageStartEvent():
+            case _streaming.MessageStartEvent():
                 yield from self.start()
-            case TextDeltaEvent():
+            case _streaming.TextDeltaEvent():
                 yield from self.opened(event.index, "text")
                 if event.text:
                     yield self.emit({"type": "text-delta", "id": self.open[event.index], "delta": event.text})
-            case ThinkingDeltaEvent():
+            case _streaming.ThinkingDeltaEvent():
                 yield from self.opened(event.index, "reasoning")
                 if event.text:
                     yield self.emit({"type": "reasoning-delta", "id": self.open[event.index],
                                      "delta": event.text})
-            case SignatureEvent():
+            case _streaming.SignatureEvent():
                 yield from self.opened(event.index, "reasoning")
-            case CitationEvent():
+            case _streaming.CitationEvent():
                 yield from self.opened(event.index, "text")
-            case ToolCallStartEvent():
+            case _streaming.ToolCallStartEvent():
                 yield from self.opened(event.index, "tool")
                 self.pending[event.index] = event.id
                 yield self.emit({"type": "tool-input-start", "toolCallId": event.id, "toolName": event.name})
-            case ToolCallDeltaEvent():
+            case _streaming.ToolCallDeltaEvent():
                 if event.arguments_delta:
                     part = self.acc.part(event.index)
                     call_id = getattr(part, "id", "")
                     yield self.emit({"type": "tool-input-delta", "toolCallId": call_id,
                                      "inputTextDelta": event.arguments_delta})
-            case ToolCallEndEvent():
+            case _streaming.ToolCallEndEvent():
                 part = self.acc.part(event.index)
                 if part is not None and self.pending.pop(event.index, None) is not None:
                     yield from self.whole(part)
-            case PartEvent():
+            case _streaming.PartEvent():
                 if event.index in self.kinds:
                     # A part replaced in place: a provider-run call sent already is sent again
                     # (the SDK updates its input); others end with the message as they are then.
                     if self.kinds[event.index] == "whole" and event.index not in self.deferred \
-                            and isinstance(event.part, ServerToolCallPart):
+                            and isinstance(event.part, _parts.ServerToolCallPart):
                         yield from self.whole(event.part)
                     return
                 yield from self.begin(event.index, event.part)
-            case StreamErrorEvent():
+            case _streaming.StreamErrorEvent():
                 yield self.emit({"type": "error", "errorText": event.error.message})
-            case MessageCompleteEvent():
+            case _streaming.MessageCompleteEvent():
                 yield from self.finish(event.message)
-            case UsageEvent() | StopEvent() | PartDataEvent():
+            case _streaming.UsageEvent() | _streaming.StopEvent() | _streaming.PartDataEvent():
                 pass
 
-    def begin(self, index: int, part: Part) -> Iterator[dict[str, Any]]:
+    def begin(self, index: int, part: _parts.Part) -> Iterator[dict[str, Any]]:
         """A part that came whole: text, thinking and tool calls may still grow by deltas."""
-        if isinstance(part, TextPart | ThinkingPart):
-            kind = "text" if isinstance(part, TextPart) else "reasoning"
+        if isinstance(part, _parts.TextPart | _parts.ThinkingPart):
+            kind = "text" if isinstance(part, _parts.TextPart) else "reasoning"
             yield from self.opened(index, kind)
             if part.text:
                 yield self.emit({"type": f"{kind}-delta", "id": self.open[index], "delta": part.text})
-        elif isinstance(part, ToolCallPart):
+        elif isinstance(part, _parts.ToolCallPart):
             yield from self.opened(index, "tool")
             self.pending[index] = part.id
             yield self.emit({"type": "tool-input-start", "toolCallId": part.id, "toolName": part.name})
@@ -249,7 +225,7 @@ class _Writer:
             yield from self.opened(index, "whole")
             self.deferred.append(index)
 
-    def flush(self, final: dict[int, Part] | None = None) -> Iterator[dict[str, Any]]:
+    def flush(self, final: dict[int, _parts.Part] | None = None) -> Iterator[dict[str, Any]]:
         """Send the whole parts held back, as they stand now (or as the final message has them)."""
         for index in self.deferred:
             part = (final or {}).get(index) or self.acc.part(index)
@@ -257,7 +233,7 @@ class _Writer:
                 yield from self.whole(part)
         self.deferred = []
 
-    def whole(self, part: Part) -> Iterator[dict[str, Any]]:
+    def whole(self, part: _parts.Part) -> Iterator[dict[str, Any]]:
         """The chunks of a part that is complete now (a tool call, a part that came whole)."""
         ui = ai_sdk.part_to_ui(part)
         kind = ui["type"]
@@ -275,7 +251,7 @@ class _Writer:
             if "callProviderMetadata" in ui:
                 chunk["providerMetadata"] = ui["callProviderMetadata"]
             yield self.emit(chunk)
-        elif isinstance(part, ServerToolResultPart) and self.folder.has_call(part.call_id):
+        elif isinstance(part, _parts.ServerToolResultPart) and self.folder.has_call(part.call_id):
             extras = strip(part_json(part), ("call_id", "output"))
             yield self.emit({"type": "tool-output-available", "toolCallId": part.call_id,
                              "output": part.output, "providerExecuted": True,
@@ -298,7 +274,7 @@ class _Writer:
         for index in list(self.pending):
             at = positions.get(index)
             call = message.parts[at] if at is not None else self.acc.part(index)
-            if isinstance(call, ToolCallPart):
+            if isinstance(call, _parts.ToolCallPart):
                 yield from self.whole(call)
         self.pending.clear()
         for index, ident in self.open.items():
