@@ -11,15 +11,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, assert_never, cast
 
+from partwire import messages as _messages
 from partwire import parts as _parts
 from partwire.errors import SwitchRefusedError, UnknownAdapterError
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
 from partwire.projection import Loss, LossAction
 
 if TYPE_CHECKING:
@@ -113,7 +107,7 @@ def _variant_capabilities(adapter: Any, variant: str, caps: Capabilities) -> Cap
 def _model_for(history: History, issuer: str) -> str:
     """The last model of ``issuer`` the history names, else a stand-in (the dry run sends nothing)."""
     for event in reversed(history):
-        if isinstance(event, AssistantMessage) and event.model and event.model.startswith(f"{issuer}:"):
+        if isinstance(event, _messages.AssistantMessage) and event.model and event.model.startswith(f"{issuer}:"):
             return event.model
     return f"{issuer}:check-switch"
 
@@ -138,23 +132,23 @@ class _SwitchCheck:
         for i, event in enumerate(history):
             path = f"history[{i}]"
             match event:
-                case SystemMessage():
+                case _messages.SystemMessage():
                     if conversation_started and not self.caps.system_messages_in_list:
                         self._add(path, "system_message", "rewritten",
                                   f"{self.caps.name} takes no system message mid-conversation; "
                                   "it moves to the system prompt", event.id)
                     self._check_parts(event.parts, path, event.id)
-                case DeveloperMessage():
+                case _messages.DeveloperMessage():
                     conversation_started = True
                     if not self.caps.developer_role:
                         self._add(path, "developer_message", "attached",
                                   f"{self.caps.name} has no developer role; its parts join a user turn",
                                   event.id)
                     self._check_parts(event.parts, path, event.id)
-                case UserMessage() | AssistantMessage():
+                case _messages.UserMessage() | _messages.AssistantMessage():
                     conversation_started = True
                     self._check_parts(event.parts, path, event.id)
-                case ToolMessage():
+                case _messages.ToolMessage():
                     conversation_started = True
                     if not self.caps.tools:
                         self._add(path, "tool_message", "dropped",

@@ -8,17 +8,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from partwire import messages as _messages
 from partwire import parts as _parts
 from partwire._base import json_kind
 from partwire.errors import SchemaError, WireFormatError
 from partwire.history import HistoryEvent, UnknownEvent
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
 from partwire.tools import ToolDefinition
 from partwire.usage import Usage
 
@@ -37,9 +31,10 @@ __all__ = ["attributes_of", "decode", "decode_tools"]
 
 _MEDIA: dict[str, type[_parts.ImagePart | _parts.AudioPart]] = {
     "image": _parts.ImagePart, "audio": _parts.AudioPart}
-_ROLES: dict[str, type[SystemMessage | DeveloperMessage | UserMessage | AssistantMessage]] = {
-    "system": SystemMessage, "developer": DeveloperMessage, "user": UserMessage,
-    "assistant": AssistantMessage}
+_ROLES: dict[str, type[_messages.SystemMessage | _messages.DeveloperMessage | _messages.UserMessage
+                       | _messages.AssistantMessage]] = {
+    "system": _messages.SystemMessage, "developer": _messages.DeveloperMessage,
+    "user": _messages.UserMessage, "assistant": _messages.AssistantMessage}
 _TEXTS: dict[str, type[_parts.TextPart | _parts.ThinkingPart | _parts.RefusalPart]] = {
     "text": _parts.TextPart, "reasoning": _parts.ThinkingPart, "refusal": _parts.RefusalPart}
 _USAGE = {"gen_ai.usage.input_tokens": "input_tokens", "gen_ai.usage.output_tokens": "output_tokens",
@@ -122,7 +117,7 @@ def decode(attrs: Mapping[str, Any]) -> list[HistoryEvent]:
     system = _structured(attrs, SYSTEM_INSTRUCTIONS)
     if system is not None:
         parts = reader.parts(_list(system, SYSTEM_INSTRUCTIONS), SYSTEM_INSTRUCTIONS)
-        history.append(SystemMessage(parts=tuple(parts)))
+        history.append(_messages.SystemMessage(parts=tuple(parts)))
     inputs = _structured(attrs, INPUT_MESSAGES)
     for k, message in enumerate(_list(inputs if inputs is not None else [], INPUT_MESSAGES)):
         history.extend(reader.message(message, f"{INPUT_MESSAGES}[{k}]"))
@@ -136,7 +131,7 @@ def decode(attrs: Mapping[str, Any]) -> list[HistoryEvent]:
             continue
         events = reader.message(message, path)
         answer = events[-1] if events else None
-        if isinstance(answer, AssistantMessage):
+        if isinstance(answer, _messages.AssistantMessage):
             events[-1] = _with_response(answer, message, attrs, issuer)
         history.extend(events)
     return history
@@ -169,8 +164,8 @@ def _list(value: Any, path: str) -> list[Any]:
     return value
 
 
-def _with_response(answer: AssistantMessage, message: Mapping[str, Any], attrs: Mapping[str, Any],
-                   issuer: str | None) -> AssistantMessage:
+def _with_response(answer: _messages.AssistantMessage, message: Mapping[str, Any], attrs: Mapping[str, Any],
+                   issuer: str | None) -> _messages.AssistantMessage:
     changes: dict[str, Any] = {}
     finish = message.get("finish_reason")
     if isinstance(finish, str):
@@ -187,7 +182,7 @@ def _with_response(answer: AssistantMessage, message: Mapping[str, Any], attrs: 
     counts = {field: attrs[name] for name, field in _USAGE.items() if isinstance(attrs.get(name), int)}
     if counts:
         changes["usage"] = Usage(**counts)
-    return AssistantMessage.model_validate({**answer.model_dump(), **changes})
+    return _messages.AssistantMessage.model_validate({**answer.model_dump(), **changes})
 
 
 class _Reader:
@@ -231,13 +226,13 @@ class _Reader:
         message: HistoryEvent = _ROLES[role](parts=tuple(parts))
         return message
 
-    def _tool(self, response: Mapping[str, Any], rest: list[Any], path: str) -> ToolMessage:
+    def _tool(self, response: Mapping[str, Any], rest: list[Any], path: str) -> _messages.ToolMessage:
         call_id = response.get("id")
         call_id = call_id if isinstance(call_id, str) else ""
         value = response.get("response")
         text, data = (value, None) if isinstance(value, str) else ("", value)
-        return ToolMessage(call_id=call_id, tool_name=self.calls.get(call_id, ""), output_text=text,
-                           data=data, parts=tuple(self.parts(rest, path)))
+        return _messages.ToolMessage(call_id=call_id, tool_name=self.calls.get(call_id, ""), output_text=text,
+                                     data=data, parts=tuple(self.parts(rest, path)))
 
     def parts(self, raw_parts: list[Any], path: str) -> list[_parts.Part]:
         return [self.part(p, f"{path}[{k}]") for k, p in enumerate(raw_parts)]

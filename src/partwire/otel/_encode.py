@@ -8,16 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
 
+from partwire import messages as _messages
 from partwire import parts as _parts
 from partwire.errors import LossError
 from partwire.history import HistoryEvent
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
 from partwire.projection import Loss, LossAction, log_losses
 from partwire.tools import ToolDefinition
 
@@ -43,11 +37,12 @@ _OTEL_TYPES = frozenset({"text", "tool_call", "tool_call_response", "server_tool
 # a span has its own, and import makes new ones).
 _COMMON = ("parent_id", "metadata", "provider_data")
 _EXTRAS: dict[type, tuple[str, ...]] = {
-    SystemMessage: _COMMON, DeveloperMessage: _COMMON, UserMessage: _COMMON,
-    ToolMessage: (*_COMMON, "started_at", "finished_at", "truncated", "full_output_ref",
-                  "ui_extra", "side_effects"),
-    AssistantMessage: (*_COMMON, "status", "stop_reason", "stop_reason_raw", "model", "provider",
-                       "api", "response_id", "usage", "routing"),
+    _messages.SystemMessage: _COMMON, _messages.DeveloperMessage: _COMMON,
+    _messages.UserMessage: _COMMON,
+    _messages.ToolMessage: (*_COMMON, "started_at", "finished_at", "truncated", "full_output_ref",
+                            "ui_extra", "side_effects"),
+    _messages.AssistantMessage: (*_COMMON, "status", "stop_reason", "stop_reason_raw", "model",
+                                 "provider", "api", "response_id", "usage", "routing"),
 }
 # What the span attributes carry of the answer (the output message).
 _CARRIED_BY_SPAN = frozenset({"stop_reason", "model", "provider", "response_id", "usage"})
@@ -76,13 +71,13 @@ def encode(history: Sequence[HistoryEvent], tools: Sequence[Any], provider: str 
     events = list(history)
     # The call's answer: the last message, when the model gave it (events after it are no input).
     last = next((i for i in range(len(events) - 1, -1, -1) if _is_message(events[i])), None)
-    output_at = last if last is not None and isinstance(events[last], AssistantMessage) else None
+    output_at = last if last is not None and isinstance(events[last], _messages.AssistantMessage) else None
     first_message = next((i for i, e in enumerate(events) if _is_message(e)), None)
     inputs: list[dict[str, Any]] = []
     for i, event in enumerate(events):
         if i == output_at:
             continue
-        if i == first_message and isinstance(event, SystemMessage):
+        if i == first_message and isinstance(event, _messages.SystemMessage):
             parts = enc.parts(event.parts, f"history[{i}]", event.id)
             enc.extras(event, i, ())
             attrs[SYSTEM_INSTRUCTIONS] = parts
@@ -97,7 +92,7 @@ def encode(history: Sequence[HistoryEvent], tools: Sequence[Any], provider: str 
             inputs.append(message)
     attrs[INPUT_MESSAGES] = inputs
     answer = events[output_at] if output_at is not None else None
-    if isinstance(answer, AssistantMessage):
+    if isinstance(answer, _messages.AssistantMessage):
         assert output_at is not None
         out = enc.message(answer, output_at, output=True)
         out = out or {"role": "assistant", "parts": []}
@@ -117,17 +112,17 @@ def encode(history: Sequence[HistoryEvent], tools: Sequence[Any], provider: str 
 
 
 def _is_message(event: HistoryEvent) -> bool:
-    return isinstance(event, SystemMessage | DeveloperMessage | UserMessage | AssistantMessage | ToolMessage)
+    return isinstance(event, _messages.SystemMessage | _messages.DeveloperMessage | _messages.UserMessage | _messages.AssistantMessage | _messages.ToolMessage)
 
 
 def _last_provider(events: list[HistoryEvent]) -> str | None:
     for event in reversed(events):
-        if isinstance(event, AssistantMessage) and event.provider:
+        if isinstance(event, _messages.AssistantMessage) and event.provider:
             return event.provider
     return None
 
 
-def _response_attributes(answer: AssistantMessage) -> dict[str, Any]:
+def _response_attributes(answer: _messages.AssistantMessage) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if answer.model:
         name = answer.model.partition(":")[2] or answer.model
@@ -168,7 +163,7 @@ class _Encoder:
             default = type(message).model_fields[name].get_default(call_default_factory=True)
             if value != default or (name == "provider_data" and value is not None):
                 names.append(name)
-        if isinstance(message, AssistantMessage) and message.usage is not None and "usage" in carried:
+        if isinstance(message, _messages.AssistantMessage) and message.usage is not None and "usage" in carried:
             usage = message.usage
             names += [f"usage.{n}" for n in ("cost", "pricing_version", "latency_ms", "provider_data")
                       if getattr(usage, n) is not None]
@@ -178,7 +173,7 @@ class _Encoder:
 
     def message(self, event: Any, i: int, *, output: bool = False) -> dict[str, Any] | None:
         path = f"history[{i}]"
-        if isinstance(event, ToolMessage):
+        if isinstance(event, _messages.ToolMessage):
             parts = [self.tool_response(event, path)]
             parts += self.parts(event.parts, path, event.id)
             self.extras(event, i, ())
@@ -190,7 +185,7 @@ class _Encoder:
             return None
         return {"role": event.role, "parts": parts}
 
-    def tool_response(self, event: ToolMessage, path: str) -> dict[str, Any]:
+    def tool_response(self, event: _messages.ToolMessage, path: str) -> dict[str, Any]:
         response: Any = event.output_text
         if event.data is not None:
             if event.output_text:

@@ -13,15 +13,9 @@ from collections.abc import Sequence
 from typing import Any, assert_never
 
 from partwire import history as _history
+from partwire import messages as _messages
 from partwire import parts as _parts
 from partwire.codec import InterruptEvent
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
 from partwire.render._common import (
     error_facts,
     retry_delay,
@@ -55,11 +49,11 @@ def to_markdown(history: Sequence[_history.HistoryEvent], *, title: str | None =
 def _entry(entry: Entry, transcript: Transcript) -> list[str]:
     event = entry.event
     match event:
-        case SystemMessage() | DeveloperMessage() | UserMessage():
+        case _messages.SystemMessage() | _messages.DeveloperMessage() | _messages.UserMessage():
             return [_heading(event.role.capitalize(), event), "", *_part_lines(event.parts, transcript)]
-        case AssistantMessage():
+        case _messages.AssistantMessage():
             return _assistant(event, entry.interrupt, transcript)
-        case ToolMessage():
+        case _messages.ToolMessage():
             return [_heading(f"Tool {event.tool_name}", event), "", *_result(event, entry.interrupt)]
         case _history.ErrorEvent():
             code = f" {event.code}" if event.code else ""
@@ -95,7 +89,7 @@ def _heading(title: str, event: _history.HistoryEvent, facts: Sequence[str | Non
     return "## " + " · ".join([title, *(x for x in facts if x), stamp(event)])
 
 
-def _assistant(message: AssistantMessage, interrupt: InterruptEvent | None, transcript: Transcript) -> list[str]:
+def _assistant(message: _messages.AssistantMessage, interrupt: InterruptEvent | None, transcript: Transcript) -> list[str]:
     status = shown_status(message)
     facts = [message.model, f"stop: {message.stop_reason}" if message.stop_reason else None,
              f"status: {status}" if status else None]
@@ -149,7 +143,7 @@ def _part(part: _parts.Part, transcript: Transcript | None) -> list[str]:
                 lines += [*_fenced(part.arguments_json, "text"), "*(not valid JSON; kept as written)*", ""]
             found = transcript.result(part.id) if transcript is not None else None
             if found is not None:
-                assert isinstance(found.event, ToolMessage)
+                assert isinstance(found.event, _messages.ToolMessage)
                 lines += _result(found.event, found.interrupt)
             return lines
         case _parts.ServerToolCallPart():
@@ -168,7 +162,7 @@ def _part(part: _parts.Part, transcript: Transcript | None) -> list[str]:
             assert_never(part)
 
 
-def _result(tool: ToolMessage, interrupt: InterruptEvent | None) -> list[str]:
+def _result(tool: _messages.ToolMessage, interrupt: InterruptEvent | None) -> list[str]:
     took = tool_duration(tool)
     lines = [f"**Result** of {tool.tool_name} ({tool.call_id}): {tool.status}{f' · {took}' if took else ''}", ""]
     if tool.output_text:

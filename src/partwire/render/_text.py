@@ -9,15 +9,9 @@ from decimal import Decimal
 from typing import assert_never
 
 from partwire import history as _history
+from partwire import messages as _messages
 from partwire import parts as _parts
 from partwire.codec import InterruptEvent
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
 from partwire.render._common import (
     byte_size,
     compaction_scope,
@@ -84,11 +78,11 @@ def _interrupt(interrupt: InterruptEvent) -> str:
 def _event(event: _history.HistoryEvent) -> list[str]:
     """The transcript lines of one stored event."""
     match event:
-        case SystemMessage() | DeveloperMessage() | UserMessage():
+        case _messages.SystemMessage() | _messages.DeveloperMessage() | _messages.UserMessage():
             return [_header(event.role, event=event), *_body(event.parts)]
-        case AssistantMessage():
+        case _messages.AssistantMessage():
             return _assistant(event)
-        case ToolMessage():
+        case _messages.ToolMessage():
             return _tool(event)
         case _history.ErrorEvent():
             code = f" {event.code}" if event.code else ""
@@ -123,7 +117,7 @@ def _header(title: str, *, event: _history.HistoryEvent, extra: Sequence[str | N
     return f"=== {title}" + "".join(f"  {x}" for x in facts) + f"  ({stamp(event)})"
 
 
-def _assistant(message: AssistantMessage) -> list[str]:
+def _assistant(message: _messages.AssistantMessage) -> list[str]:
     via, status = served_via(message), shown_status(message)
     extra = [
         message.model,
@@ -134,7 +128,7 @@ def _assistant(message: AssistantMessage) -> list[str]:
     return [_header("assistant", event=message, extra=extra), *_body(message.parts)]
 
 
-def _tool(message: ToolMessage) -> list[str]:
+def _tool(message: _messages.ToolMessage) -> list[str]:
     extra = [message.status, tool_duration(message), f"answers {message.call_id}"]
     lines = [_header(f"tool {message.tool_name}", event=message, extra=extra)]
     lines += [f"  {line}" for line in message.output_text.splitlines()]

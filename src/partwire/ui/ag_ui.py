@@ -20,16 +20,10 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from partwire import messages as _messages
 from partwire import parts as _parts
 from partwire import streaming as _streaming
 from partwire.history import ErrorEvent, HistoryEvent, UnknownEvent
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
 from partwire.projection import Loss
 from partwire.ui._common import (
     CARRIER,
@@ -65,7 +59,7 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
     out: list[dict[str, Any]] = []
     losses: list[Loss] = []
     for i, event in enumerate(history):
-        if isinstance(event, SystemMessage | DeveloperMessage | UserMessage | AssistantMessage | ToolMessage):
+        if isinstance(event, _messages.SystemMessage | _messages.DeveloperMessage | _messages.UserMessage | _messages.AssistantMessage | _messages.ToolMessage):
             out.extend(message_to_wire(event))
         else:
             losses.append(loss(FORMAT, f"history[{i}]", event.type, "dropped",
@@ -73,12 +67,13 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
     return Converted(out, tuple(losses))
 
 
-def message_to_wire(message: SystemMessage | DeveloperMessage | UserMessage | AssistantMessage
-                    | ToolMessage) -> list[dict[str, Any]]:
+def message_to_wire(message: _messages.SystemMessage | _messages.DeveloperMessage
+                    | _messages.UserMessage | _messages.AssistantMessage
+                    | _messages.ToolMessage) -> list[dict[str, Any]]:
     """One canonical message as AG-UI messages (an assistant message's reasoning comes first)."""
     extras = strip(event_json(message), ("metadata",))
     meta: dict[str, Any] = {**message.metadata}
-    if isinstance(message, ToolMessage):
+    if isinstance(message, _messages.ToolMessage):
         extras = strip(extras, ("call_id",))  # its parts (attachments) stay in the extras
         out: dict[str, Any] = {"id": message.id, "role": "tool", "toolCallId": message.call_id,
                                "content": message.output_text}
@@ -93,7 +88,7 @@ def message_to_wire(message: SystemMessage | DeveloperMessage | UserMessage | As
     content: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     reasoning: list[dict[str, Any]] = []
-    user = isinstance(message, UserMessage)
+    user = isinstance(message, _messages.UserMessage)
     for part in message.parts:
         fields = part_json(part)
         if isinstance(part, _parts.TextPart | _parts.RefusalPart) and not user:
@@ -106,11 +101,11 @@ def message_to_wire(message: SystemMessage | DeveloperMessage | UserMessage | As
             layout.append({"content": len(content), "part": strip(fields, ("source",))
                            | {"source": strip(fields["source"], ("data",))}})
             content.append({"type": part.type, "source": _source(part)})
-        elif isinstance(part, _parts.ThinkingPart | _parts.RedactedThinkingPart) and isinstance(message, AssistantMessage):
+        elif isinstance(part, _parts.ThinkingPart | _parts.RedactedThinkingPart) and isinstance(message, _messages.AssistantMessage):
             rid = f"{message.id}-reasoning-{len(reasoning)}"
             reasoning.append(_reasoning_message(rid, part))
             layout.append({"reasoning": rid, "part": _trim_reasoning(fields)})
-        elif isinstance(part, _parts.ToolCallPart) and isinstance(message, AssistantMessage):
+        elif isinstance(part, _parts.ToolCallPart) and isinstance(message, _messages.AssistantMessage):
             call: dict[str, Any] = {"id": part.id, "type": "function",
                                     "function": {"name": part.name, "arguments": part.arguments_json}}
             sig = _call_signature(part)
@@ -124,7 +119,7 @@ def message_to_wire(message: SystemMessage | DeveloperMessage | UserMessage | As
     main: dict[str, Any] = {"id": message.id, "role": message.role}
     if user:
         main["content"] = content if content or not texts else "".join(texts)
-    elif isinstance(message, AssistantMessage):
+    elif isinstance(message, _messages.AssistantMessage):
         if texts:
             main["content"] = "".join(texts)
         if calls:
@@ -150,7 +145,8 @@ def _source(part: _parts.ImagePart | _parts.DocumentPart | _parts.AudioPart) -> 
             "mimeType": media_type}
 
 
-def _reasoning_message(rid: str, part: _parts.ThinkingPart | _parts.RedactedThinkingPart) -> dict[str, Any]:
+def _reasoning_message(rid: str,
+                       part: _parts.ThinkingPart | _parts.RedactedThinkingPart) -> dict[str, Any]:
     out: dict[str, Any] = {"id": rid, "role": "reasoning",
                            "content": part.text if isinstance(part, _parts.ThinkingPart) else ""}
     secret = part.data if isinstance(part, _parts.RedactedThinkingPart) else part.signature
@@ -211,7 +207,7 @@ def from_wire(messages: Any) -> Converted[list[HistoryEvent]]:
                 pending.append(_thinking(message, path))
             continue
         if pending and role != "assistant":
-            history.append(AssistantMessage(parts=pending, id=f"{pending_id(messages, m)}"))
+            history.append(_messages.AssistantMessage(parts=pending, id=f"{pending_id(messages, m)}"))
             pending = []
         if role == "assistant":
             event = _assistant(message, reasoning, pending, path)
@@ -227,7 +223,7 @@ def from_wire(messages: Any) -> Converted[list[HistoryEvent]]:
         else:
             history.append(UnknownEvent(original_type=role, raw=dict(message)))
     if pending:
-        history.append(AssistantMessage(parts=pending, id=pending_id(messages, len(messages))))
+        history.append(_messages.AssistantMessage(parts=pending, id=pending_id(messages, len(messages))))
     return Converted(history, ())
 
 
@@ -260,7 +256,7 @@ def _thinking(message: Mapping[str, Any], path: str) -> _parts.Part:
 
 
 def _assistant(message: Mapping[str, Any], reasoning: Mapping[str, Mapping[str, Any]],
-               pending: list[_parts.Part], path: str) -> AssistantMessage:
+               pending: list[_parts.Part], path: str) -> _messages.AssistantMessage:
     content = message.get("content")
     if content is not None and not isinstance(content, str):
         raise bad(FORMAT, "message", "an assistant message's content must be a string", f"{path}.content")
@@ -278,7 +274,7 @@ def _assistant(message: Mapping[str, Any], reasoning: Mapping[str, Mapping[str, 
             parts.append(_parts.TextPart(text=content))
         parts += [_parts.ToolCallPart(id=c["id"], name=c["function"]["name"], arguments_json=c["function"]["arguments"])
                   for c in calls]
-        return AssistantMessage(id=message["id"], parts=parts, metadata=_app_metadata(message))
+        return _messages.AssistantMessage(id=message["id"], parts=parts, metadata=_app_metadata(message))
     parts_json: list[dict[str, Any]] = []
     at = 0
     for n, entry in enumerate(layout):
@@ -304,7 +300,7 @@ def _assistant(message: Mapping[str, Any], reasoning: Mapping[str, Mapping[str, 
     data = {**carried(message.get("metadata")), "id": message["id"],
             "metadata": _app_metadata(message), "parts": parts_json}
     event = event_from_json(data, FORMAT, path)
-    assert isinstance(event, AssistantMessage)
+    assert isinstance(event, _messages.AssistantMessage)
     return event
 
 
@@ -432,7 +428,7 @@ async def ato_stream(events: AsyncIterable[_streaming.StreamEvent], *, thread_id
         yield out
 
 
-def tool_result(message: ToolMessage) -> dict[str, Any]:
+def tool_result(message: _messages.ToolMessage) -> dict[str, Any]:
     """The ``TOOL_CALL_RESULT`` event of a tool message, for an agent that runs the tool (the
     message's own fields ride in its ``metadata.partwire``)."""
     wire = message_to_wire(message)[0]
@@ -535,7 +531,7 @@ class _Writer:
             self.args[call_id] += delta
             yield self.out({"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": delta})
 
-    def finish(self, message: AssistantMessage) -> Iterator[dict[str, Any]]:
+    def finish(self, message: _messages.AssistantMessage) -> Iterator[dict[str, Any]]:
         """Send what the stream did not (a part that came whole or changed), end what is open,
         then the snapshot and the end of the run."""
         self.done = True
@@ -584,7 +580,7 @@ class _Writer:
         for n, sent_event in enumerate(self.sent):
             probe.feed(sent_event, n)
         probe.metadata = metadata
-        read = [e for e in probe.result().value if isinstance(e, AssistantMessage)]
+        read = [e for e in probe.result().value if isinstance(e, _messages.AssistantMessage)]
         if not read or [part_json(p) for p in read[-1].parts] != [part_json(p) for p in message.parts]:
             metadata = {**metadata, CARRIER: {**metadata[CARRIER],
                                               "exact": [part_json(p) for p in message.parts]}}
@@ -745,7 +741,7 @@ class _Folder:
         exact = carrier.get("exact")
         if isinstance(exact, list):
             for i, event in enumerate(history):
-                if isinstance(event, AssistantMessage) and event.id == ident:
+                if isinstance(event, _messages.AssistantMessage) and event.id == ident:
                     data = event_json(event)
                     data["parts"] = exact
                     history[i] = event_from_json(data, FORMAT, "RUN_FINISHED.metadata.partwire.exact")

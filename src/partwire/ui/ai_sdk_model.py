@@ -17,15 +17,9 @@ import base64
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from partwire import messages as _messages
 from partwire import parts as _parts
 from partwire.history import HistoryEvent
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
 from partwire.projection import Loss
 from partwire.ui._ai_sdk_parts import DATA_PART, call_from_ui, part_from_ui
 from partwire.ui._common import (
@@ -62,7 +56,7 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
     losses: list[Loss] = []
     for i, event in enumerate(history):
         path = f"history[{i}]"
-        if isinstance(event, ToolMessage):
+        if isinstance(event, _messages.ToolMessage):
             result = _result(event)
             last = out[-1] if out else None
             if last is not None and last["role"] == "tool" and "providerOptions" not in last:
@@ -70,14 +64,15 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
             else:
                 out.append({"role": "tool", "content": [result]})
             continue
-        if not isinstance(event, SystemMessage | DeveloperMessage | UserMessage | AssistantMessage):
+        if not isinstance(event, _messages.SystemMessage | _messages.DeveloperMessage | _messages.UserMessage
+                          | _messages.AssistantMessage):
             losses.append(loss(FORMAT, path, event.type, "dropped",
                                "a ModelMessage list holds only messages"))
             continue
         extras = strip(event_json(event), ("parts",))
         if event.metadata:
             extras["metadata"] = event.metadata
-        if isinstance(event, SystemMessage | DeveloperMessage):
+        if isinstance(event, _messages.SystemMessage | _messages.DeveloperMessage):
             # One string; each text part's length and other fields ride along, so the parts
             # come back as they were.
             texts: list[str] = []
@@ -96,7 +91,7 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
         content = []
         names = {p.id: p.name for p in event.parts if isinstance(p, _parts.ServerToolCallPart)}
         for j, part in enumerate(event.parts):
-            model_part = _part_to_model(part, isinstance(event, AssistantMessage), names)
+            model_part = _part_to_model(part, isinstance(event, _messages.AssistantMessage), names)
             if model_part is None:
                 losses.append(loss(FORMAT, f"{path}.parts[{j}]", part.type, "dropped",
                                    "a user ModelMessage has no part for it", event.id))
@@ -147,7 +142,7 @@ def _json_output(value: Any) -> dict[str, Any]:
     return {"type": "text", "value": value} if isinstance(value, str) else {"type": "json", "value": value}
 
 
-def _result(message: ToolMessage) -> dict[str, Any]:
+def _result(message: _messages.ToolMessage) -> dict[str, Any]:
     """A tool message as a ``tool-result`` part."""
     extras = strip(event_json(message), ("call_id", "tool_name"))
     text = message.output_text
