@@ -21,18 +21,7 @@ from partwire import history as _history
 from partwire import messages as _messages
 from partwire import parts as _parts
 from partwire.codec import InterruptEvent
-from partwire.render._common import (
-    compaction_scope,
-    error_facts,
-    inline_size,
-    retry_delay,
-    served_via,
-    shown_status,
-    signer,
-    stamp,
-    token_change,
-    tool_duration,
-)
+from partwire.render import _common
 from partwire.render._text import usage_line
 from partwire.render._walk import Entry, Transcript, walk
 
@@ -144,7 +133,7 @@ def _facts(transcript: Transcript) -> str:
     if models:
         bits.append("models: " + ", ".join(models))
     if events:
-        bits.append(f"{stamp(events[0])} to {stamp(events[-1])}")
+        bits.append(f"{_common.stamp(events[0])} to {_common.stamp(events[-1])}")
     bits += [line.strip() for line in transcript.total]
     return " &middot; ".join(escape(b) for b in bits)
 
@@ -170,16 +159,16 @@ class _Page:
                                      self._result_body(i, event, entry.interrupt))
             case _history.ErrorEvent():
                 code = f" {event.code}" if event.code else ""
-                return _event(i, "error", escape(f"Error{code} ({error_facts(event)}): {event.message}"))
+                return _event(i, "error", escape(f"Error{code} ({_common.error_facts(event)}): {event.message}"))
             case _history.RetryEvent():
-                return _event(i, "retry", escape(f"Retry: attempt {event.attempt}{retry_delay(event)}: {event.reason}"))
+                return _event(i, "retry", escape(f"Retry: attempt {event.attempt}{_common.retry_delay(event)}: {event.reason}"))
             case _history.ModelSwitchEvent():
                 reason = f" ({event.reason})" if event.reason else ""
                 return _event(i, "model_switch",
                               escape(f"Model switch: {event.from_model or '?'} \u2192 {event.to_model}{reason}"))
             case _history.CompactionEvent():
-                tokens = token_change(event, "\u2192")
-                return _event(i, "compaction", escape(f"Compaction: {compaction_scope(event)} summarised{tokens}")
+                tokens = _common.token_change(event, "\u2192")
+                return _event(i, "compaction", escape(f"Compaction: {_common.compaction_scope(event)} summarised{tokens}")
                               + _text_block(event.summary))
             case _history.SubtaskEvent():
                 head = escape(f"Subtask {event.child_session_id} ({event.agent or 'agent'}): ") + _badge(event.status)
@@ -201,12 +190,12 @@ class _Page:
         role = event.role
         head = "".join(f"<span>{f}</span>" for f in facts)
         return (f'<article class="msg {role}" id="e{i}"><header><span class="role">{role}</span>{head}'
-                f'<time datetime="{event.created_at.isoformat()}">{escape(stamp(event))}</time></header>'
+                f'<time datetime="{event.created_at.isoformat()}">{escape(_common.stamp(event))}</time></header>'
                 f"{body}</article>")
 
     def _assistant(self, entry: Entry, message: _messages.AssistantMessage) -> str:
         i = entry.index
-        via, status = served_via(message), shown_status(message)
+        via, status = _common.served_via(message), _common.shown_status(message)
         facts = [escape(x) for x in (message.model, f"via {via}" if via else None,
                                      f"stop: {message.stop_reason}" if message.stop_reason else None) if x]
         if status:
@@ -234,7 +223,7 @@ class _Page:
             case _parts.ImagePart() | _parts.DocumentPart() | _parts.AudioPart():
                 return _media(part)
             case _parts.ThinkingPart():
-                signed = signer(part)
+                signed = _common.signer(part)
                 if not part.text:
                     return f'<p class="note">Thinking, {escape(signed)}, no readable text</p>'
                 return (f'<details class="thinking"><summary>Thinking ({escape(signed)})</summary>'
@@ -282,7 +271,7 @@ class _Page:
         return f'<div class="call">{head}{arguments}{result}</div>'
 
     def _result_body(self, i: int, tool: _messages.ToolMessage, interrupt: InterruptEvent | None) -> str:
-        duration = tool_duration(tool)
+        duration = _common.tool_duration(tool)
         took = f"<span>{duration}</span>" if duration else ""
         head = (f'<div class="head"><span>result</span>{_badge(tool.status)}{took}'
                 f"<span>answers {escape(tool.call_id)}</span></div>")
@@ -386,7 +375,7 @@ def _media(part: _parts.ImagePart | _parts.DocumentPart | _parts.AudioPart) -> s
         elif _MEDIA_TYPE.match(media_type):
             filename = escape(getattr(part, "filename", None) or f"{kind}")
             shown = (f'<a download="{filename}" href="data:{media_type};base64,{source.data}">save '
-                     f"({inline_size(source)})</a>")
+                     f"({_common.inline_size(source)})</a>")
     elif isinstance(source, _parts.TextSource):
         shown += f'<pre class="output">{escape(source.text)}</pre>'
     return f'<figure class="media"><figcaption>{caption}</figcaption>{shown}</figure>'
@@ -397,7 +386,7 @@ def _source(source: _parts.MediaSource) -> str:
         case _parts.UrlSource():
             return "remote, not loaded: " + _link(source.url)
         case _parts.Base64Source():
-            return escape(f"inline, {inline_size(source)}")
+            return escape(f"inline, {_common.inline_size(source)}")
         case _parts.FileRefSource():
             size = f", {source.size:,} bytes" if source.size is not None else ""
             digest = f", sha256 {source.sha256[:12]}" if source.sha256 else ""

@@ -16,15 +16,7 @@ from partwire import history as _history
 from partwire import messages as _messages
 from partwire import parts as _parts
 from partwire.codec import InterruptEvent
-from partwire.render._common import (
-    error_facts,
-    retry_delay,
-    shown_status,
-    signer,
-    stamp,
-    token_change,
-    tool_duration,
-)
+from partwire.render import _common
 from partwire.render._text import printable, source_text, usage_line
 from partwire.render._walk import Entry, Transcript, walk
 
@@ -57,14 +49,14 @@ def _entry(entry: Entry, transcript: Transcript) -> list[str]:
             return [_heading(f"Tool {event.tool_name}", event), "", *_result(event, entry.interrupt)]
         case _history.ErrorEvent():
             code = f" {event.code}" if event.code else ""
-            return [f"**Error{code}** ({error_facts(event)}): {event.message}", ""]
+            return [f"**Error{code}** ({_common.error_facts(event)}): {event.message}", ""]
         case _history.RetryEvent():
-            return [f"**Retry**: attempt {event.attempt}{retry_delay(event)}: {event.reason}", ""]
+            return [f"**Retry**: attempt {event.attempt}{_common.retry_delay(event)}: {event.reason}", ""]
         case _history.ModelSwitchEvent():
             reason = f" ({event.reason})" if event.reason else ""
             return ["---", "", f"**Model switch**: {event.from_model or '?'} → {event.to_model}{reason}", ""]
         case _history.CompactionEvent():
-            tokens = token_change(event, "→")
+            tokens = _common.token_change(event, "→")
             return ["---", "", f"**Compaction**: the messages before were summarised{tokens}:", "",
                     *_quoted(event.summary), ""]
         case _history.SubtaskEvent():
@@ -86,11 +78,11 @@ def _entry(entry: Entry, transcript: Transcript) -> list[str]:
 
 
 def _heading(title: str, event: _history.HistoryEvent, facts: Sequence[str | None] = ()) -> str:
-    return "## " + " · ".join([title, *(x for x in facts if x), stamp(event)])
+    return "## " + " · ".join([title, *(x for x in facts if x), _common.stamp(event)])
 
 
 def _assistant(message: _messages.AssistantMessage, interrupt: InterruptEvent | None, transcript: Transcript) -> list[str]:
-    status = shown_status(message)
+    status = _common.shown_status(message)
     facts = [message.model, f"stop: {message.stop_reason}" if message.stop_reason else None,
              f"status: {status}" if status else None]
     lines = [_heading("Assistant", message, facts), "", *_part_lines(message.parts, transcript)]
@@ -127,7 +119,7 @@ def _part(part: _parts.Part, transcript: Transcript | None) -> list[str]:
         case _parts.ImagePart() | _parts.DocumentPart() | _parts.AudioPart():
             return _media(part)
         case _parts.ThinkingPart():
-            signed = signer(part)
+            signed = _common.signer(part)
             if not part.text:
                 return [f"*Thinking ({signed}), no readable text*", ""]
             return [f"> *Thinking ({signed})*", ">", *_quoted(part.text), ""]
@@ -163,7 +155,7 @@ def _part(part: _parts.Part, transcript: Transcript | None) -> list[str]:
 
 
 def _result(tool: _messages.ToolMessage, interrupt: InterruptEvent | None) -> list[str]:
-    took = tool_duration(tool)
+    took = _common.tool_duration(tool)
     lines = [f"**Result** of {tool.tool_name} ({tool.call_id}): {tool.status}{f' · {took}' if took else ''}", ""]
     if tool.output_text:
         lines += _fenced(tool.output_text, "text")

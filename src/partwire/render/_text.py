@@ -12,19 +12,7 @@ from partwire import history as _history
 from partwire import messages as _messages
 from partwire import parts as _parts
 from partwire.codec import InterruptEvent
-from partwire.render._common import (
-    byte_size,
-    compaction_scope,
-    error_facts,
-    inline_size,
-    retry_delay,
-    served_via,
-    shown_status,
-    signer,
-    stamp,
-    token_change,
-    tool_duration,
-)
+from partwire.render import _common
 from partwire.render._walk import walk
 from partwire.usage import Usage
 
@@ -86,9 +74,9 @@ def _event(event: _history.HistoryEvent) -> list[str]:
             return _tool(event)
         case _history.ErrorEvent():
             code = f" {event.code}" if event.code else ""
-            return [f"* error{code} ({error_facts(event)}): {event.message}"]
+            return [f"* error{code} ({_common.error_facts(event)}): {event.message}"]
         case _history.RetryEvent():
-            return [f"* retry: attempt {event.attempt}{retry_delay(event)}: {event.reason}"]
+            return [f"* retry: attempt {event.attempt}{_common.retry_delay(event)}: {event.reason}"]
         case _history.ModelSwitchEvent():
             reason = f" ({event.reason})" if event.reason else ""
             return [f"* model switch: {event.from_model or '?'} -> {event.to_model}{reason}"]
@@ -114,11 +102,11 @@ def _event(event: _history.HistoryEvent) -> list[str]:
 
 def _header(title: str, *, event: _history.HistoryEvent, extra: Sequence[str | None] = ()) -> str:
     facts = [x for x in extra if x]
-    return f"=== {title}" + "".join(f"  {x}" for x in facts) + f"  ({stamp(event)})"
+    return f"=== {title}" + "".join(f"  {x}" for x in facts) + f"  ({_common.stamp(event)})"
 
 
 def _assistant(message: _messages.AssistantMessage) -> list[str]:
-    via, status = served_via(message), shown_status(message)
+    via, status = _common.served_via(message), _common.shown_status(message)
     extra = [
         message.model,
         f"via {via}" if via else None,
@@ -129,7 +117,7 @@ def _assistant(message: _messages.AssistantMessage) -> list[str]:
 
 
 def _tool(message: _messages.ToolMessage) -> list[str]:
-    extra = [message.status, tool_duration(message), f"answers {message.call_id}"]
+    extra = [message.status, _common.tool_duration(message), f"answers {message.call_id}"]
     lines = [_header(f"tool {message.tool_name}", event=message, extra=extra)]
     lines += [f"  {line}" for line in message.output_text.splitlines()]
     if message.truncated:
@@ -143,7 +131,7 @@ def _tool(message: _messages.ToolMessage) -> list[str]:
 
 
 def _compaction(event: _history.CompactionEvent) -> list[str]:
-    return [f"* compaction: {compaction_scope(event)} summarised{token_change(event, '->')}",
+    return [f"* compaction: {_common.compaction_scope(event)} summarised{_common.token_change(event, '->')}",
             *_indented("", event.summary)]
 
 
@@ -166,7 +154,7 @@ def _part(part: _parts.Part) -> list[str]:
         case _parts.AudioPart():
             return [f"[audio {part.media_type or '?'}: {source_text(part.source)}]"]
         case _parts.ThinkingPart():
-            signed = signer(part)
+            signed = _common.signer(part)
             if not part.text:
                 return [f"[thinking, {signed}, no readable text]"]
             return [f"[thinking, {signed}]", *(f"| {line}".rstrip() for line in part.text.splitlines())]
@@ -214,9 +202,9 @@ def source_text(source: _parts.MediaSource) -> str:
         case _parts.UrlSource():
             return source.url
         case _parts.Base64Source():
-            return f"inline, {inline_size(source)}"
+            return f"inline, {_common.inline_size(source)}"
         case _parts.FileRefSource():
-            size = f", {byte_size(source.size)}" if source.size is not None else ""
+            size = f", {_common.byte_size(source.size)}" if source.size is not None else ""
             digest = f", sha256 {source.sha256[:12]}" if source.sha256 else ""
             return f"file {source.path}{size}{digest}"
         case _parts.ProviderFileSource():

@@ -25,18 +25,8 @@ from partwire import parts as _parts
 from partwire import streaming as _streaming
 from partwire.history import ErrorEvent, HistoryEvent, UnknownEvent
 from partwire.projection import Loss
-from partwire.ui._common import (
-    CARRIER,
-    Converted,
-    bad,
-    carried,
-    event_from_json,
-    event_json,
-    loss,
-    part_from_json,
-    part_json,
-    strip,
-)
+from partwire.ui import _common
+from partwire.ui._common import CARRIER, Converted, bad, loss
 
 __all__ = ["FORMAT", "ISSUER", "afrom_stream", "ato_stream", "from_stream", "from_wire", "message_to_wire",
            "to_stream", "to_wire", "tool_result"]
@@ -71,10 +61,10 @@ def message_to_wire(message: _messages.SystemMessage | _messages.DeveloperMessag
                     | _messages.UserMessage | _messages.AssistantMessage
                     | _messages.ToolMessage) -> list[dict[str, Any]]:
     """One canonical message as AG-UI messages (an assistant message's reasoning comes first)."""
-    extras = strip(event_json(message), ("metadata",))
+    extras = _common.strip(_common.event_json(message), ("metadata",))
     meta: dict[str, Any] = {**message.metadata}
     if isinstance(message, _messages.ToolMessage):
-        extras = strip(extras, ("call_id",))  # its parts (attachments) stay in the extras
+        extras = _common.strip(extras, ("call_id",))  # its parts (attachments) stay in the extras
         out: dict[str, Any] = {"id": message.id, "role": "tool", "toolCallId": message.call_id,
                                "content": message.output_text}
         if message.status == "error":
@@ -90,16 +80,16 @@ def message_to_wire(message: _messages.SystemMessage | _messages.DeveloperMessag
     reasoning: list[dict[str, Any]] = []
     user = isinstance(message, _messages.UserMessage)
     for part in message.parts:
-        fields = part_json(part)
+        fields = _common.part_json(part)
         if isinstance(part, _parts.TextPart | _parts.RefusalPart) and not user:
             texts.append(part.text)
-            layout.append({"text": len(part.text), "part": strip(fields, ("text",))})
+            layout.append({"text": len(part.text), "part": _common.strip(fields, ("text",))})
         elif isinstance(part, _parts.TextPart) and user:
-            layout.append({"content": len(content), "part": strip(fields, ("text",))})
+            layout.append({"content": len(content), "part": _common.strip(fields, ("text",))})
             content.append({"type": "text", "text": part.text})
         elif isinstance(part, _parts.ImagePart | _parts.DocumentPart | _parts.AudioPart) and user:
-            layout.append({"content": len(content), "part": strip(fields, ("source",))
-                           | {"source": strip(fields["source"], ("data",))}})
+            layout.append({"content": len(content), "part": _common.strip(fields, ("source",))
+                           | {"source": _common.strip(fields["source"], ("data",))}})
             content.append({"type": part.type, "source": _source(part)})
         elif isinstance(part, _parts.ThinkingPart | _parts.RedactedThinkingPart) and isinstance(message, _messages.AssistantMessage):
             rid = f"{message.id}-reasoning-{len(reasoning)}"
@@ -111,11 +101,11 @@ def message_to_wire(message: _messages.SystemMessage | _messages.DeveloperMessag
             sig = _call_signature(part)
             if sig is not None:
                 call["encryptedValue"] = sig
-            layout.append({"tool": len(calls), "part": strip(fields, ("id", "name", "arguments_json"))})
+            layout.append({"tool": len(calls), "part": _common.strip(fields, ("id", "name", "arguments_json"))})
             calls.append(call)
         else:
             layout.append({"part": fields})  # AG-UI has no place for it: carried whole
-    meta[CARRIER] = {**strip(extras, ("parts",)), "parts": layout}
+    meta[CARRIER] = {**_common.strip(extras, ("parts",)), "parts": layout}
     main: dict[str, Any] = {"id": message.id, "role": message.role}
     if user:
         main["content"] = content if content or not texts else "".join(texts)
@@ -156,10 +146,10 @@ def _reasoning_message(rid: str,
 
 
 def _trim_reasoning(fields: dict[str, Any]) -> dict[str, Any]:
-    out = strip(fields, ("text",))
+    out = _common.strip(fields, ("text",))
     for key in ("signature", "data"):
         if isinstance(out.get(key), dict):
-            out[key] = strip(out[key], ("value",))
+            out[key] = _common.strip(out[key], ("value",))
     return out
 
 
@@ -236,14 +226,14 @@ def pending_id(messages: Sequence[Mapping[str, Any]], end: int) -> str:
 
 
 def _layout(message: Mapping[str, Any]) -> list[Any] | None:
-    extras = carried(message.get("metadata"))
+    extras = _common.carried(message.get("metadata"))
     layout = extras.get("parts")
     return layout if isinstance(layout, list) else None
 
 
 def _app_metadata(message: Mapping[str, Any]) -> dict[str, Any]:
     meta = message.get("metadata")
-    return strip(dict(meta), (CARRIER,)) if isinstance(meta, Mapping) else {}
+    return _common.strip(dict(meta), (CARRIER,)) if isinstance(meta, Mapping) else {}
 
 
 def _thinking(message: Mapping[str, Any], path: str) -> _parts.Part:
@@ -297,9 +287,9 @@ def _assistant(message: Mapping[str, Any], reasoning: Mapping[str, Mapping[str, 
             fields.update(id=call["id"], name=call["function"]["name"],
                           arguments_json=call["function"]["arguments"])
         parts_json.append(fields)
-    data = {**carried(message.get("metadata")), "id": message["id"],
+    data = {**_common.carried(message.get("metadata")), "id": message["id"],
             "metadata": _app_metadata(message), "parts": parts_json}
-    event = event_from_json(data, FORMAT, path)
+    event = _common.event_from_json(data, FORMAT, path)
     assert isinstance(event, _messages.AssistantMessage)
     return event
 
@@ -331,8 +321,8 @@ def _plain(message: Mapping[str, Any], path: str) -> HistoryEvent:
                  if not (isinstance(content, str) and not content)]
         data: dict[str, Any] = {"v": 1, "type": "message", "role": role, "id": message["id"],
                                 "metadata": _app_metadata(message),
-                                "parts": [part_json(p) for p in parts]}
-        return event_from_json(data, FORMAT, path)
+                                "parts": [_common.part_json(p) for p in parts]}
+        return _common.event_from_json(data, FORMAT, path)
     parts_json = []
     at = 0
     for n, entry in enumerate(layout):
@@ -346,16 +336,16 @@ def _plain(message: Mapping[str, Any], path: str) -> HistoryEvent:
         elif isinstance(entry.get("content"), int) and isinstance(content, list) and \
                 0 <= entry["content"] < len(content):
             item = content[entry["content"]]
-            native = part_json(_content_part(item, where))
+            native = _common.part_json(_content_part(item, where))
             if "text" in native:
                 fields["text"] = native["text"]
             if isinstance(native.get("source"), dict) and isinstance(fields.get("source"), dict):
                 fields["source"] = {**native["source"], **fields["source"]} \
                     if native["source"].get("type") == fields["source"].get("type") else fields["source"]
         parts_json.append(fields)
-    data = {**carried(message.get("metadata")), "id": message["id"],
+    data = {**_common.carried(message.get("metadata")), "id": message["id"],
             "metadata": _app_metadata(message), "parts": parts_json}
-    return event_from_json(data, FORMAT, path)
+    return _common.event_from_json(data, FORMAT, path)
 
 
 def _content_part(item: Any, where: str) -> _parts.Part:
@@ -374,9 +364,9 @@ def _content_part(item: Any, where: str) -> _parts.Part:
                    "issuer": source.get("provider") or ISSUER}
         else:
             src = {"type": "url", "url": source["value"]}
-        return part_from_json({"type": _MEDIA[kind], "source": src, "media_type": mime}, FORMAT, where)
-    return part_from_json({"type": "unknown", "original_type": kind, "raw": dict(item), "issuer": ISSUER},
-                          FORMAT, where)
+        return _common.part_from_json({"type": _MEDIA[kind], "source": src, "media_type": mime}, FORMAT, where)
+    return _common.part_from_json({"type": "unknown", "original_type": kind, "raw": dict(item), "issuer": ISSUER},
+                                  FORMAT, where)
 
 
 def _tool(message: Mapping[str, Any], names: Mapping[str, str], path: str) -> HistoryEvent:
@@ -387,7 +377,7 @@ def _tool(message: Mapping[str, Any], names: Mapping[str, str], path: str) -> Hi
         content = "".join(str(c.get("text", "")) for c in content if isinstance(c, Mapping))
     if not isinstance(content, str):
         raise bad(FORMAT, "message", "a tool message's content must be a string", f"{path}.content")
-    extras = carried(message.get("metadata"))
+    extras = _common.carried(message.get("metadata"))
     data: dict[str, Any]
     if extras:
         data = {**extras, "id": message["id"], "call_id": call_id, "output_text": content,
@@ -398,7 +388,7 @@ def _tool(message: Mapping[str, Any], names: Mapping[str, str], path: str) -> Hi
                 "metadata": _app_metadata(message)}
         if message.get("error") is not None:
             data["status"] = "error"
-    return event_from_json(data, FORMAT, path)
+    return _common.event_from_json(data, FORMAT, path)
 
 
 # -- events out ---------------------------------------------------------------------------------
@@ -581,9 +571,9 @@ class _Writer:
             probe.feed(sent_event, n)
         probe.metadata = metadata
         read = [e for e in probe.result().value if isinstance(e, _messages.AssistantMessage)]
-        if not read or [part_json(p) for p in read[-1].parts] != [part_json(p) for p in message.parts]:
+        if not read or [_common.part_json(p) for p in read[-1].parts] != [_common.part_json(p) for p in message.parts]:
             metadata = {**metadata, CARRIER: {**metadata[CARRIER],
-                                              "exact": [part_json(p) for p in message.parts]}}
+                                              "exact": [_common.part_json(p) for p in message.parts]}}
         if self.error is not None:
             yield self.out({"type": "RUN_ERROR", "message": self.error, "metadata": metadata})
             return
@@ -714,7 +704,7 @@ class _Folder:
                 raise bad(FORMAT, "event", "a MESSAGES_SNAPSHOT needs a list of messages", f"events[{n}]")
             self.messages = {str(m.get("id")): dict(m) for m in snapshot if isinstance(m, Mapping)}
         elif kind in ("RUN_FINISHED", "RUN_ERROR"):
-            carrier = carried(event.get("metadata"))
+            carrier = _common.carried(event.get("metadata"))
             if carrier:
                 self.metadata = dict(event["metadata"])
             if kind == "RUN_ERROR" and not carrier:
@@ -728,21 +718,21 @@ class _Folder:
 
     def result(self) -> Converted[list[HistoryEvent]]:
         messages = list(self.messages.values())
-        carrier = carried(self.metadata)
+        carrier = _common.carried(self.metadata)
         ident = carrier.get("id")
         if self.metadata is not None and isinstance(ident, str):
             main = next((m for m in messages if m["id"] == ident and m["role"] == "assistant"), None)
             if main is None:
                 main = {"id": ident, "role": "assistant"}
                 messages.append(main)
-            main["metadata"] = {**self.metadata, CARRIER: strip(carrier, ("exact",))}
+            main["metadata"] = {**self.metadata, CARRIER: _common.strip(carrier, ("exact",))}
         read = from_wire(messages)
         history = list(read.value)
         exact = carrier.get("exact")
         if isinstance(exact, list):
             for i, event in enumerate(history):
                 if isinstance(event, _messages.AssistantMessage) and event.id == ident:
-                    data = event_json(event)
+                    data = _common.event_json(event)
                     data["parts"] = exact
-                    history[i] = event_from_json(data, FORMAT, "RUN_FINISHED.metadata.partwire.exact")
+                    history[i] = _common.event_from_json(data, FORMAT, "RUN_FINISHED.metadata.partwire.exact")
         return Converted([*history, *self.others], read.losses)

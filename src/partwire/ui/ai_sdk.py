@@ -20,6 +20,7 @@ from partwire import messages as _messages
 from partwire import parts as _parts
 from partwire.history import HistoryEvent
 from partwire.projection import Loss
+from partwire.ui import _common
 from partwire.ui._ai_sdk_parts import (
     call_from_ui,
     call_to_ui,
@@ -29,19 +30,7 @@ from partwire.ui._ai_sdk_parts import (
     text_to_ui,
     unknown_to_ui,
 )
-from partwire.ui._common import (
-    CARRIER,
-    Converted,
-    bad,
-    carried,
-    event_from_json,
-    event_json,
-    json_text,
-    loss,
-    part_from_json,
-    part_json,
-    strip,
-)
+from partwire.ui._common import CARRIER, Converted, bad, loss
 
 __all__ = ["FORMAT", "from_wire", "part_to_ui", "to_wire"]
 
@@ -101,7 +90,7 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
                 calls[ui_part["toolCallId"]] = ui_part
                 run.append(ui_part["toolCallId"])
         message: dict[str, Any] = {"id": event.id, "role": _ROLE[event.role]}
-        extras = strip(event_json(event), _HELD)
+        extras = _common.strip(_common.event_json(event), _HELD)
         metadata = {**event.metadata, CARRIER: extras}
         message["metadata"] = metadata
         message["parts"] = parts
@@ -145,7 +134,7 @@ def _parts_to_ui(message: _messages.Message, path: str, losses: list[Loss]) -> l
 
 def _attach_result(ui: dict[str, Any], message: _messages.ToolMessage) -> None:
     """Give a UI tool part its output from a tool message (state by the message's status)."""
-    extras = strip(event_json(message), ("call_id", "tool_name"))
+    extras = _common.strip(_common.event_json(message), ("call_id", "tool_name"))
     text = message.output_text
     if message.status == "success":
         ui["state"] = "output-available"
@@ -173,7 +162,7 @@ def _attach_result(ui: dict[str, Any], message: _messages.ToolMessage) -> None:
 def _attach_server_result(ui: dict[str, Any], part: _parts.ServerToolResultPart) -> None:
     ui["state"] = "output-available"
     ui["output"] = part.output
-    extras = strip(part_json(part), ("call_id", "output"))
+    extras = _common.strip(_common.part_json(part), ("call_id", "output"))
     meta = ui.setdefault("callProviderMetadata", {})
     meta.setdefault(CARRIER, {})["result"] = extras
 
@@ -213,8 +202,8 @@ def _message_from_ui(ui: Any, path: str, losses: list[Loss]) -> list[HistoryEven
     if not isinstance(parts, list):
         raise bad(FORMAT, "UIMessage", "its parts are missing or not a list", f"{path}.parts")
     metadata = ui.get("metadata")
-    extras = carried(metadata)
-    app = strip(dict(metadata), (CARRIER,)) if isinstance(metadata, Mapping) else {}
+    extras = _common.carried(metadata)
+    app = _common.strip(dict(metadata), (CARRIER,)) if isinstance(metadata, Mapping) else {}
     steps: list[list[_parts.Part]] = [[]]
     results: list[list[HistoryEvent]] = [[]]
     for j, part in enumerate(parts):
@@ -248,8 +237,8 @@ def _message_from_ui(ui: Any, path: str, losses: list[Loss]) -> list[HistoryEven
     if extras:
         # A message partwire wrote: one message, its own fields back (a developer role too).
         data = {**extras, "id": ident, "metadata": app,
-                "parts": [part_json(p) for step in steps for p in step]}
-        return [event_from_json(data, FORMAT, path), *(r for rs in results for r in rs)]
+                "parts": [_common.part_json(p) for step in steps for p in step]}
+        return [_common.event_from_json(data, FORMAT, path), *(r for rs in results for r in rs)]
     out: list[HistoryEvent] = []
     for n, (step, tools) in enumerate(zip(steps, results, strict=True)):
         step_id = ident if n == 0 else f"{ident}-{n}"
@@ -275,7 +264,7 @@ def _tool_message(ui: Mapping[str, Any], call: _parts.Part, message_id: str, pat
     if state not in ("output-available", "output-error", "output-denied"):
         return None
     meta = ui.get("callProviderMetadata")
-    result = carried(meta).get("result") if isinstance(meta, Mapping) else None
+    result = _common.carried(meta).get("result") if isinstance(meta, Mapping) else None
     native: dict[str, Any] = {"v": 1, "type": "message", "role": "tool", "call_id": call.id,
                               "tool_name": call.name}
     held: tuple[str, ...] = ()
@@ -285,7 +274,7 @@ def _tool_message(ui: Mapping[str, Any], call: _parts.Part, message_id: str, pat
             native["output_text"] = output
             held = ("output_text",)
         else:
-            native["output_text"] = json_text(output)
+            native["output_text"] = _common.json_text(output)
             native["data"] = output
     elif state == "output-error":
         native["status"] = "error"
@@ -303,7 +292,7 @@ def _tool_message(ui: Mapping[str, Any], call: _parts.Part, message_id: str, pat
                 "tool_name": call.name}
     else:
         data = {**native, "id": f"{message_id}-{call.id}"}
-    return event_from_json(data, FORMAT, f"{path}.output")
+    return _common.event_from_json(data, FORMAT, f"{path}.output")
 
 
 def _server_result(ui: Mapping[str, Any], call: _parts.ServerToolCallPart, path: str) -> _parts.Part | None:
@@ -311,10 +300,10 @@ def _server_result(ui: Mapping[str, Any], call: _parts.ServerToolCallPart, path:
     if state not in ("output-available", "output-error"):
         return None
     meta = ui.get("callProviderMetadata")
-    result = carried(meta).get("result") if isinstance(meta, Mapping) else None
+    result = _common.carried(meta).get("result") if isinstance(meta, Mapping) else None
     output = ui.get("output") if state == "output-available" else {"error": ui.get("errorText")}
     data: dict[str, Any] = {"type": "server_tool_result", "call_id": call.id, "name": call.name,
                             "issuer": call.issuer, "output": output}
     if isinstance(result, Mapping):
         data = {**data, **result}
-    return part_from_json(data, FORMAT, f"{path}.output")
+    return _common.part_from_json(data, FORMAT, f"{path}.output")

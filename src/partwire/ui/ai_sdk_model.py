@@ -21,19 +21,9 @@ from partwire import messages as _messages
 from partwire import parts as _parts
 from partwire.history import HistoryEvent
 from partwire.projection import Loss
+from partwire.ui import _common
 from partwire.ui._ai_sdk_parts import DATA_PART, call_from_ui, part_from_ui
-from partwire.ui._common import (
-    CARRIER,
-    Converted,
-    bad,
-    carried,
-    event_from_json,
-    event_json,
-    json_text,
-    loss,
-    part_json,
-    strip,
-)
+from partwire.ui._common import CARRIER, Converted, bad, loss
 from partwire.ui.ai_sdk import part_to_ui
 
 __all__ = ["FORMAT", "from_wire", "to_wire"]
@@ -69,7 +59,7 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
             losses.append(loss(FORMAT, path, event.type, "dropped",
                                "a ModelMessage list holds only messages"))
             continue
-        extras = strip(event_json(event), ("parts",))
+        extras = _common.strip(_common.event_json(event), ("parts",))
         if event.metadata:
             extras["metadata"] = event.metadata
         if isinstance(event, _messages.SystemMessage | _messages.DeveloperMessage):
@@ -80,7 +70,7 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
             for j, part in enumerate(event.parts):
                 if isinstance(part, _parts.TextPart):
                     texts.append(part.text)
-                    layout.append([len(part.text), strip(part_json(part), ("text",))])
+                    layout.append([len(part.text), _common.strip(_common.part_json(part), ("text",))])
                 else:
                     losses.append(loss(FORMAT, f"{path}.parts[{j}]", part.type, "dropped",
                                        "a system ModelMessage holds one string", event.id))
@@ -110,7 +100,7 @@ def _part_to_model(part: _parts.Part, assistant: bool, names: Mapping[str, str])
     """The ModelMessage parts of one canonical part (``None``: it has none); ``names`` are the
     tool names of the message's provider-run calls, which their results take."""
     if isinstance(part, _parts.ServerToolResultPart):
-        extras = strip(part_json(part), ("call_id", "output"))
+        extras = _common.strip(_common.part_json(part), ("call_id", "output"))
         return [{"type": "tool-result", "toolCallId": part.call_id,
                  "toolName": names.get(part.call_id, part.name),
                  "output": _json_output(part.output), "providerOptions": {CARRIER: {"result": extras}}}]
@@ -135,7 +125,7 @@ def _part_to_model(part: _parts.Part, assistant: bool, names: Mapping[str, str])
         return [call]
     if not assistant:
         return None
-    return [{"type": "custom", "kind": _CUSTOM_KIND, "providerOptions": {CARRIER: part_json(part)}}]
+    return [{"type": "custom", "kind": _CUSTOM_KIND, "providerOptions": {CARRIER: _common.part_json(part)}}]
 
 
 def _json_output(value: Any) -> dict[str, Any]:
@@ -144,7 +134,7 @@ def _json_output(value: Any) -> dict[str, Any]:
 
 def _result(message: _messages.ToolMessage) -> dict[str, Any]:
     """A tool message as a ``tool-result`` part."""
-    extras = strip(event_json(message), ("call_id", "tool_name"))
+    extras = _common.strip(_common.event_json(message), ("call_id", "tool_name"))
     text = message.output_text
     output: dict[str, Any]
     if message.status == "success" and not message.parts:
@@ -203,7 +193,7 @@ def _message_from_model(message: Any, path: str) -> list[HistoryEvent]:
     if role not in ("system", "user", "assistant", "tool"):
         raise bad(FORMAT, "ModelMessage", f"role {role!r} is none of system, user, assistant, tool",
                   f"{path}.role")
-    extras = carried(message.get("providerOptions"))
+    extras = _common.carried(message.get("providerOptions"))
     if role == "system":
         if not isinstance(content, str):
             raise bad(FORMAT, "ModelMessage", "a system message's content must be a string",
@@ -218,7 +208,7 @@ def _message_from_model(message: Any, path: str) -> list[HistoryEvent]:
         else:
             data = {"v": 1, "type": "message", "role": "system",
                     "parts": [{"type": "text", "text": content}]}
-        return [event_from_json(data, FORMAT, path)]
+        return [_common.event_from_json(data, FORMAT, path)]
     if isinstance(content, str) and role in ("user", "assistant"):
         content = [{"type": "text", "text": content}]
     if not isinstance(content, list):
@@ -232,9 +222,9 @@ def _message_from_model(message: Any, path: str) -> list[HistoryEvent]:
         if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
             raise bad(FORMAT, "ModelMessage", "a part must be an object with a string type", where)
         parts.append(_part_from_model(part, where))
-    data = {**extras, "parts": [part_json(p) for p in parts]} if extras else \
-        {"v": 1, "type": "message", "role": role, "parts": [part_json(p) for p in parts]}
-    return [event_from_json(data, FORMAT, path)]
+    data = {**extras, "parts": [_common.part_json(p) for p in parts]} if extras else \
+        {"v": 1, "type": "message", "role": role, "parts": [_common.part_json(p) for p in parts]}
+    return [_common.event_from_json(data, FORMAT, path)]
 
 
 def _part_from_model(part: Mapping[str, Any], where: str) -> _parts.Part:
@@ -267,7 +257,7 @@ def _part_from_model(part: Mapping[str, Any], where: str) -> _parts.Part:
             ui["callProviderMetadata"] = options
         return call_from_ui(ui, part["toolName"], FORMAT, where)
     if kind == "tool-result":
-        result = carried(options).get("result")
+        result = _common.carried(options).get("result")
         output = part.get("output")
         value = output.get("value") if isinstance(output, Mapping) else None
         data = {"type": "server_tool_result", "call_id": part.get("toolCallId"),
@@ -276,7 +266,7 @@ def _part_from_model(part: Mapping[str, Any], where: str) -> _parts.Part:
             data = {**data, **result}
         return part_from_ui({"type": DATA_PART, "data": data}, FORMAT, where)
     if kind == "custom" and part.get("kind") == _CUSTOM_KIND:
-        return part_from_ui({"type": DATA_PART, "data": carried(options)}, FORMAT, where)
+        return part_from_ui({"type": DATA_PART, "data": _common.carried(options)}, FORMAT, where)
     return part_from_ui(dict(part), FORMAT, where)  # an unknown part of the SDK, kept
 
 
@@ -314,10 +304,10 @@ def _tool_message(part: Mapping[str, Any], where: str) -> HistoryEvent:
     if kind == "text":
         native["output_text"], held = str(value), ("output_text",)
     elif kind == "json":
-        native.update(output_text=json_text(value), data=value)
+        native.update(output_text=_common.json_text(value), data=value)
     elif kind in ("error-text", "error-json"):
         native["status"] = "error"
-        native["output_text"] = value if isinstance(value, str) else json_text(value)
+        native["output_text"] = value if isinstance(value, str) else _common.json_text(value)
         held = ("output_text",)
     elif kind == "execution-denied":
         native["status"] = "denied"
@@ -328,11 +318,11 @@ def _tool_message(part: Mapping[str, Any], where: str) -> HistoryEvent:
                                         if isinstance(v, Mapping) and v.get("type") == "text")
     else:
         raise bad(FORMAT, "ModelMessage", f"unknown tool output type {kind!r}", f"{where}.output")
-    result = carried(part.get("providerOptions")).get("result")
+    result = _common.carried(part.get("providerOptions")).get("result")
     if isinstance(result, Mapping):
         data = {**{k: native[k] for k in held}, **result, "call_id": part["toolCallId"],
                 "tool_name": part["toolName"]}
     else:
         data = native
-    return event_from_json(data, FORMAT, where)
+    return _common.event_from_json(data, FORMAT, where)
 

@@ -25,18 +25,9 @@ from partwire import streaming as _streaming
 from partwire.history import ErrorEvent, HistoryEvent
 from partwire.messages import AssistantMessage, ToolMessage
 from partwire.projection import Loss
-from partwire.ui import ai_sdk
+from partwire.ui import _common, ai_sdk
 from partwire.ui._ai_sdk_parts import DATA_PART
-from partwire.ui._common import (
-    CARRIER,
-    Converted,
-    bad,
-    carried,
-    event_from_json,
-    event_json,
-    part_json,
-    strip,
-)
+from partwire.ui._common import CARRIER, Converted, bad
 
 __all__ = ["DONE", "FORMAT", "HEADERS", "afrom_stream", "asse", "ato_stream", "from_stream",
            "read_ui_message", "sse", "to_stream", "tool_output"]
@@ -100,7 +91,7 @@ def tool_output(message: ToolMessage) -> dict[str, Any]:
     """The chunk that gives a tool call its output, for a server that runs the tool between two
     provider streams: ``tool-output-available`` (the structured ``data``, else the text),
     ``tool-output-error`` for ``error`` and ``aborted``, ``tool-output-denied`` for ``denied``."""
-    extras = strip(event_json(message), ("call_id", "tool_name"))
+    extras = _common.strip(_common.event_json(message), ("call_id", "tool_name"))
     if message.status == "denied":
         return {"type": "tool-output-denied", "toolCallId": message.call_id}
     if message.status == "success":
@@ -252,7 +243,7 @@ class _Writer:
                 chunk["providerMetadata"] = ui["callProviderMetadata"]
             yield self.emit(chunk)
         elif isinstance(part, _parts.ServerToolResultPart) and self.folder.has_call(part.call_id):
-            extras = strip(part_json(part), ("call_id", "output"))
+            extras = _common.strip(_common.part_json(part), ("call_id", "output"))
             yield self.emit({"type": "tool-output-available", "toolCallId": part.call_id,
                              "output": part.output, "providerExecuted": True,
                              "providerMetadata": {CARRIER: {"result": extras}}})
@@ -262,7 +253,7 @@ class _Writer:
                 chunk["providerMetadata"] = ui["providerMetadata"]
             yield self.emit(chunk)
         else:
-            yield self.emit({"type": DATA_PART, "data": part_json(part)})
+            yield self.emit({"type": DATA_PART, "data": _common.part_json(part)})
 
     def finish(self, message: AssistantMessage) -> Iterator[dict[str, Any]]:
         """End the open parts with their final state, then the step and the message."""
@@ -289,13 +280,13 @@ class _Writer:
                 continue
             yield self.emit(_end(kind, ident, ui))
         yield self.emit({"type": "finish-step"})
-        extras = strip(event_json(message), ("parts",))
+        extras = _common.strip(_common.event_json(message), ("parts",))
         # What a reader would make of the chunks: when it differs from the message (a part that
         # changed after it was sent), the finish event carries the message's parts whole.
         read = self.folder.message(extras)
-        if [json.dumps(part_json(p), sort_keys=True) for p in read.parts] != \
-                [json.dumps(part_json(p), sort_keys=True) for p in message.parts]:
-            extras["parts"] = [part_json(p) for p in message.parts]
+        if [json.dumps(_common.part_json(p), sort_keys=True) for p in read.parts] != \
+                [json.dumps(_common.part_json(p), sort_keys=True) for p in message.parts]:
+            extras["parts"] = [_common.part_json(p) for p in message.parts]
         finish: dict[str, Any] = {"type": "finish", "messageMetadata": {**message.metadata, CARRIER: extras}}
         if message.stop_reason is not None:
             finish["finishReason"] = _FINISH[message.stop_reason]
@@ -333,7 +324,7 @@ def from_stream(source: str | bytes | Iterable[Any]) -> Converted[list[HistoryEv
     read = ai_sdk.from_wire([ui])
     history = list(read.value)
     losses: list[Loss] = list(read.losses)
-    extras = carried(folder.metadata)
+    extras = _common.carried(folder.metadata)
     if extras.get("parts") is not None and history and isinstance(history[0], AssistantMessage):
         history[0] = _with_parts(history[0], extras["parts"])
     if not extras:
@@ -355,9 +346,9 @@ def read_ui_message(source: str | bytes | Iterable[Any]) -> dict[str, Any]:
 
 
 def _with_parts(message: AssistantMessage, parts: Any) -> AssistantMessage:
-    data = event_json(message)
+    data = _common.event_json(message)
     data["parts"] = parts
-    event = event_from_json(data, FORMAT, "finish.messageMetadata.partwire.parts")
+    event = _common.event_from_json(data, FORMAT, "finish.messageMetadata.partwire.parts")
     assert isinstance(event, AssistantMessage)
     return event
 
@@ -539,10 +530,10 @@ class _Folder:
     def ui_message(self) -> dict[str, Any]:
         """The UIMessage so far."""
         parts = self.parts
-        if carried(self.metadata):
+        if _common.carried(self.metadata):
             # partwire's own stream: one step, its marker is not a part of the message
             parts = [p for p in parts if p["type"] != "step-start"]
-        own = carried(self.metadata).get("id")
+        own = _common.carried(self.metadata).get("id")
         # the message's own id, when it came only with the stream's end
         out: dict[str, Any] = {"id": own if isinstance(own, str) else self.id, "role": "assistant",
                                "parts": parts}
