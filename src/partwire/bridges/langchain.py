@@ -32,18 +32,8 @@ from partwire.adapters.bedrock.blocks import part_from_wire as converse_part
 from partwire.adapters.bedrock.blocks import part_to_wire as converse_block
 from partwire.adapters.cohere.blocks import stop_reason_from_wire as cohere_stop_reason
 from partwire.adapters.google.blocks import stop_reason_from_wire as gemini_stop_reason
-from partwire.bridges._common import (
-    UNKNOWN_FIELDS,
-    Export,
-    LossLog,
-    compact_json,
-    extras_of,
-    model_id,
-    require,
-    unknown_fields,
-    unknown_fields_reason,
-    with_unknown_fields,
-)
+from partwire.bridges import _common
+from partwire.bridges._common import UNKNOWN_FIELDS, Export, LossLog
 from partwire.history import HistoryEvent, UnknownEvent
 from partwire.ids import derive_id
 from partwire.usage import Usage
@@ -95,7 +85,7 @@ _DEVELOPER = {"__openai_role__": "developer"}  # how LangChain's OpenAI integrat
 
 def from_messages(messages: Sequence[BaseMessage]) -> list[HistoryEvent]:
     """Import LangChain messages (any content format) as canonical history events."""
-    require("langchain_core", "langchain")
+    _common.require("langchain_core", "langchain")
     ctx = _Context()
     return [_from_lc(i, m.model_dump(), ctx) for i, m in enumerate(messages)]
 
@@ -107,7 +97,7 @@ def read_dump(data: bytes | str | Sequence[Mapping[str, Any]]) -> list[HistoryEv
     (``{"lc": 1, "type": "constructor", ...}`` per message), or plain message dicts
     (``[{"type": "human", "content": ...}]``).
     """
-    require("langchain_core", "langchain")
+    _common.require("langchain_core", "langchain")
     from langchain_core.load import load
     from langchain_core.messages import convert_to_messages, messages_from_dict
 
@@ -135,7 +125,7 @@ def to_messages(history: Sequence[HistoryEvent], *, strict: bool = False) -> Exp
 
     ``strict=True`` raises :class:`~partwire.errors.LossError` instead of losing anything.
     """
-    require("langchain_core", "langchain")
+    _common.require("langchain_core", "langchain")
     from langchain_core.messages import messages_from_dict
 
     log = LossLog(NAME)
@@ -158,14 +148,14 @@ def to_messages(history: Sequence[HistoryEvent], *, strict: bool = False) -> Exp
             carried["calls"] = calls  # canonical ids import would not derive from LangChain's
         spelled = {p.id: p.arguments_json for p in event.parts if isinstance(p, _parts.ToolCallPart)
                    and (args := _object_args(p.arguments_json)) is not None
-                   and compact_json(args) != p.arguments_json}
+                   and _common.compact_json(args) != p.arguments_json}
         if spelled:
             carried["arguments"] = spelled  # the exact text of arguments LangChain holds as objects
         signatures = {_standard_base64(sig): sig for p in event.parts
                       if (sig := _gemini_signature(p)) is not None and _standard_base64(sig) != sig}
         if signatures:
             carried["signatures"] = signatures  # Gemini signatures as spelled before LangChain's form
-        if extras_of(event.provider_data, ISSUER).get("untimed"):
+        if _common.extras_of(event.provider_data, ISSUER).get("untimed"):
             carried.pop("created_at", None)  # LangChain gave it no time; import gives it one
         if carried:
             dumped["response_metadata"] = {**dumped["response_metadata"], "partwire": carried}
@@ -196,13 +186,13 @@ def _differences(event: HistoryEvent, back: HistoryEvent) -> dict[str, Any]:
     a = event.model_dump(mode="json")
     b = back.model_dump(mode="json")
     carried = {k: a[k] for k in _CARRIED if k in a and a[k] != b.get(k, _MISSING)}
-    if unknown := unknown_fields(event):
+    if unknown := _common.unknown_fields(event):
         carried[UNKNOWN_FIELDS] = unknown
     return carried
 
 
 def _mark(model: Any, data: dict[str, Any]) -> Any:
-    merged = {**extras_of(model.provider_data, ISSUER), **_jsonable(data)}
+    merged = {**_common.extras_of(model.provider_data, ISSUER), **_jsonable(data)}
     return replace(model, provider_data=ProviderData(issuer=ISSUER, data=merged))
 
 
@@ -275,12 +265,12 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
             stop = cohere_stop_reason(raw)
         event = _messages.AssistantMessage(
             parts=parts, provider=provider,
-            model=model_id(provider, model_name),
+            model=_common.model_id(provider, model_name),
             stop_reason=stop,
             stop_reason_raw=raw if isinstance(raw, str) else None,
             usage=_usage_from_lc(dumped.get("usage_metadata")), **common)
     if isinstance(carried, dict) and carried:
-        event = type(event).model_validate(with_unknown_fields(event.model_dump(), carried))
+        event = type(event).model_validate(_common.with_unknown_fields(event.model_dump(), carried))
     untimed = not (isinstance(carried, dict) and "created_at" in carried)
     if not verify:
         return event
@@ -288,7 +278,7 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
     if isinstance(as_carried, dict) and as_carried:
         rebuilt["response_metadata"] = {**rebuilt["response_metadata"], "partwire": as_carried}
     again = messages_from_dict([{"type": kind, "data": rebuilt}])[0].model_dump()
-    extras = {k: v for k, v in dumped.items() if again.get(k, _MISSING) != v}
+    extras = _common.differences(dumped, again)
     marks: dict[str, Any] = {"fields": extras} if extras else {}
     if untimed:
         marks["untimed"] = True
@@ -323,7 +313,7 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> _part
         args = block.get("args")
         canonical = ctx.call_id(lc_id)
         part = _parts.ToolCallPart(id=canonical, name=block.get("name") or "",
-                                   arguments_json=args if isinstance(args, str) else compact_json(args or {}),
+                                   arguments_json=args if isinstance(args, str) else _common.compact_json(args or {}),
                                    provider_ids={} if lc_id == canonical else {issuer: lc_id})
         ctx.lc_ids[canonical] = lc_id
         ctx.canonical[lc_id] = canonical
@@ -361,7 +351,7 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> _part
     else:
         return _parts.UnknownPart(original_type=f"{ISSUER}:{kind}", raw=_jsonable(block), issuer=ISSUER)
     rebuilt = _block_from_part(part, issuer, ctx.trial(), None, "")
-    extras = {k: v for k, v in block.items() if (rebuilt or {}).get(k, _MISSING) != v}
+    extras = _common.differences(block, rebuilt or {})
     if kind == "server_tool_result":
         extras.pop("tool_call_id", None)
     return _mark(part, {"block": extras}) if extras else part
@@ -580,7 +570,7 @@ def _to_lc(event: _messages.SystemMessage | _messages.DeveloperMessage | _messag
            | _messages.AssistantMessage | _messages.ToolMessage,
            ctx: _Context, log: LossLog | None, path: str) -> dict[str, Any]:
     """A canonical message as a LangChain message dump (``model_dump`` form), without carry."""
-    own = extras_of(event.provider_data, ISSUER)
+    own = _common.extras_of(event.provider_data, ISSUER)
     response = _converse_response(event)
     if event.provider_data is not None and event.provider_data.issuer != ISSUER and log is not None \
             and response is None:
@@ -629,7 +619,7 @@ def _to_lc(event: _messages.SystemMessage | _messages.DeveloperMessage | _messag
                 and point is None and signature is None and _converse_block(part) is None:
             log.add(ppath, part.type, "dropped",
                     f"provider data from {part.provider_data.issuer} has no place in LangChain", event.id)
-        if log is not None and (reason := unknown_fields_reason(part, "LangChain")):
+        if log is not None and (reason := _common.unknown_fields_reason(part, "LangChain")):
             log.add(ppath, part.type, "dropped", reason, event.id)
         if signature is not None and log is not None:
             rest = sorted(set(_gemini_marks(part)) - {"thoughtSignature"})
@@ -643,7 +633,7 @@ def _to_lc(event: _messages.SystemMessage | _messages.DeveloperMessage | _messag
             out["additional_kwargs"] = {**out["additional_kwargs"],
                                         _GEMINI_SIGNATURES: {**held, block["id"]: _standard_base64(signature)}}
         if block is not None:
-            blocks.append({**block, **_unjson(extras_of(part.provider_data, ISSUER).get("block", {}))})
+            blocks.append({**block, **_unjson(_common.extras_of(part.provider_data, ISSUER).get("block", {}))})
             if point is not None:  # Converse's block, as langchain-aws sends it
                 blocks.append({"type": "non_standard", "value": {"cachePoint": point}})
         elif point is not None and log is not None:
@@ -807,10 +797,7 @@ def _block_from_part(part: _parts.Part, issuer: str, ctx: _Context, log: LossLog
         case _parts.UnknownPart():
             if part.issuer == ISSUER and isinstance(part.raw, dict):
                 return dict(_unjson(part.raw))
-            if log is not None:
-                log.add(path, "unknown", "dropped",
-                        f"an unknown {part.original_type} part from {part.issuer} has no LangChain form",
-                        message_id)
+            _common.drop_unknown(part, log, path, message_id, "LangChain")
             return None
         case _:
             assert_never(part)

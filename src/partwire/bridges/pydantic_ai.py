@@ -23,18 +23,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, assert_never
 from partwire import messages as _messages
 from partwire import parts as _parts
 from partwire._base import CanonicalModel, ProviderData, replace
-from partwire.bridges._common import (
-    UNKNOWN_FIELDS,
-    Export,
-    LossLog,
-    compact_json,
-    extras_of,
-    model_id,
-    require,
-    unknown_fields,
-    unknown_fields_reason,
-    with_unknown_fields,
-)
+from partwire.bridges import _common
+from partwire.bridges._common import UNKNOWN_FIELDS, Export, LossLog
 from partwire.history import HistoryEvent, NonMessageEvent, UnknownEvent
 from partwire.ids import derive_id
 from partwire.usage import Usage
@@ -50,7 +40,6 @@ NAME = "pydantic_ai"
 ISSUER = "pydantic-ai"
 """The issuer of the ``provider_data`` this bridge writes and reads back."""
 
-_MISSING = object()
 # pydantic-ai's finish reasons <-> ours; the pairs that do not map back are kept as extras.
 _FINISH_TO_STOP: dict[str, _messages.StopReason] = {
     "stop": "stop", "length": "length", "content_filter": "content_filter",
@@ -101,7 +90,7 @@ class _Types:
     """pydantic-ai's type adapters, imported on first use."""
 
     def __init__(self) -> None:
-        require("pydantic_ai", "pydantic-ai")
+        _common.require("pydantic_ai", "pydantic-ai")
         from pydantic import TypeAdapter
         from pydantic_ai.messages import (
             ModelMessagesTypeAdapter,
@@ -121,7 +110,7 @@ class _Types:
                rebuilt: Mapping[str, Any]) -> dict[str, Any]:
         """The fields of ``original`` that rebuilding from the canonical form does not reproduce."""
         again = adapter.dump_python(adapter.validate_python(dict(rebuilt)), mode="json")
-        return {k: v for k, v in original.items() if again.get(k, _MISSING) != v}
+        return _common.differences(original, again)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,7 +145,7 @@ def _carried(event: Any, derived_id: str) -> dict[str, Any]:
             continue  # the tool return's outcome says it
         elif value != fields[name].get_default(call_default_factory=True):
             out[name] = value
-    if unknown := unknown_fields(event):
+    if unknown := _common.unknown_fields(event):
         out[UNKNOWN_FIELDS] = unknown
     return out
 
@@ -167,7 +156,7 @@ M = TypeVar("M", bound=CanonicalModel)
 def _with_carried(event: M, carried: Any) -> M:
     if not isinstance(carried, dict) or not carried:
         return event
-    return type(event).model_validate(with_unknown_fields(event.model_dump(), carried))
+    return type(event).model_validate(_common.with_unknown_fields(event.model_dump(), carried))
 
 
 def _identity(metadata: Any) -> dict[str, Any]:
@@ -227,7 +216,7 @@ class _Importer:
             event = _messages.UserMessage(parts=self._user_content(part["content"]), **common)
         elif kind in ("tool-return", "retry-prompt") and part.get("tool_name") is not None:
             content = part["content"]
-            text = content if isinstance(content, str) else compact_json(content)
+            text = content if isinstance(content, str) else _common.compact_json(content)
             outcome = part.get("outcome", "retried" if kind == "retry-prompt" else "success")
             wire = part["tool_call_id"]
             event = _messages.ToolMessage(call_id=self.canonical.get(wire) or _call_id(wire), tool_name=part["tool_name"],
@@ -262,7 +251,7 @@ class _Importer:
             id=derive_id(ISSUER, str(i), at=when),
             **({"created_at": when} if when is not None else {}),
             parts=parts,
-            model=model_id(provider, model_name),
+            model=_common.model_id(provider, model_name),
             provider=provider,
             response_id=message.get("provider_response_id"),
             stop_reason=_FINISH_TO_STOP.get(finish) if isinstance(finish, str) else None,
@@ -276,7 +265,7 @@ class _Importer:
             # Only the usage fields the canonical counts do not carry (details, audio, cost).
             again = self.types.response.dump_python(
                 self.types.response.validate_python({**rebuilt, "parts": []}), mode="json")["usage"]
-            extras["usage"] = {k: v for k, v in extras["usage"].items() if again.get(k, _MISSING) != v}
+            extras["usage"] = _common.differences(extras["usage"], again)
         return _mark(msg, {"response": extras}) if extras else msg
 
     def _response_part(self, part: dict[str, Any], issuer: str, calls: Any) -> _parts.Part:
@@ -301,7 +290,7 @@ class _Importer:
             canonical = calls.get(wire) if isinstance(calls, dict) else None
             result = _parts.ToolCallPart(
                 id=canonical if isinstance(canonical, str) else _call_id(wire), name=part["tool_name"],
-                arguments_json=args if isinstance(args, str) else ("" if args is None else compact_json(args)),
+                arguments_json=args if isinstance(args, str) else ("" if args is None else _common.compact_json(args)),
                 # A call sent under its canonical id has no provider id to remember.
                 provider_ids={} if canonical == wire else {issuer: wire})
             self.ids[result.id] = wire
@@ -328,7 +317,7 @@ def _time(value: Any) -> datetime | None:
 
 
 def _mark(model: Any, data: dict[str, Any]) -> Any:
-    merged = {**extras_of(model.provider_data, ISSUER), **data}
+    merged = {**_common.extras_of(model.provider_data, ISSUER), **data}
     return replace(model, provider_data=ProviderData(issuer=ISSUER, data=merged))
 
 
@@ -425,7 +414,7 @@ def _request_fields(events: Sequence[HistoryEvent], i: int, ids: Mapping[str, st
             found["call_id"] = event.call_id
         # pydantic-ai holds one content: the data; a text that is not its JSON rides along.
         if isinstance(event, _messages.ToolMessage) and event.data is not None \
-                and event.output_text != compact_json(event.data):
+                and event.output_text != _common.compact_json(event.data):
             found["output_text"] = event.output_text
         if isinstance(event, _messages.ToolMessage) and isinstance(event.data, str):
             found["data"] = event.data  # a string content reads back as text, not data
@@ -566,7 +555,7 @@ def _args_to_wire(arguments_json: str) -> Any:
         value = json.loads(arguments_json)
     except json.JSONDecodeError:
         return arguments_json
-    return value if isinstance(value, dict) and compact_json(value) == arguments_json else arguments_json
+    return value if isinstance(value, dict) and _common.compact_json(value) == arguments_json else arguments_json
 
 
 def _opaque_model(opaque: _parts.Opaque, log: LossLog | None, path: str, message_id: str | None) -> None:
@@ -613,7 +602,7 @@ def _response_part_to_dict(part: _parts.Part, ids: dict[str, str], issuer: str,
                     log.add(path, "server_tool_call", "rewritten",
                             "pydantic-ai holds built-in tool arguments as an object or text; "
                             "this JSON goes as text", message_id)
-                args = compact_json(args)
+                args = _common.compact_json(args)
             return {"part_kind": "builtin-tool-call", "tool_name": part.name, "args": args,
                     "tool_call_id": part.id, "provider_name": accepted.get(part.issuer, part.issuer)}
         case _parts.ServerToolResultPart():
@@ -638,10 +627,7 @@ def _response_part_to_dict(part: _parts.Part, ids: dict[str, str], issuer: str,
         case _parts.UnknownPart():
             if part.issuer == ISSUER and isinstance(part.raw, dict):
                 return dict(part.raw)
-            if log is not None:
-                log.add(path, "unknown", "dropped",
-                        f"an unknown {part.original_type} part from {part.issuer} has no pydantic-ai form",
-                        message_id)
+            _common.drop_unknown(part, log, path, message_id, "pydantic-ai")
             return None
         case _:
             assert_never(part)
@@ -684,7 +670,7 @@ class _Exporter:
                 self.out.append(self._response(event, path))
             case (_messages.SystemMessage() | _messages.UserMessage() | _messages.DeveloperMessage()
                   | _messages.ToolMessage()):
-                own = extras_of(event.provider_data, ISSUER)
+                own = _common.extras_of(event.provider_data, ISSUER)
                 if event.provider_data is not None and event.provider_data.issuer != ISSUER:
                     self.log.add(path, f"{event.role}_message", "dropped",
                                  f"provider data from {event.provider_data.issuer} has no place in "
@@ -693,7 +679,7 @@ class _Exporter:
                     self.log.add(path, "developer_message", "attached",
                                  "pydantic-ai has no developer role; sent as a user prompt", event.id)
                 for j, each in enumerate(event.parts):
-                    if reason := unknown_fields_reason(each, "pydantic-ai"):
+                    if reason := _common.unknown_fields_reason(each, "pydantic-ai"):
                         self.log.add(f"{path}.parts[{j}]", each.type, "dropped", reason, event.id)
                 part = {**_request_part_to_dict(event, self.ids, self.log, path), **own.get("part", {})}
                 self._open(own.get("request"))["parts"].append(part)
@@ -713,7 +699,7 @@ class _Exporter:
 
     def _response(self, msg: _messages.AssistantMessage, path: str) -> dict[str, Any]:
         issuer = msg.provider or ISSUER
-        own = extras_of(msg.provider_data, ISSUER)
+        own = _common.extras_of(msg.provider_data, ISSUER)
         if msg.provider_data is not None and msg.provider_data.issuer != ISSUER:
             self.log.add(path, "assistant_message", "dropped",
                          f"provider data from {msg.provider_data.issuer} has no place in pydantic-ai",
@@ -727,11 +713,11 @@ class _Exporter:
                 self.log.add(ppath, part.type, "dropped",
                              f"provider data from {part.provider_data.issuer} has no place in "
                              "pydantic-ai", msg.id)
-            if reason := unknown_fields_reason(part, "pydantic-ai"):
+            if reason := _common.unknown_fields_reason(part, "pydantic-ai"):
                 self.log.add(ppath, part.type, "dropped", reason, msg.id)
             wire = _response_part_to_dict(part, self.ids, issuer, accepted, self.log, ppath, msg.id)
             if wire is not None:
-                parts.append({**wire, **extras_of(part.provider_data, ISSUER).get("part", {})})
+                parts.append({**wire, **_common.extras_of(part.provider_data, ISSUER).get("part", {})})
         fields = _response_fields(msg, len(self.out))
         extra = dict(own.get("response", {}))
         if isinstance(extra.get("usage"), dict) and "usage" in fields:
