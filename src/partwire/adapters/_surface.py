@@ -4,7 +4,6 @@
 An adapter package declares its ``NAME``, its ``Options`` and five hooks, and binds its public
 names to what :func:`surface` makes of them::
 
-    __all__ = [*NAMES]
     _SURFACE = surface(NAME, Options, __name__, build=build_request, decode=decode_response,
                        read=from_wire_request, translator=..., count=estimate_request_tokens,
                        docs=Docs(...))
@@ -56,7 +55,6 @@ __all__ = [
     "ASTREAM",
     "ESTIMATE",
     "EVENTS",
-    "NAMES",
     "RAISES",
     "READ",
     "READ_BACK",
@@ -66,10 +64,6 @@ __all__ = [
     "Surface",
     "surface",
 ]
-
-NAMES = ("CAPABILITIES", "NAME", "Options", "astream", "estimate_input_tokens", "from_wire",
-         "from_wire_request", "stream", "to_wire")
-"""The public names of every adapter package: its declarations and the functions made here."""
 
 O = TypeVar("O")  # noqa: E741 (the adapter's Options, in every signature below)
 O_contra = TypeVar("O_contra", contravariant=True)

@@ -12,7 +12,6 @@ from partwire.adapters import Capabilities
 from partwire.adapters._surface import (
     ESTIMATE,
     EVENTS,
-    NAMES,
     RAISES,
     READ,
     READ_BACK,
@@ -34,7 +33,8 @@ from partwire.adapters.anthropic._wire import (
     ISSUER,
 )
 
-__all__ = [*NAMES, "DEFAULT_MAX_TOKENS"]
+__all__ = ["CAPABILITIES", "DEFAULT_MAX_TOKENS", "NAME", "Options", "astream",
+           "estimate_input_tokens", "from_wire", "from_wire_request", "stream", "to_wire"]
 
 NAME = "anthropic"
 """The adapter's name in the registry."""

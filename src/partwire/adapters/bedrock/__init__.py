@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from partwire.adapters import Capabilities
-from partwire.adapters._surface import ESTIMATE, NAMES, RAISES, READ_BACK, Docs, surface
+from partwire.adapters._surface import ESTIMATE, RAISES, READ_BACK, Docs, surface
 from partwire.adapters.bedrock._decode import from_wire as _from_wire
 from partwire.adapters.bedrock._parts import FileResolver, ForeignThinking
 from partwire.adapters.bedrock._request import build_request
@@ -28,7 +28,8 @@ from partwire.adapters.bedrock._wire import (
     Blobs,
 )
 
-__all__ = [*NAMES]
+__all__ = ["CAPABILITIES", "NAME", "Options", "astream", "estimate_input_tokens", "from_wire",
+           "from_wire_request", "stream", "to_wire"]
 
 NAME = "bedrock"
 """The adapter's name in the registry."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from partwire.adapters import Capabilities
-from partwire.adapters._surface import EVENTS, NAMES, READ, SETTINGS, Docs, surface
+from partwire.adapters._surface import EVENTS, READ, SETTINGS, Docs, surface
 from partwire.adapters.cohere._decode import from_wire as _from_wire
 from partwire.adapters.cohere._parts import ForeignThinking
 from partwire.adapters.cohere._request import build_request
@@ -19,7 +19,8 @@ from partwire.adapters.cohere._stream import Translator
 from partwire.adapters.cohere._tokens import estimate_request_tokens
 from partwire.adapters.cohere._wire import DOCUMENT_MEDIA_TYPES, IMAGE_MEDIA_TYPES, ISSUER
 
-__all__ = [*NAMES]
+__all__ = ["CAPABILITIES", "NAME", "Options", "astream", "estimate_input_tokens", "from_wire",
+           "from_wire_request", "stream", "to_wire"]
 
 NAME = "cohere"
 """The adapter's name in the registry."""

@@ -12,7 +12,7 @@ from functools import partial
 from typing import Literal
 
 from partwire.adapters import Capabilities
-from partwire.adapters._surface import ESTIMATE, NAMES, RAISES, SAME_BODY, SETTINGS, Docs, surface
+from partwire.adapters._surface import ESTIMATE, RAISES, SAME_BODY, SETTINGS, Docs, surface
 from partwire.adapters.google._decode import from_wire as _from_wire
 from partwire.adapters.google._request import build_request
 from partwire.adapters.google._request import from_wire_request as _from_wire_request
@@ -21,7 +21,8 @@ from partwire.adapters.google._tokens import estimate_request_tokens
 from partwire.adapters.google._tools import SchemaDialect
 from partwire.adapters.google._wire import ISSUER, wire_model_name
 
-__all__ = [*NAMES]
+__all__ = ["CAPABILITIES", "NAME", "Options", "astream", "estimate_input_tokens", "from_wire",
+           "from_wire_request", "stream", "to_wire"]
 
 NAME = "google"
 """The adapter's name in the registry."""

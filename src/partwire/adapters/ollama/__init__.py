@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from partwire.adapters import Capabilities
-from partwire.adapters._surface import ESTIMATE, NAMES, READ, Docs, surface
+from partwire.adapters._surface import ESTIMATE, READ, Docs, surface
 from partwire.adapters.ollama._decode import from_wire as _from_wire
 from partwire.adapters.ollama._request import build_request
 from partwire.adapters.ollama._request import from_wire_request as _from_wire_request
@@ -20,7 +20,8 @@ from partwire.adapters.ollama._stream import Translator
 from partwire.adapters.ollama._tokens import estimate_request_tokens
 from partwire.adapters.ollama._wire import IMAGE_MEDIA_TYPES, ISSUER
 
-__all__ = [*NAMES]
+__all__ = ["CAPABILITIES", "NAME", "Options", "astream", "estimate_input_tokens", "from_wire",
+           "from_wire_request", "stream", "to_wire"]
 
 NAME = "ollama"
 """The adapter's name in the registry."""

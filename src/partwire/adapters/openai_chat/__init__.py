@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from partwire.adapters._surface import ESTIMATE, NAMES, READ, SAME_BODY, SETTINGS, Docs, surface
+from partwire.adapters._surface import ESTIMATE, READ, SAME_BODY, SETTINGS, Docs, surface
 from partwire.adapters.openai_chat._decode import from_wire as _from_wire
 from partwire.adapters.openai_chat._dialects import (
     BASE_CAPABILITIES,
@@ -27,7 +27,9 @@ from partwire.adapters.openai_chat._request import from_wire_request as _from_wi
 from partwire.adapters.openai_chat._stream import Translator
 from partwire.adapters.openai_chat._tokens import estimate_request_tokens
 
-__all__ = [*NAMES, "DIALECTS", "DeveloperRole", "Dialect", "DialectName", "EchoReasoning"]
+__all__ = ["CAPABILITIES", "DIALECTS", "NAME", "DeveloperRole", "Dialect", "DialectName",
+           "EchoReasoning", "Options", "astream", "estimate_input_tokens", "from_wire",
+           "from_wire_request", "stream", "to_wire"]
 
 NAME = "openai_chat"
 """The adapter's name in the registry."""

@@ -13,7 +13,6 @@ from partwire.adapters import Capabilities
 from partwire.adapters._surface import (
     ESTIMATE,
     EVENTS,
-    NAMES,
     RAISES,
     READ,
     SAME_BODY,
@@ -34,7 +33,8 @@ from partwire.adapters.openai_responses._wire import (
     ContinuationMode,
 )
 
-__all__ = [*NAMES, "ContinuationMode"]
+__all__ = ["CAPABILITIES", "NAME", "ContinuationMode", "Options", "astream",
+           "estimate_input_tokens", "from_wire", "from_wire_request", "stream", "to_wire"]
 
 NAME = "openai_responses"
 """The adapter's name in the registry."""
