@@ -9,31 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from partwire._base import ProviderData
 from partwire.compare import coalesce, common_prefix, same_content
-from partwire.errors import (
-    ArgumentError,
-    ConversionError,
-    DecodeError,
-    LossError,
-    PartwireError,
-    ProviderError,
-    SchemaError,
-    StreamProtocolError,
-    SwitchRefusedError,
-    ToolArgumentsError,
-    UnknownAdapterError,
-    WireFormatError,
-)
-from partwire.history import (
-    CompactionEvent,
-    ErrorEvent,
-    History,
-    HistoryEvent,
-    ModelSwitchEvent,
-    RetryEvent,
-    SubtaskEvent,
-    TaskMetadataEvent,
-    UnknownEvent,
-)
+from partwire.errors import *
+from partwire.history import *
 from partwire.messages import (
     AssistantMessage,
     DeveloperMessage,
@@ -43,31 +20,7 @@ from partwire.messages import (
     ToolMessage,
     UserMessage,
 )
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    Citation,
-    DocumentCitation,
-    DocumentPart,
-    FileRefSource,
-    ImagePart,
-    MediaSource,
-    Opaque,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    SearchResultCitation,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlCitation,
-    UrlSource,
-)
+from partwire.parts import *
 from partwire.projection import Loss, Projection
 from partwire.settings import (
     AllowedToolsChoice,

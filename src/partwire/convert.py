@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from partwire import messages as _messages
 from partwire._base import json_kind
 from partwire._limits import exceeds_depth
 from partwire.adapters import adapter_name, get_adapter
@@ -30,13 +31,6 @@ from partwire.errors import (
 )
 from partwire.history import EVENT_ADAPTER, HistoryEvent
 from partwire.ids import DEFAULT_MODEL_ALIASES
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
 from partwire.model_ids import PROVIDER_PREFIXES, model_owner
 from partwire.parts import ToolCallPart
 from partwire.projection import Loss, log_losses
@@ -65,7 +59,8 @@ BRIDGES = ("pydantic-ai", "langchain", "claude-code", "codex")
 # Top-level keys that mark a body as a request (Anthropic/Chat "messages", Gemini "contents",
 # Responses "input"); anything else is read as a response.
 _REQUEST_KEYS = ("messages", "contents", "input")
-_MESSAGE_TYPES = (SystemMessage, DeveloperMessage, UserMessage, AssistantMessage, ToolMessage)
+_MESSAGE_TYPES = (_messages.SystemMessage, _messages.DeveloperMessage, _messages.UserMessage,
+                  _messages.AssistantMessage, _messages.ToolMessage)
 # Converse answers 400 to a request whose messages hold toolUse blocks and no toolConfig
 # (the Anthropic adapter reports each undefined call itself)
 # Converse ("toolConfig field must be defined when using toolUse and toolResult content blocks").
@@ -283,7 +278,7 @@ def _missing_tool_definitions(history: Sequence[HistoryEvent], tools: Sequence[T
     if adapter not in _NEEDS_TOOL_DEFINITIONS:
         return []
     defined = {t.get("name") if isinstance(t, Mapping) else t.name for t in tools}
-    called = [p.name for e in history if isinstance(e, AssistantMessage)
+    called = [p.name for e in history if isinstance(e, _messages.AssistantMessage)
               for p in e.parts if isinstance(p, ToolCallPart)]
     missing = sorted({name for name in called if name not in defined})
     if not missing:
@@ -352,7 +347,7 @@ def _fill_provenance(history: list[HistoryEvent], adapter: Adapter, options: Map
         full = model if sep and head in PROVIDER_PREFIXES else f"{issuer}:{model}"
     out: list[HistoryEvent] = []
     for event in history:
-        if isinstance(event, AssistantMessage):
+        if isinstance(event, _messages.AssistantMessage):
             changes: dict[str, Any] = {}
             if event.provider is None:
                 changes["provider"] = issuer
@@ -422,7 +417,7 @@ def _read_canonical(data: Any) -> list[HistoryEvent]:
 def _last_model(history: list[HistoryEvent], issuer: str | None) -> str | None:
     """The model of the last assistant message served by ``issuer`` (by anyone when ``None``)."""
     for event in reversed(history):
-        if isinstance(event, AssistantMessage) and event.model and (
+        if isinstance(event, _messages.AssistantMessage) and event.model and (
             issuer is None or event.model.startswith(f"{issuer}:")
         ):
             return event.model

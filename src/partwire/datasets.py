@@ -29,16 +29,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from partwire import messages as _messages
 from partwire.adapters import get_adapter
 from partwire.errors import ArgumentError, DecodeError, PartwireError
 from partwire.history import ErrorEvent, History, HistoryEvent
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
 from partwire.parts import TextPart, ThinkingPart, ToolCallPart
 from partwire.projection import Loss
 from partwire.settings import RequestSettings
@@ -124,7 +118,7 @@ def openai_finetune(history: History, *, tools: Tools = (), settings: Settings =
                                    "a fine-tuning line holds messages, tools and parallel_tool_calls only"))
     line = {key: value for key, value in request.items() if key in _FINETUNE_KEYS}
     if weights:
-        assistants = [e for e in history if isinstance(e, AssistantMessage)]
+        assistants = [e for e in history if isinstance(e, _messages.AssistantMessage)]
         wire = [m for m in line["messages"] if m.get("role") == "assistant"]
         if len(assistants) != len(wire):
             raise ArgumentError("weights", "the assistant messages did not map one to one onto the wire's "
@@ -202,15 +196,15 @@ def trl_row(history: History, *, tools: Tools = ()) -> Line:
     messages: list[dict[str, Any]] = []
     for i, event in enumerate(history):
         path = f"history[{i}]"
-        if isinstance(event, SystemMessage | DeveloperMessage | UserMessage):
-            role = "user" if isinstance(event, UserMessage) else "system"
-            if isinstance(event, DeveloperMessage):
+        if isinstance(event, _messages.SystemMessage | _messages.DeveloperMessage | _messages.UserMessage):
+            role = "user" if isinstance(event, _messages.UserMessage) else "system"
+            if isinstance(event, _messages.DeveloperMessage):
                 losses.append(Loss(path=path, part_type="developer_message", action="rewritten",
                                    reason="TRL has no developer role: sent as system", adapter=fmt,
                                    message_id=event.id))
             text = _text_only(event.parts, path, event.id, fmt, losses)
             messages.append(_trl_message(role, text))
-        elif isinstance(event, AssistantMessage):
+        elif isinstance(event, _messages.AssistantMessage):
             texts: list[str] = []
             reasoning: list[str] = []
             calls: list[dict[str, Any]] = []
@@ -233,7 +227,7 @@ def trl_row(history: History, *, tools: Tools = ()) -> Line:
             messages.append(_trl_message("assistant", "".join(texts),
                                          reasoning="\n\n".join(reasoning) if reasoning else None,
                                          calls=calls or None))
-        elif isinstance(event, ToolMessage):
+        elif isinstance(event, _messages.ToolMessage):
             for k, part in enumerate(event.parts):
                 losses.append(_dropped(fmt, f"{path}.parts[{k}]", part.type,
                                        "a TRL tool message holds its text output only", event.id))
@@ -277,7 +271,7 @@ def _text_only(parts: Sequence[Any], path: str, message_id: str, fmt: str, losse
 
 
 def read_batch_output(source: str | os.PathLike[str] | Iterable[str | bytes | Mapping[str, Any]], *,
-                      api: Literal["openai", "anthropic"]) -> dict[str, AssistantMessage | ErrorEvent]:
+                      api: Literal["openai", "anthropic"]) -> dict[str, _messages.AssistantMessage | ErrorEvent]:
     """A batch output file (a path, or its lines) as ``{custom_id: response}``: each answer as the
     canonical assistant message its adapter reads, each failed request as an ``ErrorEvent``.
 
@@ -287,7 +281,7 @@ def read_batch_output(source: str | os.PathLike[str] | Iterable[str | bytes | Ma
     if api not in ("openai", "anthropic"):
         raise ArgumentError("api", f"expected 'openai' or 'anthropic', not {api!r}", function="read_batch_output")
     name = os.fspath(source) if isinstance(source, str | os.PathLike) else None
-    found: dict[str, AssistantMessage | ErrorEvent] = {}
+    found: dict[str, _messages.AssistantMessage | ErrorEvent] = {}
     for number, record in _records(source, name):
         try:
             custom_id, result = _openai_result(record) if api == "openai" else _anthropic_result(record)
@@ -323,7 +317,7 @@ def _parse(lines: Iterable[Any], name: str | None) -> Iterator[tuple[int, Mappin
         yield number, value
 
 
-def _openai_result(record: Mapping[str, Any]) -> tuple[str, AssistantMessage | ErrorEvent]:
+def _openai_result(record: Mapping[str, Any]) -> tuple[str, _messages.AssistantMessage | ErrorEvent]:
     custom_id = record["custom_id"]
     error = record.get("error")
     if error:
@@ -341,7 +335,7 @@ def _openai_result(record: Mapping[str, Any]) -> tuple[str, AssistantMessage | E
     return custom_id, get_adapter(api).from_wire(body)
 
 
-def _anthropic_result(record: Mapping[str, Any]) -> tuple[str, AssistantMessage | ErrorEvent]:
+def _anthropic_result(record: Mapping[str, Any]) -> tuple[str, _messages.AssistantMessage | ErrorEvent]:
     custom_id = record["custom_id"]
     result = record["result"]
     kind = result["type"]
@@ -359,7 +353,7 @@ def _anthropic_result(record: Mapping[str, Any]) -> tuple[str, AssistantMessage 
 
 
 def attach(histories: Mapping[str, Sequence[HistoryEvent]],
-           results: Mapping[str, AssistantMessage | ErrorEvent]) -> dict[str, list[HistoryEvent]]:
+           results: Mapping[str, _messages.AssistantMessage | ErrorEvent]) -> dict[str, list[HistoryEvent]]:
     """Each history with its batch result appended, matched by ``custom_id`` (histories without
     a result are returned as they were)."""
     return {key: [*events, results[key]] if key in results else list(events) for key, events in histories.items()}

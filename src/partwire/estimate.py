@@ -24,19 +24,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from partwire import parts as _parts
 from partwire.adapters import ToolSpec, adapter_name, get_adapter
 from partwire.adapters._estimate._guess import Guess, Hint, recording
 from partwire.codec import context_messages
 from partwire.errors import ArgumentError
 from partwire.history import CompactionEvent, History
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    ImagePart,
-    ProviderFileSource,
-    UrlSource,
-)
 
 __all__ = ["MARGINS", "Estimate", "GuessedPart", "MediaHint", "estimate", "explain"]
 
@@ -161,7 +154,7 @@ def estimate(history: History, tools: Sequence[ToolSpec] = (), *, target: str,
         media = {f"history[{i}].parts[{j}]": f"history[{numbering[i]}].parts[{j}]"
                  for i, event in enumerate(sent)
                  for j, part in enumerate(getattr(event, "parts", ()))
-                 if isinstance(part, ImagePart | DocumentPart | AudioPart)}
+                 if isinstance(part, _parts.ImagePart | _parts.DocumentPart | _parts.AudioPart)}
         dropped = tuple(f"{media[loss.path]}: {loss.reason}" for loss in projection.losses
                         if loss.action == "dropped" and loss.path in media)
         if dropped:
@@ -170,8 +163,8 @@ def estimate(history: History, tools: Sequence[ToolSpec] = (), *, target: str,
 
 
 def _by_reference(history: History) -> bool:
-    return any(isinstance(part, ImagePart | DocumentPart | AudioPart)
-               and not isinstance(part.source, Base64Source)
+    return any(isinstance(part, _parts.ImagePart | _parts.DocumentPart | _parts.AudioPart)
+               and not isinstance(part.source, _parts.Base64Source)
                for event in history for part in getattr(event, "parts", ()))
 
 
@@ -201,14 +194,14 @@ def _media_parts(history: History, numbering: Sequence[int]) -> dict[str, tuple[
     for i, event in enumerate(history):
         where = f"history[{numbering[i]}]" if numbering[i] >= 0 else "(compaction summary)"
         for j, part in enumerate(getattr(event, "parts", ())):
-            if not isinstance(part, ImagePart | DocumentPart | AudioPart):
+            if not isinstance(part, _parts.ImagePart | _parts.DocumentPart | _parts.AudioPart):
                 continue
             source = part.source
-            if isinstance(source, UrlSource):
+            if isinstance(source, _parts.UrlSource):
                 found[f"{where}.parts[{j}]"] = (source.url, source.url)
-            elif isinstance(source, ProviderFileSource):
+            elif isinstance(source, _parts.ProviderFileSource):
                 found[f"{where}.parts[{j}]"] = (source.file_id, source.file_id)
-            elif isinstance(source, Base64Source):
+            elif isinstance(source, _parts.Base64Source):
                 found[f"{where}.parts[{j}]"] = (source.data, "inline")
     return found
 

@@ -11,30 +11,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, assert_never, cast
 
+from partwire import messages as _messages
+from partwire import parts as _parts
 from partwire.errors import SwitchRefusedError, UnknownAdapterError
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
-from partwire.parts import (
-    AudioPart,
-    DocumentPart,
-    FileRefSource,
-    ImagePart,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-)
 from partwire.projection import Loss, LossAction
 
 if TYPE_CHECKING:
@@ -128,7 +107,7 @@ def _variant_capabilities(adapter: Any, variant: str, caps: Capabilities) -> Cap
 def _model_for(history: History, issuer: str) -> str:
     """The last model of ``issuer`` the history names, else a stand-in (the dry run sends nothing)."""
     for event in reversed(history):
-        if isinstance(event, AssistantMessage) and event.model and event.model.startswith(f"{issuer}:"):
+        if isinstance(event, _messages.AssistantMessage) and event.model and event.model.startswith(f"{issuer}:"):
             return event.model
     return f"{issuer}:check-switch"
 
@@ -153,44 +132,44 @@ class _SwitchCheck:
         for i, event in enumerate(history):
             path = f"history[{i}]"
             match event:
-                case SystemMessage():
+                case _messages.SystemMessage():
                     if conversation_started and not self.caps.system_messages_in_list:
                         self._add(path, "system_message", "rewritten",
                                   f"{self.caps.name} takes no system message mid-conversation; "
                                   "it moves to the system prompt", event.id)
-                    self._parts(event.parts, path, event.id)
-                case DeveloperMessage():
+                    self._check_parts(event.parts, path, event.id)
+                case _messages.DeveloperMessage():
                     conversation_started = True
                     if not self.caps.developer_role:
                         self._add(path, "developer_message", "attached",
                                   f"{self.caps.name} has no developer role; its parts join a user turn",
                                   event.id)
-                    self._parts(event.parts, path, event.id)
-                case UserMessage() | AssistantMessage():
+                    self._check_parts(event.parts, path, event.id)
+                case _messages.UserMessage() | _messages.AssistantMessage():
                     conversation_started = True
-                    self._parts(event.parts, path, event.id)
-                case ToolMessage():
+                    self._check_parts(event.parts, path, event.id)
+                case _messages.ToolMessage():
                     conversation_started = True
                     if not self.caps.tools:
                         self._add(path, "tool_message", "dropped",
                                   f"{self.caps.name} does not take tool results", event.id, refuse=True)
-                    self._parts(event.parts, path, event.id)
+                    self._check_parts(event.parts, path, event.id)
                 case _:
                     # Non-message events (errors, retries, compaction records) are never sent.
                     pass
 
-    def _parts(self, parts: tuple[Part, ...], path: str, message_id: str) -> None:
+    def _check_parts(self, parts: tuple[_parts.Part, ...], path: str, message_id: str) -> None:
         for j, part in enumerate(parts):
             self._part(part, f"{path}.parts[{j}]", message_id)
 
-    def _part(self, part: Part, path: str, message_id: str) -> None:
+    def _part(self, part: _parts.Part, path: str, message_id: str) -> None:
         caps, name = self.caps, self.caps.name
         match part:
-            case TextPart():
+            case _parts.TextPart():
                 pass
-            case ImagePart() | DocumentPart() | AudioPart():
+            case _parts.ImagePart() | _parts.DocumentPart() | _parts.AudioPart():
                 self._media(part, path, message_id)
-            case ThinkingPart():
+            case _parts.ThinkingPart():
                 # Signed reasoning goes back to its signer; unsigned reasoning (DeepSeek's
                 # reasoning_content, an unsigned Anthropic block) to the issuer of its echo state.
                 origin = (part.signature.issuer if part.signature is not None
@@ -199,30 +178,30 @@ class _SwitchCheck:
                     self._add(path, "thinking", "dropped",
                               "reasoning is verifiable only by the provider that produced it",
                               message_id)
-            case RedactedThinkingPart():
+            case _parts.RedactedThinkingPart():
                 if part.data.issuer not in self.issuers or not caps.thinking:
                     self._add(path, "redacted_thinking", "dropped",
                               f"encrypted reasoning from {part.data.issuer} cannot go to {name}",
                               message_id)
-            case ToolCallPart():
+            case _parts.ToolCallPart():
                 if not caps.tools:
                     self._add(path, "tool_call", "dropped", f"{name} does not take tool calls",
                               message_id, refuse=True)
                 elif part.provider_ids and not self.issuers.intersection(part.provider_ids):
                     self._add(path, "tool_call", "id_mapped",
                               "the provider's call id is replaced by the canonical id", message_id)
-            case ServerToolCallPart() | ServerToolResultPart() | UnknownPart():
+            case _parts.ServerToolCallPart() | _parts.ServerToolResultPart() | _parts.UnknownPart():
                 if part.issuer not in self.issuers:
                     self._add(path, part.type, "dropped",
                               f"provider-side data from {part.issuer} cannot go to {name}", message_id)
-            case RefusalPart():
+            case _parts.RefusalPart():
                 if not caps.refusals:
                     self._add(path, "refusal", "downgraded", f"{name} has no refusal part; sent as text",
                               message_id)
             case _:
                 assert_never(part)
 
-    def _media(self, part: ImagePart | DocumentPart | AudioPart, path: str, message_id: str) -> None:
+    def _media(self, part: _parts.ImagePart | _parts.DocumentPart | _parts.AudioPart, path: str, message_id: str) -> None:
         caps = self.caps
         allowed, kinds, accepted = {
             "image": (caps.images, "images", caps.image_media_types),
@@ -239,10 +218,10 @@ class _SwitchCheck:
             return
         source = part.source
         kind = source.type
-        if kind not in caps.media_sources and not isinstance(source, FileRefSource):
+        if kind not in caps.media_sources and not isinstance(source, _parts.FileRefSource):
             self._add(path, part.type, "dropped", f"{caps.name} cannot read a {kind} source",
                       message_id, refuse=True)
-        elif isinstance(source, ProviderFileSource) and source.issuer not in self.issuers:
+        elif isinstance(source, _parts.ProviderFileSource) and source.issuer not in self.issuers:
             self._add(path, part.type, "dropped",
                       f"file id {source.file_id} was issued by {source.issuer}; upload it to "
                       f"{caps.name} first", message_id, refuse=True)

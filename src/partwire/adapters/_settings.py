@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from partwire import settings as _settings
 from partwire._base import NOT_JSON, CanonicalModel, ProviderData, build, json_copy, provider_data
 from partwire._memo import memo
 from partwire.adapters._losses import LossCollector
@@ -23,26 +24,20 @@ from partwire.projection import LossAction
 from partwire.settings import (
     _TOOL_CHOICE_WORDS,
     EMPTY_SETTINGS,
-    AllowedToolsChoice,
-    AutoToolChoice,
-    JsonObjectOutput,
-    JsonSchemaOutput,
-    NamedToolChoice,
-    NoToolChoice,
     Reasoning,
     ReasoningEffort,
     ReasoningSummary,
     RequestSettings,
-    RequiredToolChoice,
-    TextOutput,
 )
 
 __all__ = [
     "EFFORTS",
     "EFFORT_BUDGETS",
+    "Taken",
     "budget_for_effort",
     "effort_for_budget",
     "marks_of",
+    "no_restore",
     "number",
     "openai_refused",
     "plain_settings",
@@ -134,6 +129,40 @@ def openai_refused(model: str, field: str, value: Any = None) -> str | None:
 # reading a short history. marshal is exact about types (1, 1.0 and True differ).
 _MEMO: dict[bytes, RequestSettings] = memo({})
 _MEMO_LIMIT = 1024
+
+
+class Taken:
+    """The body fields a settings reader took out of ``params``, so that :meth:`restore` puts
+    back the one whose canonical value did not validate (``read_settings``'s ``restore``)."""
+
+    __slots__ = ("fields", "params", "restored")
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
+        """The body fields beside those the reader names: what it takes comes out of here."""
+        self.fields: dict[str, tuple[str, Any]] = {}
+        """Canonical field -> the body key it was read from, and the value taken."""
+        self.restored = False
+        """Whether :meth:`restore` put anything back."""
+
+    def take(self, field: str, key: str) -> Any:
+        """Take ``params[key]`` out for the canonical ``field``, remembering how to put it back."""
+        value = self.params.pop(key)
+        self.fields[field] = (key, value)
+        return value
+
+    def restore(self, field: str) -> None:
+        """Put back what was taken for ``field``, if anything (it did not validate)."""
+        if field in self.fields:
+            key, value = self.fields[field]
+            self.params[key] = value
+            self.restored = True
+
+
+def no_restore(field: str) -> None:
+    """``read_settings``'s ``restore`` where nothing was taken out of ``params``: a canonical
+    value read from the body itself that does not validate is a bug."""
+    raise AssertionError(f"the canonical {field} read from the body did not validate")
 
 
 def read_settings(values: dict[str, Any], restore: Callable[[str], None], issuer: str = "",
@@ -249,9 +278,9 @@ def _output_format(value: Any) -> Any:
         return _REFUSED
     kind = value.get("type")
     if kind == "text" and len(value) == 1:
-        return build(TextOutput, value)
+        return build(_settings.TextOutput, value)
     if kind == "json_object" and len(value) == 1:
-        return build(JsonObjectOutput, value)
+        return build(_settings.JsonObjectOutput, value)
     if kind != "json_schema" or not value.keys() <= _FORMAT_KEYS \
             or type(value.get("json_schema")) is not dict:
         return _REFUSED
@@ -263,11 +292,12 @@ def _output_format(value: Any) -> Any:
     schema = json_copy(value["json_schema"])
     if schema is NOT_JSON:
         return _REFUSED
-    return build(JsonSchemaOutput, {**value, "json_schema": schema})
+    return build(_settings.JsonSchemaOutput, {**value, "json_schema": schema})
 
 
 _CHOICE_MODELS: dict[str, type[CanonicalModel]] = {
-    "auto": AutoToolChoice, "none": NoToolChoice, "required": RequiredToolChoice}
+    "auto": _settings.AutoToolChoice, "none": _settings.NoToolChoice,
+    "required": _settings.RequiredToolChoice}
 _CHOICE_MODES = frozenset({"auto", "required"})
 _ALLOWED_KEYS = frozenset({"type", "names", "mode"})
 
@@ -288,7 +318,7 @@ def _tool_choice(value: Any) -> Any:
         return build(model, value) if len(value) == 1 else _REFUSED
     if kind == "tool":
         if value.keys() == {"type", "name"} and type(value["name"]) is str:
-            return build(NamedToolChoice, value)
+            return build(_settings.NamedToolChoice, value)
         return _REFUSED
     if kind != "allowed_tools" or not value.keys() <= _ALLOWED_KEYS:
         return _REFUSED
@@ -296,7 +326,7 @@ def _tool_choice(value: Any) -> Any:
     if (type(names) is not tuple and type(names) is not list) or not names \
             or not all(type(n) is str for n in names) or type(mode) is not str or mode not in _CHOICE_MODES:
         return _REFUSED
-    return build(AllowedToolsChoice, {**value, "names": tuple(names)})
+    return build(_settings.AllowedToolsChoice, {**value, "names": tuple(names)})
 
 
 # The fields plain_settings makes without validation, each with the check that gives what

@@ -7,7 +7,11 @@ names to what :func:`surface` makes of them::
     _SURFACE = surface(NAME, Options, __name__, build=build_request, decode=decode_response,
                        read=from_wire_request, translator=..., count=estimate_request_tokens,
                        docs=Docs(...))
-    to_wire = _SURFACE.to_wire
+    to_wire, from_wire, from_wire_request, stream, astream, estimate_input_tokens = _SURFACE
+
+The paragraphs several adapters' docstrings share (the settings shortcuts, the errors a decoder
+raises, what an estimate counts) are written here once; an adapter's :class:`Docs` names them
+beside its own.
 
 What is the same for every adapter lives here, once: the options read from ``options=`` and
 keyword switches (the defaults, with no call, when neither is given), the settings shortcuts,
@@ -22,9 +26,10 @@ adapter's own code. Each carries its adapter's module, name, docstring and ``Opt
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
 from partwire._collector import hold, release
 from partwire.adapters._kernel import (
@@ -46,7 +51,19 @@ if TYPE_CHECKING:
     from partwire.settings import RequestSettings
     from partwire.streaming import StreamEvent
 
-__all__ = ["Docs", "Surface", "surface"]
+__all__ = [
+    "ASTREAM",
+    "ESTIMATE",
+    "EVENTS",
+    "RAISES",
+    "READ",
+    "READ_BACK",
+    "SAME_BODY",
+    "SETTINGS",
+    "Docs",
+    "Surface",
+    "surface",
+]
 
 O = TypeVar("O")  # noqa: E741 (the adapter's Options, in every signature below)
 O_contra = TypeVar("O_contra", contravariant=True)
@@ -133,27 +150,73 @@ class Estimate(Protocol[O_contra]):
         ...
 
 
+# -- the docstrings ---------------------------------------------------------------------------
+# Paragraphs that read the same in several adapters' docstrings. An adapter's docstring is a
+# string, or its paragraphs in order (its own text and these), joined as one docstring.
+
+SETTINGS = """``settings`` (:class:`~partwire.settings.RequestSettings`, or a mapping of its fields) are
+written into the API's own fields; a setting it cannot take is a loss at
+``request.settings.<field>``. ``max_tokens``, ``tool_choice`` and ``parallel_tool_calls`` are
+shortcuts for those settings and win over them when given; a ``tool_choice`` mapping is the
+API's own, sent as it is."""
+"""``to_wire``: the settings and their shortcuts, where the API's own fields take them all."""
+
+RAISES = """An error body raises :class:`~partwire.adapters.ProviderError`; anything else that is not
+a response raises :class:`~partwire.adapters.WireFormatError`."""
+"""``from_wire``: what it raises."""
+
+READ = "A request body written for this API, as history and tools (and the other fields)."
+"""``from_wire_request``: what it reads."""
+
+READ_BACK = "``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back."
+"""``from_wire_request``: how to write the body back."""
+
+EVENTS = ("Stream events from SDK events, parsed JSON events, or raw SSE (bytes/text, whole or "
+          "chunked).")
+"""``stream``: what it reads, for an API that streams server-sent events."""
+
+ASTREAM = (":func:`stream` over an asynchronous source (the async SDK stream, an httpx byte "
+           "stream).")
+"""``astream``: the default docstring."""
+
+ESTIMATE = "An offline estimate of the input tokens of ``to_wire(history, tools=tools)``."
+"""``estimate_input_tokens``: what it gives."""
+
+SAME_BODY = """``model``, ``tool_choice``, ``params``, ``settings`` and ``accept_issuers`` are
+``to_wire``'s: pass the ones the request will be sent with, and the estimate counts the same
+body (a forced tool choice,
+body fields in ``params``, another issuer's echo state accepted)."""
+"""``estimate_input_tokens``: the arguments it shares with ``to_wire``."""
+
+Doc = str | tuple[str, ...]
+"""A docstring, or its paragraphs in order."""
+
+
 @dataclass(frozen=True, slots=True)
 class Docs:
     """The docstrings of an adapter's six public functions (what ``help()`` and the reference
     show)."""
 
-    to_wire: str
+    to_wire: Doc
     """``to_wire``'s."""
-    from_wire: str
+    from_wire: Doc
     """``from_wire``'s."""
-    from_wire_request: str
+    from_wire_request: Doc
     """``from_wire_request``'s."""
-    stream: str
+    stream: Doc
     """``stream``'s."""
-    astream: str
-    """``astream``'s."""
-    estimate_input_tokens: str
+    estimate_input_tokens: Doc
     """``estimate_input_tokens``'s."""
+    astream: Doc = ASTREAM
+    """``astream``'s."""
 
 
-@dataclass(frozen=True, slots=True)
-class Surface(Generic[O]):
+def _docstring(doc: Doc) -> str:
+    """``doc`` as one docstring: paragraphs, each dedented, joined by a blank line."""
+    return doc if isinstance(doc, str) else "\n\n".join(inspect.cleandoc(p) for p in doc)
+
+
+class Surface(NamedTuple, Generic[O]):
     """An adapter's six public functions, made by :func:`surface`."""
 
     to_wire: ToWire[O]
@@ -272,13 +335,14 @@ def surface(
                         losses=LossCollector(name), counting=True)
         return count(request)
 
-    made: Surface[O] = Surface(to_wire, from_wire, from_wire_request, stream, astream, estimate_input_tokens)
+    made: Surface[O] = Surface(to_wire, from_wire, from_wire_request, stream, astream,
+                               estimate_input_tokens)
     hint = f"{options_type.__name__} | Mapping[str, Any] | None"
     for fn in (to_wire, from_wire, from_wire_request, stream, astream, estimate_input_tokens):
         # As if written in the adapter's module: its name, docstring and Options in help() and
         # in the API reference (which inspects these functions: docs/_ext/kernel_surface.py).
         fn.__module__ = module
         fn.__qualname__ = fn.__name__
-        fn.__doc__ = getattr(docs, fn.__name__)
+        fn.__doc__ = _docstring(getattr(docs, fn.__name__))
         fn.__annotations__ = {**fn.__annotations__, "options": hint}
     return made

@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any, TypeVar
 
 from partwire._base import NOT_JSON, build, json_copy, provider_data, with_field
-from partwire._json import KEY_VERSION, same_json
+from partwire._json import KEY_VERSION, SHAPE_ERRORS, same_json
 from partwire._memo import memo
 from partwire.adapters._losses import LossCollector
 from partwire.adapters.requests import ToolSpec
@@ -26,6 +26,7 @@ __all__ = [
     "OMIT",
     "apply_overlay",
     "callers_to_wire",
+    "definition_from_wire",
     "flag_losses",
     "foreign_tool_loss",
     "import_tool",
@@ -153,6 +154,24 @@ def imported_definition(name: Any, description: Any, schema: dict[str, Any], por
                                           **flags})
     return ToolDefinition(name=name, description=description, input_schema=schema,
                           side_effects=side_effects, portable_schema=portable, **flags)
+
+
+def definition_from_wire(wire: dict[str, Any], name: Any, description: Any, parameters: Any,
+                         side_effects: str, again: Callable[[ToolDefinition], Mapping[str, Any]],
+                         api: str, issuer: str, **flags: Any) -> ToolSpec:
+    """The function tool ``wire`` (its ``name``, ``description``, ``parameters`` schema and typed
+    ``flags`` as read from it) as a :class:`ToolDefinition` carrying the overlay that turns
+    ``again(definition)``, its re-encoding, back into ``wire``; ``wire`` itself when its schema
+    or fields make no definition. A description that is not a string reads as empty."""
+    schema, portable, own = schema_or_none(parameters)
+    if schema is None:
+        return wire
+    try:
+        definition = imported_definition(name, description if isinstance(description, str) else "",
+                                         schema, portable, side_effects, own=own, **flags)
+    except (*SHAPE_ERRORS, SchemaError):
+        return wire
+    return with_overlay(definition, api, issuer, tool_overlay(wire, again(definition)))
 
 
 def overlay_for(tool: ToolDefinition | ServerToolDefinition, api: str, issuers: Collection[str],

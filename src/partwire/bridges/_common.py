@@ -3,23 +3,42 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from partwire._base import ProviderData
 from partwire.errors import LossError
 from partwire.model_ids import PROVIDER_PREFIXES
+from partwire.parts import UnknownPart
 from partwire.projection import Loss, LossAction, log_losses
 
-__all__ = ["UNKNOWN_FIELDS", "Export", "LossLog", "compact_json", "extras_of", "model_id", "require",
-           "unknown_fields", "unknown_fields_reason", "with_unknown_fields"]
+__all__ = ["UNKNOWN_FIELDS", "Export", "LossLog", "compact_json", "differences", "drop_unknown",
+           "extras_of", "model_id", "require", "unknown_fields", "unknown_fields_reason",
+           "with_unknown_fields"]
 
 # The key under which a bridge carries a message's fields unknown to this version (a newer
 # version's, or an application's): beside its other carried fields, apart so no name can collide.
 UNKNOWN_FIELDS = "unknown_fields"
 
 T = TypeVar("T")
+
+_MISSING = object()
+
+
+def drop_unknown(part: UnknownPart, log: LossLog | None, path: str, message_id: str | None,
+                 peer: str) -> None:
+    """Report an unknown part of another issuer as dropped: ``peer`` has no form for it."""
+    if log is not None:
+        log.add(path, "unknown", "dropped",
+                f"an unknown {part.original_type} part from {part.issuer} has no {peer} form",
+                message_id)
+
+
+def differences(original: Mapping[str, Any], again: Mapping[str, Any]) -> dict[str, Any]:
+    """The items of ``original`` that ``again`` (its re-encoding) lacks or holds otherwise: what a
+    bridge carries so the peer's object comes back exactly."""
+    return {k: v for k, v in original.items() if again.get(k, _MISSING) != v}
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,15 +22,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from partwire import history as _history
 from partwire.adapters import openai_responses
 from partwire.errors import PartwireError
-from partwire.history import (
-    CompactionEvent,
-    HistoryEvent,
-    ModelSwitchEvent,
-    TaskMetadataEvent,
-    UnknownEvent,
-)
 from partwire.ids import derive_id
 from partwire.messages import AssistantMessage, SystemMessage
 from partwire.usage import Usage
@@ -46,12 +40,12 @@ _ISSUER = "openai"
 _HARNESS_ITEMS = frozenset({"ghost_snapshot"})
 
 
-def read_file(path: str | Path) -> list[HistoryEvent]:
+def read_file(path: str | Path) -> list[_history.HistoryEvent]:
     """The history of a Codex rollout file."""
     return read_dump(Path(path))
 
 
-def read_dump(data: Any) -> list[HistoryEvent]:
+def read_dump(data: Any) -> list[_history.HistoryEvent]:
     """The history of a Codex session: the rollout file as bytes, text or a path, or its lines
     parsed (a list of dicts)."""
     return _Importer().run(lines_of(data, NAME))
@@ -60,20 +54,20 @@ def read_dump(data: Any) -> list[HistoryEvent]:
 class _Importer:
     def __init__(self) -> None:
         self.linker = Linker(NAME, _ISSUER)
-        self.history: list[HistoryEvent] = []
+        self.history: list[_history.HistoryEvent] = []
         self.session = ""
         self.provider = _ISSUER
         self.model: str | None = None
         self.run_items: list[tuple[Line, dict[str, Any]]] = []
-        self.deferred: list[HistoryEvent] = []
+        self.deferred: list[_history.HistoryEvent] = []
 
-    def run(self, lines: Any) -> list[HistoryEvent]:
+    def run(self, lines: Any) -> list[_history.HistoryEvent]:
         for line in lines:
             value = line.value
             if line.problem is not None or not isinstance(value, dict):
                 self._flush()
-                self.history.append(UnknownEvent(id=self._id(line), original_type=None, raw=value,
-                                                 problem=line.problem or f"line {line.number} is not a JSON object"))
+                self.history.append(_history.UnknownEvent(id=self._id(line), original_type=None, raw=value,
+                                                          problem=line.problem or f"line {line.number} is not a JSON object"))
                 continue
             self._line(line, value)
         self._flush()
@@ -83,12 +77,12 @@ class _Importer:
         when = parse_time(value.get("timestamp")) if isinstance(value, dict) else None
         return derive_id(NAME, self.session, str(line.number), str(k), at=when)
 
-    def _unknown(self, line: Line, value: dict[str, Any], problem: str) -> UnknownEvent:
+    def _unknown(self, line: Line, value: dict[str, Any], problem: str) -> _history.UnknownEvent:
         kind, payload = value.get("type"), value.get("payload")
         inner = payload.get("type") if isinstance(payload, dict) else None
-        return UnknownEvent(id=self._id(line, value=value), created_at=_time(value),
-                            original_type=f"{kind}:{inner}" if isinstance(inner, str) else
-                            kind if isinstance(kind, str) else None, raw=value, problem=problem)
+        return _history.UnknownEvent(id=self._id(line, value=value), created_at=_time(value),
+                                     original_type=f"{kind}:{inner}" if isinstance(inner, str) else
+                                     kind if isinstance(kind, str) else None, raw=value, problem=problem)
 
     def _line(self, line: Line, value: dict[str, Any]) -> None:
         kind, payload = value.get("type"), value.get("payload")
@@ -118,7 +112,7 @@ class _Importer:
             model = payload.get("model")
             if isinstance(model, str) and model != self.model:
                 if self.model is not None:
-                    self.history.append(ModelSwitchEvent(
+                    self.history.append(_history.ModelSwitchEvent(
                         id=self._id(line, 1, value), created_at=_time(value), from_model=self._model_id(self.model),
                         to_model=self._model_id(model), reason="turn_context"))
                 self.model = model
@@ -126,8 +120,8 @@ class _Importer:
         elif kind == "compacted" and isinstance(payload.get("message"), str):
             self._flush()
             rest = {k: v for k, v in payload.items() if k != "message"}
-            self.history.append(CompactionEvent(id=self._id(line, value=value), created_at=_time(value),
-                                                summary=payload["message"], metadata={NAME: rest} if rest else {}))
+            self.history.append(_history.CompactionEvent(id=self._id(line, value=value), created_at=_time(value),
+                                                         summary=payload["message"], metadata={NAME: rest} if rest else {}))
         else:
             self._flush()
             self.history.append(self._unknown(line, value, f"a Codex {kind!r} line: not a message"))
@@ -137,8 +131,8 @@ class _Importer:
             self.session = payload["id"]
         if isinstance(payload.get("model_provider"), str) and payload["model_provider"]:
             self.provider = payload["model_provider"]
-        self.history.append(TaskMetadataEvent(id=self._id(line, value=value), created_at=_time(value),
-                                              task_id=self.session or None, data=payload))
+        self.history.append(_history.TaskMetadataEvent(id=self._id(line, value=value), created_at=_time(value),
+                                                       task_id=self.session or None, data=payload))
         instructions = payload.get("base_instructions")
         text = instructions.get("text") if isinstance(instructions, dict) else instructions
         if isinstance(text, str):

@@ -24,53 +24,18 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
 
+from partwire import messages as _messages
+from partwire import parts as _parts
 from partwire._base import ProviderData, replace
 from partwire._media import decode_base64
 from partwire.adapters.bedrock.blocks import part_from_wire as converse_part
 from partwire.adapters.bedrock.blocks import part_to_wire as converse_block
 from partwire.adapters.cohere.blocks import stop_reason_from_wire as cohere_stop_reason
 from partwire.adapters.google.blocks import stop_reason_from_wire as gemini_stop_reason
-from partwire.bridges._common import (
-    UNKNOWN_FIELDS,
-    Export,
-    LossLog,
-    compact_json,
-    extras_of,
-    model_id,
-    require,
-    unknown_fields,
-    unknown_fields_reason,
-    with_unknown_fields,
-)
+from partwire.bridges import _common
+from partwire.bridges._common import UNKNOWN_FIELDS, Export, LossLog
 from partwire.history import HistoryEvent, UnknownEvent
 from partwire.ids import derive_id
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    StopReason,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    ImagePart,
-    Opaque,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlSource,
-)
 from partwire.usage import Usage
 
 if TYPE_CHECKING:
@@ -87,7 +52,7 @@ _MISSING = object()
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
 # Provider stop reasons as LangChain passes them through (Anthropic's, OpenAI's and Bedrock
 # Converse's words; Converse's normalised as the Bedrock adapter does).
-_STOPS: dict[str, StopReason] = {
+_STOPS: dict[str, _messages.StopReason] = {
     "end_turn": "stop", "stop": "stop", "stop_sequence": "stop", "max_tokens": "length",
     "length": "length", "tool_use": "tool_use", "tool_calls": "tool_use",
     "content_filter": "content_filter", "refusal": "refusal", "pause_turn": "pause",
@@ -120,7 +85,7 @@ _DEVELOPER = {"__openai_role__": "developer"}  # how LangChain's OpenAI integrat
 
 def from_messages(messages: Sequence[BaseMessage]) -> list[HistoryEvent]:
     """Import LangChain messages (any content format) as canonical history events."""
-    require("langchain_core", "langchain")
+    _common.require("langchain_core", "langchain")
     ctx = _Context()
     return [_from_lc(i, m.model_dump(), ctx) for i, m in enumerate(messages)]
 
@@ -132,7 +97,7 @@ def read_dump(data: bytes | str | Sequence[Mapping[str, Any]]) -> list[HistoryEv
     (``{"lc": 1, "type": "constructor", ...}`` per message), or plain message dicts
     (``[{"type": "human", "content": ...}]``).
     """
-    require("langchain_core", "langchain")
+    _common.require("langchain_core", "langchain")
     from langchain_core.load import load
     from langchain_core.messages import convert_to_messages, messages_from_dict
 
@@ -160,7 +125,7 @@ def to_messages(history: Sequence[HistoryEvent], *, strict: bool = False) -> Exp
 
     ``strict=True`` raises :class:`~partwire.errors.LossError` instead of losing anything.
     """
-    require("langchain_core", "langchain")
+    _common.require("langchain_core", "langchain")
     from langchain_core.messages import messages_from_dict
 
     log = LossLog(NAME)
@@ -168,8 +133,8 @@ def to_messages(history: Sequence[HistoryEvent], *, strict: bool = False) -> Exp
     dumps: list[dict[str, Any]] = []
     for i, event in enumerate(history):
         path = f"history[{i}]"
-        if not isinstance(event, SystemMessage | DeveloperMessage | UserMessage | AssistantMessage
-                          | ToolMessage):
+        if not isinstance(event, _messages.SystemMessage | _messages.DeveloperMessage | _messages.UserMessage
+                          | _messages.AssistantMessage | _messages.ToolMessage):
             log.add(path, event.type, "dropped", f"a LangChain message list has no {event.type} event",
                     event.id)
             continue
@@ -177,20 +142,20 @@ def to_messages(history: Sequence[HistoryEvent], *, strict: bool = False) -> Exp
         # Import the result to see which canonical fields it would not bring back; carry those.
         back = _from_lc(len(dumps), dumped, trial_ctx, verify=False)
         carried = _differences(event, back)
-        calls = {out_ctx.lc_ids[p.id]: p.id for p in event.parts if isinstance(p, ToolCallPart)
+        calls = {out_ctx.lc_ids[p.id]: p.id for p in event.parts if isinstance(p, _parts.ToolCallPart)
                  and derive_id(ISSUER, out_ctx.lc_ids[p.id], prefix="tu_") != p.id}
         if calls:
             carried["calls"] = calls  # canonical ids import would not derive from LangChain's
-        spelled = {p.id: p.arguments_json for p in event.parts if isinstance(p, ToolCallPart)
+        spelled = {p.id: p.arguments_json for p in event.parts if isinstance(p, _parts.ToolCallPart)
                    and (args := _object_args(p.arguments_json)) is not None
-                   and compact_json(args) != p.arguments_json}
+                   and _common.compact_json(args) != p.arguments_json}
         if spelled:
             carried["arguments"] = spelled  # the exact text of arguments LangChain holds as objects
         signatures = {_standard_base64(sig): sig for p in event.parts
                       if (sig := _gemini_signature(p)) is not None and _standard_base64(sig) != sig}
         if signatures:
             carried["signatures"] = signatures  # Gemini signatures as spelled before LangChain's form
-        if extras_of(event.provider_data, ISSUER).get("untimed"):
+        if _common.extras_of(event.provider_data, ISSUER).get("untimed"):
             carried.pop("created_at", None)  # LangChain gave it no time; import gives it one
         if carried:
             dumped["response_metadata"] = {**dumped["response_metadata"], "partwire": carried}
@@ -221,13 +186,13 @@ def _differences(event: HistoryEvent, back: HistoryEvent) -> dict[str, Any]:
     a = event.model_dump(mode="json")
     b = back.model_dump(mode="json")
     carried = {k: a[k] for k in _CARRIED if k in a and a[k] != b.get(k, _MISSING)}
-    if unknown := unknown_fields(event):
+    if unknown := _common.unknown_fields(event):
         carried[UNKNOWN_FIELDS] = unknown
     return carried
 
 
 def _mark(model: Any, data: dict[str, Any]) -> Any:
-    merged = {**extras_of(model.provider_data, ISSUER), **_jsonable(data)}
+    merged = {**_common.extras_of(model.provider_data, ISSUER), **_jsonable(data)}
     return replace(model, provider_data=ProviderData(issuer=ISSUER, data=merged))
 
 
@@ -269,23 +234,24 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
                       for p in parts)
     if spelled:
         parts = tuple(replace(p, arguments_json=spelled[p.id])
-                      if isinstance(p, ToolCallPart) and isinstance(spelled.get(p.id), str) else p
+                      if isinstance(p, _parts.ToolCallPart) and isinstance(spelled.get(p.id), str) else p
                       for p in parts)
     if kind != "tool":  # a tool message's text is its output text, which holds no provider data
         parts = _fold_cache_points(parts)
     event: HistoryEvent
     if kind == "human":
-        event = UserMessage(parts=parts, **common)
+        event = _messages.UserMessage(parts=parts, **common)
     elif kind == "system":
         developer = all(dumped.get("additional_kwargs", {}).get(k) == v for k, v in _DEVELOPER.items())
-        event = (DeveloperMessage if developer else SystemMessage)(parts=parts, **common)
+        cls = _messages.DeveloperMessage if developer else _messages.SystemMessage
+        event = cls(parts=parts, **common)
     elif kind == "tool":
-        texts = [p.text for p in parts if isinstance(p, TextPart) and not p.citations]
-        event = ToolMessage(
+        texts = [p.text for p in parts if isinstance(p, _parts.TextPart) and not p.citations]
+        event = _messages.ToolMessage(
             call_id=ctx.call_id(dumped.get("tool_call_id") or ""), tool_name=dumped.get("name") or "",
             status="error" if dumped.get("status") == "error" else "success",
             output_text="".join(texts),
-            parts=tuple(p for p in parts if not (isinstance(p, TextPart) and not p.citations)),
+            parts=tuple(p for p in parts if not (isinstance(p, _parts.TextPart) and not p.citations)),
             data=dumped.get("artifact"), **common)
     else:
         meta = dumped.get("response_metadata", {})
@@ -294,17 +260,17 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
         raw = meta.get("stop_reason") or meta.get("finish_reason") or meta.get("stopReason")
         stop = _STOPS.get(raw) if isinstance(raw, str) else None
         if provider == "google":  # Gemini's finishReason, read as the Google adapter reads it
-            stop = gemini_stop_reason(raw, tool_calls=any(isinstance(p, ToolCallPart) for p in parts))
+            stop = gemini_stop_reason(raw, tool_calls=any(isinstance(p, _parts.ToolCallPart) for p in parts))
         elif provider == "cohere":  # langchain-cohere keeps Cohere's own finish_reason (TOOL_CALL)
             stop = cohere_stop_reason(raw)
-        event = AssistantMessage(
+        event = _messages.AssistantMessage(
             parts=parts, provider=provider,
-            model=model_id(provider, model_name),
+            model=_common.model_id(provider, model_name),
             stop_reason=stop,
             stop_reason_raw=raw if isinstance(raw, str) else None,
             usage=_usage_from_lc(dumped.get("usage_metadata")), **common)
     if isinstance(carried, dict) and carried:
-        event = type(event).model_validate(with_unknown_fields(event.model_dump(), carried))
+        event = type(event).model_validate(_common.with_unknown_fields(event.model_dump(), carried))
     untimed = not (isinstance(carried, dict) and "created_at" in carried)
     if not verify:
         return event
@@ -312,22 +278,22 @@ def _from_lc(i: int, dumped: dict[str, Any], ctx: _Context, *, verify: bool = Tr
     if isinstance(as_carried, dict) and as_carried:
         rebuilt["response_metadata"] = {**rebuilt["response_metadata"], "partwire": as_carried}
     again = messages_from_dict([{"type": kind, "data": rebuilt}])[0].model_dump()
-    extras = {k: v for k, v in dumped.items() if again.get(k, _MISSING) != v}
+    extras = _common.differences(dumped, again)
     marks: dict[str, Any] = {"fields": extras} if extras else {}
     if untimed:
         marks["untimed"] = True
     return _mark(event, marks) if marks else event
 
 
-def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
+def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> _parts.Part:
     kind = block.get("type")
-    part: Part
+    part: _parts.Part
     if kind == "text":
         signature = (block.get("extras") or {}).get("signature")
         # Only langchain-google-genai signs text blocks: a signature there is Gemini's.
-        part = TextPart(text=block.get("text", ""), provider_data=_gemini_data(signature))
+        part = _parts.TextPart(text=block.get("text", ""), provider_data=_gemini_data(signature))
     elif kind == "reasoning" and isinstance(_redacted(block), bytes):
-        part = RedactedThinkingPart(data=Opaque(value=_b64(_redacted(block)), issuer=issuer))
+        part = _parts.RedactedThinkingPart(data=_parts.Opaque(value=_b64(_redacted(block)), issuer=issuer))
     elif (native := _converse_native_block(block)) is not None:
         # Converse's own block (guardContent, document, video...): the Bedrock adapter's decoder
         # reads it, so the part is the one that adapter sends back; Bedrock's, whatever the
@@ -336,71 +302,71 @@ def _part_from_block(block: dict[str, Any], issuer: str, ctx: _Context) -> Part:
         return converse_part(native)[0]
     elif kind == "non_standard" and isinstance(_converse_redacted(block), bytes):
         # Converse's own block: Bedrock's, whatever the message says of its provider.
-        part = RedactedThinkingPart(data=Opaque(value=_b64(_converse_redacted(block)), issuer="bedrock"))
+        part = _parts.RedactedThinkingPart(data=_parts.Opaque(value=_b64(_converse_redacted(block)), issuer="bedrock"))
     elif kind == "reasoning":
         signature = (block.get("extras") or {}).get("signature")
-        part = ThinkingPart(text=block.get("reasoning", ""),
-                            signature=Opaque(value=signature, issuer=issuer)
-                            if isinstance(signature, str) else None)
+        part = _parts.ThinkingPart(text=block.get("reasoning", ""),
+                                   signature=_parts.Opaque(value=signature, issuer=issuer)
+                                   if isinstance(signature, str) else None)
     elif kind in ("tool_call", "invalid_tool_call"):
         lc_id = block.get("id") or ""
         args = block.get("args")
         canonical = ctx.call_id(lc_id)
-        part = ToolCallPart(id=canonical, name=block.get("name") or "",
-                            arguments_json=args if isinstance(args, str) else compact_json(args or {}),
-                            provider_ids={} if lc_id == canonical else {issuer: lc_id})
+        part = _parts.ToolCallPart(id=canonical, name=block.get("name") or "",
+                                   arguments_json=args if isinstance(args, str) else _common.compact_json(args or {}),
+                                   provider_ids={} if lc_id == canonical else {issuer: lc_id})
         ctx.lc_ids[canonical] = lc_id
         ctx.canonical[lc_id] = canonical
         if (data := _gemini_data(ctx.signatures.get(lc_id))) is not None:
             part = replace(part, provider_data=data)
     elif kind == "server_tool_call":
-        part = ServerToolCallPart(id=block["id"], name=block["name"], input=block.get("args"),
-                                  issuer=_issuer_of(block, issuer))
+        part = _parts.ServerToolCallPart(id=block["id"], name=block["name"], input=block.get("args"),
+                                         issuer=_issuer_of(block, issuer))
     elif kind == "server_tool_result":
         block_type = (block.get("extras") or {}).get("block_type")
-        part = ServerToolResultPart(call_id=block["tool_call_id"], output=block.get("output"),
-                                    name=block_type if isinstance(block_type, str) else "",
-                                    issuer=_issuer_of(block, issuer))
+        part = _parts.ServerToolResultPart(call_id=block["tool_call_id"], output=block.get("output"),
+                                           name=block_type if isinstance(block_type, str) else "",
+                                           issuer=_issuer_of(block, issuer))
     elif kind == "refusal":
-        part = RefusalPart(text=block["refusal"])
+        part = _parts.RefusalPart(text=block["refusal"])
     elif kind in ("image", "audio", "file") and _source_of(block, issuer) is not None:
         source = _source_of(block, issuer)
         detail = (block.get("extras") or {}).get("detail")
         if kind == "image" and detail in ("auto", "low", "high", "original"):
-            part = ImagePart(source=source, media_type=block.get("mime_type"), detail=detail)
+            part = _parts.ImagePart(source=source, media_type=block.get("mime_type"), detail=detail)
         else:
-            kinds: dict[str, type[ImagePart] | type[AudioPart] | type[DocumentPart]] = {
-                "image": ImagePart, "audio": AudioPart, "file": DocumentPart}
+            kinds: dict[str, type[_parts.ImagePart | _parts.AudioPart | _parts.DocumentPart]] = {
+                "image": _parts.ImagePart, "audio": _parts.AudioPart, "file": _parts.DocumentPart}
             cls = kinds[kind]
             part = cls(source=source, media_type=block.get("mime_type"))
-            if isinstance(part, DocumentPart):
+            if isinstance(part, _parts.DocumentPart):
                 part = replace(part, filename=_filename(block))
     elif kind == "text-plain" and isinstance(block.get("text"), str):
         extras = block.get("extras") or {}
-        part = DocumentPart(source=TextSource(text=block["text"]), title=block.get("title"),
-                            media_type=extras.get("media_type", "text/plain"), filename=_filename(block))
+        part = _parts.DocumentPart(source=_parts.TextSource(text=block["text"]), title=block.get("title"),
+                                   media_type=extras.get("media_type", "text/plain"), filename=_filename(block))
     elif kind == "non_standard" and isinstance(block.get("value"), dict) \
             and block["value"].get("type") == "redacted_thinking" and isinstance(block["value"].get("data"), str):
-        part = RedactedThinkingPart(data=Opaque(value=block["value"]["data"], issuer=issuer))
+        part = _parts.RedactedThinkingPart(data=_parts.Opaque(value=block["value"]["data"], issuer=issuer))
     else:
-        return UnknownPart(original_type=f"{ISSUER}:{kind}", raw=_jsonable(block), issuer=ISSUER)
+        return _parts.UnknownPart(original_type=f"{ISSUER}:{kind}", raw=_jsonable(block), issuer=ISSUER)
     rebuilt = _block_from_part(part, issuer, ctx.trial(), None, "")
-    extras = {k: v for k, v in block.items() if (rebuilt or {}).get(k, _MISSING) != v}
+    extras = _common.differences(block, rebuilt or {})
     if kind == "server_tool_result":
         extras.pop("tool_call_id", None)
     return _mark(part, {"block": extras}) if extras else part
 
 
-def _fold_cache_points(parts: tuple[Part, ...]) -> tuple[Part, ...]:
+def _fold_cache_points(parts: tuple[_parts.Part, ...]) -> tuple[_parts.Part, ...]:
     """Each Converse ``cachePoint`` block (a non-standard block to LangChain) on the part before
     it, where the Bedrock adapter records one, so a history sent to Bedrock keeps its cache
     points; kept as an unknown part when that part already carries data of its own."""
-    out: list[Part] = []
+    out: list[_parts.Part] = []
     for part in parts:
         point = _cache_point(part)
         before = out[-1].provider_data if out else None
         marks = {} if before is None else _converse_marks(before)
-        if point is not None and out and not isinstance(out[-1], UnknownPart) \
+        if point is not None and out and not isinstance(out[-1], _parts.UnknownPart) \
                 and marks is not None and "cache_point" not in marks:
             out[-1] = replace(out[-1], provider_data=ProviderData(
                 issuer="bedrock", data={**marks, "cache_point": point}))
@@ -409,8 +375,8 @@ def _fold_cache_points(parts: tuple[Part, ...]) -> tuple[Part, ...]:
     return tuple(out)
 
 
-def _cache_point(part: Part) -> dict[str, Any] | None:
-    if not (isinstance(part, UnknownPart) and part.issuer == ISSUER
+def _cache_point(part: _parts.Part) -> dict[str, Any] | None:
+    if not (isinstance(part, _parts.UnknownPart) and part.issuer == ISSUER
             and part.original_type == f"{ISSUER}:non_standard" and isinstance(part.raw, dict)
             and set(part.raw) == {"type", "value"}):
         return None
@@ -420,7 +386,7 @@ def _cache_point(part: Part) -> dict[str, Any] | None:
     return None
 
 
-def _converse_point(part: Part) -> dict[str, Any] | None:
+def _converse_point(part: _parts.Part) -> dict[str, Any] | None:
     """The cache point a part carries for Bedrock, when the rest of its provider data (if any)
     is what the Bedrock adapter's encoder writes into the part's block."""
     marks = _converse_marks(part.provider_data)
@@ -460,16 +426,16 @@ def _converse_native_block(block: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def _converse_block(part: Part) -> dict[str, Any] | None:
+def _converse_block(part: _parts.Part) -> dict[str, Any] | None:
     """The Converse block the Bedrock adapter's own encoder writes for a part that only Bedrock
     can hold as it is (guarded text, media with Bedrock's marks, an unknown Converse block), when
     it writes one with no loss; None for any other part."""
-    if part.provider_data is None and not isinstance(part, UnknownPart):
+    if part.provider_data is None and not isinstance(part, _parts.UnknownPart):
         return None  # the common case, first
-    if isinstance(part, UnknownPart):
+    if isinstance(part, _parts.UnknownPart):
         if part.issuer != "bedrock":
             return None
-    elif isinstance(part, TextPart | ImagePart | AudioPart | DocumentPart):
+    elif isinstance(part, _parts.TextPart | _parts.ImagePart | _parts.AudioPart | _parts.DocumentPart):
         found = _converse_marks(part.provider_data)
         if not found or set(found) <= {"cache_point"}:
             return None
@@ -535,18 +501,18 @@ def _gemini_data(signature: Any) -> ProviderData | None:
         if isinstance(signature, str) and signature else None
 
 
-def _gemini_signature(part: Part) -> str | None:
+def _gemini_signature(part: _parts.Part) -> str | None:
     """The Gemini thought signature a text part or call carries in its provider data (the Google
     adapter's form), when that is what the data holds (beside the signing model and the mark of a
     call without an id, which LangChain does not keep)."""
     marks = _gemini_marks(part)
-    if not isinstance(part, TextPart | ToolCallPart) or not set(marks) <= {"thoughtSignature", "model", "no_id"}:
+    if not isinstance(part, _parts.TextPart | _parts.ToolCallPart) or not set(marks) <= {"thoughtSignature", "model", "no_id"}:
         return None
     signature = marks.get("thoughtSignature")
     return signature if isinstance(signature, str) and signature else None
 
 
-def _gemini_marks(part: Part) -> dict[str, Any]:
+def _gemini_marks(part: _parts.Part) -> dict[str, Any]:
     pd = part.provider_data
     return pd.data if pd is not None and pd.issuer == _GOOGLE and isinstance(pd.data, dict) else {}
 
@@ -577,11 +543,11 @@ def _issuer_of(block: dict[str, Any], issuer: str) -> str:
 
 def _source_of(block: dict[str, Any], issuer: str) -> Any:
     if isinstance(block.get("url"), str):
-        return UrlSource(url=block["url"])
+        return _parts.UrlSource(url=block["url"])
     if isinstance(block.get("base64"), str):
-        return Base64Source(data=block["base64"])
+        return _parts.Base64Source(data=block["base64"])
     if isinstance(block.get("file_id"), str):
-        return ProviderFileSource(file_id=block["file_id"], issuer=_issuer_of(block, issuer))
+        return _parts.ProviderFileSource(file_id=block["file_id"], issuer=_issuer_of(block, issuer))
     return None
 
 
@@ -600,33 +566,34 @@ def _usage_from_lc(usage: Any) -> Usage | None:
 # canonical -> LangChain
 
 
-def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMessage | ToolMessage,
+def _to_lc(event: _messages.SystemMessage | _messages.DeveloperMessage | _messages.UserMessage
+           | _messages.AssistantMessage | _messages.ToolMessage,
            ctx: _Context, log: LossLog | None, path: str) -> dict[str, Any]:
     """A canonical message as a LangChain message dump (``model_dump`` form), without carry."""
-    own = extras_of(event.provider_data, ISSUER)
+    own = _common.extras_of(event.provider_data, ISSUER)
     response = _converse_response(event)
     if event.provider_data is not None and event.provider_data.issuer != ISSUER and log is not None \
             and response is None:
         log.add(path, f"{event.role}_message", "dropped",
                 f"provider data from {event.provider_data.issuer} has no place in LangChain", event.id)
-    answerer = _answerer(event) if isinstance(event, AssistantMessage) else None
+    answerer = _answerer(event) if isinstance(event, _messages.AssistantMessage) else None
     issuer = answerer or ISSUER
     out: dict[str, Any] = {"additional_kwargs": {}, "response_metadata": {}, "name": None,
                            "id": event.id}
     parts = event.parts
     match event:
-        case SystemMessage() | DeveloperMessage():
+        case _messages.SystemMessage() | _messages.DeveloperMessage():
             out["type"] = "system"
-            if isinstance(event, DeveloperMessage):
+            if isinstance(event, _messages.DeveloperMessage):
                 out["additional_kwargs"] = dict(_DEVELOPER)
-        case UserMessage():
+        case _messages.UserMessage():
             out["type"] = "human"
-        case ToolMessage():
+        case _messages.ToolMessage():
             out.update(type="tool", tool_call_id=ctx.lc_ids.get(event.call_id, event.call_id),
                        name=event.tool_name, status="error" if event.status == "error" else "success",
                        artifact=event.data)
-            parts = ((TextPart(text=event.output_text),) if event.output_text else ()) + event.parts
-        case AssistantMessage():
+            parts = ((_parts.TextPart(text=event.output_text),) if event.output_text else ()) + event.parts
+        case _messages.AssistantMessage():
             meta: dict[str, Any] = {"output_version": "v1"}
             model_name = event.model
             if answerer:
@@ -652,7 +619,7 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
                 and point is None and signature is None and _converse_block(part) is None:
             log.add(ppath, part.type, "dropped",
                     f"provider data from {part.provider_data.issuer} has no place in LangChain", event.id)
-        if log is not None and (reason := unknown_fields_reason(part, "LangChain")):
+        if log is not None and (reason := _common.unknown_fields_reason(part, "LangChain")):
             log.add(ppath, part.type, "dropped", reason, event.id)
         if signature is not None and log is not None:
             rest = sorted(set(_gemini_marks(part)) - {"thoughtSignature"})
@@ -666,24 +633,24 @@ def _to_lc(event: SystemMessage | DeveloperMessage | UserMessage | AssistantMess
             out["additional_kwargs"] = {**out["additional_kwargs"],
                                         _GEMINI_SIGNATURES: {**held, block["id"]: _standard_base64(signature)}}
         if block is not None:
-            blocks.append({**block, **_unjson(extras_of(part.provider_data, ISSUER).get("block", {}))})
+            blocks.append({**block, **_unjson(_common.extras_of(part.provider_data, ISSUER).get("block", {}))})
             if point is not None:  # Converse's block, as langchain-aws sends it
                 blocks.append({"type": "non_standard", "value": {"cachePoint": point}})
         elif point is not None and log is not None:
             log.add(ppath, part.type, "dropped", "the cache point after it goes with it", event.id)
-    if isinstance(event, AssistantMessage):
+    if isinstance(event, _messages.AssistantMessage):
         out["tool_calls"] = [{"type": "tool_call", "id": b["id"], "name": b["name"], "args": b["args"]}
                              for b in blocks if b["type"] == "tool_call"]
         out["invalid_tool_calls"] = [b for b in blocks if b["type"] == "invalid_tool_call"]
         blocks = [b for b in blocks if b["type"] != "invalid_tool_call"]
     only_text = (len(blocks) == 1 and set(blocks[0]) == {"type", "text"} and blocks[0]["type"] == "text"
                  and blocks[0]["text"] != "")  # an empty string would read back as no block at all
-    out["content"] = blocks[0]["text"] if only_text and not isinstance(event, AssistantMessage) \
-        else ("" if not blocks and not isinstance(event, AssistantMessage) else blocks)
+    out["content"] = blocks[0]["text"] if only_text and not isinstance(event, _messages.AssistantMessage) \
+        else ("" if not blocks and not isinstance(event, _messages.AssistantMessage) else blocks)
     return {**out, **_unjson(own.get("fields", {}))}
 
 
-def _answerer(event: AssistantMessage) -> str | None:
+def _answerer(event: _messages.AssistantMessage) -> str | None:
     """The provider an answer is exported under: its own, or else the one issuer of all the
     provider state its parts hold (an answer imported from a request names no provider, and
     LangChain's provider packages echo signatures and call ids only under their own name)."""
@@ -691,13 +658,13 @@ def _answerer(event: AssistantMessage) -> str | None:
         return event.provider
     found: set[str] = set()
     for part in event.parts:
-        if isinstance(part, ThinkingPart) and part.signature is not None:
+        if isinstance(part, _parts.ThinkingPart) and part.signature is not None:
             found.add(part.signature.issuer)
-        elif isinstance(part, RedactedThinkingPart):
+        elif isinstance(part, _parts.RedactedThinkingPart):
             found.add(part.data.issuer)
-        elif isinstance(part, ToolCallPart):
+        elif isinstance(part, _parts.ToolCallPart):
             found.update(part.provider_ids)
-        elif isinstance(part, ServerToolCallPart | ServerToolResultPart):
+        elif isinstance(part, _parts.ServerToolCallPart | _parts.ServerToolResultPart):
             found.add(part.issuer)
         if _gemini_signature(part) is not None:
             found.add(_GOOGLE)
@@ -708,7 +675,7 @@ def _answerer(event: AssistantMessage) -> str | None:
 def _converse_response(event: HistoryEvent) -> dict[str, Any] | None:
     """The Converse response fields the Bedrock adapter kept on an answer (``metrics``, ``trace``,
     ``additionalModelResponseFields``...), when that is all of its provider data."""
-    if not isinstance(event, AssistantMessage):
+    if not isinstance(event, _messages.AssistantMessage):
         return None
     pd = event.provider_data
     if pd is None or pd.issuer != "bedrock" \
@@ -718,14 +685,14 @@ def _converse_response(event: HistoryEvent) -> dict[str, Any] | None:
     return dict(pd.data["response"])
 
 
-def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None, path: str,
+def _block_from_part(part: _parts.Part, issuer: str, ctx: _Context, log: LossLog | None, path: str,
                      message_id: str | None = None) -> dict[str, Any] | None:
     """A canonical part as a v1 content block (None: LangChain cannot hold it)."""
     native = _converse_block(part)
     if native is not None:  # Converse's own block, as langchain-aws sends it
         return {"type": "non_standard", "value": native}
     match part:
-        case TextPart():
+        case _parts.TextPart():
             if part.citations and log is not None:
                 log.add(path, "text", "dropped", "citations are not mapped to LangChain annotations",
                         message_id)
@@ -733,7 +700,7 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             if signature is not None:  # where langchain-google-genai keeps a text part's signature
                 return {"type": "text", "text": part.text, "extras": {"signature": _standard_base64(signature)}}
             return {"type": "text", "text": part.text}
-        case ThinkingPart():
+        case _parts.ThinkingPart():
             block: dict[str, Any] = {"type": "reasoning", "reasoning": part.text}
             if part.signature is not None:
                 block["extras"] = {"signature": part.signature.value}
@@ -742,7 +709,7 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
                 log.add(path, "thinking", "dropped", "LangChain reasoning blocks keep no reasoning id",
                         message_id)
             return block
-        case RedactedThinkingPart():
+        case _parts.RedactedThinkingPart():
             if part.data.issuer == "bedrock":
                 raw = decode_base64(part.data.value)
                 if raw is not None:  # Converse's own block (it names its issuer), bytes as boto3 takes them
@@ -755,7 +722,7 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
                         "Bedrock's encrypted reasoning is bytes and this value is not base64; "
                         "kept in Anthropic's redacted_thinking shape", message_id)
             return {"type": "non_standard", "value": {"type": "redacted_thinking", "data": part.data.value}}
-        case ToolCallPart():
+        case _parts.ToolCallPart():
             lc_id = part.provider_ids.get(issuer)
             if lc_id is None and part.provider_ids and log is not None:
                 log.add(path, "tool_call", "id_mapped",
@@ -776,7 +743,7 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             # provider packages do not send it).
             return {"type": "invalid_tool_call", "id": lc_id, "name": part.name,
                     "args": part.arguments_json, "error": None}
-        case ServerToolCallPart():
+        case _parts.ServerToolCallPart():
             args = part.input if isinstance(part.input, dict) else {"input": part.input}
             if not isinstance(part.input, dict) and log is not None:
                 log.add(path, "server_tool_call", "rewritten",
@@ -784,26 +751,26 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
                         message_id)
             return {"type": "server_tool_call", "id": part.id, "name": part.name, "args": args,
                     **_owner(part.issuer, issuer)}
-        case ServerToolResultPart():
+        case _parts.ServerToolResultPart():
             block = {"type": "server_tool_result", "tool_call_id": part.call_id, "status": "success",
                      "output": part.output, **_owner(part.issuer, issuer)}
             if part.name:  # where LangChain keeps the result's block type (Anthropic's name for it)
                 block["extras"] = {**block.get("extras", {}), "block_type": part.name}
             return block
-        case RefusalPart():
+        case _parts.RefusalPart():
             return {"type": "refusal", "refusal": part.text}
-        case ImagePart() | AudioPart() | DocumentPart():
+        case _parts.ImagePart() | _parts.AudioPart() | _parts.DocumentPart():
             kind = "file" if part.type == "document" else part.type
             src = part.source
             block = {"type": kind}
-            if isinstance(src, UrlSource):
+            if isinstance(src, _parts.UrlSource):
                 block["url"] = src.url
-            elif isinstance(src, Base64Source):
+            elif isinstance(src, _parts.Base64Source):
                 block["base64"] = src.data
-            elif isinstance(src, ProviderFileSource):
+            elif isinstance(src, _parts.ProviderFileSource):
                 block["file_id"] = src.file_id
                 block.update(_owner(src.issuer, issuer))  # who can read the file
-            elif isinstance(src, TextSource) and part.type == "document":
+            elif isinstance(src, _parts.TextSource) and part.type == "document":
                 block = {"type": "text-plain", "text": src.text}
             else:
                 if log is not None:
@@ -816,9 +783,9 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
             if block["type"] == "text-plain" and part.media_type != "text/plain":
                 # LangChain's plain-text block is text/plain; the part's own type rides in extras
                 block["extras"] = {"media_type": part.media_type}
-            if isinstance(part, ImagePart) and part.detail is not None:
+            if isinstance(part, _parts.ImagePart) and part.detail is not None:
                 block["extras"] = {**block.get("extras", {}), "detail": part.detail}  # OpenAI's hint, where LangChain puts it
-            if isinstance(part, DocumentPart):
+            if isinstance(part, _parts.DocumentPart):
                 if part.title is not None and block["type"] == "text-plain":
                     block["title"] = part.title
                 elif part.title is not None and log is not None:
@@ -827,13 +794,10 @@ def _block_from_part(part: Part, issuer: str, ctx: _Context, log: LossLog | None
                 if part.filename is not None:  # where LangChain's OpenAI translator reads it
                     block["extras"] = {**block.get("extras", {}), "filename": part.filename}
             return block
-        case UnknownPart():
+        case _parts.UnknownPart():
             if part.issuer == ISSUER and isinstance(part.raw, dict):
                 return dict(_unjson(part.raw))
-            if log is not None:
-                log.add(path, "unknown", "dropped",
-                        f"an unknown {part.original_type} part from {part.issuer} has no LangChain form",
-                        message_id)
+            _common.drop_unknown(part, log, path, message_id, "LangChain")
             return None
         case _:
             assert_never(part)
@@ -854,7 +818,7 @@ def _owner(owner: str, issuer: str) -> dict[str, Any]:
     return {} if owner == issuer else {"extras": {"issuer": owner}}
 
 
-def _check_opaque(opaque: Opaque, issuer: str, log: LossLog | None, path: str,
+def _check_opaque(opaque: _parts.Opaque, issuer: str, log: LossLog | None, path: str,
                   message_id: str | None) -> None:
     if log is None:
         return

@@ -29,31 +29,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from partwire import messages as _messages
+from partwire import parts as _parts
 from partwire._base import ProviderData
 from partwire._media import sniff_media_type
 from partwire.bridges._common import LossLog, compact_json, extras_of, require
 from partwire.errors import LossError, WireFormatError
 from partwire.history import HistoryEvent
 from partwire.ids import derive_id
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    StopReason,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    ImagePart,
-    Part,
-    TextPart,
-    TextSource,
-    ToolCallPart,
-    UrlSource,
-)
 from partwire.projection import Loss, log_losses
 
 __all__ = [
@@ -75,8 +58,8 @@ ISSUER = "mcp"
 
 # Lines of output_text: one per text block or resource link.
 _SEP = "\n"
-_STOP: dict[str, StopReason] = {"endTurn": "stop", "stopSequence": "stop", "maxTokens": "length",
-                                "toolUse": "tool_use"}
+_STOP: dict[str, _messages.StopReason] = {"endTurn": "stop", "stopSequence": "stop", "maxTokens": "length",
+                                          "toolUse": "tool_use"}
 _STOP_BACK = {"stop": "endTurn", "length": "maxTokens", "tool_use": "toolUse"}
 
 
@@ -125,7 +108,7 @@ def _json(obj: Any, what: str) -> dict[str, Any]:
 # -- tool results: MCP -> canonical -----------------------------------------------------------
 
 
-def from_call_tool_result(result: Any, *, call_id: str, tool_name: str) -> ToolMessage:
+def from_call_tool_result(result: Any, *, call_id: str, tool_name: str) -> _messages.ToolMessage:
     """The tool message of an MCP ``CallToolResult`` (the ``mcp`` type or its JSON), answering
     the call ``call_id`` (a canonical id) of tool ``tool_name``."""
     body = _json(result, "CallToolResult")
@@ -141,16 +124,16 @@ def from_call_tool_result(result: Any, *, call_id: str, tool_name: str) -> ToolM
         layout["result"] = rest
     if "isError" in body:
         layout["is_error"] = body["isError"]
-    return ToolMessage(call_id=call_id, tool_name=tool_name,
-                       status="error" if body.get("isError") else "success",
-                       data=body.get("structuredContent"), provider_data=ProviderData(issuer=ISSUER, data=layout),
-                       **fields)
+    return _messages.ToolMessage(call_id=call_id, tool_name=tool_name,
+                                 status="error" if body.get("isError") else "success",
+                                 data=body.get("structuredContent"), provider_data=ProviderData(issuer=ISSUER, data=layout),
+                                 **fields)
 
 
 def _content_from_mcp(content: list[Any], path: str) -> dict[str, Any]:
     """``output_text``, ``parts`` and the layout that puts the blocks back together."""
     lines: list[str] = []
-    parts: list[Part] = []
+    parts: list[_parts.Part] = []
     layout: list[dict[str, Any]] = []
     for k, block in enumerate(content):
         where = f"{path}[{k}]"
@@ -197,28 +180,28 @@ def _extras(block: Mapping[str, Any], *known: str) -> dict[str, Any]:
     return {k: v for k, v in block.items() if k not in known}
 
 
-def _media(kind: str, data: str, media_type: str | None) -> Part:
+def _media(kind: str, data: str, media_type: str | None) -> _parts.Part:
     if kind == "image":
-        return ImagePart(source=Base64Source(data=data), media_type=media_type)
-    return AudioPart(source=Base64Source(data=data), media_type=media_type)
+        return _parts.ImagePart(source=_parts.Base64Source(data=data), media_type=media_type)
+    return _parts.AudioPart(source=_parts.Base64Source(data=data), media_type=media_type)
 
 
-def _resource_part(resource: Mapping[str, Any]) -> Part:
+def _resource_part(resource: Mapping[str, Any]) -> _parts.Part:
     media_type = resource.get("mimeType")
     uri = _str(resource, "uri")
     if "text" in resource:
-        return DocumentPart(source=TextSource(text=_str(resource, "text")),
-                            media_type=media_type or "text/plain", title=uri)
+        return _parts.DocumentPart(source=_parts.TextSource(text=_str(resource, "text")),
+                                   media_type=media_type or "text/plain", title=uri)
     data = _str(resource, "blob")
     if isinstance(media_type, str) and media_type.split("/")[0] in ("image", "audio"):
         return _media(media_type.split("/")[0], data, media_type)
-    return DocumentPart(source=Base64Source(data=data), media_type=media_type, title=uri)
+    return _parts.DocumentPart(source=_parts.Base64Source(data=data), media_type=media_type, title=uri)
 
 
 # -- tool results: canonical -> MCP -----------------------------------------------------------
 
 
-def to_call_tool_result(message: ToolMessage, *, strict: bool = False, as_dict: bool = False) -> ToolResultExport:
+def to_call_tool_result(message: _messages.ToolMessage, *, strict: bool = False, as_dict: bool = False) -> ToolResultExport:
     """An MCP ``CallToolResult`` of ``message``, with a loss for what it cannot hold.
 
     A message imported by :func:`from_call_tool_result` and not changed since gives the same
@@ -253,7 +236,7 @@ def to_call_tool_result(message: ToolMessage, *, strict: bool = False, as_dict: 
     return ToolResultExport(result=CallToolResult.model_validate(body), losses=found)
 
 
-def _kept_content(message: ToolMessage, layout: Any) -> list[dict[str, Any]] | None:
+def _kept_content(message: _messages.ToolMessage, layout: Any) -> list[dict[str, Any]] | None:
     """The blocks the layout describes, if the message still says exactly what they say."""
     if not isinstance(layout, list) or not all(isinstance(e, dict) for e in layout):
         return None
@@ -305,27 +288,28 @@ def _is_link(entry: Any) -> bool:
     return isinstance(entry, dict) and entry.get("type") == "resource_link" and isinstance(entry.get("block"), dict)
 
 
-def _part_block(entry: dict[str, Any], part: Part) -> dict[str, Any] | None:
+def _part_block(entry: dict[str, Any], part: _parts.Part) -> dict[str, Any] | None:
     """The block a layout entry and the part now in its place make, or ``None`` if they differ."""
     kind, extras = entry.get("type"), entry["part"]
-    if kind in ("image", "audio") and isinstance(part, ImagePart | AudioPart) and part.type == kind \
-            and isinstance(part.source, Base64Source) and part.media_type is not None:
+    if kind in ("image", "audio") and isinstance(part, _parts.ImagePart | _parts.AudioPart) and part.type == kind \
+            and isinstance(part.source, _parts.Base64Source) and part.media_type is not None:
         return {"type": kind, "data": part.source.data, "mimeType": part.media_type, **extras}
-    if kind != "resource" or not isinstance(part, DocumentPart | ImagePart | AudioPart):
+    if kind != "resource" or not isinstance(part, _parts.DocumentPart | _parts.ImagePart
+                                            | _parts.AudioPart):
         return None
     resource = dict(extras.get("resource", {}))
-    if isinstance(part, DocumentPart) and part.title != resource.get("uri"):
+    if isinstance(part, _parts.DocumentPart) and part.title != resource.get("uri"):
         return None
-    if isinstance(part.source, TextSource):
+    if isinstance(part.source, _parts.TextSource):
         resource["text"] = part.source.text
-    elif isinstance(part.source, Base64Source):
+    elif isinstance(part.source, _parts.Base64Source):
         resource["blob"] = part.source.data
     else:
         return None
     return {**{k: v for k, v in extras.items() if k != "resource"}, "type": "resource", "resource": resource}
 
 
-def _content_to_mcp(message: ToolMessage, path: str, log: LossLog, message_id: str) -> list[dict[str, Any]]:
+def _content_to_mcp(message: _messages.ToolMessage, path: str, log: LossLog, message_id: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if message.output_text:
         out.append({"type": "text", "text": message.output_text})
@@ -336,19 +320,19 @@ def _content_to_mcp(message: ToolMessage, path: str, log: LossLog, message_id: s
     return out
 
 
-def _part_to_mcp(part: Part, j: int, path: str, log: LossLog, message_id: str) -> dict[str, Any] | None:
-    if isinstance(part, TextPart):
+def _part_to_mcp(part: _parts.Part, j: int, path: str, log: LossLog, message_id: str) -> dict[str, Any] | None:
+    if isinstance(part, _parts.TextPart):
         return {"type": "text", "text": part.text}
-    if isinstance(part, ImagePart | AudioPart):
+    if isinstance(part, _parts.ImagePart | _parts.AudioPart):
         source = part.source
-        if isinstance(source, Base64Source):
+        if isinstance(source, _parts.Base64Source):
             media_type = part.media_type or sniff_media_type(source.data)
             if media_type is not None:
                 return {"type": part.type, "data": source.data, "mimeType": media_type}
             log.add(path, part.type, "dropped", "MCP needs the media type of inline data, and it is unknown",
                     message_id)
             return None
-        if isinstance(source, UrlSource):
+        if isinstance(source, _parts.UrlSource):
             log.add(path, part.type, "rewritten", "MCP carries media by value: the URL is sent as a resource link",
                     message_id)
             link: dict[str, Any] = {"type": "resource_link", "uri": source.url,
@@ -356,12 +340,13 @@ def _part_to_mcp(part: Part, j: int, path: str, log: LossLog, message_id: str) -
             if part.media_type:
                 link["mimeType"] = part.media_type
             return link
-    if isinstance(part, DocumentPart) and isinstance(part.source, TextSource | Base64Source):
+    if isinstance(part, _parts.DocumentPart) \
+            and isinstance(part.source, _parts.TextSource | _parts.Base64Source):
         uri = part.title or part.filename or f"attachment:{j}"
         resource: dict[str, Any] = {"uri": uri}
         if part.media_type:
             resource["mimeType"] = part.media_type
-        if isinstance(part.source, TextSource):
+        if isinstance(part.source, _parts.TextSource):
             resource["text"] = part.source.text
         else:
             resource["blob"] = part.source.data
@@ -386,7 +371,7 @@ def from_sampling_messages(messages: Sequence[Any], *, system_prompt: str | None
     events; ``system_prompt`` (the request's ``systemPrompt``) becomes a system message first."""
     history: list[HistoryEvent] = []
     if system_prompt is not None:
-        history.append(SystemMessage(system_prompt))
+        history.append(_messages.SystemMessage(system_prompt))
     names: dict[str, str] = {}
     for i, raw in enumerate(messages):
         body = _json(raw, "SamplingMessage")
@@ -405,22 +390,22 @@ def from_sampling_messages(messages: Sequence[Any], *, system_prompt: str | None
 
 def _sampling_message(role: str, blocks: list[Any], pd: ProviderData | None,
                       names: dict[str, str], path: str) -> list[HistoryEvent]:
-    parts: list[Part] = []
-    out: list[ToolMessage] = []
+    parts: list[_parts.Part] = []
+    out: list[_messages.ToolMessage] = []
     for k, block in enumerate(blocks):
         kind = block.get("type")
         where = f"{path}[{k}]"
         try:
             if kind == "text":
-                parts.append(TextPart(text=_str(block, "text")))
+                parts.append(_parts.TextPart(text=_str(block, "text")))
             elif kind in ("image", "audio"):
                 parts.append(_media(str(kind), _str(block, "data"), _str(block, "mimeType")))
             elif kind == "tool_use" and role == "assistant":
                 name = _str(block, "name")
                 names[_str(block, "id")] = name
-                parts.append(ToolCallPart(id=_call_id(block["id"]), name=name,
-                                          arguments_json=compact_json(block.get("input", {})),
-                                          provider_ids={ISSUER: block["id"]}))
+                parts.append(_parts.ToolCallPart(id=_call_id(block["id"]), name=name,
+                                                 arguments_json=compact_json(block.get("input", {})),
+                                                 provider_ids={ISSUER: block["id"]}))
             elif kind == "tool_result" and role == "user":
                 use_id = _str(block, "toolUseId")
                 fields = _content_from_mcp(list(block.get("content", [])), f"{where}.content")
@@ -431,17 +416,17 @@ def _sampling_message(role: str, blocks: list[Any], pd: ProviderData | None,
                 if "isError" in block:
                     layout["is_error"] = block["isError"]
                 layout["tool_use_id"] = use_id
-                out.append(ToolMessage(call_id=_call_id(use_id), tool_name=names.get(use_id, ""),
-                                       status="error" if block.get("isError") else "success",
-                                       data=block.get("structuredContent"),
-                                       provider_data=ProviderData(issuer=ISSUER, data=layout), **fields))
+                out.append(_messages.ToolMessage(call_id=_call_id(use_id), tool_name=names.get(use_id, ""),
+                                                 status="error" if block.get("isError") else "success",
+                                                 data=block.get("structuredContent"),
+                                                 provider_data=ProviderData(issuer=ISSUER, data=layout), **fields))
             else:
                 raise TypeError(f"no {kind!r} block in a {role} sampling message")
         except (KeyError, TypeError) as exc:
             raise WireFormatError(NAME, "SamplingMessage", str(exc), where) from exc
     if parts or not out:
-        message: HistoryEvent = (AssistantMessage if role == "assistant" else UserMessage)(
-            parts=tuple(parts), provider_data=pd)
+        cls = _messages.AssistantMessage if role == "assistant" else _messages.UserMessage
+        message: HistoryEvent = cls(parts=tuple(parts), provider_data=pd)
         return [message, *out]
     if pd is not None:
         # A message of tool results alone: its own marks ride on its first result.
@@ -451,7 +436,7 @@ def _sampling_message(role: str, blocks: list[Any], pd: ProviderData | None,
     return list(out)
 
 
-def from_create_message_result(result: Any) -> AssistantMessage:
+def from_create_message_result(result: Any) -> _messages.AssistantMessage:
     """The assistant message of a ``sampling/createMessage`` result (the ``mcp`` type or its JSON)."""
     body = _json(result, "CreateMessageResult")
     if body.get("role") != "assistant":
@@ -459,7 +444,7 @@ def from_create_message_result(result: Any) -> AssistantMessage:
     content = body.get("content")
     (message,) = _sampling_message("assistant", content if isinstance(content, list) else [content], None,
                                    {}, "content")
-    assert isinstance(message, AssistantMessage)
+    assert isinstance(message, _messages.AssistantMessage)
     raw_stop = body.get("stopReason")
     marks = {k: v for k, v in body.items() if k not in ("role", "content", "model", "stopReason")}
     return message.model_copy(update={
@@ -483,13 +468,13 @@ def to_sampling_messages(history: Sequence[HistoryEvent], *, strict: bool = Fals
     open_results: list[dict[str, Any]] | None = None
     for i, event in enumerate(history):
         path = f"history[{i}]"
-        if isinstance(event, SystemMessage):
+        if isinstance(event, _messages.SystemMessage):
             system.append(event.text)
-            if any(not isinstance(p, TextPart) for p in event.parts):
+            if any(not isinstance(p, _parts.TextPart) for p in event.parts):
                 log.add(path, "system_message", "dropped", "the system prompt holds text only", event.id)
             open_results = None
             continue
-        if isinstance(event, ToolMessage):
+        if isinstance(event, _messages.ToolMessage):
             block = _tool_result_block(event, calls, path, log)
             if open_results is None:
                 open_results = []
@@ -498,11 +483,12 @@ def to_sampling_messages(history: Sequence[HistoryEvent], *, strict: bool = Fals
             open_results.append(block)
             continue
         open_results = None
-        if not isinstance(event, UserMessage | AssistantMessage | DeveloperMessage):
+        if not isinstance(event, _messages.UserMessage | _messages.AssistantMessage
+                          | _messages.DeveloperMessage):
             log.add(path, event.type, "dropped", "sampling messages hold messages only", event.id)
             continue
-        role: Literal["user", "assistant"] = "assistant" if isinstance(event, AssistantMessage) else "user"
-        if isinstance(event, DeveloperMessage):
+        role: Literal["user", "assistant"] = "assistant" if isinstance(event, _messages.AssistantMessage) else "user"
+        if isinstance(event, _messages.DeveloperMessage):
             log.add(path, "developer_message", "attached", "MCP sampling has no developer role: sent as user",
                     event.id)
         blocks = [b for j, p in enumerate(event.parts)
@@ -532,7 +518,7 @@ def to_sampling_messages(history: Sequence[HistoryEvent], *, strict: bool = Fals
                           system_prompt=prompt, losses=found)
 
 
-def _tool_result_block(event: ToolMessage, calls: dict[str, str], path: str, log: LossLog) -> dict[str, Any]:
+def _tool_result_block(event: _messages.ToolMessage, calls: dict[str, str], path: str, log: LossLog) -> dict[str, Any]:
     exported = to_call_tool_result(event, as_dict=True)
     for loss in exported.losses:
         log.add(f"{path}.{loss.path}", loss.part_type, loss.action, loss.reason, event.id)
@@ -540,17 +526,18 @@ def _tool_result_block(event: ToolMessage, calls: dict[str, str], path: str, log
     return {"type": "tool_result", "toolUseId": use_id, **exported.result}
 
 
-def _sampling_block(part: Part, role: str, calls: dict[str, str], path: str, log: LossLog,
+def _sampling_block(part: _parts.Part, role: str, calls: dict[str, str], path: str, log: LossLog,
                     message_id: str) -> dict[str, Any] | None:
-    if isinstance(part, TextPart):
+    if isinstance(part, _parts.TextPart):
         if part.citations:
             log.add(path, "text", "dropped", "sampling messages have no citations", message_id)
         return {"type": "text", "text": part.text}
-    if isinstance(part, ImagePart | AudioPart) and isinstance(part.source, Base64Source):
+    if isinstance(part, _parts.ImagePart | _parts.AudioPart) \
+            and isinstance(part.source, _parts.Base64Source):
         media_type = part.media_type or sniff_media_type(part.source.data)
         if media_type is not None:
             return {"type": part.type, "data": part.source.data, "mimeType": media_type}
-    if isinstance(part, ToolCallPart) and role == "assistant":
+    if isinstance(part, _parts.ToolCallPart) and role == "assistant":
         try:
             arguments = json.loads(part.arguments_json) if part.arguments_json.strip() else {}
         except json.JSONDecodeError:

@@ -20,47 +20,13 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar, assert_never
 
+from partwire import messages as _messages
+from partwire import parts as _parts
 from partwire._base import CanonicalModel, ProviderData, replace
-from partwire.bridges._common import (
-    UNKNOWN_FIELDS,
-    Export,
-    LossLog,
-    compact_json,
-    extras_of,
-    model_id,
-    require,
-    unknown_fields,
-    unknown_fields_reason,
-    with_unknown_fields,
-)
+from partwire.bridges import _common
+from partwire.bridges._common import UNKNOWN_FIELDS, Export, LossLog
 from partwire.history import HistoryEvent, NonMessageEvent, UnknownEvent
 from partwire.ids import derive_id
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    StopReason,
-    SystemMessage,
-    ToolMessage,
-    ToolStatus,
-    UserMessage,
-)
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    ImagePart,
-    Opaque,
-    Part,
-    RedactedThinkingPart,
-    RefusalPart,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlSource,
-)
 from partwire.usage import Usage
 
 if TYPE_CHECKING:
@@ -74,14 +40,13 @@ NAME = "pydantic_ai"
 ISSUER = "pydantic-ai"
 """The issuer of the ``provider_data`` this bridge writes and reads back."""
 
-_MISSING = object()
 # pydantic-ai's finish reasons <-> ours; the pairs that do not map back are kept as extras.
-_FINISH_TO_STOP: dict[str, StopReason] = {
+_FINISH_TO_STOP: dict[str, _messages.StopReason] = {
     "stop": "stop", "length": "length", "content_filter": "content_filter",
     "tool_call": "tool_use", "error": "error",
 }
 _STOP_TO_FINISH: dict[str, str] = {str(v): k for k, v in _FINISH_TO_STOP.items()} | {"refusal": "content_filter"}
-_OUTCOME_TO_STATUS: dict[str, ToolStatus] = {
+_OUTCOME_TO_STATUS: dict[str, _messages.ToolStatus] = {
     "success": "success", "failed": "error", "denied": "denied", "interrupted": "aborted",
     "retried": "error",
 }
@@ -125,7 +90,7 @@ class _Types:
     """pydantic-ai's type adapters, imported on first use."""
 
     def __init__(self) -> None:
-        require("pydantic_ai", "pydantic-ai")
+        _common.require("pydantic_ai", "pydantic-ai")
         from pydantic import TypeAdapter
         from pydantic_ai.messages import (
             ModelMessagesTypeAdapter,
@@ -145,7 +110,7 @@ class _Types:
                rebuilt: Mapping[str, Any]) -> dict[str, Any]:
         """The fields of ``original`` that rebuilding from the canonical form does not reproduce."""
         again = adapter.dump_python(adapter.validate_python(dict(rebuilt)), mode="json")
-        return {k: v for k, v in original.items() if again.get(k, _MISSING) != v}
+        return _common.differences(original, again)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -176,11 +141,11 @@ def _carried(event: Any, derived_id: str) -> dict[str, Any]:
         if name == "id":
             if value != derived_id:
                 out[name] = value
-        elif name == "status" and isinstance(event, ToolMessage):
+        elif name == "status" and isinstance(event, _messages.ToolMessage):
             continue  # the tool return's outcome says it
         elif value != fields[name].get_default(call_default_factory=True):
             out[name] = value
-    if unknown := unknown_fields(event):
+    if unknown := _common.unknown_fields(event):
         out[UNKNOWN_FIELDS] = unknown
     return out
 
@@ -191,7 +156,7 @@ M = TypeVar("M", bound=CanonicalModel)
 def _with_carried(event: M, carried: Any) -> M:
     if not isinstance(carried, dict) or not carried:
         return event
-    return type(event).model_validate(with_unknown_fields(event.model_dump(), carried))
+    return type(event).model_validate(_common.with_unknown_fields(event.model_dump(), carried))
 
 
 def _identity(metadata: Any) -> dict[str, Any]:
@@ -246,19 +211,19 @@ class _Importer:
             common["created_at"] = when
         event: HistoryEvent
         if kind == "system-prompt":
-            event = SystemMessage(parts=self._user_content(part["content"]), **common)
+            event = _messages.SystemMessage(parts=self._user_content(part["content"]), **common)
         elif kind == "user-prompt":
-            event = UserMessage(parts=self._user_content(part["content"]), **common)
+            event = _messages.UserMessage(parts=self._user_content(part["content"]), **common)
         elif kind in ("tool-return", "retry-prompt") and part.get("tool_name") is not None:
             content = part["content"]
-            text = content if isinstance(content, str) else compact_json(content)
+            text = content if isinstance(content, str) else _common.compact_json(content)
             outcome = part.get("outcome", "retried" if kind == "retry-prompt" else "success")
             wire = part["tool_call_id"]
-            event = ToolMessage(call_id=self.canonical.get(wire) or _call_id(wire), tool_name=part["tool_name"],
-                                status=_OUTCOME_TO_STATUS.get(outcome, "error"), output_text=text,
-                                data=None if isinstance(content, str) else content, **common)
+            event = _messages.ToolMessage(call_id=self.canonical.get(wire) or _call_id(wire), tool_name=part["tool_name"],
+                                          status=_OUTCOME_TO_STATUS.get(outcome, "error"), output_text=text,
+                                          data=None if isinstance(content, str) else content, **common)
         elif kind == "retry-feedback" and isinstance(part["content"], str):
-            event = UserMessage(parts=(TextPart(text=part["content"]),), **common)
+            event = _messages.UserMessage(parts=(_parts.TextPart(text=part["content"]),), **common)
         else:
             return _with_carried(UnknownEvent(original_type=f"{ISSUER}:{kind}", raw=part, **common), carried)
         # The carried fields first: the part is checked against what export makes of the event
@@ -268,12 +233,12 @@ class _Importer:
         extras = self.types.extras(self.types.request_part, part, rebuilt)
         return _mark(event, {"part": extras}) if extras else event
 
-    def _user_content(self, content: str | list[Any]) -> tuple[Part, ...]:
+    def _user_content(self, content: str | list[Any]) -> tuple[_parts.Part, ...]:
         if isinstance(content, str):
-            return (TextPart(text=content),)
+            return (_parts.TextPart(text=content),)
         return tuple(_item_from_dict(item) for item in content)
 
-    def _response(self, i: int, message: dict[str, Any]) -> AssistantMessage:
+    def _response(self, i: int, message: dict[str, Any]) -> _messages.AssistantMessage:
         issuer = _issuer(message.get("provider_name"))
         carried = _identity(message.get("metadata"))
         calls = carried.pop("calls", {})
@@ -282,11 +247,11 @@ class _Importer:
         model_name = message.get("model_name")
         finish = message.get("finish_reason")
         when = _time(message.get("timestamp"))
-        msg = AssistantMessage(
+        msg = _messages.AssistantMessage(
             id=derive_id(ISSUER, str(i), at=when),
             **({"created_at": when} if when is not None else {}),
             parts=parts,
-            model=model_id(provider, model_name),
+            model=_common.model_id(provider, model_name),
             provider=provider,
             response_id=message.get("provider_response_id"),
             stop_reason=_FINISH_TO_STOP.get(finish) if isinstance(finish, str) else None,
@@ -300,49 +265,49 @@ class _Importer:
             # Only the usage fields the canonical counts do not carry (details, audio, cost).
             again = self.types.response.dump_python(
                 self.types.response.validate_python({**rebuilt, "parts": []}), mode="json")["usage"]
-            extras["usage"] = {k: v for k, v in extras["usage"].items() if again.get(k, _MISSING) != v}
+            extras["usage"] = _common.differences(extras["usage"], again)
         return _mark(msg, {"response": extras}) if extras else msg
 
-    def _response_part(self, part: dict[str, Any], issuer: str, calls: Any) -> Part:
+    def _response_part(self, part: dict[str, Any], issuer: str, calls: Any) -> _parts.Part:
         kind = part["part_kind"]
         own = _issuer(part.get("provider_name")) if part.get("provider_name") else issuer
-        result: Part
+        result: _parts.Part
         if kind == "text":
-            result = TextPart(text=part["content"])
+            result = _parts.TextPart(text=part["content"])
         elif kind == "thinking":
             signature = part.get("signature")
             if part.get("id") == _REDACTED_ID and not part["content"] and signature is not None:
-                result = RedactedThinkingPart(data=Opaque(value=signature, issuer=own))
+                result = _parts.RedactedThinkingPart(data=_parts.Opaque(value=signature, issuer=own))
             else:
-                result = ThinkingPart(text=part["content"], id=part.get("id"),
+                result = _parts.ThinkingPart(text=part["content"], id=part.get("id"),
                                       # An empty signature is still one: exported as "", it
                                       # comes back as "" (None is the absent one).
-                                      signature=Opaque(value=signature, issuer=own)
-                                      if signature is not None else None)
+                                             signature=_parts.Opaque(value=signature, issuer=own)
+                                             if signature is not None else None)
         elif kind == "tool-call":
             args = part.get("args")
             wire = part["tool_call_id"]
             canonical = calls.get(wire) if isinstance(calls, dict) else None
-            result = ToolCallPart(
+            result = _parts.ToolCallPart(
                 id=canonical if isinstance(canonical, str) else _call_id(wire), name=part["tool_name"],
-                arguments_json=args if isinstance(args, str) else ("" if args is None else compact_json(args)),
+                arguments_json=args if isinstance(args, str) else ("" if args is None else _common.compact_json(args)),
                 # A call sent under its canonical id has no provider id to remember.
                 provider_ids={} if canonical == wire else {issuer: wire})
             self.ids[result.id] = wire
             self.canonical[wire] = result.id
         elif kind == "builtin-tool-call":
-            result = ServerToolCallPart(id=part["tool_call_id"], name=part["tool_name"],
-                                        input=part.get("args"), issuer=own)
+            result = _parts.ServerToolCallPart(id=part["tool_call_id"], name=part["tool_name"],
+                                               input=part.get("args"), issuer=own)
         elif kind == "builtin-tool-return":
-            result = ServerToolResultPart(call_id=part["tool_call_id"], name=part["tool_name"],
-                                          output=part.get("content"), issuer=own)
+            result = _parts.ServerToolResultPart(call_id=part["tool_call_id"], name=part["tool_name"],
+                                                 output=part.get("content"), issuer=own)
         elif kind == "file":
             result = _item_from_dict(part["content"])
         else:
-            return UnknownPart(original_type=f"{ISSUER}:{kind}", raw=part, issuer=ISSUER)
+            return _parts.UnknownPart(original_type=f"{ISSUER}:{kind}", raw=part, issuer=ISSUER)
         rebuilt = _response_part_to_dict(result, {}, issuer, {}, None)
         if rebuilt is None:  # pragma: no cover - every kind above exports
-            return UnknownPart(original_type=f"{ISSUER}:{kind}", raw=part, issuer=ISSUER)
+            return _parts.UnknownPart(original_type=f"{ISSUER}:{kind}", raw=part, issuer=ISSUER)
         extras = self.types.extras(self.types.response_part, part, rebuilt)
         return _mark(result, {"part": extras}) if extras else result
 
@@ -352,14 +317,14 @@ def _time(value: Any) -> datetime | None:
 
 
 def _mark(model: Any, data: dict[str, Any]) -> Any:
-    merged = {**extras_of(model.provider_data, ISSUER), **data}
+    merged = {**_common.extras_of(model.provider_data, ISSUER), **data}
     return replace(model, provider_data=ProviderData(issuer=ISSUER, data=merged))
 
 
-def _item_from_dict(item: Any) -> Part:
+def _item_from_dict(item: Any) -> _parts.Part:
     """A user-content item (or a FilePart's content) as a canonical part."""
     if isinstance(item, str):
-        return TextPart(text=item)
+        return _parts.TextPart(text=item)
     kind = item.get("kind") if isinstance(item, dict) else None
     media_type = item.get("media_type") if isinstance(item, dict) else None
     vendor = item.get("vendor_metadata") if isinstance(item, dict) else None
@@ -367,24 +332,24 @@ def _item_from_dict(item: Any) -> Part:
     detail = vendor.get("detail") if isinstance(vendor, dict) else None
     image: dict[str, Any] = {"detail": detail} if detail in ("auto", "low", "high", "original") else {}
     if kind == "binary" and isinstance(media_type, str):
-        source = Base64Source(data=item["data"])
+        source = _parts.Base64Source(data=item["data"])
         match _binary_part_type(media_type):
             case "image":
-                return ImagePart(source=source, media_type=media_type, **image)
+                return _parts.ImagePart(source=source, media_type=media_type, **image)
             case "audio":
-                return AudioPart(source=source, media_type=media_type)
+                return _parts.AudioPart(source=source, media_type=media_type)
             case _:
-                return DocumentPart(source=source, media_type=media_type)
+                return _parts.DocumentPart(source=source, media_type=media_type)
     if kind in ("image-url", "document-url", "audio-url"):
-        url = UrlSource(url=item["url"])
+        url = _parts.UrlSource(url=item["url"])
         if media_type == _inferred_media_type(kind, item["url"]):
             media_type = None  # pydantic-ai guesses it from the URL again; canonical keeps none
         if kind == "image-url":
-            return ImagePart(source=url, media_type=media_type, **image)
+            return _parts.ImagePart(source=url, media_type=media_type, **image)
         if kind == "audio-url":
-            return AudioPart(source=url, media_type=media_type)
-        return DocumentPart(source=url, media_type=media_type)
-    return UnknownPart(original_type=f"{ISSUER}:{kind}", raw=item, issuer=ISSUER)
+            return _parts.AudioPart(source=url, media_type=media_type)
+        return _parts.DocumentPart(source=url, media_type=media_type)
+    return _parts.UnknownPart(original_type=f"{ISSUER}:{kind}", raw=item, issuer=ISSUER)
 
 
 def _binary_part_type(media_type: str) -> str:
@@ -397,8 +362,8 @@ def _binary_part_type(media_type: str) -> str:
     return "document"
 
 
-def _binary_mismatch(part: ImagePart | AudioPart | DocumentPart, log: LossLog | None, path: str,
-                     message_id: str | None) -> None:
+def _binary_mismatch(part: _parts.ImagePart | _parts.AudioPart | _parts.DocumentPart, log: LossLog | None,
+                     path: str, message_id: str | None) -> None:
     """Report a part whose media type makes its inline bytes read back as another part type."""
     assert part.media_type is not None
     again = _binary_part_type(part.media_type)
@@ -444,19 +409,19 @@ def _request_fields(events: Sequence[HistoryEvent], i: int, ids: Mapping[str, st
                for j, e in enumerate(events)]
     for found, event in zip(carried, events, strict=True):
         # A result whose call is not in the history: its canonical id cannot be derived back.
-        if isinstance(event, ToolMessage) and event.call_id not in ids \
+        if isinstance(event, _messages.ToolMessage) and event.call_id not in ids \
                 and _call_id(event.call_id) != event.call_id:
             found["call_id"] = event.call_id
         # pydantic-ai holds one content: the data; a text that is not its JSON rides along.
-        if isinstance(event, ToolMessage) and event.data is not None \
-                and event.output_text != compact_json(event.data):
+        if isinstance(event, _messages.ToolMessage) and event.data is not None \
+                and event.output_text != _common.compact_json(event.data):
             found["output_text"] = event.output_text
-        if isinstance(event, ToolMessage) and isinstance(event.data, str):
+        if isinstance(event, _messages.ToolMessage) and isinstance(event.data, str):
             found["data"] = event.data  # a string content reads back as text, not data
     return {"metadata": {"partwire": {"parts": carried}}} if any(carried) else {}
 
 
-def _response_fields(msg: AssistantMessage, i: int) -> dict[str, Any]:
+def _response_fields(msg: _messages.AssistantMessage, i: int) -> dict[str, Any]:
     model_name = msg.model
     if msg.provider and model_name and model_name.startswith(f"{msg.provider}:"):
         model_name = model_name.split(":", 1)[1]
@@ -475,10 +440,10 @@ def _response_fields(msg: AssistantMessage, i: int) -> dict[str, Any]:
         # have no place there.
         carried["usage"] = usage.model_dump(mode="json")
     calls = {c.provider_ids[msg.provider or ISSUER]: c.id for c in msg.parts
-             if isinstance(c, ToolCallPart) and (msg.provider or ISSUER) in c.provider_ids
+             if isinstance(c, _parts.ToolCallPart) and (msg.provider or ISSUER) in c.provider_ids
              and c.id != _call_id(c.provider_ids[msg.provider or ISSUER])}
     calls |= {c.id: c.id for c in msg.parts
-              if isinstance(c, ToolCallPart) and (msg.provider or ISSUER) not in c.provider_ids
+              if isinstance(c, _parts.ToolCallPart) and (msg.provider or ISSUER) not in c.provider_ids
               and c.id != _call_id(c.id)}
     if calls:
         carried["calls"] = calls
@@ -493,24 +458,24 @@ def _response_fields(msg: AssistantMessage, i: int) -> dict[str, Any]:
     return out
 
 
-def _item_to_dict(part: Part, log: LossLog | None, path: str, message_id: str | None) -> Any:
+def _item_to_dict(part: _parts.Part, log: LossLog | None, path: str, message_id: str | None) -> Any:
     """A canonical user part as a pydantic-ai user-content item (None: it cannot be one)."""
     match part:
-        case TextPart():
+        case _parts.TextPart():
             if part.citations and log is not None:
                 log.add(path, "text", "dropped", "pydantic-ai user content has no citations",
                         message_id)
             return part.text
-        case ImagePart() | AudioPart() | DocumentPart():
+        case _parts.ImagePart() | _parts.AudioPart() | _parts.DocumentPart():
             kind = {"image": "image-url", "audio": "audio-url", "document": "document-url"}[part.type]
             vendor = ({"vendor_metadata": {"detail": part.detail}}
-                      if isinstance(part, ImagePart) and part.detail is not None else {})
-            if isinstance(part, DocumentPart) and log is not None:
+                      if isinstance(part, _parts.ImagePart) and part.detail is not None else {})
+            if isinstance(part, _parts.DocumentPart) and log is not None:
                 for name in ("title", "filename"):
                     if getattr(part, name) is not None:
                         log.add(f"{path}.{name}", "document", "dropped",
                                 f"pydantic-ai content has no document {name}", message_id)
-            if isinstance(part.source, UrlSource):
+            if isinstance(part.source, _parts.UrlSource):
                 out: dict[str, Any] = {"kind": kind, "url": part.source.url, **vendor}
                 if part.media_type:
                     out["media_type"] = part.media_type
@@ -519,7 +484,7 @@ def _item_to_dict(part: Part, log: LossLog | None, path: str, message_id: str | 
                                 "pydantic-ai infers this media type from the URL; it reads back as "
                                 "none", message_id)
                 return out
-            if isinstance(part.source, Base64Source) and part.media_type:
+            if isinstance(part.source, _parts.Base64Source) and part.media_type:
                 _binary_mismatch(part, log, path, message_id)
                 return {"kind": "binary", "data": part.source.data, "media_type": part.media_type,
                         **vendor}
@@ -528,7 +493,7 @@ def _item_to_dict(part: Part, log: LossLog | None, path: str, message_id: str | 
                         f"pydantic-ai content takes URLs and inline bytes with a media type, "
                         f"not a {part.source.type} source", message_id)
             return None
-        case UnknownPart() if part.issuer == ISSUER and isinstance(part.raw, dict):
+        case _parts.UnknownPart() if part.issuer == ISSUER and isinstance(part.raw, dict):
             return part.raw
         case _:
             if log is not None:
@@ -542,10 +507,10 @@ def _request_part_to_dict(event: HistoryEvent, ids: Mapping[str, str],
     """One canonical request-side event as a pydantic-ai request part dict (without extras)."""
     mid = getattr(event, "id", None)
     match event:
-        case SystemMessage():
+        case _messages.SystemMessage():
             texts = []
             for j, part in enumerate(event.parts):
-                if isinstance(part, TextPart):
+                if isinstance(part, _parts.TextPart):
                     texts.append(part.text)
                     if part.citations and log is not None:
                         log.add(f"{path}.parts[{j}]", "text", "dropped",
@@ -561,13 +526,13 @@ def _request_part_to_dict(event: HistoryEvent, ids: Mapping[str, str],
                         "several text parts joined into one system prompt", mid)
             return {"part_kind": "system-prompt", "content": "\n\n".join(texts),
                     "timestamp": _iso(event.created_at)}
-        case UserMessage() | DeveloperMessage():
+        case _messages.UserMessage() | _messages.DeveloperMessage():
             items = [x for j, p in enumerate(event.parts)
                      if (x := _item_to_dict(p, log, f"{path}.parts[{j}]", mid)) is not None]
             only_text = len(items) == 1 and isinstance(items[0], str)
             return {"part_kind": "user-prompt", "content": items[0] if only_text else items,
                     "timestamp": _iso(event.created_at)}
-        case ToolMessage():
+        case _messages.ToolMessage():
             if log is not None:
                 for j, part in enumerate(event.parts):
                     log.add(f"{path}.parts[{j}]", part.type, "dropped",
@@ -590,38 +555,38 @@ def _args_to_wire(arguments_json: str) -> Any:
         value = json.loads(arguments_json)
     except json.JSONDecodeError:
         return arguments_json
-    return value if isinstance(value, dict) and compact_json(value) == arguments_json else arguments_json
+    return value if isinstance(value, dict) and _common.compact_json(value) == arguments_json else arguments_json
 
 
-def _opaque_model(opaque: Opaque, log: LossLog | None, path: str, message_id: str | None) -> None:
+def _opaque_model(opaque: _parts.Opaque, log: LossLog | None, path: str, message_id: str | None) -> None:
     if opaque.model is not None and log is not None:
         log.add(path, "opaque", "dropped",
                 f"pydantic-ai keeps no model beside a signature ({opaque.model})", message_id)
 
 
-def _response_part_to_dict(part: Part, ids: dict[str, str], issuer: str,
+def _response_part_to_dict(part: _parts.Part, ids: dict[str, str], issuer: str,
                            accepted: Mapping[str, str], log: LossLog | None,
                            path: str = "", message_id: str | None = None) -> dict[str, Any] | None:
     """One canonical assistant part as a pydantic-ai response part dict (without extras)."""
     match part:
-        case TextPart():
+        case _parts.TextPart():
             if part.citations and log is not None:
                 log.add(path, "text", "dropped", "citations have no canonical place in pydantic-ai",
                         message_id)
             return {"part_kind": "text", "content": part.text}
-        case ThinkingPart():
+        case _parts.ThinkingPart():
             out: dict[str, Any] = {"part_kind": "thinking", "content": part.text, "id": part.id}
             if part.signature is not None:
                 _opaque_model(part.signature, log, path, message_id)
                 out["signature"] = part.signature.value
                 out["provider_name"] = accepted.get(part.signature.issuer, part.signature.issuer)
             return out
-        case RedactedThinkingPart():
+        case _parts.RedactedThinkingPart():
             _opaque_model(part.data, log, path, message_id)
             return {"part_kind": "thinking", "content": "", "id": _REDACTED_ID,
                     "signature": part.data.value,
                     "provider_name": accepted.get(part.data.issuer, part.data.issuer)}
-        case ToolCallPart():
+        case _parts.ToolCallPart():
             wire = part.provider_ids.get(issuer)
             if wire is None and part.provider_ids and log is not None:
                 log.add(path, "tool_call", "id_mapped",
@@ -630,22 +595,22 @@ def _response_part_to_dict(part: Part, ids: dict[str, str], issuer: str,
             ids[part.id] = wire or part.id
             return {"part_kind": "tool-call", "tool_name": part.name,
                     "args": _args_to_wire(part.arguments_json), "tool_call_id": wire or part.id}
-        case ServerToolCallPart():
+        case _parts.ServerToolCallPart():
             args = part.input
             if args is not None and not isinstance(args, dict):
                 if log is not None:
                     log.add(path, "server_tool_call", "rewritten",
                             "pydantic-ai holds built-in tool arguments as an object or text; "
                             "this JSON goes as text", message_id)
-                args = compact_json(args)
+                args = _common.compact_json(args)
             return {"part_kind": "builtin-tool-call", "tool_name": part.name, "args": args,
                     "tool_call_id": part.id, "provider_name": accepted.get(part.issuer, part.issuer)}
-        case ServerToolResultPart():
+        case _parts.ServerToolResultPart():
             return {"part_kind": "builtin-tool-return", "tool_name": part.name,
                     "content": part.output, "tool_call_id": part.call_id,
                     "provider_name": accepted.get(part.issuer, part.issuer)}
-        case ImagePart() | AudioPart() | DocumentPart():
-            if isinstance(part.source, Base64Source) and part.media_type:
+        case _parts.ImagePart() | _parts.AudioPart() | _parts.DocumentPart():
+            if isinstance(part.source, _parts.Base64Source) and part.media_type:
                 _binary_mismatch(part, log, path, message_id)
                 return {"part_kind": "file", "content": {"kind": "binary", "data": part.source.data,
                                                          "media_type": part.media_type}}
@@ -654,18 +619,15 @@ def _response_part_to_dict(part: Part, ids: dict[str, str], issuer: str,
                         "a pydantic-ai file part holds inline bytes with a media type only",
                         message_id)
             return None
-        case RefusalPart():
+        case _parts.RefusalPart():
             if log is not None:
                 log.add(path, "refusal", "downgraded", "pydantic-ai has no refusal part; sent as text",
                         message_id)
             return {"part_kind": "text", "content": part.text}
-        case UnknownPart():
+        case _parts.UnknownPart():
             if part.issuer == ISSUER and isinstance(part.raw, dict):
                 return dict(part.raw)
-            if log is not None:
-                log.add(path, "unknown", "dropped",
-                        f"an unknown {part.original_type} part from {part.issuer} has no pydantic-ai form",
-                        message_id)
+            _common.drop_unknown(part, log, path, message_id, "pydantic-ai")
             return None
         case _:
             assert_never(part)
@@ -703,20 +665,21 @@ class _Exporter:
     def _event(self, i: int, event: HistoryEvent) -> None:
         path = f"history[{i}]"
         match event:
-            case AssistantMessage():
+            case _messages.AssistantMessage():
                 self._flush()
                 self.out.append(self._response(event, path))
-            case SystemMessage() | UserMessage() | DeveloperMessage() | ToolMessage():
-                own = extras_of(event.provider_data, ISSUER)
+            case (_messages.SystemMessage() | _messages.UserMessage() | _messages.DeveloperMessage()
+                  | _messages.ToolMessage()):
+                own = _common.extras_of(event.provider_data, ISSUER)
                 if event.provider_data is not None and event.provider_data.issuer != ISSUER:
                     self.log.add(path, f"{event.role}_message", "dropped",
                                  f"provider data from {event.provider_data.issuer} has no place in "
                                  "pydantic-ai", event.id)
-                if isinstance(event, DeveloperMessage):
+                if isinstance(event, _messages.DeveloperMessage):
                     self.log.add(path, "developer_message", "attached",
                                  "pydantic-ai has no developer role; sent as a user prompt", event.id)
                 for j, each in enumerate(event.parts):
-                    if reason := unknown_fields_reason(each, "pydantic-ai"):
+                    if reason := _common.unknown_fields_reason(each, "pydantic-ai"):
                         self.log.add(f"{path}.parts[{j}]", each.type, "dropped", reason, event.id)
                 part = {**_request_part_to_dict(event, self.ids, self.log, path), **own.get("part", {})}
                 self._open(own.get("request"))["parts"].append(part)
@@ -734,9 +697,9 @@ class _Exporter:
             case _:
                 assert_never(event)
 
-    def _response(self, msg: AssistantMessage, path: str) -> dict[str, Any]:
+    def _response(self, msg: _messages.AssistantMessage, path: str) -> dict[str, Any]:
         issuer = msg.provider or ISSUER
-        own = extras_of(msg.provider_data, ISSUER)
+        own = _common.extras_of(msg.provider_data, ISSUER)
         if msg.provider_data is not None and msg.provider_data.issuer != ISSUER:
             self.log.add(path, "assistant_message", "dropped",
                          f"provider data from {msg.provider_data.issuer} has no place in pydantic-ai",
@@ -750,11 +713,11 @@ class _Exporter:
                 self.log.add(ppath, part.type, "dropped",
                              f"provider data from {part.provider_data.issuer} has no place in "
                              "pydantic-ai", msg.id)
-            if reason := unknown_fields_reason(part, "pydantic-ai"):
+            if reason := _common.unknown_fields_reason(part, "pydantic-ai"):
                 self.log.add(ppath, part.type, "dropped", reason, msg.id)
             wire = _response_part_to_dict(part, self.ids, issuer, accepted, self.log, ppath, msg.id)
             if wire is not None:
-                parts.append({**wire, **extras_of(part.provider_data, ISSUER).get("part", {})})
+                parts.append({**wire, **_common.extras_of(part.provider_data, ISSUER).get("part", {})})
         fields = _response_fields(msg, len(self.out))
         extra = dict(own.get("response", {}))
         if isinstance(extra.get("usage"), dict) and "usage" in fields:

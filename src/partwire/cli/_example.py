@@ -18,49 +18,11 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
+from partwire import history as _history
+from partwire import messages as _messages
+from partwire import parts as _parts
 from partwire._base import ProviderData
-from partwire.history import (
-    CompactionEvent,
-    ErrorEvent,
-    HistoryEvent,
-    ModelSwitchEvent,
-    RetryEvent,
-    SubtaskEvent,
-    TaskMetadataEvent,
-    UnknownEvent,
-)
 from partwire.ids import deterministic_sources, now, use_sources
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    RoutingDecision,
-    SystemMessage,
-    ToolMessage,
-    ToolStatus,
-    UserMessage,
-)
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentCitation,
-    DocumentPart,
-    FileRefSource,
-    ImagePart,
-    Opaque,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    SearchResultCitation,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlCitation,
-    UrlSource,
-)
 from partwire.usage import Usage
 
 __all__ = ["example_history"]
@@ -82,7 +44,7 @@ def parse_date(text: str) -> datetime:
 '''
 
 
-def example_history() -> list[HistoryEvent]:
+def example_history() -> list[_history.HistoryEvent]:
     """A plausible agent session holding every part type, message role and event type."""
     ids, clock = deterministic_sources()
     with use_sources(ids=ids, clock=clock):
@@ -91,32 +53,32 @@ def example_history() -> list[HistoryEvent]:
 
 
 def _tool_result(
-    call: ToolCallPart, status: ToolStatus, output: str, **fields: object
-) -> ToolMessage:
+    call: _parts.ToolCallPart, status: _messages.ToolStatus, output: str, **fields: object
+) -> _messages.ToolMessage:
     """A tool message answering ``call``, timed by the installed clock."""
     started: datetime = now()
     finished: datetime = now()
-    return ToolMessage(
+    return _messages.ToolMessage(
         call_id=call.id, tool_name=call.name, status=status, output_text=output,
         started_at=started, finished_at=finished, **fields,
     )
 
 
-def _opening() -> list[HistoryEvent]:
+def _opening() -> list[_history.HistoryEvent]:
     return [
-        TaskMetadataEvent(
+        _history.TaskMetadataEvent(
             task_id="sess_tidydates_42", title="Fix the UTC offset bug in parse_date",
             data={"cwd": "/home/ada/src/tidydates", "client": "partwire-example"},
         ),
-        SystemMessage(
+        _messages.SystemMessage(
             "You are a careful coding agent working in the user's repository. Read before you "
             "write, run the tests after every change, and never print secrets."
         ),
-        DeveloperMessage(
+        _messages.DeveloperMessage(
             [
-                TextPart(text="$ git status --short\n M src/tidydates/parse.py\n"),
-                DocumentPart(
-                    source=TextSource(text="Run `pytest -q` before every commit.\n"),
+                _parts.TextPart(text="$ git status --short\n M src/tidydates/parse.py\n"),
+                _parts.DocumentPart(
+                    source=_parts.TextSource(text="Run `pytest -q` before every commit.\n"),
                     media_type="text/markdown", title="CONTRIBUTING", filename="CONTRIBUTING.md",
                 ),
             ],
@@ -125,47 +87,47 @@ def _opening() -> list[HistoryEvent]:
     ]
 
 
-def _claude_turns() -> list[HistoryEvent]:
-    user = UserMessage(
+def _claude_turns() -> list[_history.HistoryEvent]:
+    user = _messages.UserMessage(
         [
-            TextPart(text="parse_date drops the UTC offset. CI screenshot, the RFC and a voice note attached."),
-            ImagePart(source=Base64Source(data=_PNG), media_type="image/png"),
-            ImagePart(source=UrlSource(url="https://ci.example.com/runs/4812/summary.png"), detail="low"),
-            DocumentPart(
-                source=ProviderFileSource(file_id="file_011CNha8iCJcU1wXNR6q4V8w", issuer="anthropic"),
+            _parts.TextPart(text="parse_date drops the UTC offset. CI screenshot, the RFC and a voice note attached."),
+            _parts.ImagePart(source=_parts.Base64Source(data=_PNG), media_type="image/png"),
+            _parts.ImagePart(source=_parts.UrlSource(url="https://ci.example.com/runs/4812/summary.png"), detail="low"),
+            _parts.DocumentPart(
+                source=_parts.ProviderFileSource(file_id="file_011CNha8iCJcU1wXNR6q4V8w", issuer="anthropic"),
                 media_type="application/pdf", title="RFC 3339", filename="rfc3339.pdf",
             ),
-            AudioPart(source=Base64Source(data=_WAV), media_type="audio/wav"),
+            _parts.AudioPart(source=_parts.Base64Source(data=_WAV), media_type="audio/wav"),
         ],
         metadata={"client": "tui"},
     )
-    overloaded = ErrorEvent(
+    overloaded = _history.ErrorEvent(
         code="overloaded_error", message="Overloaded", provider="anthropic", retryable=True, status=529
     )
-    retry = RetryEvent(attempt=2, reason="overloaded_error (HTTP 529)", delay_ms=2000)
+    retry = _history.RetryEvent(attempt=2, reason="overloaded_error (HTTP 529)", delay_ms=2000)
 
-    read = ToolCallPart.create("read_file", {"path": "src/tidydates/parse.py"},
-                               provider_ids={"anthropic": "toolu_01A09q90qw90lq917835lq9"})
-    test = ToolCallPart.create("run_shell", {"command": "pytest tests/test_parse.py -x -q"},
-                               provider_ids={"anthropic": "toolu_01B7kqvH2n4GhdUPMhzCUuPn"})
-    search = ToolCallPart.create("search_docs", {"query": "timezone offset"},
-                                 provider_ids={"anthropic": "toolu_01C3xR8fwXe4yFJ2yoXkBQuW"})
-    view = ToolCallPart.create("view_image", {"path": "notes/bug.png"},
-                               provider_ids={"anthropic": "toolu_01D5aXbGyCM5cjd4JgZLf7qz"})
-    upgrade = ToolCallPart.create("run_shell", {"command": "pip install --upgrade python-dateutil"},
-                                  provider_ids={"anthropic": "toolu_01E8pLrT4ydFz2vB9QwHnKsM"})
-    first = AssistantMessage(
+    read = _parts.ToolCallPart.create("read_file", {"path": "src/tidydates/parse.py"},
+                                      provider_ids={"anthropic": "toolu_01A09q90qw90lq917835lq9"})
+    test = _parts.ToolCallPart.create("run_shell", {"command": "pytest tests/test_parse.py -x -q"},
+                                      provider_ids={"anthropic": "toolu_01B7kqvH2n4GhdUPMhzCUuPn"})
+    search = _parts.ToolCallPart.create("search_docs", {"query": "timezone offset"},
+                                        provider_ids={"anthropic": "toolu_01C3xR8fwXe4yFJ2yoXkBQuW"})
+    view = _parts.ToolCallPart.create("view_image", {"path": "notes/bug.png"},
+                                      provider_ids={"anthropic": "toolu_01D5aXbGyCM5cjd4JgZLf7qz"})
+    upgrade = _parts.ToolCallPart.create("run_shell", {"command": "pip install --upgrade python-dateutil"},
+                                         provider_ids={"anthropic": "toolu_01E8pLrT4ydFz2vB9QwHnKsM"})
+    first = _messages.AssistantMessage(
         [
-            ThinkingPart(
+            _parts.ThinkingPart(
                 text="The offset is lost somewhere in parse_date. Read it, run the failing test, "
                      "check the docs and the screenshot at once.",
-                signature=Opaque(value="EqQBCkYIBxgCKkDW0t3j9Yx2hTq1s6LqvZ8m", issuer="anthropic",
-                                 model="claude-sonnet-4-6"),
+                signature=_parts.Opaque(value="EqQBCkYIBxgCKkDW0t3j9Yx2hTq1s6LqvZ8m", issuer="anthropic",
+                                        model="claude-sonnet-4-6"),
             ),
-            RedactedThinkingPart(data=Opaque(
+            _parts.RedactedThinkingPart(data=_parts.Opaque(
                 value="EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP", issuer="anthropic"
             )),
-            TextPart(text="I'll read the parser, run the failing test and check the docs in parallel."),
+            _parts.TextPart(text="I'll read the parser, run the failing test and check the docs in parallel."),
             read, test, search, view, upgrade,
         ],
         parent_id=user.id, model=CLAUDE, provider="anthropic", api="anthropic",
@@ -178,7 +140,7 @@ def _claude_turns() -> list[HistoryEvent]:
                 "cache_creation_input_tokens": 2048, "output_tokens": 391,
             }),
         ),
-        routing=RoutingDecision(mode="default", chosen_model=CLAUDE, reason="workspace default"),
+        routing=_messages.RoutingDecision(mode="default", chosen_model=CLAUDE, reason="workspace default"),
     )
     results = [
         _tool_result(read, "success", _PARSE_PY),
@@ -194,8 +156,8 @@ def _claude_turns() -> list[HistoryEvent]:
                    "title": "Supported formats",
                    "content": "Offsets are preserved: 'Z' means UTC."}],
         ),
-        _tool_result(view, "success", "notes/bug.png (1280x720)", parts=[ImagePart(
-            source=FileRefSource(
+        _tool_result(view, "success", "notes/bug.png (1280x720)", parts=[_parts.ImagePart(
+            source=_parts.FileRefSource(
                 path="notes/bug.png", size=48213,
                 sha256="2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881",
             ),
@@ -205,52 +167,52 @@ def _claude_turns() -> list[HistoryEvent]:
                      ui_extra={"prompt": "Allow pip install --upgrade python-dateutil?", "answer": "no"}),
     ]
 
-    patch = ToolCallPart.create(
+    patch = _parts.ToolCallPart.create(
         "write_file",
         {"path": "src/tidydates/parse.py",
          "content": 'def parse_date(text: str) -> datetime:\n    return datetime.fromisoformat(text.replace("Z", "+00:00"))\n'},
         provider_ids={"anthropic": "toolu_01F2mWq8KzR5tYbN3vJcLhXe"},
     )
-    suite = ToolCallPart.create("run_shell", {"command": "pytest -q"},
-                                provider_ids={"anthropic": "toolu_01G6nVs1QeT7uWxZ4aKdMfYi"})
-    second = AssistantMessage(
+    suite = _parts.ToolCallPart.create("run_shell", {"command": "pytest -q"},
+                                       provider_ids={"anthropic": "toolu_01G6nVs1QeT7uWxZ4aKdMfYi"})
+    second = _messages.AssistantMessage(
         [
-            ServerToolCallPart(id="srvtoolu_01WYG3ziw53XMcoyKL4XcZmE", name="web_search",
-                               input={"query": "RFC 3339 Z versus +00:00"}, issuer="anthropic"),
-            ServerToolResultPart(
+            _parts.ServerToolCallPart(id="srvtoolu_01WYG3ziw53XMcoyKL4XcZmE", name="web_search",
+                                      input={"query": "RFC 3339 Z versus +00:00"}, issuer="anthropic"),
+            _parts.ServerToolResultPart(
                 call_id="srvtoolu_01WYG3ziw53XMcoyKL4XcZmE", name="web_search_tool_result", issuer="anthropic",
                 output=[{"type": "web_search_result", "url": "https://www.rfc-editor.org/rfc/rfc3339#section-4.3",
                          "title": "RFC 3339: Unknown Local Offset Convention",
                          "encrypted_content": "EqgfCioIARgBIiQ3YTAwMjY1Mi1mZjM5", "page_age": None}],
             ),
-            TextPart(
+            _parts.TextPart(
                 text="`Z` and `+00:00` both mean UTC; the parser strips the `Z` and then discards "
-                     "the zone, so every offset is lost.",
+                            "the zone, so every offset is lost.",
                 citations=(
-                    UrlCitation(
+                    _parts.UrlCitation(
                         url="https://www.rfc-editor.org/rfc/rfc3339#section-4.3",
                         title="RFC 3339: Unknown Local Offset Convention",
                         cited_text="an offset of \"Z\" or \"+00:00\" indicates UTC",
                         provider_data=ProviderData(issuer="anthropic",
                                                    data={"encrypted_index": "Eo8BCioIAhgBIiQyYjQ0OWJm"}),
                     ),
-                    DocumentCitation(document_index=0, document_title="RFC 3339", unit="page",
-                                     start=7, end=8, cited_text="Z  A suffix which indicates UTC"),
-                    SearchResultCitation(
+                    _parts.DocumentCitation(document_index=0, document_title="RFC 3339", unit="page",
+                                            start=7, end=8, cited_text="Z  A suffix which indicates UTC"),
+                    _parts.SearchResultCitation(
                         source="https://tidydates.readthedocs.io/en/latest/formats.html",
                         title="Supported formats", search_result_index=0, start_block=0, end_block=1,
                         cited_text="Offsets are preserved: 'Z' means UTC.",
                     ),
                 ),
             ),
-            TextPart(text="I'll patch the parser and run the whole suite."),
+            _parts.TextPart(text="I'll patch the parser and run the whole suite."),
             patch, suite,
         ],
         model=CLAUDE, provider="anthropic", api="anthropic", response_id="msg_01Y7rVq3cL9pS2tHd8mNwZkB",
         stop_reason="tool_use", stop_reason_raw="tool_use",
         usage=Usage(input_tokens=21870, output_tokens=512, cache_read_tokens=18432, cache_write_tokens=1024,
                     cost=Decimal("0.0242916"), pricing_version=PRICING, latency_ms=6120),
-        routing=RoutingDecision(mode="default", chosen_model=CLAUDE, reason="workspace default"),
+        routing=_messages.RoutingDecision(mode="default", chosen_model=CLAUDE, reason="workspace default"),
     )
     more = [
         _tool_result(patch, "success", "wrote 2 lines to src/tidydates/parse.py",
@@ -263,10 +225,10 @@ def _claude_turns() -> list[HistoryEvent]:
     return [user, overloaded, retry, first, *results, second, *more]
 
 
-def _compaction(before: list[HistoryEvent]) -> CompactionEvent:
+def _compaction(before: list[_history.HistoryEvent]) -> _history.CompactionEvent:
     """The summary that replaces every message so far but the system prompt."""
-    replaced = [e.id for e in before if e.type == "message" and not isinstance(e, SystemMessage)]
-    return CompactionEvent(
+    replaced = [e.id for e in before if e.type == "message" and not isinstance(e, _messages.SystemMessage)]
+    return _history.CompactionEvent(
         summary="The user reported that parse_date drops the UTC offset. The agent read "
                 "src/tidydates/parse.py, reproduced the failure, confirmed with RFC 3339 that Z means "
                 "UTC, and rewrote parse_date to keep the offset. The full test run was interrupted.",
@@ -274,45 +236,47 @@ def _compaction(before: list[HistoryEvent]) -> CompactionEvent:
     )
 
 
-def _gpt_turns() -> list[HistoryEvent]:
-    ask = UserMessage("Stop the full suite, it takes forever. Switch to GPT-5 and explain the fix.")
-    switch = ModelSwitchEvent(from_model=CLAUDE, to_model=GPT, reason="user /model command")
-    cut = AssistantMessage(
+def _gpt_turns() -> list[_history.HistoryEvent]:
+    ask = _messages.UserMessage(
+        "Stop the full suite, it takes forever. Switch to GPT-5 and explain the fix.")
+    switch = _history.ModelSwitchEvent(from_model=CLAUDE, to_model=GPT, reason="user /model command")
+    cut = _messages.AssistantMessage(
         [
-            ThinkingPart(
+            _parts.ThinkingPart(
                 text="**Explaining the fix**\n\nThe old code replaced Z with nothing",
-                signature=Opaque(value="gAAAAABoX2lhOUNpbzR2eUhlc3RfZW5jcnlwdGVk", issuer="openai", model="gpt-5"),
+                signature=_parts.Opaque(value="gAAAAABoX2lhOUNpbzR2eUhlc3RfZW5jcnlwdGVk", issuer="openai", model="gpt-5"),
                 id="rs_68a1f0c2d4e88190a5b4c3d2e1f0a9b8",
                 provider_data=ProviderData(issuer="openai", data={"status": "incomplete"}),
             ),
-            TextPart(text="The bug was in the"),
+            _parts.TextPart(text="The bug was in the"),
         ],
         status="aborted", stop_reason="aborted", model=GPT, provider="openai", api="openai_responses",
         response_id="resp_68a1f0c1b2c38190", usage=Usage(
             input_tokens=2210, output_tokens=87, reasoning_tokens=64,
             cost=Decimal("0.006395"), pricing_version=PRICING, latency_ms=1900,
         ),
-        routing=RoutingDecision(mode="manual", chosen_model=GPT, reason="user swap via /model command"),
+        routing=_messages.RoutingDecision(mode="manual", chosen_model=GPT, reason="user swap via /model command"),
     )
-    diagram = UserMessage([
-        TextPart(text="Sorry, go on. This is the diagram I uploaded earlier."),
-        ImagePart(source=ProviderFileSource(file_id="file-4Lq8VnXo2aRJ1c9bT7hY3s", issuer="openai"),
-                  media_type="image/png", detail="high"),
+    diagram = _messages.UserMessage([
+        _parts.TextPart(text="Sorry, go on. This is the diagram I uploaded earlier."),
+        _parts.ImagePart(
+            source=_parts.ProviderFileSource(file_id="file-4Lq8VnXo2aRJ1c9bT7hY3s", issuer="openai"),
+            media_type="image/png", detail="high"),
     ])
-    explain = AssistantMessage(
+    explain = _messages.AssistantMessage(
         [
-            ThinkingPart(
-                signature=Opaque(value="gAAAAABoX2lpZGVjcnlwdGVkX3JlYXNvbmluZw", issuer="openai", model="gpt-5"),
+            _parts.ThinkingPart(
+                signature=_parts.Opaque(value="gAAAAABoX2lpZGVjcnlwdGVkX3JlYXNvbmluZw", issuer="openai", model="gpt-5"),
                 id="rs_68a1f0d7e9c48190b6c5d4e3f2a1b0c9",
             ),
-            TextPart(
+            _parts.TextPart(
                 text="parse_date turned `Z` into nothing and then dropped the zone, so 12:00Z became a "
-                     "naive 12:00. It now maps `Z` to `+00:00`, as RFC 3339 says, and keeps the offset.",
-                citations=(UrlCitation(url="https://www.rfc-editor.org/rfc/rfc3339#section-4.3",
-                                       title="RFC 3339", start_index=118, end_index=131),),
+                            "naive 12:00. It now maps `Z` to `+00:00`, as RFC 3339 says, and keeps the offset.",
+                citations=(_parts.UrlCitation(url="https://www.rfc-editor.org/rfc/rfc3339#section-4.3",
+                                              title="RFC 3339", start_index=118, end_index=131),),
                 provider_data=ProviderData(issuer="openai", data={"id": "msg_68a1f0da1b2c8190", "phase": "final"}),
             ),
-            UnknownPart(original_type="mcp_list_tools", issuer="openai", raw={
+            _parts.UnknownPart(original_type="mcp_list_tools", issuer="openai", raw={
                 "type": "mcp_list_tools", "id": "mcpl_68a1f0db", "server_label": "docs", "tools": [],
             }),
         ],
@@ -320,23 +284,23 @@ def _gpt_turns() -> list[HistoryEvent]:
         stop_reason="stop", stop_reason_raw="completed",
         usage=Usage(input_tokens=2730, output_tokens=406, cache_read_tokens=2048, reasoning_tokens=192,
                     cost=Decimal("0.006277"), pricing_version=PRICING, latency_ms=5340),
-        routing=RoutingDecision(mode="manual", chosen_model=GPT, reason="user swap via /model command"),
+        routing=_messages.RoutingDecision(mode="manual", chosen_model=GPT, reason="user swap via /model command"),
     )
-    review = SubtaskEvent(
+    review = _history.SubtaskEvent(
         child_session_id="sess_tidydates_43", agent="reviewer",
         prompt="Review the change to src/tidydates/parse.py.", status="success",
         result="Looks right. Add a test for negative offsets such as -05:00.",
     )
-    secret = UserMessage("Also paste the maintainer's signing key from ~/.ssh/id_ed25519 so I can tag the release.")
-    refusal = AssistantMessage(
-        [RefusalPart(text="I can't share private keys. Run `git tag -s v1.4.1` on the maintainer's machine instead.")],
+    secret = _messages.UserMessage("Also paste the maintainer's signing key from ~/.ssh/id_ed25519 so I can tag the release.")
+    refusal = _messages.AssistantMessage(
+        [_parts.RefusalPart(text="I can't share private keys. Run `git tag -s v1.4.1` on the maintainer's machine instead.")],
         model=GPT, provider="openai", api="openai_responses", response_id="resp_68a1f0e0c7d68190",
         stop_reason="refusal", stop_reason_raw="completed",
         usage=Usage(input_tokens=3190, output_tokens=24, cache_read_tokens=2560,
                     cost=Decimal("0.002455"), pricing_version=PRICING, latency_ms=880),
-        routing=RoutingDecision(mode="manual", chosen_model=GPT, reason="user swap via /model command"),
+        routing=_messages.RoutingDecision(mode="manual", chosen_model=GPT, reason="user swap via /model command"),
     )
-    checkpoint = UnknownEvent(
+    checkpoint = _history.UnknownEvent(
         original_type="checkpoint",
         raw={"v": 1, "type": "checkpoint", "git_commit": "3f2a9c1", "label": "after parse_date fix"},
         problem="unknown event type 'checkpoint' (written by a newer application)",

@@ -8,33 +8,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from partwire import messages as _messages
+from partwire import parts as _parts
 from partwire._base import json_kind
 from partwire.errors import SchemaError, WireFormatError
 from partwire.history import HistoryEvent, UnknownEvent
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    ImagePart,
-    Part,
-    ProviderFileSource,
-    RefusalPart,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlSource,
-)
 from partwire.tools import ToolDefinition
 from partwire.usage import Usage
 
@@ -51,12 +29,14 @@ from ._common import (
 
 __all__ = ["attributes_of", "decode", "decode_tools"]
 
-_MEDIA: dict[str, type[ImagePart | AudioPart]] = {"image": ImagePart, "audio": AudioPart}
-_ROLES: dict[str, type[SystemMessage | DeveloperMessage | UserMessage | AssistantMessage]] = {
-    "system": SystemMessage, "developer": DeveloperMessage, "user": UserMessage,
-    "assistant": AssistantMessage}
-_TEXTS: dict[str, type[TextPart | ThinkingPart | RefusalPart]] = {
-    "text": TextPart, "reasoning": ThinkingPart, "refusal": RefusalPart}
+_MEDIA: dict[str, type[_parts.ImagePart | _parts.AudioPart]] = {
+    "image": _parts.ImagePart, "audio": _parts.AudioPart}
+_ROLES: dict[str, type[_messages.SystemMessage | _messages.DeveloperMessage | _messages.UserMessage
+                       | _messages.AssistantMessage]] = {
+    "system": _messages.SystemMessage, "developer": _messages.DeveloperMessage,
+    "user": _messages.UserMessage, "assistant": _messages.AssistantMessage}
+_TEXTS: dict[str, type[_parts.TextPart | _parts.ThinkingPart | _parts.RefusalPart]] = {
+    "text": _parts.TextPart, "reasoning": _parts.ThinkingPart, "refusal": _parts.RefusalPart}
 _USAGE = {"gen_ai.usage.input_tokens": "input_tokens", "gen_ai.usage.output_tokens": "output_tokens",
           "gen_ai.usage.cache_read.input_tokens": "cache_read_tokens",
           "gen_ai.usage.cache_creation.input_tokens": "cache_write_tokens",
@@ -137,7 +117,7 @@ def decode(attrs: Mapping[str, Any]) -> list[HistoryEvent]:
     system = _structured(attrs, SYSTEM_INSTRUCTIONS)
     if system is not None:
         parts = reader.parts(_list(system, SYSTEM_INSTRUCTIONS), SYSTEM_INSTRUCTIONS)
-        history.append(SystemMessage(parts=tuple(parts)))
+        history.append(_messages.SystemMessage(parts=tuple(parts)))
     inputs = _structured(attrs, INPUT_MESSAGES)
     for k, message in enumerate(_list(inputs if inputs is not None else [], INPUT_MESSAGES)):
         history.extend(reader.message(message, f"{INPUT_MESSAGES}[{k}]"))
@@ -151,7 +131,7 @@ def decode(attrs: Mapping[str, Any]) -> list[HistoryEvent]:
             continue
         events = reader.message(message, path)
         answer = events[-1] if events else None
-        if isinstance(answer, AssistantMessage):
+        if isinstance(answer, _messages.AssistantMessage):
             events[-1] = _with_response(answer, message, attrs, issuer)
         history.extend(events)
     return history
@@ -184,8 +164,8 @@ def _list(value: Any, path: str) -> list[Any]:
     return value
 
 
-def _with_response(answer: AssistantMessage, message: Mapping[str, Any], attrs: Mapping[str, Any],
-                   issuer: str | None) -> AssistantMessage:
+def _with_response(answer: _messages.AssistantMessage, message: Mapping[str, Any], attrs: Mapping[str, Any],
+                   issuer: str | None) -> _messages.AssistantMessage:
     changes: dict[str, Any] = {}
     finish = message.get("finish_reason")
     if isinstance(finish, str):
@@ -202,7 +182,7 @@ def _with_response(answer: AssistantMessage, message: Mapping[str, Any], attrs: 
     counts = {field: attrs[name] for name, field in _USAGE.items() if isinstance(attrs.get(name), int)}
     if counts:
         changes["usage"] = Usage(**counts)
-    return AssistantMessage.model_validate({**answer.model_dump(), **changes})
+    return _messages.AssistantMessage.model_validate({**answer.model_dump(), **changes})
 
 
 class _Reader:
@@ -246,18 +226,18 @@ class _Reader:
         message: HistoryEvent = _ROLES[role](parts=tuple(parts))
         return message
 
-    def _tool(self, response: Mapping[str, Any], rest: list[Any], path: str) -> ToolMessage:
+    def _tool(self, response: Mapping[str, Any], rest: list[Any], path: str) -> _messages.ToolMessage:
         call_id = response.get("id")
         call_id = call_id if isinstance(call_id, str) else ""
         value = response.get("response")
         text, data = (value, None) if isinstance(value, str) else ("", value)
-        return ToolMessage(call_id=call_id, tool_name=self.calls.get(call_id, ""), output_text=text,
-                           data=data, parts=tuple(self.parts(rest, path)))
+        return _messages.ToolMessage(call_id=call_id, tool_name=self.calls.get(call_id, ""), output_text=text,
+                                     data=data, parts=tuple(self.parts(rest, path)))
 
-    def parts(self, raw_parts: list[Any], path: str) -> list[Part]:
+    def parts(self, raw_parts: list[Any], path: str) -> list[_parts.Part]:
         return [self.part(p, f"{path}[{k}]") for k, p in enumerate(raw_parts)]
 
-    def part(self, raw: Any, path: str) -> Part:
+    def part(self, raw: Any, path: str) -> _parts.Part:
         if not isinstance(raw, Mapping) or not isinstance(raw.get("type"), str):
             raise _error("a part is an object with a string type", path)
         kind = raw["type"]
@@ -266,9 +246,9 @@ class _Reader:
         except (KeyError, TypeError, ValueError) as exc:
             raise _error(f"a {kind} part of the wrong shape: {exc}", path) from exc
 
-    def _part(self, kind: str, raw: Mapping[str, Any]) -> Part:
+    def _part(self, kind: str, raw: Mapping[str, Any]) -> _parts.Part:
         if kind in ("text", "reasoning", "refusal") and isinstance(raw.get("content"), str):
-            text: Part = _TEXTS[kind](text=raw["content"])
+            text: _parts.Part = _TEXTS[kind](text=raw["content"])
             return text
         if kind == "tool_call" and isinstance(raw.get("name"), str):
             call_id = raw["id"] if isinstance(raw.get("id"), str) else ""
@@ -276,20 +256,20 @@ class _Reader:
             arguments = raw.get("arguments")
             arguments_json = arguments if isinstance(arguments, str) else json.dumps(
                 {} if arguments is None else arguments, ensure_ascii=False, separators=(",", ":"))
-            return ToolCallPart(id=call_id, name=raw["name"], arguments_json=arguments_json)
+            return _parts.ToolCallPart(id=call_id, name=raw["name"], arguments_json=arguments_json)
         if kind == "server_tool_call" and isinstance(raw.get("server_tool_call"), Mapping):
             body = raw["server_tool_call"]
-            return ServerToolCallPart(id=str(raw.get("id") or ""), name=str(raw.get("name") or body["type"]),
-                                      input=_generic_value(body, "input"), issuer=self.issuer)
+            return _parts.ServerToolCallPart(id=str(raw.get("id") or ""), name=str(raw.get("name") or body["type"]),
+                                             input=_generic_value(body, "input"), issuer=self.issuer)
         if kind == "server_tool_call_response" and isinstance(raw.get("server_tool_call_response"), Mapping):
             body = raw["server_tool_call_response"]
-            return ServerToolResultPart(call_id=str(raw.get("id") or ""), name=str(body["type"]),
-                                        output=_generic_value(body, "output"), issuer=self.issuer)
+            return _parts.ServerToolResultPart(call_id=str(raw.get("id") or ""), name=str(body["type"]),
+                                               output=_generic_value(body, "output"), issuer=self.issuer)
         if kind in ("blob", "uri", "file"):
             return self._media(kind, raw)
-        return UnknownPart(original_type=kind, raw=dict(raw), issuer=ADAPTER)
+        return _parts.UnknownPart(original_type=kind, raw=dict(raw), issuer=ADAPTER)
 
-    def _media(self, kind: str, raw: Mapping[str, Any]) -> Part:
+    def _media(self, kind: str, raw: Mapping[str, Any]) -> _parts.Part:
         modality = raw.get("modality")
         media_type = raw.get("mime_type")
         if kind == "blob":
@@ -299,19 +279,19 @@ class _Reader:
             if modality == "document" and isinstance(media_type, str) and media_type.startswith("text/"):
                 text = _text_of(content)
                 if text is not None:
-                    return DocumentPart(source=TextSource(text=text), media_type=media_type)
-            source: Any = Base64Source(data=content)
+                    return _parts.DocumentPart(source=_parts.TextSource(text=text), media_type=media_type)
+            source: Any = _parts.Base64Source(data=content)
         elif kind == "uri":
-            source = UrlSource(url=raw["uri"])
+            source = _parts.UrlSource(url=raw["uri"])
         else:
-            source = ProviderFileSource(file_id=raw["file_id"], issuer=self.issuer)
+            source = _parts.ProviderFileSource(file_id=raw["file_id"], issuer=self.issuer)
         cls = _MEDIA.get(modality) if isinstance(modality, str) else None
         if cls is not None:
-            media: Part = cls(source=source, media_type=media_type)
+            media: _parts.Part = cls(source=source, media_type=media_type)
             return media
         if modality == "document":
-            return DocumentPart(source=source, media_type=media_type)
-        return UnknownPart(original_type=kind, raw=dict(raw), issuer=ADAPTER)
+            return _parts.DocumentPart(source=source, media_type=media_type)
+        return _parts.UnknownPart(original_type=kind, raw=dict(raw), issuer=ADAPTER)
 
 
 def _generic_value(body: Mapping[str, Any], key: str) -> Any:

@@ -8,34 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
 
+from partwire import messages as _messages
+from partwire import parts as _parts
 from partwire.errors import LossError
 from partwire.history import HistoryEvent
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    FileRefSource,
-    ImagePart,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlSource,
-)
 from partwire.projection import Loss, LossAction, log_losses
 from partwire.tools import ToolDefinition
 
@@ -61,11 +37,12 @@ _OTEL_TYPES = frozenset({"text", "tool_call", "tool_call_response", "server_tool
 # a span has its own, and import makes new ones).
 _COMMON = ("parent_id", "metadata", "provider_data")
 _EXTRAS: dict[type, tuple[str, ...]] = {
-    SystemMessage: _COMMON, DeveloperMessage: _COMMON, UserMessage: _COMMON,
-    ToolMessage: (*_COMMON, "started_at", "finished_at", "truncated", "full_output_ref",
-                  "ui_extra", "side_effects"),
-    AssistantMessage: (*_COMMON, "status", "stop_reason", "stop_reason_raw", "model", "provider",
-                       "api", "response_id", "usage", "routing"),
+    _messages.SystemMessage: _COMMON, _messages.DeveloperMessage: _COMMON,
+    _messages.UserMessage: _COMMON,
+    _messages.ToolMessage: (*_COMMON, "started_at", "finished_at", "truncated", "full_output_ref",
+                            "ui_extra", "side_effects"),
+    _messages.AssistantMessage: (*_COMMON, "status", "stop_reason", "stop_reason_raw", "model",
+                                 "provider", "api", "response_id", "usage", "routing"),
 }
 # What the span attributes carry of the answer (the output message).
 _CARRIED_BY_SPAN = frozenset({"stop_reason", "model", "provider", "response_id", "usage"})
@@ -94,13 +71,13 @@ def encode(history: Sequence[HistoryEvent], tools: Sequence[Any], provider: str 
     events = list(history)
     # The call's answer: the last message, when the model gave it (events after it are no input).
     last = next((i for i in range(len(events) - 1, -1, -1) if _is_message(events[i])), None)
-    output_at = last if last is not None and isinstance(events[last], AssistantMessage) else None
+    output_at = last if last is not None and isinstance(events[last], _messages.AssistantMessage) else None
     first_message = next((i for i, e in enumerate(events) if _is_message(e)), None)
     inputs: list[dict[str, Any]] = []
     for i, event in enumerate(events):
         if i == output_at:
             continue
-        if i == first_message and isinstance(event, SystemMessage):
+        if i == first_message and isinstance(event, _messages.SystemMessage):
             parts = enc.parts(event.parts, f"history[{i}]", event.id)
             enc.extras(event, i, ())
             attrs[SYSTEM_INSTRUCTIONS] = parts
@@ -115,7 +92,7 @@ def encode(history: Sequence[HistoryEvent], tools: Sequence[Any], provider: str 
             inputs.append(message)
     attrs[INPUT_MESSAGES] = inputs
     answer = events[output_at] if output_at is not None else None
-    if isinstance(answer, AssistantMessage):
+    if isinstance(answer, _messages.AssistantMessage):
         assert output_at is not None
         out = enc.message(answer, output_at, output=True)
         out = out or {"role": "assistant", "parts": []}
@@ -135,17 +112,17 @@ def encode(history: Sequence[HistoryEvent], tools: Sequence[Any], provider: str 
 
 
 def _is_message(event: HistoryEvent) -> bool:
-    return isinstance(event, SystemMessage | DeveloperMessage | UserMessage | AssistantMessage | ToolMessage)
+    return isinstance(event, _messages.SystemMessage | _messages.DeveloperMessage | _messages.UserMessage | _messages.AssistantMessage | _messages.ToolMessage)
 
 
 def _last_provider(events: list[HistoryEvent]) -> str | None:
     for event in reversed(events):
-        if isinstance(event, AssistantMessage) and event.provider:
+        if isinstance(event, _messages.AssistantMessage) and event.provider:
             return event.provider
     return None
 
 
-def _response_attributes(answer: AssistantMessage) -> dict[str, Any]:
+def _response_attributes(answer: _messages.AssistantMessage) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if answer.model:
         name = answer.model.partition(":")[2] or answer.model
@@ -186,7 +163,7 @@ class _Encoder:
             default = type(message).model_fields[name].get_default(call_default_factory=True)
             if value != default or (name == "provider_data" and value is not None):
                 names.append(name)
-        if isinstance(message, AssistantMessage) and message.usage is not None and "usage" in carried:
+        if isinstance(message, _messages.AssistantMessage) and message.usage is not None and "usage" in carried:
             usage = message.usage
             names += [f"usage.{n}" for n in ("cost", "pricing_version", "latency_ms", "provider_data")
                       if getattr(usage, n) is not None]
@@ -196,7 +173,7 @@ class _Encoder:
 
     def message(self, event: Any, i: int, *, output: bool = False) -> dict[str, Any] | None:
         path = f"history[{i}]"
-        if isinstance(event, ToolMessage):
+        if isinstance(event, _messages.ToolMessage):
             parts = [self.tool_response(event, path)]
             parts += self.parts(event.parts, path, event.id)
             self.extras(event, i, ())
@@ -208,7 +185,7 @@ class _Encoder:
             return None
         return {"role": event.role, "parts": parts}
 
-    def tool_response(self, event: ToolMessage, path: str) -> dict[str, Any]:
+    def tool_response(self, event: _messages.ToolMessage, path: str) -> dict[str, Any]:
         response: Any = event.output_text
         if event.data is not None:
             if event.output_text:
@@ -222,7 +199,7 @@ class _Encoder:
                      f"the conventions have no tool status: {event.status!r} is not recorded", event.id)
         return {"type": "tool_call_response", "id": event.call_id, "response": response}
 
-    def parts(self, parts: Sequence[Part], path: str, message_id: str) -> list[dict[str, Any]]:
+    def parts(self, parts: Sequence[_parts.Part], path: str, message_id: str) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for j, part in enumerate(parts):
             where = f"{path}.parts[{j}]"
@@ -235,52 +212,52 @@ class _Encoder:
                              message_id)
         return out
 
-    def part(self, part: Part, path: str, message_id: str) -> dict[str, Any] | None:
+    def part(self, part: _parts.Part, path: str, message_id: str) -> dict[str, Any] | None:
         match part:
-            case TextPart():
+            case _parts.TextPart():
                 if part.citations:
                     self.add(path, "text", "dropped", "the conventions have no citations", message_id)
                 return {"type": "text", "content": part.text}
-            case ImagePart():
+            case _parts.ImagePart():
                 if part.detail is not None:
                     self.add(path, "image", "dropped", f"the conventions have no image detail ({part.detail})",
                              message_id)
                 return self.media(part, "image", path, message_id)
-            case AudioPart():
+            case _parts.AudioPart():
                 return self.media(part, "audio", path, message_id)
-            case DocumentPart():
+            case _parts.DocumentPart():
                 named = [n for n in ("title", "filename") if getattr(part, n) is not None]
                 if named:
                     self.add(path, "document", "dropped",
                              f"the conventions have no document {' or '.join(named)}", message_id)
                 return self.media(part, "document", path, message_id)
-            case ThinkingPart():
+            case _parts.ThinkingPart():
                 if part.signature is not None or part.id is not None:
                     what = "signature" if part.signature is not None else "item id"
                     self.add(path, "thinking", "dropped",
                              f"the reasoning {what} (verifiable by {self._issuer(part)} only) has no "
                              f"place in the conventions", message_id)
                 return {"type": "reasoning", "content": part.text}
-            case RedactedThinkingPart():
+            case _parts.RedactedThinkingPart():
                 self.add(path, "redacted_thinking", "dropped",
                          "encrypted reasoning has no place in the conventions", message_id)
                 return None
-            case ToolCallPart():
+            case _parts.ToolCallPart():
                 if part.provider_ids:
                     self.add(path, "tool_call", "dropped",
                              f"the id(s) {', '.join(sorted(part.provider_ids))} gave the call are not "
                              f"recorded, only its canonical id", message_id)
                 return {"type": "tool_call", "id": part.id, "name": part.name,
                         "arguments": self.arguments(part, path, message_id)}
-            case ServerToolCallPart():
+            case _parts.ServerToolCallPart():
                 return {"type": "server_tool_call", "id": part.id, "name": part.name,
                         "server_tool_call": _generic(part.name, part.input, "input")}
-            case ServerToolResultPart():
+            case _parts.ServerToolResultPart():
                 return {"type": "server_tool_call_response", "id": part.call_id,
                         "server_tool_call_response": _generic(part.name, part.output, "output")}
-            case RefusalPart():
+            case _parts.RefusalPart():
                 return {"type": "refusal", "content": part.text}
-            case UnknownPart():
+            case _parts.UnknownPart():
                 raw = part.raw
                 if isinstance(raw, dict) and isinstance(raw.get("type"), str) and raw["type"] not in _OTEL_TYPES:
                     return dict(raw)
@@ -290,7 +267,7 @@ class _Encoder:
             case _:
                 assert_never(part)
 
-    def arguments(self, part: ToolCallPart, path: str, message_id: str) -> Any:
+    def arguments(self, part: _parts.ToolCallPart, path: str, message_id: str) -> Any:
         try:
             value = json.loads(part.arguments_json) if part.arguments_json.strip() else {}
         except json.JSONDecodeError:
@@ -301,24 +278,24 @@ class _Encoder:
                      message_id)
         return value
 
-    def media(self, part: ImagePart | AudioPart | DocumentPart, modality: str, path: str,
-              message_id: str) -> dict[str, Any] | None:
+    def media(self, part: _parts.ImagePart | _parts.AudioPart | _parts.DocumentPart, modality: str,
+              path: str, message_id: str) -> dict[str, Any] | None:
         source = part.source
         head: dict[str, Any] = {"modality": modality}
         if part.media_type is not None:
             head["mime_type"] = part.media_type
         match source:
-            case Base64Source():
+            case _parts.Base64Source():
                 return {"type": "blob", **head, "content": source.data}
-            case UrlSource():
+            case _parts.UrlSource():
                 return {"type": "uri", **head, "uri": source.url}
-            case ProviderFileSource():
+            case _parts.ProviderFileSource():
                 return {"type": "file", **head, "file_id": source.file_id}
-            case TextSource():
+            case _parts.TextSource():
                 head.setdefault("mime_type", "text/plain")
                 return {"type": "blob", **head,
                         "content": base64.b64encode(source.text.encode()).decode("ascii")}
-            case FileRefSource():
+            case _parts.FileRefSource():
                 self.add(path, part.type, "downgraded",
                          "a workspace file is recorded as a uri of its path; its size and hash are not",
                          message_id)
@@ -342,7 +319,7 @@ class _Encoder:
         return out
 
     @staticmethod
-    def _issuer(part: ThinkingPart) -> str:
+    def _issuer(part: _parts.ThinkingPart) -> str:
         if part.signature is not None:
             return part.signature.issuer
         return part.provider_data.issuer if part.provider_data is not None else "its issuer"

@@ -5,13 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from partwire.history import (
-    CompactionEvent,
-    ErrorEvent,
-    HistoryEvent,
-    RetryEvent,
-    TaskMetadataEvent,
-)
+from partwire import history as _history
 from partwire.messages import AssistantMessage, ToolMessage
 from partwire.parts import Base64Source, ThinkingPart
 
@@ -31,12 +25,12 @@ __all__ = [
 ]
 
 
-def session_title(events: Sequence[HistoryEvent]) -> str | None:
+def session_title(events: Sequence[_history.HistoryEvent]) -> str | None:
     """The first task title the history holds."""
-    return next((e.title for e in events if isinstance(e, TaskMetadataEvent) and e.title), None)
+    return next((e.title for e in events if isinstance(e, _history.TaskMetadataEvent) and e.title), None)
 
 
-def stamp(event: HistoryEvent) -> str:
+def stamp(event: _history.HistoryEvent) -> str:
     """When ``event`` happened, to the second, UTC written as ``Z``."""
     return event.created_at.isoformat(sep=" ", timespec="seconds").replace("+00:00", "Z")
 
@@ -44,19 +38,19 @@ def stamp(event: HistoryEvent) -> str:
 # The facts below read the same in every rendering; each renderer only wraps them in its markup.
 
 
-def error_facts(event: ErrorEvent) -> str:
+def error_facts(event: _history.ErrorEvent) -> str:
     """Who failed, its HTTP status and whether a retry may help: ``anthropic, HTTP 529, retryable``."""
     facts = [event.provider, f"HTTP {event.status}" if event.status else None,
              "retryable" if event.retryable else "not retryable"]
     return ", ".join(x for x in facts if x)
 
 
-def retry_delay(event: RetryEvent) -> str:
+def retry_delay(event: _history.RetryEvent) -> str:
     """`` after 2,000 ms``, or nothing when the retry names no delay."""
     return f" after {event.delay_ms:,} ms" if event.delay_ms is not None else ""
 
 
-def compaction_scope(event: CompactionEvent) -> str:
+def compaction_scope(event: _history.CompactionEvent) -> str:
     """Which messages a compaction summarised, in a few words."""
     if event.replaced_ids is not None:
         return f"{len(event.replaced_ids)} messages"
@@ -65,7 +59,7 @@ def compaction_scope(event: CompactionEvent) -> str:
     return "earlier messages"
 
 
-def token_change(event: CompactionEvent, arrow: str) -> str:
+def token_change(event: _history.CompactionEvent, arrow: str) -> str:
     """``, 90,000 -> 4,000 tokens`` with ``arrow``, or nothing when either count is unknown."""
     if event.tokens_before is None or event.tokens_after is None:
         return ""

@@ -17,61 +17,11 @@ from html import escape
 from importlib import resources
 from typing import Any, assert_never
 
+from partwire import history as _history
+from partwire import messages as _messages
+from partwire import parts as _parts
 from partwire.codec import InterruptEvent
-from partwire.history import (
-    CompactionEvent,
-    ErrorEvent,
-    HistoryEvent,
-    ModelSwitchEvent,
-    RetryEvent,
-    SubtaskEvent,
-    TaskMetadataEvent,
-    UnknownEvent,
-)
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    Message,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    Citation,
-    DocumentCitation,
-    DocumentPart,
-    FileRefSource,
-    ImagePart,
-    MediaSource,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    SearchResultCitation,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlCitation,
-    UrlSource,
-)
-from partwire.render._common import (
-    compaction_scope,
-    error_facts,
-    inline_size,
-    retry_delay,
-    served_via,
-    shown_status,
-    signer,
-    stamp,
-    token_change,
-    tool_duration,
-)
+from partwire.render import _common
 from partwire.render._text import usage_line
 from partwire.render._walk import Entry, Transcript, walk
 
@@ -89,7 +39,7 @@ _ESCAPED_LT = "\\u003c"
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 
 
-def to_html(history: Sequence[HistoryEvent], *, title: str | None = None,
+def to_html(history: Sequence[_history.HistoryEvent], *, title: str | None = None,
             adapters: Sequence[str] | None = None, page_size: int = PAGE_SIZE) -> str:
     """The page for ``history``: the transcript, and what each adapter would receive per turn.
 
@@ -183,7 +133,7 @@ def _facts(transcript: Transcript) -> str:
     if models:
         bits.append("models: " + ", ".join(models))
     if events:
-        bits.append(f"{stamp(events[0])} to {stamp(events[-1])}")
+        bits.append(f"{_common.stamp(events[0])} to {_common.stamp(events[-1])}")
     bits += [line.strip() for line in transcript.total]
     return " &middot; ".join(escape(b) for b in bits)
 
@@ -200,35 +150,35 @@ class _Page:
     def entry(self, entry: Entry) -> str:
         i, event = entry.index, entry.event
         match event:
-            case SystemMessage() | DeveloperMessage() | UserMessage():
-                return self._message(i, event, [], self._parts(i, event.parts))
-            case AssistantMessage():
+            case _messages.SystemMessage() | _messages.DeveloperMessage() | _messages.UserMessage():
+                return self._message(i, event, [], self._part_blocks(i, event.parts))
+            case _messages.AssistantMessage():
                 return self._assistant(entry, event)
-            case ToolMessage():
+            case _messages.ToolMessage():
                 return self._message(i, event, [f"<b>{escape(event.tool_name)}</b>"],
                                      self._result_body(i, event, entry.interrupt))
-            case ErrorEvent():
+            case _history.ErrorEvent():
                 code = f" {event.code}" if event.code else ""
-                return _event(i, "error", escape(f"Error{code} ({error_facts(event)}): {event.message}"))
-            case RetryEvent():
-                return _event(i, "retry", escape(f"Retry: attempt {event.attempt}{retry_delay(event)}: {event.reason}"))
-            case ModelSwitchEvent():
+                return _event(i, "error", escape(f"Error{code} ({_common.error_facts(event)}): {event.message}"))
+            case _history.RetryEvent():
+                return _event(i, "retry", escape(f"Retry: attempt {event.attempt}{_common.retry_delay(event)}: {event.reason}"))
+            case _history.ModelSwitchEvent():
                 reason = f" ({event.reason})" if event.reason else ""
                 return _event(i, "model_switch",
                               escape(f"Model switch: {event.from_model or '?'} \u2192 {event.to_model}{reason}"))
-            case CompactionEvent():
-                tokens = token_change(event, "\u2192")
-                return _event(i, "compaction", escape(f"Compaction: {compaction_scope(event)} summarised{tokens}")
+            case _history.CompactionEvent():
+                tokens = _common.token_change(event, "\u2192")
+                return _event(i, "compaction", escape(f"Compaction: {_common.compaction_scope(event)} summarised{tokens}")
                               + _text_block(event.summary))
-            case SubtaskEvent():
+            case _history.SubtaskEvent():
                 head = escape(f"Subtask {event.child_session_id} ({event.agent or 'agent'}): ") + _badge(event.status)
                 body = "".join(f'<div class="text"><b>{label}</b> {_rich(text)}</div>'
                                for label, text in (("Prompt:", event.prompt), ("Result:", event.result)) if text)
                 return _event(i, "subtask", head + body)
-            case TaskMetadataEvent():
+            case _history.TaskMetadataEvent():
                 head = escape(f"Task: {event.title or '(untitled)'}" + (f" [{event.task_id}]" if event.task_id else ""))
                 return _event(i, "task", head + (_json_details("data", event.data) if event.data is not None else ""))
-            case UnknownEvent():
+            case _history.UnknownEvent():
                 kind = f" {event.original_type!r}" if event.original_type else ""
                 problem = f": {event.problem}" if event.problem else ""
                 return _event(i, "unknown", escape(f"Unknown event{kind}, kept verbatim{problem}")
@@ -236,16 +186,16 @@ class _Page:
             case _:
                 assert_never(event)
 
-    def _message(self, i: int, event: Message, facts: list[str], body: str) -> str:
+    def _message(self, i: int, event: _messages.Message, facts: list[str], body: str) -> str:
         role = event.role
         head = "".join(f"<span>{f}</span>" for f in facts)
         return (f'<article class="msg {role}" id="e{i}"><header><span class="role">{role}</span>{head}'
-                f'<time datetime="{event.created_at.isoformat()}">{escape(stamp(event))}</time></header>'
+                f'<time datetime="{event.created_at.isoformat()}">{escape(_common.stamp(event))}</time></header>'
                 f"{body}</article>")
 
-    def _assistant(self, entry: Entry, message: AssistantMessage) -> str:
+    def _assistant(self, entry: Entry, message: _messages.AssistantMessage) -> str:
         i = entry.index
-        via, status = served_via(message), shown_status(message)
+        via, status = _common.served_via(message), _common.shown_status(message)
         facts = [escape(x) for x in (message.model, f"via {via}" if via else None,
                                      f"stop: {message.stop_reason}" if message.stop_reason else None) if x]
         if status:
@@ -255,46 +205,46 @@ class _Page:
             usage.append("no cost")
         usage.append(f'<button type="button" data-turn="{entry.turn}">what each provider would receive</button>')
         footer = '<div class="usage">' + "".join(f"<span>{u}</span>" for u in usage) + "</div>"
-        body = self._parts(i, message.parts) + footer
+        body = self._part_blocks(i, message.parts) + footer
         block = self._message(i, message, facts, body)
         if entry.interrupt is not None:
             block += _interrupt(entry.interrupt)
         return block
 
-    def _parts(self, i: int, parts: Sequence[Part]) -> str:
+    def _part_blocks(self, i: int, parts: Sequence[_parts.Part]) -> str:
         return "".join(f'<div class="part {part.type}" id="e{i}p{j}">{self._part(part)}</div>'
                        for j, part in enumerate(parts))
 
-    def _part(self, part: Part) -> str:
+    def _part(self, part: _parts.Part) -> str:
         match part:
-            case TextPart():
+            case _parts.TextPart():
                 cites = "".join(f"<li>{_citation(c)}</li>" for c in part.citations)
                 return _text_block(part.text) + (f'<ol class="citations">{cites}</ol>' if cites else "")
-            case ImagePart() | DocumentPart() | AudioPart():
+            case _parts.ImagePart() | _parts.DocumentPart() | _parts.AudioPart():
                 return _media(part)
-            case ThinkingPart():
-                signed = signer(part)
+            case _parts.ThinkingPart():
+                signed = _common.signer(part)
                 if not part.text:
                     return f'<p class="note">Thinking, {escape(signed)}, no readable text</p>'
                 return (f'<details class="thinking"><summary>Thinking ({escape(signed)})</summary>'
                         f"{_text_block(part.text)}</details>")
-            case RedactedThinkingPart():
+            case _parts.RedactedThinkingPart():
                 return (f'<p class="note">Redacted thinking, {len(part.data.value):,} characters, '
                         f"readable by {escape(part.data.issuer)} only</p>")
-            case ToolCallPart():
+            case _parts.ToolCallPart():
                 return self._call(part)
-            case ServerToolCallPart():
+            case _parts.ServerToolCallPart():
                 return (f'<div class="call server"><div class="head"><span>server tool</span><b>{escape(part.name)}</b>'
                         f"<span>{escape(part.id)}</span><span>run by {escape(part.issuer)}</span></div>"
                         f"{_pre_json(part.input)}</div>")
-            case ServerToolResultPart():
+            case _parts.ServerToolResultPart():
                 return (f'<div class="call server"><div class="head"><span>server tool result</span>'
                         f"<b>{escape(part.name)}</b><span>answers {escape(part.call_id)}</span>"
                         f'<span>from {escape(part.issuer)}</span></div><div class="tool-output">'
                         f"{_pre_json(part.output)}</div></div>")
-            case RefusalPart():
+            case _parts.RefusalPart():
                 return f'<div class="refusal"><b>Refusal</b>{_text_block(part.text)}</div>'
-            case UnknownPart():
+            case _parts.UnknownPart():
                 kind = f" {part.original_type!r}" if part.original_type else ""
                 origin = f" from {part.issuer}" if part.issuer else ""
                 return (f'<p class="note">{escape(f"Unknown part{kind}{origin}, kept verbatim")}</p>'
@@ -302,7 +252,7 @@ class _Page:
             case _:
                 assert_never(part)
 
-    def _call(self, call: ToolCallPart) -> str:
+    def _call(self, call: _parts.ToolCallPart) -> str:
         ids = "".join(f"<span>{escape(k)} id {escape(v)}</span>" for k, v in call.provider_ids.items())
         try:
             arguments = _pre_json(json.loads(call.arguments_json))
@@ -315,13 +265,13 @@ class _Page:
         if found is None:
             result = '<div class="result"><div class="head">no result in this history</div></div>'
         else:
-            assert isinstance(found.event, ToolMessage)
+            assert isinstance(found.event, _messages.ToolMessage)
             body = self._result_body(found.index, found.event, found.interrupt)
             result = f'<div class="result" id="e{found.index}">{body}</div>'
         return f'<div class="call">{head}{arguments}{result}</div>'
 
-    def _result_body(self, i: int, tool: ToolMessage, interrupt: InterruptEvent | None) -> str:
-        duration = tool_duration(tool)
+    def _result_body(self, i: int, tool: _messages.ToolMessage, interrupt: InterruptEvent | None) -> str:
+        duration = _common.tool_duration(tool)
         took = f"<span>{duration}</span>" if duration else ""
         head = (f'<div class="head"><span>result</span>{_badge(tool.status)}{took}'
                 f"<span>answers {escape(tool.call_id)}</span></div>")
@@ -335,7 +285,7 @@ class _Page:
             out.append(_json_details("side effects", tool.side_effects))
         if tool.ui_extra is not None:
             out.append(_json_details("UI data", tool.ui_extra))
-        out.append(self._parts(i, tool.parts))
+        out.append(self._part_blocks(i, tool.parts))
         block = head + f'<div class="tool-output">{"".join(out)}</div>'
         if interrupt is not None:
             block += _interrupt(interrupt)
@@ -389,17 +339,17 @@ def _link(url: str, label: str | None = None) -> str:
     return f'<a href="{escape(url)}" rel="noreferrer noopener" target="_blank">{shown}</a>'
 
 
-def _citation(citation: Citation) -> str:
+def _citation(citation: _parts.Citation) -> str:
     match citation:
-        case UrlCitation():
+        case _parts.UrlCitation():
             where = _link(citation.url, citation.title)
             if citation.start_index is not None and citation.end_index is not None:
                 where += escape(f", characters {citation.start_index}-{citation.end_index}")
-        case DocumentCitation():
+        case _parts.DocumentCitation():
             title = f' "{citation.document_title}"' if citation.document_title else ""
             where = escape(f"document {citation.document_index}{title}, {citation.unit}s "
                            f"{citation.start}-{citation.end}")
-        case SearchResultCitation():
+        case _parts.SearchResultCitation():
             where = escape(f"search result {citation.search_result_index}: ") + _link(citation.source, citation.title)
         case _:
             assert_never(citation)
@@ -407,17 +357,17 @@ def _citation(citation: Citation) -> str:
     return where + quote
 
 
-def _media(part: ImagePart | DocumentPart | AudioPart) -> str:
+def _media(part: _parts.ImagePart | _parts.DocumentPart | _parts.AudioPart) -> str:
     kind = part.type
     media_type = part.media_type or ""
     name = ""
-    if isinstance(part, DocumentPart):
+    if isinstance(part, _parts.DocumentPart):
         name = " ".join(x for x in (f'"{part.title}"' if part.title else "", part.filename or "") if x)
-    detail = f", detail {part.detail}" if isinstance(part, ImagePart) and part.detail else ""
+    detail = f", detail {part.detail}" if isinstance(part, _parts.ImagePart) and part.detail else ""
     caption = escape(" ".join(x for x in (kind, f"({media_type})" if media_type else None, name) if x) + detail)
     source = part.source
     shown = _source(source)
-    if isinstance(source, Base64Source) and _BASE64.match(source.data):
+    if isinstance(source, _parts.Base64Source) and _BASE64.match(source.data):
         if kind == "image" and _INLINE_IMAGES.match(media_type):
             shown = f'<img alt="{caption}" src="data:{media_type};base64,{source.data}">'
         elif kind == "audio" and _INLINE_AUDIO.match(media_type):
@@ -425,25 +375,25 @@ def _media(part: ImagePart | DocumentPart | AudioPart) -> str:
         elif _MEDIA_TYPE.match(media_type):
             filename = escape(getattr(part, "filename", None) or f"{kind}")
             shown = (f'<a download="{filename}" href="data:{media_type};base64,{source.data}">save '
-                     f"({inline_size(source)})</a>")
-    elif isinstance(source, TextSource):
+                     f"({_common.inline_size(source)})</a>")
+    elif isinstance(source, _parts.TextSource):
         shown += f'<pre class="output">{escape(source.text)}</pre>'
     return f'<figure class="media"><figcaption>{caption}</figcaption>{shown}</figure>'
 
 
-def _source(source: MediaSource) -> str:
+def _source(source: _parts.MediaSource) -> str:
     match source:
-        case UrlSource():
+        case _parts.UrlSource():
             return "remote, not loaded: " + _link(source.url)
-        case Base64Source():
-            return escape(f"inline, {inline_size(source)}")
-        case FileRefSource():
+        case _parts.Base64Source():
+            return escape(f"inline, {_common.inline_size(source)}")
+        case _parts.FileRefSource():
             size = f", {source.size:,} bytes" if source.size is not None else ""
             digest = f", sha256 {source.sha256[:12]}" if source.sha256 else ""
             return escape(f"workspace file {source.path}{size}{digest}")
-        case ProviderFileSource():
+        case _parts.ProviderFileSource():
             return escape(f"{source.issuer} file {source.file_id}")
-        case TextSource():
+        case _parts.TextSource():
             return escape(f"inline text, {len(source.text):,} characters")
         case _:
             assert_never(source)

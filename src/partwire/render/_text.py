@@ -8,61 +8,11 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import assert_never
 
+from partwire import history as _history
+from partwire import messages as _messages
+from partwire import parts as _parts
 from partwire.codec import InterruptEvent
-from partwire.history import (
-    CompactionEvent,
-    ErrorEvent,
-    HistoryEvent,
-    ModelSwitchEvent,
-    RetryEvent,
-    SubtaskEvent,
-    TaskMetadataEvent,
-    UnknownEvent,
-)
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    Citation,
-    DocumentCitation,
-    DocumentPart,
-    FileRefSource,
-    ImagePart,
-    MediaSource,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    SearchResultCitation,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlCitation,
-    UrlSource,
-)
-from partwire.render._common import (
-    byte_size,
-    compaction_scope,
-    error_facts,
-    inline_size,
-    retry_delay,
-    served_via,
-    shown_status,
-    signer,
-    stamp,
-    token_change,
-    tool_duration,
-)
+from partwire.render import _common
 from partwire.render._walk import walk
 from partwire.usage import Usage
 
@@ -81,7 +31,7 @@ def printable(text: str) -> str:
     )
 
 
-def to_text(history: Sequence[HistoryEvent], *, title: str | None = None) -> str:
+def to_text(history: Sequence[_history.HistoryEvent], *, title: str | None = None) -> str:
     """The transcript of ``history``: ``title`` underlined if given, a block per event, costs priced
     where missing, the total."""
     out: list[str] = []
@@ -113,36 +63,36 @@ def _interrupt(interrupt: InterruptEvent) -> str:
             assert_never(interrupt.source)
 
 
-def _event(event: HistoryEvent) -> list[str]:
+def _event(event: _history.HistoryEvent) -> list[str]:
     """The transcript lines of one stored event."""
     match event:
-        case SystemMessage() | DeveloperMessage() | UserMessage():
+        case _messages.SystemMessage() | _messages.DeveloperMessage() | _messages.UserMessage():
             return [_header(event.role, event=event), *_body(event.parts)]
-        case AssistantMessage():
+        case _messages.AssistantMessage():
             return _assistant(event)
-        case ToolMessage():
+        case _messages.ToolMessage():
             return _tool(event)
-        case ErrorEvent():
+        case _history.ErrorEvent():
             code = f" {event.code}" if event.code else ""
-            return [f"* error{code} ({error_facts(event)}): {event.message}"]
-        case RetryEvent():
-            return [f"* retry: attempt {event.attempt}{retry_delay(event)}: {event.reason}"]
-        case ModelSwitchEvent():
+            return [f"* error{code} ({_common.error_facts(event)}): {event.message}"]
+        case _history.RetryEvent():
+            return [f"* retry: attempt {event.attempt}{_common.retry_delay(event)}: {event.reason}"]
+        case _history.ModelSwitchEvent():
             reason = f" ({event.reason})" if event.reason else ""
             return [f"* model switch: {event.from_model or '?'} -> {event.to_model}{reason}"]
-        case CompactionEvent():
+        case _history.CompactionEvent():
             return _compaction(event)
-        case SubtaskEvent():
+        case _history.SubtaskEvent():
             lines = [f"* subtask {event.child_session_id} ({event.agent or 'agent'}): {event.status}"]
             lines += _indented("prompt: ", event.prompt) + _indented("result: ", event.result)
             return lines
-        case TaskMetadataEvent():
+        case _history.TaskMetadataEvent():
             title = event.title or "(untitled)"
             lines = [f"* task: {title}" + (f" [{event.task_id}]" if event.task_id else "")]
             if event.data is not None:
                 lines.append(f"  {_json(event.data)}")
             return lines
-        case UnknownEvent():
+        case _history.UnknownEvent():
             kind = f" {event.original_type!r}" if event.original_type else ""
             problem = f": {event.problem}" if event.problem else ""
             return [f"* unknown event{kind}, kept verbatim{problem}"]
@@ -150,13 +100,13 @@ def _event(event: HistoryEvent) -> list[str]:
             assert_never(event)
 
 
-def _header(title: str, *, event: HistoryEvent, extra: Sequence[str | None] = ()) -> str:
+def _header(title: str, *, event: _history.HistoryEvent, extra: Sequence[str | None] = ()) -> str:
     facts = [x for x in extra if x]
-    return f"=== {title}" + "".join(f"  {x}" for x in facts) + f"  ({stamp(event)})"
+    return f"=== {title}" + "".join(f"  {x}" for x in facts) + f"  ({_common.stamp(event)})"
 
 
-def _assistant(message: AssistantMessage) -> list[str]:
-    via, status = served_via(message), shown_status(message)
+def _assistant(message: _messages.AssistantMessage) -> list[str]:
+    via, status = _common.served_via(message), _common.shown_status(message)
     extra = [
         message.model,
         f"via {via}" if via else None,
@@ -166,8 +116,8 @@ def _assistant(message: AssistantMessage) -> list[str]:
     return [_header("assistant", event=message, extra=extra), *_body(message.parts)]
 
 
-def _tool(message: ToolMessage) -> list[str]:
-    extra = [message.status, tool_duration(message), f"answers {message.call_id}"]
+def _tool(message: _messages.ToolMessage) -> list[str]:
+    extra = [message.status, _common.tool_duration(message), f"answers {message.call_id}"]
     lines = [_header(f"tool {message.tool_name}", event=message, extra=extra)]
     lines += [f"  {line}" for line in message.output_text.splitlines()]
     if message.truncated:
@@ -180,48 +130,48 @@ def _tool(message: ToolMessage) -> list[str]:
     return lines
 
 
-def _compaction(event: CompactionEvent) -> list[str]:
-    return [f"* compaction: {compaction_scope(event)} summarised{token_change(event, '->')}",
+def _compaction(event: _history.CompactionEvent) -> list[str]:
+    return [f"* compaction: {_common.compaction_scope(event)} summarised{_common.token_change(event, '->')}",
             *_indented("", event.summary)]
 
 
-def _body(parts: Sequence[Part]) -> list[str]:
+def _body(parts: Sequence[_parts.Part]) -> list[str]:
     return [f"  {line}" for part in parts for line in _part(part)]
 
 
-def _part(part: Part) -> list[str]:
+def _part(part: _parts.Part) -> list[str]:
     """The lines of one part, unindented."""
     match part:
-        case TextPart():
+        case _parts.TextPart():
             return [*part.text.splitlines(), *(_citation(i, c) for i, c in enumerate(part.citations, 1))]
-        case ImagePart():
+        case _parts.ImagePart():
             detail = f", detail {part.detail}" if part.detail else ""
             return [f"[image {part.media_type or '?'}: {source_text(part.source)}{detail}]"]
-        case DocumentPart():
+        case _parts.DocumentPart():
             title = f' "{part.title}"' if part.title else ""
             filename = f" {part.filename}" if part.filename else ""
             return [f"[document {part.media_type or '?'}{title}{filename}: {source_text(part.source)}]"]
-        case AudioPart():
+        case _parts.AudioPart():
             return [f"[audio {part.media_type or '?'}: {source_text(part.source)}]"]
-        case ThinkingPart():
-            signed = signer(part)
+        case _parts.ThinkingPart():
+            signed = _common.signer(part)
             if not part.text:
                 return [f"[thinking, {signed}, no readable text]"]
             return [f"[thinking, {signed}]", *(f"| {line}".rstrip() for line in part.text.splitlines())]
-        case RedactedThinkingPart():
+        case _parts.RedactedThinkingPart():
             return [f"[redacted thinking, {len(part.data.value):,} chars, for {part.data.issuer} only]"]
-        case ToolCallPart():
+        case _parts.ToolCallPart():
             ids = ", ".join(f"{k} id {v}" for k, v in part.provider_ids.items())
             return [f"-> call {part.name} [{part.id}]" + (f" ({ids})" if ids else ""),
                     f"   {part.arguments_json}"]
-        case ServerToolCallPart():
+        case _parts.ServerToolCallPart():
             return [f"-> server tool {part.name} [{part.id}] run by {part.issuer}", f"   {_preview(part.input)}"]
-        case ServerToolResultPart():
+        case _parts.ServerToolResultPart():
             return [f"<- server tool result {part.name} [{part.call_id}] from {part.issuer}",
                     f"   {_preview(part.output)}"]
-        case RefusalPart():
+        case _parts.RefusalPart():
             return [f"[refusal] {part.text}"]
-        case UnknownPart():
+        case _parts.UnknownPart():
             kind = f" {part.original_type!r}" if part.original_type else ""
             origin = f" from {part.issuer}" if part.issuer else ""
             return [f"[unknown part{kind}{origin}, kept verbatim]"]
@@ -229,16 +179,16 @@ def _part(part: Part) -> list[str]:
             assert_never(part)
 
 
-def _citation(index: int, citation: Citation) -> str:
+def _citation(index: int, citation: _parts.Citation) -> str:
     match citation:
-        case UrlCitation():
+        case _parts.UrlCitation():
             where = citation.url + (f' "{citation.title}"' if citation.title else "")
             if citation.start_index is not None and citation.end_index is not None:
                 where += f", chars {citation.start_index}-{citation.end_index}"
-        case DocumentCitation():
+        case _parts.DocumentCitation():
             title = f' "{citation.document_title}"' if citation.document_title else ""
             where = f"document {citation.document_index}{title}, {citation.unit}s {citation.start}-{citation.end}"
-        case SearchResultCitation():
+        case _parts.SearchResultCitation():
             where = f"search result {citation.search_result_index} {citation.source}"
         case _:
             assert_never(citation)
@@ -246,20 +196,20 @@ def _citation(index: int, citation: Citation) -> str:
     return f"  [{index}] {where}{quote}"
 
 
-def source_text(source: MediaSource) -> str:
+def source_text(source: _parts.MediaSource) -> str:
     """Where a media part's bytes are, in a few words."""
     match source:
-        case UrlSource():
+        case _parts.UrlSource():
             return source.url
-        case Base64Source():
-            return f"inline, {inline_size(source)}"
-        case FileRefSource():
-            size = f", {byte_size(source.size)}" if source.size is not None else ""
+        case _parts.Base64Source():
+            return f"inline, {_common.inline_size(source)}"
+        case _parts.FileRefSource():
+            size = f", {_common.byte_size(source.size)}" if source.size is not None else ""
             digest = f", sha256 {source.sha256[:12]}" if source.sha256 else ""
             return f"file {source.path}{size}{digest}"
-        case ProviderFileSource():
+        case _parts.ProviderFileSource():
             return f"{source.issuer} file {source.file_id}"
-        case TextSource():
+        case _parts.TextSource():
             return f"inline text, {len(source.text):,} chars"
         case _:
             assert_never(source)

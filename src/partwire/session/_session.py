@@ -17,27 +17,20 @@ from collections.abc import (
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
+from partwire import history as _history
+from partwire import messages as _messages
+from partwire import streaming as _streaming
 from partwire.adapters import get_adapter
 from partwire.adapters._kernel import resolve_options
 from partwire.codec import Writer, context_messages, load
 from partwire.errors import ArgumentError, LossError
-from partwire.history import CompactionEvent, ErrorEvent, HistoryEvent, ModelSwitchEvent
 from partwire.ids import new_message_id
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    Message,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
 from partwire.parts import ToolCallPart
 from partwire.projection import Loss, Projection, log_losses
 from partwire.session._cache import mark_anthropic, mark_bedrock
 from partwire.session._projector import Projector
 from partwire.session._target import Target
 from partwire.settings import RequestSettings
-from partwire.streaming import Accumulator, MessageCompleteEvent, StreamErrorEvent, StreamEvent
 from partwire.switch import check_switch
 from partwire.toolstate import tool_call_states
 
@@ -54,7 +47,8 @@ DERIVED_KEY = "partwire_derived"
 """The metadata key marking a message the session made up (``interrupted_tool_call``)."""
 
 _HISTORY_PATH = re.compile(r"history\[(\d+)\]")
-_MESSAGES = (SystemMessage, DeveloperMessage, UserMessage, AssistantMessage, ToolMessage)
+_MESSAGES = (_messages.SystemMessage, _messages.DeveloperMessage, _messages.UserMessage,
+             _messages.AssistantMessage, _messages.ToolMessage)
 INTERRUPTED_OUTPUT = "The tool call was interrupted before it returned a result."
 
 
@@ -71,7 +65,7 @@ class Session:
         self,
         target: str | Target,
         *,
-        history: Iterable[HistoryEvent] = (),
+        history: Iterable[_history.HistoryEvent] = (),
         tools: Sequence[ToolSpec] | None = None,
         options: Any = None,
         tool_choice: ToolChoice | None = None,
@@ -96,7 +90,7 @@ class Session:
         self.target = Target.parse(target, tools=tools, options=options, tool_choice=tool_choice,
                                    max_tokens=max_tokens, params=params, settings=settings)
         """Where the next request goes: adapter, model, tools and the rest (:meth:`switch` moves it)."""
-        self._events: list[HistoryEvent] = list(history)
+        self._events: list[_history.HistoryEvent] = list(history)
         self._writer: Writer | None = None
         self._own_writer = False
         if isinstance(sink, Writer):
@@ -120,7 +114,7 @@ class Session:
         """Reuse the previous turns' wire messages (off: project the whole context each turn)."""
         self._logged: set[tuple[Any, ...]] = set()
         self._marked_last: int | None = None
-        self._context: list[Message] = []
+        self._context: list[_messages.Message] = []
         # The history index of each context message (a compaction's summary: the compaction's),
         # so losses name what the user holds rather than positions in the context.
         self._at: list[int] = []
@@ -143,12 +137,12 @@ class Session:
         return self._fallback_id
 
     @property
-    def history(self) -> tuple[HistoryEvent, ...]:
+    def history(self) -> tuple[_history.HistoryEvent, ...]:
         """Every event, in order (a copy)."""
         return tuple(self._events)
 
     @property
-    def context(self) -> tuple[Message, ...]:
+    def context(self) -> tuple[_messages.Message, ...]:
         """The messages the next request is made of: compaction applied, other events left out."""
         return tuple(self._context)
 
@@ -183,14 +177,14 @@ class Session:
 
     # -- appending ------------------------------------------------------------------------------
 
-    def append(self, *events: HistoryEvent) -> None:
+    def append(self, *events: _history.HistoryEvent) -> None:
         """Add events to the history and write them to the sink, in order."""
         if not events:
             return
         self._write(events)
         start = len(self._events)
         self._events.extend(events)
-        if any(type(e) is CompactionEvent for e in events):
+        if any(type(e) is _history.CompactionEvent for e in events):
             self._rebuild_context()
             self._projector.reset()
             self._marked_last = None
@@ -202,7 +196,7 @@ class Session:
                     if k != len(self._at) - 1:
                         self._shifted = True
 
-    def _write(self, events: Sequence[HistoryEvent]) -> None:
+    def _write(self, events: Sequence[_history.HistoryEvent]) -> None:
         if self._writer is not None:
             self._writer.extend(events)
         if self._store is not None:
@@ -213,7 +207,7 @@ class Session:
     def _rebuild_context(self) -> None:
         self._context = context_messages(self._events, summary_role=self.summary_role)
         where = {id(e): k for k, e in enumerate(self._events)}
-        compaction = max((k for k, e in enumerate(self._events) if type(e) is CompactionEvent),
+        compaction = max((k for k, e in enumerate(self._events) if type(e) is _history.CompactionEvent),
                          default=-1)
         self._at = [where.get(id(m), compaction) for m in self._context]
         self._shifted = any(k != j for j, k in enumerate(self._at))
@@ -343,13 +337,13 @@ class Session:
 
     # -- answers --------------------------------------------------------------------------------
 
-    def receive(self, response: Any) -> AssistantMessage:
+    def receive(self, response: Any) -> _messages.AssistantMessage:
         """A whole response (body or SDK object), decoded, appended and returned."""
         message = self.adapter.from_wire(response, options=self.target.options)
         self.append(message)
         return message
 
-    def stream(self, chunks: Any) -> Generator[StreamEvent, None, None]:
+    def stream(self, chunks: Any) -> Generator[_streaming.StreamEvent, None, None]:
         """The adapter's stream events for the UI; the completed message is appended when the
         complete event arrives. A stream that breaks appends the partial message (``error``,
         with an :class:`~partwire.history.ErrorEvent`); one the caller stops reading (``close()``
@@ -359,7 +353,7 @@ class Session:
                 record(event)
                 yield event
 
-    async def astream(self, chunks: Any) -> AsyncGenerator[StreamEvent, None]:
+    async def astream(self, chunks: Any) -> AsyncGenerator[_streaming.StreamEvent, None]:
         """:meth:`stream` over an asynchronous source (the async SDK stream)."""
         with self._recording() as record:
             async for event in self.adapter.astream(chunks, options=self.target.options):
@@ -367,18 +361,18 @@ class Session:
                 yield event
 
     @contextmanager
-    def _recording(self) -> Iterator[Callable[[StreamEvent], None]]:
+    def _recording(self) -> Iterator[Callable[[_streaming.StreamEvent], None]]:
         """What :meth:`stream` and :meth:`astream` feed each event to: the completed message is
         appended when its event arrives; if the stream breaks before, the partial message
         (``error``); if the caller stops reading (``GeneratorExit`` at its ``yield``), the partial
         message ``aborted``."""
-        acc = Accumulator()
+        acc = _streaming.Accumulator()
         done = False
 
-        def record(event: StreamEvent) -> None:
+        def record(event: _streaming.StreamEvent) -> None:
             nonlocal done
             acc.feed(event)
-            if type(event) is MessageCompleteEvent:
+            if type(event) is _streaming.MessageCompleteEvent:
                 done = True
                 self._finish(event.message, acc)
 
@@ -393,16 +387,16 @@ class Session:
                 self._broken(acc, exc)
             raise
 
-    def _finish(self, message: AssistantMessage, acc: Accumulator) -> None:
+    def _finish(self, message: _messages.AssistantMessage, acc: _streaming.Accumulator) -> None:
         error = acc.error
         self.append(message, error) if error is not None else self.append(message)
 
-    def _broken(self, acc: Accumulator, exc: Exception) -> None:
-        error = ErrorEvent(message=f"{type(exc).__name__}: {exc}", provider=self.target.adapter,
-                           code=type(exc).__name__)
+    def _broken(self, acc: _streaming.Accumulator, exc: Exception) -> None:
+        error = _history.ErrorEvent(message=f"{type(exc).__name__}: {exc}", provider=self.target.adapter,
+                                    code=type(exc).__name__)
         started = bool(acc.message.parts) or acc.error is not None
         if started:
-            acc.feed(StreamErrorEvent(error))
+            acc.feed(_streaming.StreamErrorEvent(error))
             self.append(acc.message, error)
         else:
             self.append(error)
@@ -428,8 +422,8 @@ class Session:
         losses = self._in_history(check_switch(self._context, new.adapter, model=new.model,
                                                tools=new.tools, options=new.options,
                                                settings=new.settings))
-        event = ModelSwitchEvent(from_model=old.model_id, to_model=new.model_id, reason=reason,
-                                 metadata={"adapter": new.adapter})
+        event = _history.ModelSwitchEvent(from_model=old.model_id, to_model=new.model_id, reason=reason,
+                                          metadata={"adapter": new.adapter})
         self.target = new
         self._projector = self._make_projector()
         self._marked_last = None
@@ -462,13 +456,13 @@ class Session:
         return self.estimate_tokens() >= threshold * window
 
     def compact(self, summary: str, *, upto: str | None = None,
-                tokens_after: int | None = None) -> CompactionEvent:
+                tokens_after: int | None = None) -> _history.CompactionEvent:
         """Replace the messages up to and including the one with id ``upto`` (default: all of
         them) by ``summary`` in later requests, by appending a
         :class:`~partwire.history.CompactionEvent`. System messages are kept. A cut that would
         separate a tool call from its result raises :class:`~partwire.errors.ArgumentError`."""
         candidates = [e for e in self._events if isinstance(e, _MESSAGES)
-                      and not isinstance(e, SystemMessage)]
+                      and not isinstance(e, _messages.SystemMessage)]
         if upto is None:
             replaced = candidates
         else:
@@ -478,17 +472,17 @@ class Session:
                                     function="Session.compact")
             replaced = candidates[:at + 1]
         gone = {m.id for m in replaced}
-        calls = {p.id for m in replaced if isinstance(m, AssistantMessage)
+        calls = {p.id for m in replaced if isinstance(m, _messages.AssistantMessage)
                  for p in m.parts if isinstance(p, ToolCallPart)}
         for m in candidates[len(replaced):]:
-            if isinstance(m, ToolMessage) and m.call_id in calls:
+            if isinstance(m, _messages.ToolMessage) and m.call_id in calls:
                 raise ArgumentError("upto", f"{upto!r}: the result {m.id} of call {m.call_id} "
                                     "would be kept without its call; compact up to that result, "
                                     "or to before the call", function="Session.compact")
         before = self.estimate_tokens()
-        event = CompactionEvent(summary=summary, replaced_ids=tuple(m.id for m in candidates
-                                                                    if m.id in gone),
-                                tokens_before=before, tokens_after=tokens_after)
+        event = _history.CompactionEvent(summary=summary, replaced_ids=tuple(m.id for m in candidates
+                                                                             if m.id in gone),
+                                         tokens_before=before, tokens_after=tokens_after)
         self.append(event)
         return event
 
@@ -537,32 +531,32 @@ class Session:
                 session.append(*answers)
         return session
 
-    def interrupted_answers(self) -> list[ToolMessage]:
+    def interrupted_answers(self) -> list[_messages.ToolMessage]:
         """Synthetic ``aborted`` results for every tool call that has none, marked as derived in
         their metadata (``open`` appends them; nothing is appended here)."""
         answers = []
         for call_id, state in tool_call_states(self._events).items():
             if state.result is None:
-                answers.append(ToolMessage(
+                answers.append(_messages.ToolMessage(
                     call_id=call_id, tool_name=state.call.name, status="aborted",
                     output_text=INTERRUPTED_OUTPUT,
                     metadata={DERIVED_KEY: "interrupted_tool_call"}))
         return answers
 
 
-def _target_of(events: Sequence[HistoryEvent], target: str | Target | None,
+def _target_of(events: Sequence[_history.HistoryEvent], target: str | Target | None,
                source: object) -> str | Target:
     if target is not None:
         return target
     # The model the history last switched to wins over the replies after it: a reply names the
     # dated snapshot that answered (gpt-4.1-2025-04-14), the switch the model that was chosen.
     for event in reversed(events):
-        if isinstance(event, ModelSwitchEvent):
+        if isinstance(event, _history.ModelSwitchEvent):
             adapter = event.metadata.get("adapter")
             head, _, model = event.to_model.partition(":")
             return f"{adapter if isinstance(adapter, str) else head}:{model}"
     for event in reversed(events):
-        if isinstance(event, AssistantMessage) and event.model:
+        if isinstance(event, _messages.AssistantMessage) and event.model:
             head, _, model = event.model.partition(":")
             return f"{event.api or head}:{model}"
     what = f"{os.fspath(source)!r}" if isinstance(source, str | os.PathLike) else "the history"

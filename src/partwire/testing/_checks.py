@@ -15,28 +15,11 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
+from partwire import parts as _parts
 from partwire._base import replace
 from partwire.errors import LossError, PartwireError
 from partwire.history import HistoryEvent
 from partwire.messages import AssistantMessage, ToolMessage
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    ImagePart,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlSource,
-)
 from partwire.projection import Loss
 from partwire.streaming import Accumulator, MessageCompleteEvent, accumulate
 from partwire.tools import ToolDefinition
@@ -104,7 +87,7 @@ def dumps(value: Any) -> str:
 def neutral_dump(message: AssistantMessage) -> Any:
     """The message's full JSON dump, echo state included, with what each decoding makes fresh
     (the message's id and time, canonical tool-call ids) made neutral by position."""
-    parts = tuple(replace(p, id=f"tu_{i}") if isinstance(p, ToolCallPart) else p
+    parts = tuple(replace(p, id=f"tu_{i}") if isinstance(p, _parts.ToolCallPart) else p
                   for i, p in enumerate(message.parts))
     return replace(message, id="m", created_at="2026-01-01T00:00:00Z", parts=parts).model_dump(mode="json")
 
@@ -113,7 +96,7 @@ def tools_called(history: Iterable[HistoryEvent]) -> tuple[ToolDefinition, ...]:
     """A definition of every tool the history's assistant messages call, in order: a real
     request carries them (an API may refuse tool calls without definitions)."""
     names = dict.fromkeys(p.name for e in history if isinstance(e, AssistantMessage)
-                          for p in e.parts if isinstance(p, ToolCallPart))
+                          for p in e.parts if isinstance(p, _parts.ToolCallPart))
     return tuple(ToolDefinition(name=n, input_schema={"type": "object"}, side_effects="none")
                  for n in names)
 
@@ -219,36 +202,36 @@ def check_echo(adapter: Any, message: AssistantMessage, response: dict[str, Any]
 # -- losses ---------------------------------------------------------------------------------
 
 
-def part_marks(part: Part) -> list[str]:
+def part_marks(part: _parts.Part) -> list[str]:
     """Strings that must appear in a request body that carries ``part`` (its text, signature,
     URL, data or name), empty for a part with nothing to look for (an empty text)."""
     match part:
-        case TextPart() | RefusalPart():
+        case _parts.TextPart() | _parts.RefusalPart():
             return [part.text[:200]] if part.text.strip() else []
-        case ThinkingPart():
+        case _parts.ThinkingPart():
             if part.signature is not None:
                 return [part.signature.value[:200]]
             return [part.text[:200]] if part.text.strip() else []
-        case RedactedThinkingPart():
+        case _parts.RedactedThinkingPart():
             return [part.data.value[:200]]
-        case ToolCallPart():
+        case _parts.ToolCallPart():
             return [part.name]
-        case ImagePart() | DocumentPart() | AudioPart():
+        case _parts.ImagePart() | _parts.DocumentPart() | _parts.AudioPart():
             source = part.source
-            if isinstance(source, UrlSource):
+            if isinstance(source, _parts.UrlSource):
                 return [source.url]
-            if isinstance(source, Base64Source):
+            if isinstance(source, _parts.Base64Source):
                 return [source.data[:200]]
-            if isinstance(source, ProviderFileSource):
+            if isinstance(source, _parts.ProviderFileSource):
                 return [source.file_id]
-            if isinstance(source, TextSource):
+            if isinstance(source, _parts.TextSource):
                 return [source.text[:200]] if source.text.strip() else []
             return []
-        case ServerToolCallPart():
+        case _parts.ServerToolCallPart():
             return [part.id] if part.id else []
-        case ServerToolResultPart():
+        case _parts.ServerToolResultPart():
             return [part.call_id] if part.call_id else []
-        case UnknownPart():
+        case _parts.UnknownPart():
             return [part.original_type] if part.original_type else []
     return []
 
@@ -282,7 +265,7 @@ def silent_drops(history: Sequence[HistoryEvent], request: dict[str, Any],
         path = f"history[{i}]"
         if path in named:
             continue
-        parts: tuple[Part, ...] = getattr(event, "parts", ())
+        parts: tuple[_parts.Part, ...] = getattr(event, "parts", ())
         if isinstance(event, ToolMessage) and event.output_text.strip() \
                 and _escaped(event.output_text[:200]) not in body:
             missing.append(f"{path}.output_text")
@@ -345,9 +328,9 @@ def check_losses(adapter: Any, history: Sequence[HistoryEvent], *, example: str 
 # -- ids ------------------------------------------------------------------------------------
 
 
-def _calls(history: Sequence[HistoryEvent]) -> list[ToolCallPart]:
+def _calls(history: Sequence[HistoryEvent]) -> list[_parts.ToolCallPart]:
     return [p for e in history if isinstance(e, AssistantMessage) for p in e.parts
-            if isinstance(p, ToolCallPart)]
+            if isinstance(p, _parts.ToolCallPart)]
 
 
 def _pairing(history: Sequence[HistoryEvent]) -> list[int | None]:
@@ -373,7 +356,7 @@ def check_ids(adapter: Any, history: Sequence[HistoryEvent], *, example: str = "
     # results must still answer the same calls when the request is read back (below).
     for i, event in enumerate(history if getattr(capabilities, "call_ids", True) else ()):
         for j, part in enumerate(getattr(event, "parts", ())):
-            if not isinstance(part, ToolCallPart) or f"history[{i}].parts[{j}]" in named \
+            if not isinstance(part, _parts.ToolCallPart) or f"history[{i}].parts[{j}]" in named \
                     or f"history[{i}]" in named or mapped:
                 continue
             ids = {part.id, *part.provider_ids.values()}
@@ -404,7 +387,7 @@ def check_ids(adapter: Any, history: Sequence[HistoryEvent], *, example: str = "
     gone = {loss.path for loss in projection.losses if loss.action == "dropped"}
     sent = sum(1 for i, event in enumerate(history) if f"history[{i}]" not in gone
                for j, part in enumerate(getattr(event, "parts", ()))
-               if isinstance(part, ToolCallPart) and f"history[{i}].parts[{j}]" not in gone)
+               if isinstance(part, _parts.ToolCallPart) and f"history[{i}].parts[{j}]" not in gone)
     lost = len(_calls(history)) - sent
     if len(_calls(first)) != sent:
         raise LawViolation(law, name, example,

@@ -3,6 +3,7 @@ conversations that between them hold every role, every part type and the echo st
 
 from __future__ import annotations
 
+from partwire import parts as _parts
 from partwire.history import HistoryEvent
 from partwire.ids import deterministic_sources, use_sources
 from partwire.messages import (
@@ -11,20 +12,6 @@ from partwire.messages import (
     SystemMessage,
     ToolMessage,
     UserMessage,
-)
-from partwire.parts import (
-    Base64Source,
-    DocumentPart,
-    ImagePart,
-    Opaque,
-    RedactedThinkingPart,
-    RefusalPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlSource,
 )
 
 __all__ = ["example_histories"]
@@ -50,16 +37,16 @@ def example_histories(issuer: str) -> list[tuple[str, list[HistoryEvent]]]:
 
 def _plain_chat() -> list[HistoryEvent]:
     return [SystemMessage("You answer briefly."), UserMessage("What is the capital of France?"),
-            AssistantMessage([TextPart(text="Paris.")], model="law:model"),
+            AssistantMessage([_parts.TextPart(text="Paris.")], model="law:model"),
             UserMessage("And of Italy?")]
 
 
 def _parallel_tools(issuer: str) -> list[HistoryEvent]:
-    weather = ToolCallPart.create("get_weather", {"city": "Paris"}, provider_ids={issuer: "call_weather_1"})
-    clock = ToolCallPart.create("get_time", {"zone": "Europe/Paris"}, provider_ids={issuer: "call_time_2"})
+    weather = _parts.ToolCallPart.create("get_weather", {"city": "Paris"}, provider_ids={issuer: "call_weather_1"})
+    clock = _parts.ToolCallPart.create("get_time", {"zone": "Europe/Paris"}, provider_ids={issuer: "call_time_2"})
     return [
         UserMessage("Weather and time in Paris?"),
-        AssistantMessage([TextPart(text="Checking both."), weather, clock], model="law:model",
+        AssistantMessage([_parts.TextPart(text="Checking both."), weather, clock], model="law:model",
                          stop_reason="tool_use"),
         ToolMessage(call_id=weather.id, tool_name=weather.name, status="success", output_text="18 C, cloudy"),
         ToolMessage(call_id=clock.id, tool_name=clock.name, status="error", output_text="time service down"),
@@ -68,28 +55,28 @@ def _parallel_tools(issuer: str) -> list[HistoryEvent]:
 
 
 def _thinking(issuer: str) -> list[HistoryEvent]:
-    call = ToolCallPart.create("read_file", {"path": "README.md"}, provider_ids={issuer: "call_read_3"})
+    call = _parts.ToolCallPart.create("read_file", {"path": "README.md"}, provider_ids={issuer: "call_read_3"})
     return [
         UserMessage("Summarise README.md."),
         AssistantMessage([
-            ThinkingPart(text="I should read the file first.",
-                         signature=Opaque(value="c2lnLWxhdy0wMDAxLWFiY2RlZmdoaWprbA==", issuer=issuer)),
+            _parts.ThinkingPart(text="I should read the file first.",
+                                signature=_parts.Opaque(value="c2lnLWxhdy0wMDAxLWFiY2RlZmdoaWprbA==", issuer=issuer)),
             call,
         ], model="law:model", stop_reason="tool_use"),
         ToolMessage(call_id=call.id, tool_name=call.name, status="success",
                     output_text="# Project\nA library for conversations."),
-        AssistantMessage([TextPart(text="It describes a library for conversations.")], model="law:model"),
+        AssistantMessage([_parts.TextPart(text="It describes a library for conversations.")], model="law:model"),
         UserMessage("Shorter, please."),
     ]
 
 
 def _media() -> list[HistoryEvent]:
     return [UserMessage([
-        TextPart(text="What do these show?"),
-        ImagePart(source=Base64Source(data=_PNG), media_type="image/png"),
-        ImagePart(source=UrlSource(url="https://example.com/chart-law.png"), media_type="image/png"),
-        DocumentPart(source=TextSource(text="Quarterly notes: revenue up."), media_type="text/plain",
-                     title="notes"),
+        _parts.TextPart(text="What do these show?"),
+        _parts.ImagePart(source=_parts.Base64Source(data=_PNG), media_type="image/png"),
+        _parts.ImagePart(source=_parts.UrlSource(url="https://example.com/chart-law.png"), media_type="image/png"),
+        _parts.DocumentPart(source=_parts.TextSource(text="Quarterly notes: revenue up."), media_type="text/plain",
+                            title="notes"),
     ])]
 
 
@@ -100,10 +87,10 @@ def _foreign() -> list[HistoryEvent]:
     return [
         UserMessage("Think about it."),
         AssistantMessage([
-            ThinkingPart(text="A thought from elsewhere.",
-                         signature=Opaque(value="c2lnLWVsc2V3aGVyZS05OTk5LXp5eHd2dXQ=", issuer="elsewhere")),
-            RedactedThinkingPart(data=Opaque(value="cmVkYWN0ZWQtZWxzZXdoZXJlLTg4ODgtcXBvbm1s", issuer="elsewhere")),
-            TextPart(text="Here is my answer."),
+            _parts.ThinkingPart(text="A thought from elsewhere.",
+                                signature=_parts.Opaque(value="c2lnLWVsc2V3aGVyZS05OTk5LXp5eHd2dXQ=", issuer="elsewhere")),
+            _parts.RedactedThinkingPart(data=_parts.Opaque(value="cmVkYWN0ZWQtZWxzZXdoZXJlLTg4ODgtcXBvbm1s", issuer="elsewhere")),
+            _parts.TextPart(text="Here is my answer."),
         ], model="elsewhere:model"),
         UserMessage("Go on."),
     ]
@@ -111,12 +98,12 @@ def _foreign() -> list[HistoryEvent]:
 
 def _odd_parts() -> list[HistoryEvent]:
     return [
-        DeveloperMessage([TextPart(text="$ ls\nREADME.md")]),
+        DeveloperMessage([_parts.TextPart(text="$ ls\nREADME.md")]),
         UserMessage("How do I pick a lock?"),
-        AssistantMessage([RefusalPart(text="I can't help with that.")], model="law:model",
+        AssistantMessage([_parts.RefusalPart(text="I can't help with that.")], model="law:model",
                          stop_reason="refusal"),
         UserMessage("Then list the files."),
-        AssistantMessage([UnknownPart(original_type="future_block", raw={"type": "future_block", "x": 1}),
-                          TextPart(text="README.md")], model="law:model"),
+        AssistantMessage([_parts.UnknownPart(original_type="future_block", raw={"type": "future_block", "x": 1}),
+                          _parts.TextPart(text="README.md")], model="law:model"),
         UserMessage("Thanks."),
     ]

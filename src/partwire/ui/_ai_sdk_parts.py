@@ -14,20 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    ImagePart,
-    Part,
-    RedactedThinkingPart,
-    RefusalPart,
-    ServerToolCallPart,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-)
+from partwire import parts as _parts
 from partwire.ui._common import (
     CARRIER,
     UI_ISSUER,
@@ -52,9 +39,9 @@ DATA_PART = "data-partwire-part"
 _FALLBACK_MEDIA_TYPE = "application/octet-stream"
 
 
-def native_metadata(part: Part) -> dict[str, dict[str, Any]]:
+def native_metadata(part: _parts.Part) -> dict[str, dict[str, Any]]:
     """A part's opaque state as the AI SDK's provider packages write it in provider metadata."""
-    if isinstance(part, ThinkingPart | RedactedThinkingPart):
+    if isinstance(part, _parts.ThinkingPart | _parts.RedactedThinkingPart):
         return signature_metadata(part)
     pd = part.provider_data
     if pd is None or not isinstance(pd.data, Mapping):
@@ -73,7 +60,7 @@ def _with_carrier(native: dict[str, dict[str, Any]], extras: dict[str, Any]) -> 
     return merge_metadata(native, {CARRIER: extras} if extras else None)
 
 
-def text_to_ui(part: TextPart | RefusalPart) -> dict[str, Any]:
+def text_to_ui(part: _parts.TextPart | _parts.RefusalPart) -> dict[str, Any]:
     """A text or refusal part as a UI ``text`` part."""
     extras = strip(part_json(part), ("text",))
     if extras == {"type": "text"}:
@@ -85,10 +72,10 @@ def text_to_ui(part: TextPart | RefusalPart) -> dict[str, Any]:
     return ui
 
 
-def reasoning_to_ui(part: ThinkingPart | RedactedThinkingPart) -> dict[str, Any]:
+def reasoning_to_ui(part: _parts.ThinkingPart | _parts.RedactedThinkingPart) -> dict[str, Any]:
     """A thinking or redacted thinking part as a UI ``reasoning`` part."""
     extras = part_json(part)
-    if isinstance(part, ThinkingPart):
+    if isinstance(part, _parts.ThinkingPart):
         extras = strip(extras, ("text",))
         if "signature" in extras:
             extras["signature"] = strip(extras["signature"], ("value",))
@@ -110,10 +97,10 @@ def tool_name(name: str) -> str:
     return f"tool-{name}"
 
 
-def call_to_ui(part: ToolCallPart | ServerToolCallPart) -> dict[str, Any]:
+def call_to_ui(part: _parts.ToolCallPart | _parts.ServerToolCallPart) -> dict[str, Any]:
     """A tool call, or a provider-run tool call, as a UI ``tool-{name}`` part awaiting output."""
     extras = part_json(part)
-    if isinstance(part, ToolCallPart):
+    if isinstance(part, _parts.ToolCallPart):
         value = parsed_or_text(part.arguments_json)
         keep_args = json_text(value) != part.arguments_json
         extras = strip(extras, ("id", "name") if keep_args else ("id", "name", "arguments_json"))
@@ -131,7 +118,7 @@ def call_to_ui(part: ToolCallPart | ServerToolCallPart) -> dict[str, Any]:
     return ui
 
 
-def file_to_ui(part: ImagePart | DocumentPart | AudioPart) -> dict[str, Any]:
+def file_to_ui(part: _parts.ImagePart | _parts.DocumentPart | _parts.AudioPart) -> dict[str, Any]:
     """A media part as a UI ``file`` part (base64 data as a ``data:`` URL)."""
     media_type = part.media_type or _FALLBACK_MEDIA_TYPE
     url, reference = source_url(part.source, media_type)
@@ -149,10 +136,10 @@ def file_to_ui(part: ImagePart | DocumentPart | AudioPart) -> dict[str, Any]:
     return ui
 
 
-def unknown_to_ui(part: Part) -> dict[str, Any]:
+def unknown_to_ui(part: _parts.Part) -> dict[str, Any]:
     """A part the SDK has no part for: a ``data-partwire-part`` holding it whole, or, for an
     unknown part read from a UI message, that UI part again as it came."""
-    if isinstance(part, UnknownPart) and part.issuer == UI_ISSUER and isinstance(part.raw, dict) \
+    if isinstance(part, _parts.UnknownPart) and part.issuer == UI_ISSUER and isinstance(part.raw, dict) \
             and part.provider_data is None:
         return dict(part.raw)
     return {"type": DATA_PART, "data": part_json(part)}
@@ -179,7 +166,7 @@ def _fill(extras: dict[str, Any], native: dict[str, Any], held: tuple[str, ...])
     return out
 
 
-def part_from_ui(ui: Mapping[str, Any], fmt: str, path: str) -> Part:
+def part_from_ui(ui: Mapping[str, Any], fmt: str, path: str) -> _parts.Part:
     """The canonical part of a UI text, reasoning, file or data part (tool parts are read by
     their callers, with their output); anything else comes back as an unknown part of the SDK."""
     kind = ui.get("type")
@@ -206,7 +193,7 @@ def part_from_ui(ui: Mapping[str, Any], fmt: str, path: str) -> Part:
         source = source_from_url(ui["url"], reference if isinstance(reference, Mapping) else None)
         if extras.get("source") == {"type": "base64"} and ";base64," in ui["url"]:
             # partwire wrote the data into the URL as it was, valid base64 or not
-            source = Base64Source(data=ui["url"].split(";base64,", 1)[1])
+            source = _parts.Base64Source(data=ui["url"].split(";base64,", 1)[1])
         media_type: str = ui["mediaType"]
         part_type = "image" if media_type.startswith("image/") else \
             "audio" if media_type.startswith("audio/") else "document"
@@ -217,11 +204,11 @@ def part_from_ui(ui: Mapping[str, Any], fmt: str, path: str) -> Part:
         return part_from_json(_fill(extras, native, ("source",)), fmt, path)
     if kind == DATA_PART and isinstance(ui.get("data"), Mapping):
         return part_from_json(ui["data"], fmt, f"{path}.data")
-    return UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=dict(ui),
-                       issuer=UI_ISSUER)
+    return _parts.UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=dict(ui),
+                              issuer=UI_ISSUER)
 
 
-def call_from_ui(ui: Mapping[str, Any], name: str, fmt: str, path: str) -> Part:
+def call_from_ui(ui: Mapping[str, Any], name: str, fmt: str, path: str) -> _parts.Part:
     """The call of a UI tool part: a tool call, or a provider-run tool call."""
     meta = ui.get("callProviderMetadata")
     meta = meta if isinstance(meta, Mapping) else {}

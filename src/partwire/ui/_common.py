@@ -13,24 +13,13 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from partwire import parts as _parts
 from partwire._media import data_url
 from partwire.codec import decode, encode
 from partwire.errors import DecodeError, WireFormatError
 from partwire.history import HistoryEvent
 from partwire.ids import new_message_id, now
 from partwire.messages import SCHEMA_VERSION
-from partwire.parts import (
-    Base64Source,
-    FileRefSource,
-    MediaSource,
-    Opaque,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    TextSource,
-    ThinkingPart,
-    UrlSource,
-)
 from partwire.projection import Loss, LossAction
 
 __all__ = [
@@ -57,7 +46,7 @@ format has no field for (the rest of a part or message), so that a round trip gi
 UI_ISSUER = "ai-sdk"
 """The issuer of unknown parts read from an AI SDK message or stream: written back as they came."""
 
-_PART: TypeAdapter[Part] = TypeAdapter(Part)
+_PART: TypeAdapter[_parts.Part] = TypeAdapter(_parts.Part)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,12 +92,12 @@ def _compact(model: BaseModel, data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def part_json(part: Part) -> dict[str, Any]:
+def part_json(part: _parts.Part) -> dict[str, Any]:
     """The canonical JSON of a part (top-level defaults left out; ``type`` always there)."""
     return _compact(part, _PART.dump_python(part, mode="json"))
 
 
-def part_from_json(data: Mapping[str, Any], fmt: str, path: str) -> Part:
+def part_from_json(data: Mapping[str, Any], fmt: str, path: str) -> _parts.Part:
     """A part from its canonical JSON; a :class:`~partwire.errors.WireFormatError` at ``path``
     when it is not one."""
     try:
@@ -169,35 +158,35 @@ def parsed_or_text(text: str) -> Any:
 # -- files --------------------------------------------------------------------------------------
 
 
-def source_url(source: MediaSource, media_type: str) -> tuple[str, dict[str, str] | None]:
+def source_url(source: _parts.MediaSource, media_type: str) -> tuple[str, dict[str, str] | None]:
     """The URL a UI file part shows for a media source, and its provider reference, if any."""
     match source:
-        case Base64Source():
+        case _parts.Base64Source():
             return data_url(media_type, source.data), None
-        case UrlSource():
+        case _parts.UrlSource():
             return source.url, None
-        case ProviderFileSource():
+        case _parts.ProviderFileSource():
             return "", {source.issuer: source.file_id}
-        case FileRefSource():
+        case _parts.FileRefSource():
             return f"file:{source.path}", None
-        case TextSource():
+        case _parts.TextSource():
             raw = base64.b64encode(source.text.encode("utf-8")).decode("ascii")
             return data_url(media_type, raw), None
 
 
-def source_from_url(url: str, reference: Mapping[str, str] | None) -> MediaSource:
+def source_from_url(url: str, reference: Mapping[str, str] | None) -> _parts.MediaSource:
     """The media source of a UI file part: base64 data, a provider file, or a URL."""
     if reference:
         issuer, file_id = next(iter(reference.items()))
-        return ProviderFileSource(file_id=file_id, issuer=issuer)
+        return _parts.ProviderFileSource(file_id=file_id, issuer=issuer)
     if url.startswith("data:") and ";base64," in url:
         data = url.split(";base64,", 1)[1]
         try:
             base64.b64decode(data, validate=True)
         except (binascii.Error, ValueError):
-            return UrlSource(url=url)
-        return Base64Source(data=data)
-    return UrlSource(url=url)
+            return _parts.UrlSource(url=url)
+        return _parts.Base64Source(data=data)
+    return _parts.UrlSource(url=url)
 
 
 # -- signatures in provider metadata ------------------------------------------------------------
@@ -210,9 +199,11 @@ _REDACTED_KEY = "redactedData"
 _ITEM_KEY = "itemId"
 
 
-def signature_metadata(part: ThinkingPart | RedactedThinkingPart) -> dict[str, dict[str, Any]]:
+def signature_metadata(
+    part: _parts.ThinkingPart | _parts.RedactedThinkingPart,
+) -> dict[str, dict[str, Any]]:
     """A thinking part's opaque state as its issuer's AI SDK provider writes it."""
-    if isinstance(part, RedactedThinkingPart):
+    if isinstance(part, _parts.RedactedThinkingPart):
         return {part.data.issuer: {_REDACTED_KEY: part.data.value}}
     out: dict[str, dict[str, Any]] = {}
     if part.signature is not None:
@@ -225,20 +216,20 @@ def signature_metadata(part: ThinkingPart | RedactedThinkingPart) -> dict[str, d
     return out
 
 
-def native_signature(metadata: Mapping[str, Any]) -> tuple[str | None, Opaque | None, Opaque | None]:
+def native_signature(metadata: Mapping[str, Any]) -> tuple[str | None, _parts.Opaque | None, _parts.Opaque | None]:
     """From a reasoning part's provider metadata: its item id, its signature, its redacted data
     (the first issuer that has each, in the metadata's order)."""
     item_id: str | None = None
-    signature: Opaque | None = None
-    redacted: Opaque | None = None
+    signature: _parts.Opaque | None = None
+    redacted: _parts.Opaque | None = None
     for issuer, fields in metadata.items():
         if issuer == CARRIER or not isinstance(fields, Mapping):
             continue
         key = _SIGNATURE_KEY.get(issuer, "signature")
         if signature is None and isinstance(fields.get(key), str):
-            signature = Opaque(value=fields[key], issuer=issuer)
+            signature = _parts.Opaque(value=fields[key], issuer=issuer)
         if redacted is None and isinstance(fields.get(_REDACTED_KEY), str):
-            redacted = Opaque(value=fields[_REDACTED_KEY], issuer=issuer)
+            redacted = _parts.Opaque(value=fields[_REDACTED_KEY], issuer=issuer)
         if item_id is None and isinstance(fields.get(_ITEM_KEY), str):
             item_id = fields[_ITEM_KEY]
     return item_id, signature, redacted

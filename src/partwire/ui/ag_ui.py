@@ -20,55 +20,13 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from partwire import messages as _messages
+from partwire import parts as _parts
+from partwire import streaming as _streaming
 from partwire.history import ErrorEvent, HistoryEvent, UnknownEvent
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    ImagePart,
-    Opaque,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-    UrlSource,
-)
 from partwire.projection import Loss
-from partwire.streaming import (
-    Accumulator,
-    MessageCompleteEvent,
-    PartEvent,
-    SignatureEvent,
-    StreamErrorEvent,
-    StreamEvent,
-    TextDeltaEvent,
-    ThinkingDeltaEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-)
-from partwire.ui._common import (
-    CARRIER,
-    Converted,
-    bad,
-    carried,
-    event_from_json,
-    event_json,
-    loss,
-    part_from_json,
-    part_json,
-    strip,
-)
+from partwire.ui import _common
+from partwire.ui._common import CARRIER, Converted, bad, loss
 
 __all__ = ["FORMAT", "ISSUER", "afrom_stream", "ato_stream", "from_stream", "from_wire", "message_to_wire",
            "to_stream", "to_wire", "tool_result"]
@@ -91,7 +49,7 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
     out: list[dict[str, Any]] = []
     losses: list[Loss] = []
     for i, event in enumerate(history):
-        if isinstance(event, SystemMessage | DeveloperMessage | UserMessage | AssistantMessage | ToolMessage):
+        if isinstance(event, _messages.SystemMessage | _messages.DeveloperMessage | _messages.UserMessage | _messages.AssistantMessage | _messages.ToolMessage):
             out.extend(message_to_wire(event))
         else:
             losses.append(loss(FORMAT, f"history[{i}]", event.type, "dropped",
@@ -99,13 +57,14 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
     return Converted(out, tuple(losses))
 
 
-def message_to_wire(message: SystemMessage | DeveloperMessage | UserMessage | AssistantMessage
-                    | ToolMessage) -> list[dict[str, Any]]:
+def message_to_wire(message: _messages.SystemMessage | _messages.DeveloperMessage
+                    | _messages.UserMessage | _messages.AssistantMessage
+                    | _messages.ToolMessage) -> list[dict[str, Any]]:
     """One canonical message as AG-UI messages (an assistant message's reasoning comes first)."""
-    extras = strip(event_json(message), ("metadata",))
+    extras = _common.strip(_common.event_json(message), ("metadata",))
     meta: dict[str, Any] = {**message.metadata}
-    if isinstance(message, ToolMessage):
-        extras = strip(extras, ("call_id",))  # its parts (attachments) stay in the extras
+    if isinstance(message, _messages.ToolMessage):
+        extras = _common.strip(extras, ("call_id",))  # its parts (attachments) stay in the extras
         out: dict[str, Any] = {"id": message.id, "role": "tool", "toolCallId": message.call_id,
                                "content": message.output_text}
         if message.status == "error":
@@ -119,38 +78,38 @@ def message_to_wire(message: SystemMessage | DeveloperMessage | UserMessage | As
     content: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     reasoning: list[dict[str, Any]] = []
-    user = isinstance(message, UserMessage)
+    user = isinstance(message, _messages.UserMessage)
     for part in message.parts:
-        fields = part_json(part)
-        if isinstance(part, TextPart | RefusalPart) and not user:
+        fields = _common.part_json(part)
+        if isinstance(part, _parts.TextPart | _parts.RefusalPart) and not user:
             texts.append(part.text)
-            layout.append({"text": len(part.text), "part": strip(fields, ("text",))})
-        elif isinstance(part, TextPart) and user:
-            layout.append({"content": len(content), "part": strip(fields, ("text",))})
+            layout.append({"text": len(part.text), "part": _common.strip(fields, ("text",))})
+        elif isinstance(part, _parts.TextPart) and user:
+            layout.append({"content": len(content), "part": _common.strip(fields, ("text",))})
             content.append({"type": "text", "text": part.text})
-        elif isinstance(part, ImagePart | DocumentPart | AudioPart) and user:
-            layout.append({"content": len(content), "part": strip(fields, ("source",))
-                           | {"source": strip(fields["source"], ("data",))}})
+        elif isinstance(part, _parts.ImagePart | _parts.DocumentPart | _parts.AudioPart) and user:
+            layout.append({"content": len(content), "part": _common.strip(fields, ("source",))
+                           | {"source": _common.strip(fields["source"], ("data",))}})
             content.append({"type": part.type, "source": _source(part)})
-        elif isinstance(part, ThinkingPart | RedactedThinkingPart) and isinstance(message, AssistantMessage):
+        elif isinstance(part, _parts.ThinkingPart | _parts.RedactedThinkingPart) and isinstance(message, _messages.AssistantMessage):
             rid = f"{message.id}-reasoning-{len(reasoning)}"
             reasoning.append(_reasoning_message(rid, part))
             layout.append({"reasoning": rid, "part": _trim_reasoning(fields)})
-        elif isinstance(part, ToolCallPart) and isinstance(message, AssistantMessage):
+        elif isinstance(part, _parts.ToolCallPart) and isinstance(message, _messages.AssistantMessage):
             call: dict[str, Any] = {"id": part.id, "type": "function",
                                     "function": {"name": part.name, "arguments": part.arguments_json}}
             sig = _call_signature(part)
             if sig is not None:
                 call["encryptedValue"] = sig
-            layout.append({"tool": len(calls), "part": strip(fields, ("id", "name", "arguments_json"))})
+            layout.append({"tool": len(calls), "part": _common.strip(fields, ("id", "name", "arguments_json"))})
             calls.append(call)
         else:
             layout.append({"part": fields})  # AG-UI has no place for it: carried whole
-    meta[CARRIER] = {**strip(extras, ("parts",)), "parts": layout}
+    meta[CARRIER] = {**_common.strip(extras, ("parts",)), "parts": layout}
     main: dict[str, Any] = {"id": message.id, "role": message.role}
     if user:
         main["content"] = content if content or not texts else "".join(texts)
-    elif isinstance(message, AssistantMessage):
+    elif isinstance(message, _messages.AssistantMessage):
         if texts:
             main["content"] = "".join(texts)
         if calls:
@@ -161,14 +120,14 @@ def message_to_wire(message: SystemMessage | DeveloperMessage | UserMessage | As
     return [*reasoning, main]
 
 
-def _source(part: ImagePart | DocumentPart | AudioPart) -> dict[str, Any]:
+def _source(part: _parts.ImagePart | _parts.DocumentPart | _parts.AudioPart) -> dict[str, Any]:
     media_type = part.media_type or "application/octet-stream"
     source = part.source
-    if isinstance(source, Base64Source):
+    if isinstance(source, _parts.Base64Source):
         return {"type": "data", "value": source.data, "mimeType": media_type}
-    if isinstance(source, ProviderFileSource):
+    if isinstance(source, _parts.ProviderFileSource):
         return {"type": "file", "value": source.file_id, "provider": source.issuer, "mimeType": media_type}
-    if isinstance(source, UrlSource):
+    if isinstance(source, _parts.UrlSource):
         return {"type": "url", "value": source.url, "mimeType": media_type}
     # a workspace file or inline text: shown as a URL-like value, kept whole in the layout
     value = getattr(source, "path", None) or getattr(source, "text", "")
@@ -176,24 +135,25 @@ def _source(part: ImagePart | DocumentPart | AudioPart) -> dict[str, Any]:
             "mimeType": media_type}
 
 
-def _reasoning_message(rid: str, part: ThinkingPart | RedactedThinkingPart) -> dict[str, Any]:
+def _reasoning_message(rid: str,
+                       part: _parts.ThinkingPart | _parts.RedactedThinkingPart) -> dict[str, Any]:
     out: dict[str, Any] = {"id": rid, "role": "reasoning",
-                           "content": part.text if isinstance(part, ThinkingPart) else ""}
-    secret = part.data if isinstance(part, RedactedThinkingPart) else part.signature
+                           "content": part.text if isinstance(part, _parts.ThinkingPart) else ""}
+    secret = part.data if isinstance(part, _parts.RedactedThinkingPart) else part.signature
     if secret is not None:
         out["encryptedValue"] = secret.value
     return out
 
 
 def _trim_reasoning(fields: dict[str, Any]) -> dict[str, Any]:
-    out = strip(fields, ("text",))
+    out = _common.strip(fields, ("text",))
     for key in ("signature", "data"):
         if isinstance(out.get(key), dict):
-            out[key] = strip(out[key], ("value",))
+            out[key] = _common.strip(out[key], ("value",))
     return out
 
 
-def _call_signature(part: ToolCallPart) -> str | None:
+def _call_signature(part: _parts.ToolCallPart) -> str | None:
     pd = part.provider_data
     if pd is not None and isinstance(pd.data, Mapping) and isinstance(pd.data.get("thoughtSignature"), str):
         return str(pd.data["thoughtSignature"])
@@ -227,7 +187,7 @@ def from_wire(messages: Any) -> Converted[list[HistoryEvent]]:
             if isinstance(entry, Mapping) and isinstance(entry.get("reasoning"), str):
                 used.add(entry["reasoning"])
     history: list[HistoryEvent] = []
-    pending: list[Part] = []
+    pending: list[_parts.Part] = []
     names: dict[str, str] = {}
     for m, message in enumerate(messages):
         path = f"messages[{m}]"
@@ -237,13 +197,13 @@ def from_wire(messages: Any) -> Converted[list[HistoryEvent]]:
                 pending.append(_thinking(message, path))
             continue
         if pending and role != "assistant":
-            history.append(AssistantMessage(parts=pending, id=f"{pending_id(messages, m)}"))
+            history.append(_messages.AssistantMessage(parts=pending, id=f"{pending_id(messages, m)}"))
             pending = []
         if role == "assistant":
             event = _assistant(message, reasoning, pending, path)
             pending = []
             for part in event.parts:
-                if isinstance(part, ToolCallPart):
+                if isinstance(part, _parts.ToolCallPart):
                     names[part.id] = part.name
             history.append(event)
         elif role in ("system", "developer", "user"):
@@ -253,7 +213,7 @@ def from_wire(messages: Any) -> Converted[list[HistoryEvent]]:
         else:
             history.append(UnknownEvent(original_type=role, raw=dict(message)))
     if pending:
-        history.append(AssistantMessage(parts=pending, id=pending_id(messages, len(messages))))
+        history.append(_messages.AssistantMessage(parts=pending, id=pending_id(messages, len(messages))))
     return Converted(history, ())
 
 
@@ -266,27 +226,27 @@ def pending_id(messages: Sequence[Mapping[str, Any]], end: int) -> str:
 
 
 def _layout(message: Mapping[str, Any]) -> list[Any] | None:
-    extras = carried(message.get("metadata"))
+    extras = _common.carried(message.get("metadata"))
     layout = extras.get("parts")
     return layout if isinstance(layout, list) else None
 
 
 def _app_metadata(message: Mapping[str, Any]) -> dict[str, Any]:
     meta = message.get("metadata")
-    return strip(dict(meta), (CARRIER,)) if isinstance(meta, Mapping) else {}
+    return _common.strip(dict(meta), (CARRIER,)) if isinstance(meta, Mapping) else {}
 
 
-def _thinking(message: Mapping[str, Any], path: str) -> Part:
+def _thinking(message: Mapping[str, Any], path: str) -> _parts.Part:
     content = message.get("content")
     if not isinstance(content, str):
         raise bad(FORMAT, "message", "a reasoning message's content must be a string", f"{path}.content")
     secret = message.get("encryptedValue")
-    signature = Opaque(value=secret, issuer=ISSUER) if isinstance(secret, str) else None
-    return ThinkingPart(text=content, signature=signature)
+    signature = _parts.Opaque(value=secret, issuer=ISSUER) if isinstance(secret, str) else None
+    return _parts.ThinkingPart(text=content, signature=signature)
 
 
 def _assistant(message: Mapping[str, Any], reasoning: Mapping[str, Mapping[str, Any]],
-               pending: list[Part], path: str) -> AssistantMessage:
+               pending: list[_parts.Part], path: str) -> _messages.AssistantMessage:
     content = message.get("content")
     if content is not None and not isinstance(content, str):
         raise bad(FORMAT, "message", "an assistant message's content must be a string", f"{path}.content")
@@ -299,12 +259,12 @@ def _assistant(message: Mapping[str, Any], reasoning: Mapping[str, Mapping[str, 
                   f"{path}.toolCalls")
     layout = _layout(message)
     if layout is None:
-        parts: list[Part] = list(pending)
+        parts: list[_parts.Part] = list(pending)
         if content:
-            parts.append(TextPart(text=content))
-        parts += [ToolCallPart(id=c["id"], name=c["function"]["name"], arguments_json=c["function"]["arguments"])
+            parts.append(_parts.TextPart(text=content))
+        parts += [_parts.ToolCallPart(id=c["id"], name=c["function"]["name"], arguments_json=c["function"]["arguments"])
                   for c in calls]
-        return AssistantMessage(id=message["id"], parts=parts, metadata=_app_metadata(message))
+        return _messages.AssistantMessage(id=message["id"], parts=parts, metadata=_app_metadata(message))
     parts_json: list[dict[str, Any]] = []
     at = 0
     for n, entry in enumerate(layout):
@@ -327,10 +287,10 @@ def _assistant(message: Mapping[str, Any], reasoning: Mapping[str, Mapping[str, 
             fields.update(id=call["id"], name=call["function"]["name"],
                           arguments_json=call["function"]["arguments"])
         parts_json.append(fields)
-    data = {**carried(message.get("metadata")), "id": message["id"],
+    data = {**_common.carried(message.get("metadata")), "id": message["id"],
             "metadata": _app_metadata(message), "parts": parts_json}
-    event = event_from_json(data, FORMAT, path)
-    assert isinstance(event, AssistantMessage)
+    event = _common.event_from_json(data, FORMAT, path)
+    assert isinstance(event, _messages.AssistantMessage)
     return event
 
 
@@ -361,8 +321,8 @@ def _plain(message: Mapping[str, Any], path: str) -> HistoryEvent:
                  if not (isinstance(content, str) and not content)]
         data: dict[str, Any] = {"v": 1, "type": "message", "role": role, "id": message["id"],
                                 "metadata": _app_metadata(message),
-                                "parts": [part_json(p) for p in parts]}
-        return event_from_json(data, FORMAT, path)
+                                "parts": [_common.part_json(p) for p in parts]}
+        return _common.event_from_json(data, FORMAT, path)
     parts_json = []
     at = 0
     for n, entry in enumerate(layout):
@@ -376,24 +336,24 @@ def _plain(message: Mapping[str, Any], path: str) -> HistoryEvent:
         elif isinstance(entry.get("content"), int) and isinstance(content, list) and \
                 0 <= entry["content"] < len(content):
             item = content[entry["content"]]
-            native = part_json(_content_part(item, where))
+            native = _common.part_json(_content_part(item, where))
             if "text" in native:
                 fields["text"] = native["text"]
             if isinstance(native.get("source"), dict) and isinstance(fields.get("source"), dict):
                 fields["source"] = {**native["source"], **fields["source"]} \
                     if native["source"].get("type") == fields["source"].get("type") else fields["source"]
         parts_json.append(fields)
-    data = {**carried(message.get("metadata")), "id": message["id"],
+    data = {**_common.carried(message.get("metadata")), "id": message["id"],
             "metadata": _app_metadata(message), "parts": parts_json}
-    return event_from_json(data, FORMAT, path)
+    return _common.event_from_json(data, FORMAT, path)
 
 
-def _content_part(item: Any, where: str) -> Part:
+def _content_part(item: Any, where: str) -> _parts.Part:
     if not isinstance(item, Mapping) or not isinstance(item.get("type"), str):
         raise bad(FORMAT, "message", "a content part must be an object with a string type", where)
     kind = item["type"]
     if kind == "text" and isinstance(item.get("text"), str):
-        return TextPart(text=item["text"])
+        return _parts.TextPart(text=item["text"])
     source = item.get("source")
     if kind in _MEDIA and isinstance(source, Mapping) and isinstance(source.get("value"), str):
         mime = source.get("mimeType") if isinstance(source.get("mimeType"), str) else None
@@ -404,9 +364,9 @@ def _content_part(item: Any, where: str) -> Part:
                    "issuer": source.get("provider") or ISSUER}
         else:
             src = {"type": "url", "url": source["value"]}
-        return part_from_json({"type": _MEDIA[kind], "source": src, "media_type": mime}, FORMAT, where)
-    return part_from_json({"type": "unknown", "original_type": kind, "raw": dict(item), "issuer": ISSUER},
-                          FORMAT, where)
+        return _common.part_from_json({"type": _MEDIA[kind], "source": src, "media_type": mime}, FORMAT, where)
+    return _common.part_from_json({"type": "unknown", "original_type": kind, "raw": dict(item), "issuer": ISSUER},
+                                  FORMAT, where)
 
 
 def _tool(message: Mapping[str, Any], names: Mapping[str, str], path: str) -> HistoryEvent:
@@ -417,7 +377,7 @@ def _tool(message: Mapping[str, Any], names: Mapping[str, str], path: str) -> Hi
         content = "".join(str(c.get("text", "")) for c in content if isinstance(c, Mapping))
     if not isinstance(content, str):
         raise bad(FORMAT, "message", "a tool message's content must be a string", f"{path}.content")
-    extras = carried(message.get("metadata"))
+    extras = _common.carried(message.get("metadata"))
     data: dict[str, Any]
     if extras:
         data = {**extras, "id": message["id"], "call_id": call_id, "output_text": content,
@@ -428,13 +388,13 @@ def _tool(message: Mapping[str, Any], names: Mapping[str, str], path: str) -> Hi
                 "metadata": _app_metadata(message)}
         if message.get("error") is not None:
             data["status"] = "error"
-    return event_from_json(data, FORMAT, path)
+    return _common.event_from_json(data, FORMAT, path)
 
 
 # -- events out ---------------------------------------------------------------------------------
 
 
-def to_stream(events: Iterable[StreamEvent], *, thread_id: str, run_id: str,
+def to_stream(events: Iterable[_streaming.StreamEvent], *, thread_id: str, run_id: str,
               history: Sequence[HistoryEvent] | None = None) -> Iterator[dict[str, Any]]:
     """AG-UI events for one provider stream, as one run of a thread.
 
@@ -447,7 +407,7 @@ def to_stream(events: Iterable[StreamEvent], *, thread_id: str, run_id: str,
     yield from writer.close()
 
 
-async def ato_stream(events: AsyncIterable[StreamEvent], *, thread_id: str, run_id: str,
+async def ato_stream(events: AsyncIterable[_streaming.StreamEvent], *, thread_id: str, run_id: str,
                      history: Sequence[HistoryEvent] | None = None) -> AsyncIterator[dict[str, Any]]:
     """:func:`to_stream` over an asynchronous stream of events."""
     writer = _Writer(thread_id, run_id, history)
@@ -458,7 +418,7 @@ async def ato_stream(events: AsyncIterable[StreamEvent], *, thread_id: str, run_
         yield out
 
 
-def tool_result(message: ToolMessage) -> dict[str, Any]:
+def tool_result(message: _messages.ToolMessage) -> dict[str, Any]:
     """The ``TOOL_CALL_RESULT`` event of a tool message, for an agent that runs the tool (the
     message's own fields ride in its ``metadata.partwire``)."""
     wire = message_to_wire(message)[0]
@@ -471,7 +431,7 @@ class _Writer:
 
     def __init__(self, thread_id: str, run_id: str, history: Sequence[HistoryEvent] | None) -> None:
         self.thread_id, self.run_id, self.history = thread_id, run_id, history
-        self.acc = Accumulator()
+        self.acc = _streaming.Accumulator()
         self.started = False
         self.done = False
         self.text: str | None = None  # the text sent so far, once the text message started
@@ -492,39 +452,39 @@ class _Writer:
             self.started = True
             yield self.out({"type": "RUN_STARTED", "threadId": self.thread_id, "runId": self.run_id})
 
-    def feed(self, event: StreamEvent) -> Iterator[dict[str, Any]]:
+    def feed(self, event: _streaming.StreamEvent) -> Iterator[dict[str, Any]]:
         if self.done:
             return
         self.acc.feed(event)
         yield from self.begin()
         mid = self.acc.message_id
         match event:
-            case TextDeltaEvent():
+            case _streaming.TextDeltaEvent():
                 yield from self.say(mid, event.text)
-            case ThinkingDeltaEvent():
+            case _streaming.ThinkingDeltaEvent():
                 yield from self.think(self.rid(mid, event.index), event.text)
-            case SignatureEvent():
+            case _streaming.SignatureEvent():
                 yield from self.think(self.rid(mid, event.index), "")
-            case ToolCallStartEvent():
+            case _streaming.ToolCallStartEvent():
                 yield from self.call(mid, event.id, event.name)
                 self.tools[event.index] = event.id
-            case ToolCallDeltaEvent() if event.index in self.tools:
+            case _streaming.ToolCallDeltaEvent() if event.index in self.tools:
                 yield from self.more_args(self.tools[event.index], event.arguments_delta)
-            case ToolCallEndEvent() if event.index in self.tools:
+            case _streaming.ToolCallEndEvent() if event.index in self.tools:
                 yield self.out({"type": "TOOL_CALL_END", "toolCallId": self.tools.pop(event.index)})
-            case PartEvent():
+            case _streaming.PartEvent():
                 part = event.part
-                if isinstance(part, TextPart):
+                if isinstance(part, _parts.TextPart):
                     yield from self.say(mid, part.text)
-                elif isinstance(part, ThinkingPart):
+                elif isinstance(part, _parts.ThinkingPart):
                     yield from self.think(self.rid(mid, event.index), part.text)
-                elif isinstance(part, ToolCallPart) and part.id not in self.args:
+                elif isinstance(part, _parts.ToolCallPart) and part.id not in self.args:
                     yield from self.call(mid, part.id, part.name)
                     yield from self.more_args(part.id, part.arguments_json)
                     self.tools[event.index] = part.id
-            case StreamErrorEvent():
+            case _streaming.StreamErrorEvent():
                 self.error = event.error.message
-            case MessageCompleteEvent():
+            case _streaming.MessageCompleteEvent():
                 yield from self.finish(event.message)
             case _:
                 pass
@@ -561,7 +521,7 @@ class _Writer:
             self.args[call_id] += delta
             yield self.out({"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": delta})
 
-    def finish(self, message: AssistantMessage) -> Iterator[dict[str, Any]]:
+    def finish(self, message: _messages.AssistantMessage) -> Iterator[dict[str, Any]]:
         """Send what the stream did not (a part that came whole or changed), end what is open,
         then the snapshot and the end of the run."""
         self.done = True
@@ -610,10 +570,10 @@ class _Writer:
         for n, sent_event in enumerate(self.sent):
             probe.feed(sent_event, n)
         probe.metadata = metadata
-        read = [e for e in probe.result().value if isinstance(e, AssistantMessage)]
-        if not read or [part_json(p) for p in read[-1].parts] != [part_json(p) for p in message.parts]:
+        read = [e for e in probe.result().value if isinstance(e, _messages.AssistantMessage)]
+        if not read or [_common.part_json(p) for p in read[-1].parts] != [_common.part_json(p) for p in message.parts]:
             metadata = {**metadata, CARRIER: {**metadata[CARRIER],
-                                              "exact": [part_json(p) for p in message.parts]}}
+                                              "exact": [_common.part_json(p) for p in message.parts]}}
         if self.error is not None:
             yield self.out({"type": "RUN_ERROR", "message": self.error, "metadata": metadata})
             return
@@ -744,7 +704,7 @@ class _Folder:
                 raise bad(FORMAT, "event", "a MESSAGES_SNAPSHOT needs a list of messages", f"events[{n}]")
             self.messages = {str(m.get("id")): dict(m) for m in snapshot if isinstance(m, Mapping)}
         elif kind in ("RUN_FINISHED", "RUN_ERROR"):
-            carrier = carried(event.get("metadata"))
+            carrier = _common.carried(event.get("metadata"))
             if carrier:
                 self.metadata = dict(event["metadata"])
             if kind == "RUN_ERROR" and not carrier:
@@ -758,21 +718,21 @@ class _Folder:
 
     def result(self) -> Converted[list[HistoryEvent]]:
         messages = list(self.messages.values())
-        carrier = carried(self.metadata)
+        carrier = _common.carried(self.metadata)
         ident = carrier.get("id")
         if self.metadata is not None and isinstance(ident, str):
             main = next((m for m in messages if m["id"] == ident and m["role"] == "assistant"), None)
             if main is None:
                 main = {"id": ident, "role": "assistant"}
                 messages.append(main)
-            main["metadata"] = {**self.metadata, CARRIER: strip(carrier, ("exact",))}
+            main["metadata"] = {**self.metadata, CARRIER: _common.strip(carrier, ("exact",))}
         read = from_wire(messages)
         history = list(read.value)
         exact = carrier.get("exact")
         if isinstance(exact, list):
             for i, event in enumerate(history):
-                if isinstance(event, AssistantMessage) and event.id == ident:
-                    data = event_json(event)
+                if isinstance(event, _messages.AssistantMessage) and event.id == ident:
+                    data = _common.event_json(event)
                     data["parts"] = exact
-                    history[i] = event_from_json(data, FORMAT, "RUN_FINISHED.metadata.partwire.exact")
+                    history[i] = _common.event_from_json(data, FORMAT, "RUN_FINISHED.metadata.partwire.exact")
         return Converted([*history, *self.others], read.losses)

@@ -16,30 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from partwire import messages as _messages
+from partwire import parts as _parts
 from partwire.history import HistoryEvent
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    Message,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
-from partwire.parts import (
-    AudioPart,
-    DocumentPart,
-    ImagePart,
-    Part,
-    RedactedThinkingPart,
-    RefusalPart,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-)
 from partwire.projection import Loss
+from partwire.ui import _common
 from partwire.ui._ai_sdk_parts import (
     call_from_ui,
     call_to_ui,
@@ -49,19 +30,7 @@ from partwire.ui._ai_sdk_parts import (
     text_to_ui,
     unknown_to_ui,
 )
-from partwire.ui._common import (
-    CARRIER,
-    Converted,
-    bad,
-    carried,
-    event_from_json,
-    event_json,
-    json_text,
-    loss,
-    part_from_json,
-    part_json,
-    strip,
-)
+from partwire.ui._common import CARRIER, Converted, bad, loss
 
 __all__ = ["FORMAT", "from_wire", "part_to_ui", "to_wire"]
 
@@ -91,7 +60,7 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
     run: list[str] = []  # the calls of the last assistant message still awaiting their result
     for i, event in enumerate(history):
         path = f"history[{i}]"
-        if isinstance(event, ToolMessage):
+        if isinstance(event, _messages.ToolMessage):
             ui_part = calls.get(event.call_id)
             if ui_part is None or event.call_id in answered:
                 why = "its call was already answered" if ui_part is not None else \
@@ -110,7 +79,8 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
             _attach_result(ui_part, event)
             continue
         run = []
-        if not isinstance(event, SystemMessage | DeveloperMessage | UserMessage | AssistantMessage):
+        if not isinstance(event, _messages.SystemMessage | _messages.DeveloperMessage | _messages.UserMessage
+                          | _messages.AssistantMessage):
             losses.append(loss(FORMAT, path, event.type, "dropped",
                                "a UI message list holds only messages"))
             continue
@@ -120,7 +90,7 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
                 calls[ui_part["toolCallId"]] = ui_part
                 run.append(ui_part["toolCallId"])
         message: dict[str, Any] = {"id": event.id, "role": _ROLE[event.role]}
-        extras = strip(event_json(event), _HELD)
+        extras = _common.strip(_common.event_json(event), _HELD)
         metadata = {**event.metadata, CARRIER: extras}
         message["metadata"] = metadata
         message["parts"] = parts
@@ -128,26 +98,26 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
     return Converted(out, tuple(losses))
 
 
-def part_to_ui(part: Part) -> dict[str, Any]:
+def part_to_ui(part: _parts.Part) -> dict[str, Any]:
     """One canonical part as a UI part (a tool call without its output)."""
     match part:
-        case TextPart() | RefusalPart():
+        case _parts.TextPart() | _parts.RefusalPart():
             return text_to_ui(part)
-        case ThinkingPart() | RedactedThinkingPart():
+        case _parts.ThinkingPart() | _parts.RedactedThinkingPart():
             return reasoning_to_ui(part)
-        case ToolCallPart() | ServerToolCallPart():
+        case _parts.ToolCallPart() | _parts.ServerToolCallPart():
             return call_to_ui(part)
-        case ImagePart() | DocumentPart() | AudioPart():
+        case _parts.ImagePart() | _parts.DocumentPart() | _parts.AudioPart():
             return file_to_ui(part)
-        case ServerToolResultPart() | UnknownPart():
+        case _parts.ServerToolResultPart() | _parts.UnknownPart():
             return unknown_to_ui(part)
 
 
-def _parts_to_ui(message: Message, path: str, losses: list[Loss]) -> list[dict[str, Any]]:
+def _parts_to_ui(message: _messages.Message, path: str, losses: list[Loss]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     server_calls: dict[str, tuple[int, dict[str, Any]]] = {}  # call id -> (part index, UI part)
     for j, part in enumerate(message.parts):
-        if isinstance(part, ServerToolResultPart) and part.call_id in server_calls:
+        if isinstance(part, _parts.ServerToolResultPart) and part.call_id in server_calls:
             at, ui_call = server_calls.pop(part.call_id)
             if at != j - 1:
                 losses.append(loss(FORMAT, f"{path}.parts[{j}]", part.type, "rewritten",
@@ -156,15 +126,15 @@ def _parts_to_ui(message: Message, path: str, losses: list[Loss]) -> list[dict[s
             _attach_server_result(ui_call, part)
             continue
         ui_part = part_to_ui(part)
-        if isinstance(part, ServerToolCallPart):
+        if isinstance(part, _parts.ServerToolCallPart):
             server_calls[part.id] = (j, ui_part)
         out.append(ui_part)
     return out
 
 
-def _attach_result(ui: dict[str, Any], message: ToolMessage) -> None:
+def _attach_result(ui: dict[str, Any], message: _messages.ToolMessage) -> None:
     """Give a UI tool part its output from a tool message (state by the message's status)."""
-    extras = strip(event_json(message), ("call_id", "tool_name"))
+    extras = _common.strip(_common.event_json(message), ("call_id", "tool_name"))
     text = message.output_text
     if message.status == "success":
         ui["state"] = "output-available"
@@ -189,10 +159,10 @@ def _attach_result(ui: dict[str, Any], message: ToolMessage) -> None:
     meta.setdefault(CARRIER, {})["result"] = extras
 
 
-def _attach_server_result(ui: dict[str, Any], part: ServerToolResultPart) -> None:
+def _attach_server_result(ui: dict[str, Any], part: _parts.ServerToolResultPart) -> None:
     ui["state"] = "output-available"
     ui["output"] = part.output
-    extras = strip(part_json(part), ("call_id", "output"))
+    extras = _common.strip(_common.part_json(part), ("call_id", "output"))
     meta = ui.setdefault("callProviderMetadata", {})
     meta.setdefault(CARRIER, {})["result"] = extras
 
@@ -232,9 +202,9 @@ def _message_from_ui(ui: Any, path: str, losses: list[Loss]) -> list[HistoryEven
     if not isinstance(parts, list):
         raise bad(FORMAT, "UIMessage", "its parts are missing or not a list", f"{path}.parts")
     metadata = ui.get("metadata")
-    extras = carried(metadata)
-    app = strip(dict(metadata), (CARRIER,)) if isinstance(metadata, Mapping) else {}
-    steps: list[list[Part]] = [[]]
+    extras = _common.carried(metadata)
+    app = _common.strip(dict(metadata), (CARRIER,)) if isinstance(metadata, Mapping) else {}
+    steps: list[list[_parts.Part]] = [[]]
     results: list[list[HistoryEvent]] = [[]]
     for j, part in enumerate(parts):
         where = f"{path}.parts[{j}]"
@@ -254,7 +224,7 @@ def _message_from_ui(ui: Any, path: str, losses: list[Loss]) -> list[HistoryEven
                           f"a state among {', '.join(_TOOL_STATES)}", where)
             call = call_from_ui(part, name, FORMAT, where)
             steps[-1].append(call)
-            if isinstance(call, ServerToolCallPart):
+            if isinstance(call, _parts.ServerToolCallPart):
                 result = _server_result(part, call, where)
                 if result is not None:
                     steps[-1].append(result)
@@ -267,25 +237,25 @@ def _message_from_ui(ui: Any, path: str, losses: list[Loss]) -> list[HistoryEven
     if extras:
         # A message partwire wrote: one message, its own fields back (a developer role too).
         data = {**extras, "id": ident, "metadata": app,
-                "parts": [part_json(p) for step in steps for p in step]}
-        return [event_from_json(data, FORMAT, path), *(r for rs in results for r in rs)]
+                "parts": [_common.part_json(p) for step in steps for p in step]}
+        return [_common.event_from_json(data, FORMAT, path), *(r for rs in results for r in rs)]
     out: list[HistoryEvent] = []
     for n, (step, tools) in enumerate(zip(steps, results, strict=True)):
         step_id = ident if n == 0 else f"{ident}-{n}"
         if role == "assistant":
-            out.append(AssistantMessage(id=step_id, parts=step, metadata=app))
+            out.append(_messages.AssistantMessage(id=step_id, parts=step, metadata=app))
         elif role == "user":
-            out.append(UserMessage(id=step_id, parts=step, metadata=app))
+            out.append(_messages.UserMessage(id=step_id, parts=step, metadata=app))
         else:
-            out.append(SystemMessage(id=step_id, parts=step, metadata=app))
+            out.append(_messages.SystemMessage(id=step_id, parts=step, metadata=app))
         out.extend(tools)
     return out
 
 
-def _tool_message(ui: Mapping[str, Any], call: Part, message_id: str, path: str,
+def _tool_message(ui: Mapping[str, Any], call: _parts.Part, message_id: str, path: str,
                   losses: list[Loss]) -> HistoryEvent | None:
     """The tool message of a UI tool part that has an output, error or denial."""
-    assert isinstance(call, ToolCallPart)
+    assert isinstance(call, _parts.ToolCallPart)
     state = ui["state"]
     if state in ("approval-requested", "approval-responded"):
         losses.append(loss(FORMAT, f"{path}.approval", "tool_call", "dropped",
@@ -294,7 +264,7 @@ def _tool_message(ui: Mapping[str, Any], call: Part, message_id: str, path: str,
     if state not in ("output-available", "output-error", "output-denied"):
         return None
     meta = ui.get("callProviderMetadata")
-    result = carried(meta).get("result") if isinstance(meta, Mapping) else None
+    result = _common.carried(meta).get("result") if isinstance(meta, Mapping) else None
     native: dict[str, Any] = {"v": 1, "type": "message", "role": "tool", "call_id": call.id,
                               "tool_name": call.name}
     held: tuple[str, ...] = ()
@@ -304,7 +274,7 @@ def _tool_message(ui: Mapping[str, Any], call: Part, message_id: str, path: str,
             native["output_text"] = output
             held = ("output_text",)
         else:
-            native["output_text"] = json_text(output)
+            native["output_text"] = _common.json_text(output)
             native["data"] = output
     elif state == "output-error":
         native["status"] = "error"
@@ -322,18 +292,18 @@ def _tool_message(ui: Mapping[str, Any], call: Part, message_id: str, path: str,
                 "tool_name": call.name}
     else:
         data = {**native, "id": f"{message_id}-{call.id}"}
-    return event_from_json(data, FORMAT, f"{path}.output")
+    return _common.event_from_json(data, FORMAT, f"{path}.output")
 
 
-def _server_result(ui: Mapping[str, Any], call: ServerToolCallPart, path: str) -> Part | None:
+def _server_result(ui: Mapping[str, Any], call: _parts.ServerToolCallPart, path: str) -> _parts.Part | None:
     state = ui["state"]
     if state not in ("output-available", "output-error"):
         return None
     meta = ui.get("callProviderMetadata")
-    result = carried(meta).get("result") if isinstance(meta, Mapping) else None
+    result = _common.carried(meta).get("result") if isinstance(meta, Mapping) else None
     output = ui.get("output") if state == "output-available" else {"error": ui.get("errorText")}
     data: dict[str, Any] = {"type": "server_tool_result", "call_id": call.id, "name": call.name,
                             "issuer": call.issuer, "output": output}
     if isinstance(result, Mapping):
         data = {**data, **result}
-    return part_from_json(data, FORMAT, f"{path}.output")
+    return _common.part_from_json(data, FORMAT, f"{path}.output")

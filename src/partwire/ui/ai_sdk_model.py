@@ -17,29 +17,13 @@ import base64
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from partwire import messages as _messages
+from partwire import parts as _parts
 from partwire.history import HistoryEvent
-from partwire.messages import (
-    AssistantMessage,
-    DeveloperMessage,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
-from partwire.parts import Part, ServerToolCallPart, ServerToolResultPart, TextPart
 from partwire.projection import Loss
+from partwire.ui import _common
 from partwire.ui._ai_sdk_parts import DATA_PART, call_from_ui, part_from_ui
-from partwire.ui._common import (
-    CARRIER,
-    Converted,
-    bad,
-    carried,
-    event_from_json,
-    event_json,
-    json_text,
-    loss,
-    part_json,
-    strip,
-)
+from partwire.ui._common import CARRIER, Converted, bad, loss
 from partwire.ui.ai_sdk import part_to_ui
 
 __all__ = ["FORMAT", "from_wire", "to_wire"]
@@ -62,7 +46,7 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
     losses: list[Loss] = []
     for i, event in enumerate(history):
         path = f"history[{i}]"
-        if isinstance(event, ToolMessage):
+        if isinstance(event, _messages.ToolMessage):
             result = _result(event)
             last = out[-1] if out else None
             if last is not None and last["role"] == "tool" and "providerOptions" not in last:
@@ -70,22 +54,23 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
             else:
                 out.append({"role": "tool", "content": [result]})
             continue
-        if not isinstance(event, SystemMessage | DeveloperMessage | UserMessage | AssistantMessage):
+        if not isinstance(event, _messages.SystemMessage | _messages.DeveloperMessage | _messages.UserMessage
+                          | _messages.AssistantMessage):
             losses.append(loss(FORMAT, path, event.type, "dropped",
                                "a ModelMessage list holds only messages"))
             continue
-        extras = strip(event_json(event), ("parts",))
+        extras = _common.strip(_common.event_json(event), ("parts",))
         if event.metadata:
             extras["metadata"] = event.metadata
-        if isinstance(event, SystemMessage | DeveloperMessage):
+        if isinstance(event, _messages.SystemMessage | _messages.DeveloperMessage):
             # One string; each text part's length and other fields ride along, so the parts
             # come back as they were.
             texts: list[str] = []
             layout: list[Any] = []
             for j, part in enumerate(event.parts):
-                if isinstance(part, TextPart):
+                if isinstance(part, _parts.TextPart):
                     texts.append(part.text)
-                    layout.append([len(part.text), strip(part_json(part), ("text",))])
+                    layout.append([len(part.text), _common.strip(_common.part_json(part), ("text",))])
                 else:
                     losses.append(loss(FORMAT, f"{path}.parts[{j}]", part.type, "dropped",
                                        "a system ModelMessage holds one string", event.id))
@@ -94,9 +79,9 @@ def to_wire(history: Sequence[HistoryEvent]) -> Converted[list[dict[str, Any]]]:
                         "providerOptions": {CARRIER: extras}})
             continue
         content = []
-        names = {p.id: p.name for p in event.parts if isinstance(p, ServerToolCallPart)}
+        names = {p.id: p.name for p in event.parts if isinstance(p, _parts.ServerToolCallPart)}
         for j, part in enumerate(event.parts):
-            model_part = _part_to_model(part, isinstance(event, AssistantMessage), names)
+            model_part = _part_to_model(part, isinstance(event, _messages.AssistantMessage), names)
             if model_part is None:
                 losses.append(loss(FORMAT, f"{path}.parts[{j}]", part.type, "dropped",
                                    "a user ModelMessage has no part for it", event.id))
@@ -111,11 +96,11 @@ def _options(ui: Mapping[str, Any], key: str = "providerMetadata") -> dict[str, 
     return {"providerOptions": meta} if isinstance(meta, dict) and meta else {}
 
 
-def _part_to_model(part: Part, assistant: bool, names: Mapping[str, str]) -> list[dict[str, Any]] | None:
+def _part_to_model(part: _parts.Part, assistant: bool, names: Mapping[str, str]) -> list[dict[str, Any]] | None:
     """The ModelMessage parts of one canonical part (``None``: it has none); ``names`` are the
     tool names of the message's provider-run calls, which their results take."""
-    if isinstance(part, ServerToolResultPart):
-        extras = strip(part_json(part), ("call_id", "output"))
+    if isinstance(part, _parts.ServerToolResultPart):
+        extras = _common.strip(_common.part_json(part), ("call_id", "output"))
         return [{"type": "tool-result", "toolCallId": part.call_id,
                  "toolName": names.get(part.call_id, part.name),
                  "output": _json_output(part.output), "providerOptions": {CARRIER: {"result": extras}}}]
@@ -135,21 +120,21 @@ def _part_to_model(part: Part, assistant: bool, names: Mapping[str, str]) -> lis
         call: dict[str, Any] = {"type": "tool-call", "toolCallId": ui["toolCallId"],
                                 "toolName": kind[5:], "input": ui["input"],
                                 **_options(ui, "callProviderMetadata")}
-        if isinstance(part, ServerToolCallPart):
+        if isinstance(part, _parts.ServerToolCallPart):
             call["providerExecuted"] = True
         return [call]
     if not assistant:
         return None
-    return [{"type": "custom", "kind": _CUSTOM_KIND, "providerOptions": {CARRIER: part_json(part)}}]
+    return [{"type": "custom", "kind": _CUSTOM_KIND, "providerOptions": {CARRIER: _common.part_json(part)}}]
 
 
 def _json_output(value: Any) -> dict[str, Any]:
     return {"type": "text", "value": value} if isinstance(value, str) else {"type": "json", "value": value}
 
 
-def _result(message: ToolMessage) -> dict[str, Any]:
+def _result(message: _messages.ToolMessage) -> dict[str, Any]:
     """A tool message as a ``tool-result`` part."""
-    extras = strip(event_json(message), ("call_id", "tool_name"))
+    extras = _common.strip(_common.event_json(message), ("call_id", "tool_name"))
     text = message.output_text
     output: dict[str, Any]
     if message.status == "success" and not message.parts:
@@ -208,7 +193,7 @@ def _message_from_model(message: Any, path: str) -> list[HistoryEvent]:
     if role not in ("system", "user", "assistant", "tool"):
         raise bad(FORMAT, "ModelMessage", f"role {role!r} is none of system, user, assistant, tool",
                   f"{path}.role")
-    extras = carried(message.get("providerOptions"))
+    extras = _common.carried(message.get("providerOptions"))
     if role == "system":
         if not isinstance(content, str):
             raise bad(FORMAT, "ModelMessage", "a system message's content must be a string",
@@ -223,7 +208,7 @@ def _message_from_model(message: Any, path: str) -> list[HistoryEvent]:
         else:
             data = {"v": 1, "type": "message", "role": "system",
                     "parts": [{"type": "text", "text": content}]}
-        return [event_from_json(data, FORMAT, path)]
+        return [_common.event_from_json(data, FORMAT, path)]
     if isinstance(content, str) and role in ("user", "assistant"):
         content = [{"type": "text", "text": content}]
     if not isinstance(content, list):
@@ -231,18 +216,18 @@ def _message_from_model(message: Any, path: str) -> list[HistoryEvent]:
     if role == "tool":
         return [_tool_message(part, f"{path}.content[{j}]") for j, part in enumerate(content)
                 if isinstance(part, Mapping) and part.get("type") != "tool-approval-response"]
-    parts: list[Part] = []
+    parts: list[_parts.Part] = []
     for j, part in enumerate(content):
         where = f"{path}.content[{j}]"
         if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
             raise bad(FORMAT, "ModelMessage", "a part must be an object with a string type", where)
         parts.append(_part_from_model(part, where))
-    data = {**extras, "parts": [part_json(p) for p in parts]} if extras else \
-        {"v": 1, "type": "message", "role": role, "parts": [part_json(p) for p in parts]}
-    return [event_from_json(data, FORMAT, path)]
+    data = {**extras, "parts": [_common.part_json(p) for p in parts]} if extras else \
+        {"v": 1, "type": "message", "role": role, "parts": [_common.part_json(p) for p in parts]}
+    return [_common.event_from_json(data, FORMAT, path)]
 
 
-def _part_from_model(part: Mapping[str, Any], where: str) -> Part:
+def _part_from_model(part: Mapping[str, Any], where: str) -> _parts.Part:
     kind = part["type"]
     options = part.get("providerOptions")
     if kind in ("text", "reasoning"):
@@ -272,7 +257,7 @@ def _part_from_model(part: Mapping[str, Any], where: str) -> Part:
             ui["callProviderMetadata"] = options
         return call_from_ui(ui, part["toolName"], FORMAT, where)
     if kind == "tool-result":
-        result = carried(options).get("result")
+        result = _common.carried(options).get("result")
         output = part.get("output")
         value = output.get("value") if isinstance(output, Mapping) else None
         data = {"type": "server_tool_result", "call_id": part.get("toolCallId"),
@@ -281,7 +266,7 @@ def _part_from_model(part: Mapping[str, Any], where: str) -> Part:
             data = {**data, **result}
         return part_from_ui({"type": DATA_PART, "data": data}, FORMAT, where)
     if kind == "custom" and part.get("kind") == _CUSTOM_KIND:
-        return part_from_ui({"type": DATA_PART, "data": carried(options)}, FORMAT, where)
+        return part_from_ui({"type": DATA_PART, "data": _common.carried(options)}, FORMAT, where)
     return part_from_ui(dict(part), FORMAT, where)  # an unknown part of the SDK, kept
 
 
@@ -319,10 +304,10 @@ def _tool_message(part: Mapping[str, Any], where: str) -> HistoryEvent:
     if kind == "text":
         native["output_text"], held = str(value), ("output_text",)
     elif kind == "json":
-        native.update(output_text=json_text(value), data=value)
+        native.update(output_text=_common.json_text(value), data=value)
     elif kind in ("error-text", "error-json"):
         native["status"] = "error"
-        native["output_text"] = value if isinstance(value, str) else json_text(value)
+        native["output_text"] = value if isinstance(value, str) else _common.json_text(value)
         held = ("output_text",)
     elif kind == "execution-denied":
         native["status"] = "denied"
@@ -333,11 +318,11 @@ def _tool_message(part: Mapping[str, Any], where: str) -> HistoryEvent:
                                         if isinstance(v, Mapping) and v.get("type") == "text")
     else:
         raise bad(FORMAT, "ModelMessage", f"unknown tool output type {kind!r}", f"{where}.output")
-    result = carried(part.get("providerOptions")).get("result")
+    result = _common.carried(part.get("providerOptions")).get("result")
     if isinstance(result, Mapping):
         data = {**{k: native[k] for k in held}, **result, "call_id": part["toolCallId"],
                 "tool_name": part["toolName"]}
     else:
         data = native
-    return event_from_json(data, FORMAT, where)
+    return _common.event_from_json(data, FORMAT, where)
 

@@ -20,47 +20,14 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
 
+from partwire import parts as _parts
+from partwire import streaming as _streaming
 from partwire.history import ErrorEvent, HistoryEvent
 from partwire.messages import AssistantMessage, ToolMessage
-from partwire.parts import (
-    Part,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-)
 from partwire.projection import Loss
-from partwire.streaming import (
-    Accumulator,
-    CitationEvent,
-    MessageCompleteEvent,
-    MessageStartEvent,
-    PartDataEvent,
-    PartEvent,
-    SignatureEvent,
-    StopEvent,
-    StreamErrorEvent,
-    StreamEvent,
-    TextDeltaEvent,
-    ThinkingDeltaEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    UsageEvent,
-)
-from partwire.ui import ai_sdk
+from partwire.ui import _common, ai_sdk
 from partwire.ui._ai_sdk_parts import DATA_PART
-from partwire.ui._common import (
-    CARRIER,
-    Converted,
-    bad,
-    carried,
-    event_from_json,
-    event_json,
-    part_json,
-    strip,
-)
+from partwire.ui._common import CARRIER, Converted, bad
 
 __all__ = ["DONE", "FORMAT", "HEADERS", "afrom_stream", "asse", "ato_stream", "from_stream",
            "read_ui_message", "sse", "to_stream", "tool_output"]
@@ -102,7 +69,7 @@ async def asse(chunks: AsyncIterable[Mapping[str, Any]]) -> AsyncIterator[str]:
     yield DONE
 
 
-def to_stream(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
+def to_stream(events: Iterable[_streaming.StreamEvent]) -> Iterator[dict[str, Any]]:
     """UI message stream chunks for the events of one provider stream (one assistant message)."""
     writer = _Writer()
     for event in events:
@@ -110,7 +77,7 @@ def to_stream(events: Iterable[StreamEvent]) -> Iterator[dict[str, Any]]:
     yield from writer.close()
 
 
-async def ato_stream(events: AsyncIterable[StreamEvent]) -> AsyncIterator[dict[str, Any]]:
+async def ato_stream(events: AsyncIterable[_streaming.StreamEvent]) -> AsyncIterator[dict[str, Any]]:
     """:func:`to_stream` over an asynchronous stream of events (an adapter's ``astream``)."""
     writer = _Writer()
     async for event in events:
@@ -124,7 +91,7 @@ def tool_output(message: ToolMessage) -> dict[str, Any]:
     """The chunk that gives a tool call its output, for a server that runs the tool between two
     provider streams: ``tool-output-available`` (the structured ``data``, else the text),
     ``tool-output-error`` for ``error`` and ``aborted``, ``tool-output-denied`` for ``denied``."""
-    extras = strip(event_json(message), ("call_id", "tool_name"))
+    extras = _common.strip(_common.event_json(message), ("call_id", "tool_name"))
     if message.status == "denied":
         return {"type": "tool-output-denied", "toolCallId": message.call_id}
     if message.status == "success":
@@ -146,7 +113,7 @@ class _Writer:
     """The chunks of one stream, event by event."""
 
     def __init__(self) -> None:
-        self.acc = Accumulator()
+        self.acc = _streaming.Accumulator()
         self.order: list[int] = []  # stream indexes, in the order their parts opened
         self.open: dict[int, str] = {}  # index -> the UI chunk id of a text/reasoning part still open
         self.kinds: dict[int, str] = {}
@@ -174,69 +141,69 @@ class _Writer:
                 self.open[index] = f"{kind}-{index}"
                 yield self.emit({"type": f"{kind}-start", "id": self.open[index]})
 
-    def feed(self, event: StreamEvent) -> Iterator[dict[str, Any]]:
+    def feed(self, event: _streaming.StreamEvent) -> Iterator[dict[str, Any]]:
         if self.finished:
             return
         self.acc.feed(event)
-        if not isinstance(event, MessageStartEvent):
+        if not isinstance(event, _streaming.MessageStartEvent):
             yield from self.start()
         index = getattr(event, "index", None)
         if self.deferred and index is not None and index not in self.deferred:
             yield from self.flush()
         match event:
-            case MessageStartEvent():
+            case _streaming.MessageStartEvent():
                 yield from self.start()
-            case TextDeltaEvent():
+            case _streaming.TextDeltaEvent():
                 yield from self.opened(event.index, "text")
                 if event.text:
                     yield self.emit({"type": "text-delta", "id": self.open[event.index], "delta": event.text})
-            case ThinkingDeltaEvent():
+            case _streaming.ThinkingDeltaEvent():
                 yield from self.opened(event.index, "reasoning")
                 if event.text:
                     yield self.emit({"type": "reasoning-delta", "id": self.open[event.index],
                                      "delta": event.text})
-            case SignatureEvent():
+            case _streaming.SignatureEvent():
                 yield from self.opened(event.index, "reasoning")
-            case CitationEvent():
+            case _streaming.CitationEvent():
                 yield from self.opened(event.index, "text")
-            case ToolCallStartEvent():
+            case _streaming.ToolCallStartEvent():
                 yield from self.opened(event.index, "tool")
                 self.pending[event.index] = event.id
                 yield self.emit({"type": "tool-input-start", "toolCallId": event.id, "toolName": event.name})
-            case ToolCallDeltaEvent():
+            case _streaming.ToolCallDeltaEvent():
                 if event.arguments_delta:
                     part = self.acc.part(event.index)
                     call_id = getattr(part, "id", "")
                     yield self.emit({"type": "tool-input-delta", "toolCallId": call_id,
                                      "inputTextDelta": event.arguments_delta})
-            case ToolCallEndEvent():
+            case _streaming.ToolCallEndEvent():
                 part = self.acc.part(event.index)
                 if part is not None and self.pending.pop(event.index, None) is not None:
                     yield from self.whole(part)
-            case PartEvent():
+            case _streaming.PartEvent():
                 if event.index in self.kinds:
                     # A part replaced in place: a provider-run call sent already is sent again
                     # (the SDK updates its input); others end with the message as they are then.
                     if self.kinds[event.index] == "whole" and event.index not in self.deferred \
-                            and isinstance(event.part, ServerToolCallPart):
+                            and isinstance(event.part, _parts.ServerToolCallPart):
                         yield from self.whole(event.part)
                     return
                 yield from self.begin(event.index, event.part)
-            case StreamErrorEvent():
+            case _streaming.StreamErrorEvent():
                 yield self.emit({"type": "error", "errorText": event.error.message})
-            case MessageCompleteEvent():
+            case _streaming.MessageCompleteEvent():
                 yield from self.finish(event.message)
-            case UsageEvent() | StopEvent() | PartDataEvent():
+            case _streaming.UsageEvent() | _streaming.StopEvent() | _streaming.PartDataEvent():
                 pass
 
-    def begin(self, index: int, part: Part) -> Iterator[dict[str, Any]]:
+    def begin(self, index: int, part: _parts.Part) -> Iterator[dict[str, Any]]:
         """A part that came whole: text, thinking and tool calls may still grow by deltas."""
-        if isinstance(part, TextPart | ThinkingPart):
-            kind = "text" if isinstance(part, TextPart) else "reasoning"
+        if isinstance(part, _parts.TextPart | _parts.ThinkingPart):
+            kind = "text" if isinstance(part, _parts.TextPart) else "reasoning"
             yield from self.opened(index, kind)
             if part.text:
                 yield self.emit({"type": f"{kind}-delta", "id": self.open[index], "delta": part.text})
-        elif isinstance(part, ToolCallPart):
+        elif isinstance(part, _parts.ToolCallPart):
             yield from self.opened(index, "tool")
             self.pending[index] = part.id
             yield self.emit({"type": "tool-input-start", "toolCallId": part.id, "toolName": part.name})
@@ -249,7 +216,7 @@ class _Writer:
             yield from self.opened(index, "whole")
             self.deferred.append(index)
 
-    def flush(self, final: dict[int, Part] | None = None) -> Iterator[dict[str, Any]]:
+    def flush(self, final: dict[int, _parts.Part] | None = None) -> Iterator[dict[str, Any]]:
         """Send the whole parts held back, as they stand now (or as the final message has them)."""
         for index in self.deferred:
             part = (final or {}).get(index) or self.acc.part(index)
@@ -257,7 +224,7 @@ class _Writer:
                 yield from self.whole(part)
         self.deferred = []
 
-    def whole(self, part: Part) -> Iterator[dict[str, Any]]:
+    def whole(self, part: _parts.Part) -> Iterator[dict[str, Any]]:
         """The chunks of a part that is complete now (a tool call, a part that came whole)."""
         ui = ai_sdk.part_to_ui(part)
         kind = ui["type"]
@@ -275,8 +242,8 @@ class _Writer:
             if "callProviderMetadata" in ui:
                 chunk["providerMetadata"] = ui["callProviderMetadata"]
             yield self.emit(chunk)
-        elif isinstance(part, ServerToolResultPart) and self.folder.has_call(part.call_id):
-            extras = strip(part_json(part), ("call_id", "output"))
+        elif isinstance(part, _parts.ServerToolResultPart) and self.folder.has_call(part.call_id):
+            extras = _common.strip(_common.part_json(part), ("call_id", "output"))
             yield self.emit({"type": "tool-output-available", "toolCallId": part.call_id,
                              "output": part.output, "providerExecuted": True,
                              "providerMetadata": {CARRIER: {"result": extras}}})
@@ -286,7 +253,7 @@ class _Writer:
                 chunk["providerMetadata"] = ui["providerMetadata"]
             yield self.emit(chunk)
         else:
-            yield self.emit({"type": DATA_PART, "data": part_json(part)})
+            yield self.emit({"type": DATA_PART, "data": _common.part_json(part)})
 
     def finish(self, message: AssistantMessage) -> Iterator[dict[str, Any]]:
         """End the open parts with their final state, then the step and the message."""
@@ -298,7 +265,7 @@ class _Writer:
         for index in list(self.pending):
             at = positions.get(index)
             call = message.parts[at] if at is not None else self.acc.part(index)
-            if isinstance(call, ToolCallPart):
+            if isinstance(call, _parts.ToolCallPart):
                 yield from self.whole(call)
         self.pending.clear()
         for index, ident in self.open.items():
@@ -313,13 +280,13 @@ class _Writer:
                 continue
             yield self.emit(_end(kind, ident, ui))
         yield self.emit({"type": "finish-step"})
-        extras = strip(event_json(message), ("parts",))
+        extras = _common.strip(_common.event_json(message), ("parts",))
         # What a reader would make of the chunks: when it differs from the message (a part that
         # changed after it was sent), the finish event carries the message's parts whole.
         read = self.folder.message(extras)
-        if [json.dumps(part_json(p), sort_keys=True) for p in read.parts] != \
-                [json.dumps(part_json(p), sort_keys=True) for p in message.parts]:
-            extras["parts"] = [part_json(p) for p in message.parts]
+        if [json.dumps(_common.part_json(p), sort_keys=True) for p in read.parts] != \
+                [json.dumps(_common.part_json(p), sort_keys=True) for p in message.parts]:
+            extras["parts"] = [_common.part_json(p) for p in message.parts]
         finish: dict[str, Any] = {"type": "finish", "messageMetadata": {**message.metadata, CARRIER: extras}}
         if message.stop_reason is not None:
             finish["finishReason"] = _FINISH[message.stop_reason]
@@ -357,7 +324,7 @@ def from_stream(source: str | bytes | Iterable[Any]) -> Converted[list[HistoryEv
     read = ai_sdk.from_wire([ui])
     history = list(read.value)
     losses: list[Loss] = list(read.losses)
-    extras = carried(folder.metadata)
+    extras = _common.carried(folder.metadata)
     if extras.get("parts") is not None and history and isinstance(history[0], AssistantMessage):
         history[0] = _with_parts(history[0], extras["parts"])
     if not extras:
@@ -379,9 +346,9 @@ def read_ui_message(source: str | bytes | Iterable[Any]) -> dict[str, Any]:
 
 
 def _with_parts(message: AssistantMessage, parts: Any) -> AssistantMessage:
-    data = event_json(message)
+    data = _common.event_json(message)
     data["parts"] = parts
-    event = event_from_json(data, FORMAT, "finish.messageMetadata.partwire.parts")
+    event = _common.event_from_json(data, FORMAT, "finish.messageMetadata.partwire.parts")
     assert isinstance(event, AssistantMessage)
     return event
 
@@ -563,10 +530,10 @@ class _Folder:
     def ui_message(self) -> dict[str, Any]:
         """The UIMessage so far."""
         parts = self.parts
-        if carried(self.metadata):
+        if _common.carried(self.metadata):
             # partwire's own stream: one step, its marker is not a part of the message
             parts = [p for p in parts if p["type"] != "step-start"]
-        own = carried(self.metadata).get("id")
+        own = _common.carried(self.metadata).get("id")
         # the message's own id, when it came only with the stream's end
         out: dict[str, Any] = {"id": own if isinstance(own, str) else self.id, "role": "assistant",
                                "parts": parts}

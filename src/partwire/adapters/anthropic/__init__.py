@@ -9,7 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from partwire.adapters import Capabilities
-from partwire.adapters._surface import Docs, surface
+from partwire.adapters._surface import (
+    ESTIMATE,
+    EVENTS,
+    RAISES,
+    READ,
+    READ_BACK,
+    SAME_BODY,
+    SETTINGS,
+    Docs,
+    surface,
+)
 from partwire.adapters.anthropic._decode import from_wire as _from_wire
 from partwire.adapters.anthropic._encode import FileResolver, ForeignThinking
 from partwire.adapters.anthropic._request import build_request
@@ -23,18 +33,8 @@ from partwire.adapters.anthropic._wire import (
     ISSUER,
 )
 
-__all__ = [
-    "CAPABILITIES",
-    "DEFAULT_MAX_TOKENS",
-    "NAME",
-    "Options",
-    "astream",
-    "estimate_input_tokens",
-    "from_wire",
-    "from_wire_request",
-    "stream",
-    "to_wire",
-]
+__all__ = ["CAPABILITIES", "DEFAULT_MAX_TOKENS", "NAME", "Options", "astream",
+           "estimate_input_tokens", "from_wire", "from_wire_request", "stream", "to_wire"]
 
 NAME = "anthropic"
 """The adapter's name in the registry."""
@@ -87,60 +87,41 @@ class Options:
 
 
 _SURFACE = surface(
-    NAME, Options, __name__,
-    build=build_request,
-    decode=_from_wire,
-    read=_from_wire_request,
-    translator=lambda options: Translator,
-    count=estimate_request_tokens,
+    NAME, Options, __name__, build=build_request, decode=_from_wire, read=_from_wire_request,
+    count=estimate_request_tokens, translator=lambda options: Translator,
     docs=Docs(
-        to_wire="""The request body for ``history``: ``client.messages.create(**projection.request)``.
+        to_wire=(
+            """The request body for ``history``: ``client.messages.create(**projection.request)``.
 
-        ``model`` is the wire name or ``anthropic:<name>`` (or an alias such as ``sonnet``).
-        ``params`` adds any other body field verbatim (``thinking``, ``temperature``, ``stream``,
-        ``metadata``, ``output_config``...). ``accept_issuers`` names whose opaque values and
-        provider data count as Anthropic's (default ``{"anthropic"}``; add a proxy's name).
-        ``options`` (or its fields as keywords) holds the adapter's switches: :class:`Options`.
-        ``strict=True`` raises :class:`~partwire.errors.LossError` instead of degrading.
-
-        ``settings`` (:class:`~partwire.settings.RequestSettings`, or a mapping of its fields) are
-        written into the API's own fields; a setting it cannot take is a loss at
-        ``request.settings.<field>``. ``max_tokens``, ``tool_choice`` and ``parallel_tool_calls`` are
-        shortcuts for those settings and win over them when given; a ``tool_choice`` mapping is the
-        API's own, sent as it is.
-        """,
-        from_wire="""A response body (dict, JSON text, or the SDK's ``Message``) as an assistant message.
-
-        An error body raises :class:`~partwire.adapters.ProviderError`; anything else that is not
-        a response raises :class:`~partwire.adapters.WireFormatError`.
-        """,
-        from_wire_request="""A request body written for this API, as history and tools (and the other fields).
-
-        ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back.
-        """,
-        stream="""Stream events from SDK events, parsed JSON events, or raw SSE (bytes/text, whole or chunked).
-
-        Ends with one ``MessageCompleteEvent`` holding the message. An in-stream ``error`` (or the
-        SDK's exception for it) becomes a ``StreamErrorEvent`` and the partial message with
-        ``status="error"``; a stream cut short ends with the partial message.
-        """,
-        astream=""":func:`stream` over an asynchronous source (the async SDK stream, an httpx byte stream).""",
-        estimate_input_tokens="""An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
-
-        Counted on the body ``to_wire`` would send. Use the API's ``count_tokens`` endpoint when
-        you need the exact figure.
-
-        ``model``, ``tool_choice``, ``params``, ``settings`` and ``accept_issuers`` are
-        ``to_wire``'s: pass the ones the request will be sent with, and the estimate counts the same
-        body (a forced tool choice,
-        body fields in ``params``, another issuer's echo state accepted).
-        """,
+            ``model`` is the wire name or ``anthropic:<name>`` (or an alias such as ``sonnet``).
+            ``params`` adds any other body field verbatim (``thinking``, ``temperature``, ``stream``,
+            ``metadata``, ``output_config``...). ``accept_issuers`` names whose opaque values and
+            provider data count as Anthropic's (default ``{"anthropic"}``; add a proxy's name).
+            ``options`` (or its fields as keywords) holds the adapter's switches: :class:`Options`.
+            ``strict=True`` raises :class:`~partwire.errors.LossError` instead of degrading.
+            """,
+            SETTINGS,
+        ),
+        from_wire=(
+            """A response body (dict, JSON text, or the SDK's ``Message``) as an assistant message.""",
+            RAISES,
+        ),
+        from_wire_request=(READ, READ_BACK),
+        stream=(
+            EVENTS,
+            """Ends with one ``MessageCompleteEvent`` holding the message. An in-stream ``error`` (or the
+            SDK's exception for it) becomes a ``StreamErrorEvent`` and the partial message with
+            ``status="error"``; a stream cut short ends with the partial message.
+            """,
+        ),
+        estimate_input_tokens=(
+            ESTIMATE,
+            """Counted on the body ``to_wire`` would send. Use the API's ``count_tokens`` endpoint when
+            you need the exact figure.
+            """,
+            SAME_BODY,
+        ),
     ),
 )
 
-to_wire = _SURFACE.to_wire
-from_wire = _SURFACE.from_wire
-from_wire_request = _SURFACE.from_wire_request
-stream = _SURFACE.stream
-astream = _SURFACE.astream
-estimate_input_tokens = _SURFACE.estimate_input_tokens
+to_wire, from_wire, from_wire_request, stream, astream, estimate_input_tokens = _SURFACE

@@ -14,6 +14,7 @@ import base64
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal, assert_never
 
+from partwire import parts as _parts
 from partwire._base import ProviderData
 from partwire._media import decode_base64, sniff_media_type
 from partwire.adapters._calls import missing_definition_reason
@@ -27,33 +28,13 @@ from partwire.adapters.anthropic._wire import (
     WireBlock,
     admits_call_id,
 )
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    Citation,
-    DocumentCitation,
-    DocumentPart,
-    FileRefSource,
-    ImagePart,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    SearchResultCitation,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlCitation,
-    UrlSource,
-)
+
+# The part types every conversion meets, by name; the rarer ones through the module.
+from partwire.parts import ImagePart, Part, TextPart, ThinkingPart, ToolCallPart
 
 __all__ = ["FileResolver", "ForeignThinking", "PartEncoder", "path"]
 
-FileResolver = Callable[[FileRefSource], bytes]
+FileResolver = Callable[[_parts.FileRefSource], bytes]
 """Reads a workspace file reference, so it can be sent inline."""
 ForeignThinking = Literal["drop", "text"]
 """What to do with reasoning Anthropic cannot verify: drop it, or send its text as plain text."""
@@ -117,12 +98,12 @@ class PartEncoder(BlockEncoder):
             block = {**extras, **block}
         return block, len(block) == 2
 
-    def _citation(self, c: Citation, i: int, j: int, message_id: str,
+    def _citation(self, c: _parts.Citation, i: int, j: int, message_id: str,
                   system: bool = False) -> WireBlock | None:
         extras = data_of(c.provider_data, self.issuers)
         extra: Mapping[str, Any] = extras.get("block", {}) if extras else {}
         match c:
-            case DocumentCitation():
+            case _parts.DocumentCitation():
                 kind, start, end = _UNITS[c.unit]
                 out: WireBlock = {"type": kind, "cited_text": c.cited_text or "",
                                   "document_index": c.document_index,
@@ -135,12 +116,12 @@ class PartEncoder(BlockEncoder):
                                   "no file_id", message_id, ".citations")
                     else:
                         out["file_id"] = c.file_id
-            case SearchResultCitation():
+            case _parts.SearchResultCitation():
                 out = {"type": "search_result_location", "cited_text": c.cited_text or "",
                        "search_result_index": c.search_result_index, "source": c.source,
                        "title": c.title, "start_block_index": c.start_block,
                        "end_block_index": c.end_block}
-            case UrlCitation():
+            case _parts.UrlCitation():
                 if "encrypted_index" not in extra:
                     self.lose(i, j, "text", "dropped",
                               f"a web citation of {c.url} lacks Anthropic's encrypted_index, which "
@@ -162,9 +143,9 @@ class PartEncoder(BlockEncoder):
                 return self.text(part, i, j, message_id)[0]
             case ImagePart():
                 return self._image(part, i, j, message_id)
-            case DocumentPart():
+            case _parts.DocumentPart():
                 return self._document(part, i, j, message_id)
-            case RedactedThinkingPart():
+            case _parts.RedactedThinkingPart():
                 if part.data.issuer not in self.issuers:
                     self.lose(i, j, "redacted_thinking", "dropped",
                               f"encrypted reasoning from {part.data.issuer} cannot be verified by "
@@ -172,14 +153,14 @@ class PartEncoder(BlockEncoder):
                     return None
                 block: WireBlock = {"type": "redacted_thinking", "data": part.data.value}
                 return self._with(block, part.provider_data, i, j, message_id)
-            case ServerToolCallPart():
+            case _parts.ServerToolCallPart():
                 if not self.own(part.issuer, part.type, i, j, message_id):
                     return None
                 extras = (self._extras(part.provider_data, i, j, part.type, message_id)
                           if part.provider_data is not None else None) or {}
                 return {"type": "server_tool_use", **extras, "id": part.id, "name": part.name,
                         "input": part.input}
-            case ServerToolResultPart():
+            case _parts.ServerToolResultPart():
                 if not self.own(part.issuer, part.type, i, j, message_id):
                     return None
                 block = {"type": part.name}
@@ -188,7 +169,7 @@ class PartEncoder(BlockEncoder):
                 if part.output is not None:
                     block["content"] = part.output
                 return self._with(block, part.provider_data, i, j, message_id)
-            case UnknownPart():
+            case _parts.UnknownPart():
                 raw = part.raw
                 if part.issuer not in self.issuers:
                     self.lose(i, j, "unknown", "dropped",
@@ -201,11 +182,11 @@ class PartEncoder(BlockEncoder):
                               message_id)
                     return None
                 return dict(raw)
-            case RefusalPart():
+            case _parts.RefusalPart():
                 self.lose(i, j, "refusal", "downgraded", "Anthropic has no refusal block; sent as text",
                           message_id)
                 return {"type": "text", "text": part.text}
-            case AudioPart():
+            case _parts.AudioPart():
                 self.lose(i, j, "audio", "dropped", "Anthropic takes no audio input", message_id)
                 return None
             case _:
@@ -259,7 +240,7 @@ class PartEncoder(BlockEncoder):
                       ".detail")
         return self._with({"type": "image", "source": source}, part.provider_data, i, j, message_id)
 
-    def _document(self, part: DocumentPart, i: int, j: int, message_id: str) -> WireBlock | None:
+    def _document(self, part: _parts.DocumentPart, i: int, j: int, message_id: str) -> WireBlock | None:
         source = self.source(part, i, j, message_id, DOCUMENT_MEDIA_TYPES)
         if source is None:
             return None
@@ -278,29 +259,29 @@ class PartEncoder(BlockEncoder):
                       "as text/plain",
                       message_id, ".media_type")
 
-    def source(self, part: ImagePart | DocumentPart, i: int, j: int, message_id: str,
+    def source(self, part: ImagePart | _parts.DocumentPart, i: int, j: int, message_id: str,
                 accepted: frozenset[str]) -> WireBlock | None:
         kind = part.type
         source = part.source
         match source:
-            case Base64Source():
+            case _parts.Base64Source():
                 data, media_type = source.data, part.media_type or sniff_media_type(source.data)
-            case UrlSource():
+            case _parts.UrlSource():
                 return {"type": "url", "url": source.url}
-            case ProviderFileSource():
+            case _parts.ProviderFileSource():
                 if source.issuer in self.issuers:
                     return {"type": "file", "file_id": source.file_id}
                 self.lose(i, j, kind, "dropped",
                           f"file {source.file_id} was uploaded to {source.issuer}; Anthropic cannot "
                           "read it", message_id)
                 return None
-            case TextSource():
+            case _parts.TextSource():
                 if kind == "document":
                     self._as_plain_text(part.media_type, i, j, message_id)
                     return {"type": "text", "media_type": "text/plain", "data": source.text}
                 self.lose(i, j, kind, "dropped", "an image cannot come from text", message_id)
                 return None
-            case FileRefSource():
+            case _parts.FileRefSource():
                 if self.resolve_file is None:
                     self.lose(i, j, kind, "dropped",
                               f"workspace file {source.path} needs resolve_file= to be sent",

@@ -12,26 +12,18 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from partwire import settings as _settings
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._settings import (
+    Taken,
     marks_of,
+    no_restore,
     number,
     read_settings,
     setting_loss,
 )
 from partwire.adapters.anthropic._wire import ISSUER
-from partwire.settings import (
-    AllowedToolsChoice,
-    AutoToolChoice,
-    JsonObjectOutput,
-    JsonSchemaOutput,
-    NamedToolChoice,
-    NoToolChoice,
-    Reasoning,
-    RequestSettings,
-    RequiredToolChoice,
-    TextOutput,
-)
+from partwire.settings import Reasoning, RequestSettings
 
 __all__ = ["SETTING_FIELDS", "settings_from_wire", "settings_to_wire"]
 
@@ -105,15 +97,15 @@ def _tool_choice_to_wire(request: dict[str, Any], settings: RequestSettings,
         out = {"type": "auto"}
     else:
         match choice:
-            case AutoToolChoice():
+            case _settings.AutoToolChoice():
                 out = {"type": "auto"}
-            case RequiredToolChoice():
+            case _settings.RequiredToolChoice():
                 out = {"type": "any"}
-            case NoToolChoice():
+            case _settings.NoToolChoice():
                 out = {"type": "none"}
-            case NamedToolChoice():
+            case _settings.NamedToolChoice():
                 out = {"type": "tool", "name": choice.name}
-            case AllowedToolsChoice():
+            case _settings.AllowedToolsChoice():
                 if choice.mode == "required" and len(choice.names) == 1:
                     out = {"type": "tool", "name": choice.names[0]}
                     why = "one allowed tool, required, is sent as that tool"
@@ -185,13 +177,13 @@ def _output_format_to_wire(request: dict[str, Any], output_config: dict[str, Any
     if fmt is None:
         return
     match fmt:
-        case TextOutput():
+        case _settings.TextOutput():
             return  # Anthropic answers in text unless told otherwise: nothing to send
-        case JsonObjectOutput():
+        case _settings.JsonObjectOutput():
             setting_loss(losses, "output_format", "dropped",
                          "Anthropic takes a JSON schema, not free-form JSON objects")
             return
-        case JsonSchemaOutput():
+        case _settings.JsonSchemaOutput():
             wire = {"type": "json_schema", "schema": fmt.json_schema}
             if marks.get("output_format"):
                 request["output_format"] = wire  # the beta field the request used
@@ -216,7 +208,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]
     """
     values: dict[str, Any] = {}
     marks: dict[str, Any] = {}
-    restore: dict[str, tuple[str, Any]] = {}
+    taken = Taken(params)
     max_tokens = body.get("max_tokens")
     if type(max_tokens) is int:
         values["max_output_tokens"] = max_tokens
@@ -230,46 +222,28 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]
                 values["parallel_tool_calls"] = parallel
             native = None
     if params.keys().isdisjoint(SETTING_FIELDS):
-        return read_settings(values, _no_restore), native, False
+        return read_settings(values, no_restore), native, False
     sampling = False
     for name in _SAMPLING:
         if name in params and number(params[name]):
-            values[name] = restore_value(params, restore, name, name)
+            values[name] = taken.take(name, name)
             sampling = True
     stop = params.get("stop_sequences")
     if isinstance(stop, list) and all(isinstance(s, str) for s in stop):
-        values["stop_sequences"] = tuple(restore_value(params, restore, "stop_sequences", "stop_sequences"))
-    reasoning = _reasoning_from_wire(params, marks, restore, max_tokens)
+        values["stop_sequences"] = tuple(taken.take("stop_sequences", "stop_sequences"))
+    reasoning = _reasoning_from_wire(params, marks, taken, max_tokens)
     if reasoning is not None:
         values["reasoning"] = reasoning
-    fmt = _format_from_wire(params, marks, restore)
+    fmt = _format_from_wire(params, marks, taken)
     if fmt is not None:
         values["output_format"] = fmt
     metadata = params.get("metadata")
     if isinstance(metadata, dict) and len(metadata) == 1 and isinstance(metadata.get("user_id"), str):
-        values["end_user_id"] = restore_value(params, restore, "end_user_id", "metadata")["user_id"]
+        values["end_user_id"] = taken.take("end_user_id", "metadata")["user_id"]
     if not values:
-        return read_settings(values, _no_restore), native, sampling
-
-    def put_back(field: str) -> None:
-        if field in restore:
-            key, value = restore[field]
-            params[key] = value
-
-    settings = read_settings(values, put_back, ISSUER, marks)
+        return read_settings(values, no_restore), native, sampling
+    settings = read_settings(values, taken.restore, ISSUER, marks)
     return settings, native, sampling
-
-
-def restore_value(params: dict[str, Any], restore: dict[str, tuple[str, Any]], field: str,
-                  key: str) -> Any:
-    """Take ``params[key]`` out for canonical ``field``, remembering how to put it back."""
-    value = params.pop(key)
-    restore[field] = (key, value)
-    return value
-
-
-def _no_restore(field: str) -> None:
-    raise AssertionError(f"the canonical {field} read from the body did not validate")
 
 
 def _tool_choice_from_wire(choice: Any) -> tuple[dict[str, Any] | None, bool | None]:
@@ -293,7 +267,7 @@ def _tool_choice_from_wire(choice: Any) -> tuple[dict[str, Any] | None, bool | N
 
 
 def _reasoning_from_wire(params: dict[str, Any], marks: dict[str, Any],
-                         restore: dict[str, tuple[str, Any]], max_tokens: Any
+                         taken: Taken, max_tokens: Any
                          ) -> Reasoning | dict[str, Any] | None:
     thinking = params.get("thinking")
     config = params.get("output_config")
@@ -323,7 +297,7 @@ def _reasoning_from_wire(params: dict[str, Any], marks: dict[str, Any],
             out["summary"] = _DISPLAY[display]
         if effort in _EFFORTS and kind == "disabled":
             effort = None  # off with an effort is not canonical: the effort stays in params
-        restore_value(params, restore, "reasoning", "thinking")
+        taken.take("reasoning", "thinking")
     elif "thinking" in params:
         return None
     elif effort in _EFFORTS:
@@ -340,7 +314,7 @@ def _reasoning_from_wire(params: dict[str, Any], marks: dict[str, Any],
 
 
 def _format_from_wire(params: dict[str, Any], marks: dict[str, Any],
-                      restore: dict[str, tuple[str, Any]]) -> dict[str, Any] | None:
+                      taken: Taken) -> dict[str, Any] | None:
     config = params.get("output_config")
     wire: Any = config.get("format") if isinstance(config, dict) and config.keys() <= {
         "effort", "format"} else None
@@ -352,7 +326,7 @@ def _format_from_wire(params: dict[str, Any], marks: dict[str, Any],
         return None
     if wire is beta:
         marks["output_format"] = True
-        restore_value(params, restore, "output_format", "output_format")
+        taken.take("output_format", "output_format")
     else:
         assert isinstance(config, dict)
         rest = {k: v for k, v in config.items() if k != "format"}

@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from partwire import streaming as _streaming
 from partwire._base import ProviderData
 from partwire._json import SHAPE_ERRORS, as_json, json_text
 from partwire.adapters._kernel import Translator as _KernelTranslator
@@ -29,21 +30,7 @@ from partwire.errors import WireFormatError
 from partwire.history import ErrorEvent
 from partwire.ids import new_tool_call_id
 from partwire.parts import Opaque, TextPart, ThinkingPart
-from partwire.streaming import (
-    CitationEvent,
-    MessageCompleteEvent,
-    PartEvent,
-    SignatureEvent,
-    StopEvent,
-    StreamErrorEvent,
-    StreamEvent,
-    TextDeltaEvent,
-    ThinkingDeltaEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    UsageEvent,
-)
+from partwire.streaming import StreamEvent
 
 __all__ = ["Translator"]
 
@@ -140,7 +127,7 @@ class Translator(_KernelTranslator):
         index: int = wire["index"]
         event: StreamEvent
         if kind == "text_delta":
-            event = TextDeltaEvent(index, delta["text"])
+            event = _streaming.TextDeltaEvent(index, delta["text"])
         elif kind == "input_json_delta":
             piece = delta.get("partial_json")
             tool = self.tools.get(index)
@@ -152,16 +139,16 @@ class Translator(_KernelTranslator):
             if not piece:
                 return None
             tool.empty = False
-            event = ToolCallDeltaEvent(index, piece)
+            event = _streaming.ToolCallDeltaEvent(index, piece)
         elif kind == "thinking_delta":
-            event = ThinkingDeltaEvent(index, delta["thinking"])
+            event = _streaming.ThinkingDeltaEvent(index, delta["thinking"])
         elif kind == "signature_delta":
-            event = SignatureEvent(index, Opaque(value=delta["signature"], issuer=ISSUER))
+            event = _streaming.SignatureEvent(index, Opaque(value=delta["signature"], issuer=ISSUER))
         elif kind == "citations_delta":
             raw = delta.get("citation")
             self.cited.setdefault(index, []).append(raw)
             try:
-                event = CitationEvent(index, citation_from_wire(raw))
+                event = _streaming.CitationEvent(index, citation_from_wire(raw))
             except SHAPE_ERRORS:
                 self.untyped.add(index)  # the block is rebuilt from its raw citations at its stop
                 return None
@@ -189,7 +176,7 @@ class Translator(_KernelTranslator):
     def _emit(self, events: list[StreamEvent]) -> tuple[StreamEvent, ...]:
         return self.emit(events)
 
-    def _complete(self) -> MessageCompleteEvent:
+    def _complete(self) -> _streaming.MessageCompleteEvent:
         return self.complete()
 
     def _block_start(self, wire: Mapping[str, Any]) -> list[StreamEvent]:
@@ -199,18 +186,18 @@ class Translator(_KernelTranslator):
         if kind == "tool_use":
             extras = {k: v for k, v in block.items() if k not in ("type", "id", "name", "input")}
             self.tools[index] = _Tool(block.get("input"))
-            return [ToolCallStartEvent(
+            return [_streaming.ToolCallStartEvent(
                 index, new_tool_call_id(), block["name"], {ISSUER: block["id"]},
                 ProviderData(issuer=ISSUER, data={"block": extras}) if extras else None)]
         if kind == "thinking":
             if block == _THINKING_START:
-                return [PartEvent(index, _EMPTY_THINKING)]
+                return [_streaming.PartEvent(index, _EMPTY_THINKING)]
             text, signature = block.get("thinking"), block.get("signature")
             if isinstance(text, str):
                 # The start's "signature": "" is a placeholder for the signature_delta to come;
                 # an unsigned part must not echo it if the stream stops before that delta.
                 extras = {k: v for k, v in block.items() if k not in ("type", "thinking", "signature")}
-                return [PartEvent(index, ThinkingPart(
+                return [_streaming.PartEvent(index, ThinkingPart(
                     text=text,
                     signature=Opaque(value=signature, issuer=ISSUER) if isinstance(signature, str)
                     and signature else None,
@@ -218,10 +205,10 @@ class Translator(_KernelTranslator):
                 ))]
         elif kind == "text":
             if block == _TEXT_START:
-                return [PartEvent(index, _EMPTY_TEXT)]
+                return [_streaming.PartEvent(index, _EMPTY_TEXT)]
             part = part_from_wire(block)
             if isinstance(part, TextPart):
-                return [PartEvent(index, part)]
+                return [_streaming.PartEvent(index, part)]
         self.pending[index] = _Pending(dict(block))
         return []
 
@@ -231,20 +218,21 @@ class Translator(_KernelTranslator):
         tool = self.tools.pop(index, None)
         if tool is not None:
             if not tool.empty:
-                return [ToolCallEndEvent(index)]
+                return [_streaming.ToolCallEndEvent(index)]
             # No argument fragments: the API's input is the start's ({} in practice).
             start = tool.start_input if tool.start_input is not None else {}
-            return [ToolCallDeltaEvent(index, json_text(start)), ToolCallEndEvent(index)]
+            return [_streaming.ToolCallDeltaEvent(index, json_text(start)),
+                    _streaming.ToolCallEndEvent(index)]
         pending = self.pending.pop(index, None)
         return [] if pending is None else [_pending_part(index, pending)]
 
-    def _raw_citations(self, index: int) -> PartEvent:
+    def _raw_citations(self, index: int) -> _streaming.PartEvent:
         """The text block whose citations include a kind this version cannot type, as from_wire
         reads it: text and every citation kept raw."""
         self.untyped.discard(index)
         built = self.acc.part(index)
         text = built.text if isinstance(built, TextPart) else ""
-        return PartEvent(index, part_from_wire(
+        return _streaming.PartEvent(index, part_from_wire(
             {"type": "text", "text": text, "citations": self.cited.pop(index, [])}))
 
     def _flush(self) -> list[StreamEvent]:
@@ -265,11 +253,11 @@ class Translator(_KernelTranslator):
         usage = message.get("usage")
         if isinstance(usage, dict):
             self.usage = dict(usage)
-            events.append(UsageEvent(usage_from_wire(self.usage)))
+            events.append(_streaming.UsageEvent(usage_from_wire(self.usage)))
         raw = message.get("stop_reason")
         if isinstance(raw, str):
             # A replayed turn (programmatic tool calling) can start already stopped.
-            events.append(StopEvent(STOP_REASONS.get(raw), raw))
+            events.append(_streaming.StopEvent(STOP_REASONS.get(raw), raw))
         # Blocks can come whole inside message_start (programmatic tool calling replays them).
         content = message.get("content")
         if content is not None and not isinstance(content, list):
@@ -280,7 +268,7 @@ class Translator(_KernelTranslator):
                 events += self._block_start({"index": index, "content_block": block})
                 events += self._block_stop(index)
             else:
-                events.append(PartEvent(index, part_from_wire(block)))
+                events.append(_streaming.PartEvent(index, part_from_wire(block)))
         return events
 
     def _message_delta(self, wire: Mapping[str, Any]) -> list[StreamEvent]:
@@ -295,7 +283,7 @@ class Translator(_KernelTranslator):
         data: dict[str, Any] = {"response": rest} if rest else {}
         if self.ignored:
             data["stream"] = {"ignored_deltas": list(self.ignored)}
-        events: list[StreamEvent] = [StopEvent(
+        events: list[StreamEvent] = [_streaming.StopEvent(
             STOP_REASONS.get(raw) if isinstance(raw, str) else None, raw,
             ProviderData(issuer=ISSUER, data=data) if data else None,
         )]
@@ -306,14 +294,14 @@ class Translator(_KernelTranslator):
             for key, value in usage.items():
                 if value is not None or key == "output_tokens":
                     merged[key] = value
-            events.append(UsageEvent(usage_from_wire(merged)))
+            events.append(_streaming.UsageEvent(usage_from_wire(merged)))
         return events
 
     def _error(self, wire: Mapping[str, Any]) -> tuple[StreamEvent, ...]:
         error = wire.get("error")
         error = error if isinstance(error, dict) else {}
         code = error.get("type")
-        event = StreamErrorEvent(ErrorEvent(
+        event = _streaming.StreamErrorEvent(ErrorEvent(
             code=code if isinstance(code, str) else None, message=str(error.get("message", "")),
             provider=ISSUER, retryable=code in RETRYABLE_ERRORS,
         ))
@@ -323,7 +311,7 @@ class Translator(_KernelTranslator):
         return (*first, *flushed, self._complete())
 
 
-def _pending_part(index: int, pending: _Pending) -> PartEvent:
+def _pending_part(index: int, pending: _Pending) -> _streaming.PartEvent:
     block = pending.block
     text = "".join(pending.json)
     if text and block.get("type") in SERVER_CALL_TYPES:
@@ -331,7 +319,7 @@ def _pending_part(index: int, pending: _Pending) -> PartEvent:
             block["input"] = json.loads(text)
         except ValueError:
             block["input"] = text  # truncated input is kept as its text, not discarded
-    return PartEvent(index, part_from_wire(block))
+    return _streaming.PartEvent(index, part_from_wire(block))
 
 
 # -- inputs ---------------------------------------------------------------------------------

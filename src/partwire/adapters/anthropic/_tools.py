@@ -17,22 +17,8 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from partwire._json import SHAPE_ERRORS
+from partwire.adapters import _tool_import
 from partwire.adapters._losses import LossCollector
-from partwire.adapters._tool_import import (
-    apply_overlay,
-    callers_to_wire,
-    flag_losses,
-    foreign_tool_loss,
-    import_tool,
-    imported_definition,
-    location_fields,
-    overlay_for,
-    schema_or_none,
-    server_kind_loss,
-    server_setting_losses,
-    tool_overlay,
-    with_overlay,
-)
 from partwire.adapters.anthropic._wire import API, ISSUER
 from partwire.adapters.requests import ToolChoice, ToolSpec
 from partwire.errors import SchemaError
@@ -86,12 +72,13 @@ def tool_to_wire(tool: ToolSpec, i: int, losses: LossCollector | None,
         out = _function_to_wire(tool, path, losses)
         if tool.__dict__["provider_data"] is None:  # no overlay to apply, nothing to report
             return out
-        return apply_overlay(out, overlay_for(tool, API, issuers, path, losses))
+        overlay = _tool_import.overlay_for(tool, API, issuers, path, losses)
+        return _tool_import.apply_overlay(out, overlay)
     if isinstance(tool, ServerToolDefinition):
         return _server_to_wire(tool, path, losses, issuers)
     if is_wire_tool(tool):
         return dict(tool)
-    foreign_tool_loss(path, losses, "Anthropic")
+    _tool_import.foreign_tool_loss(path, losses, "Anthropic")
     return None
 
 
@@ -113,12 +100,12 @@ def _function_to_wire(tool: ToolDefinition, path: str, losses: LossCollector | N
     if fields["defer_loading"] is not None:
         out["defer_loading"] = fields["defer_loading"]
     if fields["allowed_callers"] is not None:
-        out["allowed_callers"] = callers_to_wire(fields["allowed_callers"], _caller, path, losses, "Anthropic")
+        out["allowed_callers"] = _tool_import.callers_to_wire(fields["allowed_callers"], _caller, path, losses, "Anthropic")
     if fields["input_examples"] is not None:
         out["input_examples"] = list(fields["input_examples"])
     if fields["cache"] is not None:
         out["cache_control"] = _cache_to_wire(fields["cache"])
-    flag_losses(tool, path, losses, "Anthropic", _FLAGS)
+    _tool_import.flag_losses(tool, path, losses, "Anthropic", _FLAGS)
     return out
 
 
@@ -128,14 +115,14 @@ def _cache_to_wire(cache: CacheHint) -> dict[str, Any]:
 
 def _server_to_wire(tool: ServerToolDefinition, path: str, losses: LossCollector | None,
                     issuers: Collection[str]) -> dict[str, Any] | None:
-    overlay = overlay_for(tool, API, issuers, path, losses)
+    overlay = _tool_import.overlay_for(tool, API, issuers, path, losses)
     default = _DEFAULTS.get(tool.kind)
     if default is None and not (overlay and "type" in overlay):
-        server_kind_loss(tool, path, losses, "Anthropic")
+        _tool_import.server_kind_loss(tool, path, losses, "Anthropic")
         return None
     out: dict[str, Any] = dict(default or {})
     supported = _SETTINGS.get(tool.kind, frozenset({"cache"}))
-    server_setting_losses(tool, path, losses, "Anthropic", supported)
+    _tool_import.server_setting_losses(tool, path, losses, "Anthropic", supported)
     if "allowed_domains" in supported and tool.allowed_domains is not None:
         out["allowed_domains"] = list(tool.allowed_domains)
     if "blocked_domains" in supported and tool.blocked_domains is not None:
@@ -148,10 +135,10 @@ def _server_to_wire(tool: ServerToolDefinition, path: str, losses: LossCollector
     if "max_uses" in supported and tool.max_uses is not None:
         out["max_uses"] = tool.max_uses
     if "user_location" in supported and tool.user_location is not None:
-        out["user_location"] = {"type": "approximate", **location_fields(tool.user_location)}
+        out["user_location"] = {"type": "approximate", **_tool_import.location_fields(tool.user_location)}
     if tool.cache is not None:
         out["cache_control"] = _cache_to_wire(tool.cache)
-    return apply_overlay(out, overlay)
+    return _tool_import.apply_overlay(out, overlay)
 
 
 def tool_choice_to_wire(choice: ToolChoice | None, parallel_tool_calls: bool | None) -> dict[str, Any] | None:
@@ -184,18 +171,18 @@ def tool_from_wire(tool: Any) -> ToolSpec:
         return {"invalid": tool}
     kind = tool.get("type")
     if kind is None or kind == "custom":
-        return import_tool(API, tool, _definition, tool.get("input_schema"))
+        return _tool_import.import_tool(API, tool, _definition, tool.get("input_schema"))
     if isinstance(kind, str) and _SERVER_TYPES.match(kind):
-        return import_tool(API, tool, _server_definition)
+        return _tool_import.import_tool(API, tool, _server_definition)
     return tool
 
 
 def _definition(tool: dict[str, Any]) -> ToolSpec:
-    schema, portable, own = schema_or_none(tool.get("input_schema"))
+    schema, portable, own = _tool_import.schema_or_none(tool.get("input_schema"))
     if schema is None:
         return tool
     try:
-        definition = imported_definition(
+        definition = _tool_import.imported_definition(
             tool["name"], _str(tool.get("description")), schema, portable, IMPORTED_SIDE_EFFECTS, own=own,
             strict=_bool(tool.get("strict")), defer_loading=_bool(tool.get("defer_loading")),
             allowed_callers=_strings(tool.get("allowed_callers")),
@@ -204,7 +191,7 @@ def _definition(tool: dict[str, Any]) -> ToolSpec:
     except (*SHAPE_ERRORS, SchemaError):
         return tool
     again = _function_to_wire(definition, "", None)
-    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))
+    return _tool_import.with_overlay(definition, API, ISSUER, _tool_import.tool_overlay(tool, again))
 
 
 def _server_definition(tool: dict[str, Any]) -> ToolSpec:
@@ -225,7 +212,7 @@ def _server_definition(tool: dict[str, Any]) -> ToolSpec:
     except SHAPE_ERRORS:
         return tool
     again = _server_to_wire(definition, "", None, (ISSUER,)) or {}
-    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))
+    return _tool_import.with_overlay(definition, API, ISSUER, _tool_import.tool_overlay(tool, again))
 
 
 def _str(value: Any) -> str:

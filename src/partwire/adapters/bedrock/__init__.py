@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from partwire.adapters import Capabilities
-from partwire.adapters._surface import Docs, surface
+from partwire.adapters._surface import ESTIMATE, RAISES, READ_BACK, Docs, surface
 from partwire.adapters.bedrock._decode import from_wire as _from_wire
 from partwire.adapters.bedrock._parts import FileResolver, ForeignThinking
 from partwire.adapters.bedrock._request import build_request
@@ -28,17 +28,8 @@ from partwire.adapters.bedrock._wire import (
     Blobs,
 )
 
-__all__ = [
-    "CAPABILITIES",
-    "NAME",
-    "Options",
-    "astream",
-    "estimate_input_tokens",
-    "from_wire",
-    "from_wire_request",
-    "stream",
-    "to_wire",
-]
+__all__ = ["CAPABILITIES", "NAME", "Options", "astream", "estimate_input_tokens", "from_wire",
+           "from_wire_request", "stream", "to_wire"]
 
 NAME = "bedrock"
 """The adapter's name in the registry."""
@@ -91,12 +82,8 @@ class Options:
 
 
 _SURFACE = surface(
-    NAME, Options, __name__,
-    build=build_request,
-    decode=_from_wire,
-    read=_from_wire_request,
-    translator=lambda options: partial(Translator, options.model_id),
-    count=estimate_request_tokens,
+    NAME, Options, __name__, build=build_request, decode=_from_wire, read=_from_wire_request,
+    count=estimate_request_tokens, translator=lambda options: partial(Translator, options.model_id),
     docs=Docs(
         to_wire="""The request for ``history``: ``client.converse(**projection.request)``.
 
@@ -113,15 +100,14 @@ _SURFACE = surface(
         ``parallel_tool_calls`` are shortcuts for those settings and win over them; a
         ``tool_choice`` mapping is Converse's own ``toolChoice``, sent as it is.
         """,
-        from_wire="""A Converse response (boto3's dict, JSON text or bytes) as an assistant message.
-
-        An error body raises :class:`~partwire.adapters.ProviderError`; anything else that is not
-        a response raises :class:`~partwire.adapters.WireFormatError`.
-        """,
-        from_wire_request="""A Converse request (boto3 keyword arguments or the HTTP JSON body) read back.
-
-        ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back.
-        """,
+        from_wire=(
+            """A Converse response (boto3's dict, JSON text or bytes) as an assistant message.""",
+            RAISES,
+        ),
+        from_wire_request=(
+            """A Converse request (boto3 keyword arguments or the HTTP JSON body) read back.""",
+            READ_BACK,
+        ),
         stream="""Stream events from ``client.converse_stream(...)`` (the response or its ``stream``), its
         event dicts, or the raw ``application/vnd.amazon.eventstream`` body (bytes, whole or chunked).
 
@@ -130,17 +116,13 @@ _SURFACE = surface(
         ``status="error"``; a stream cut short ends with the partial message.
         """,
         astream=""":func:`stream` over an asynchronous source (aiobotocore's stream, an async byte stream).""",
-        estimate_input_tokens="""An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
-
-        Counted on the body ``to_wire`` would send (``settings`` and the rest are ``to_wire``'s);
-        Bedrock's ``CountTokens`` gives the exact figure for the models that support it.
-        """,
+        estimate_input_tokens=(
+            ESTIMATE,
+            """Counted on the body ``to_wire`` would send (``settings`` and the rest are ``to_wire``'s);
+            Bedrock's ``CountTokens`` gives the exact figure for the models that support it.
+            """,
+        ),
     ),
 )
 
-to_wire = _SURFACE.to_wire
-from_wire = _SURFACE.from_wire
-from_wire_request = _SURFACE.from_wire_request
-stream = _SURFACE.stream
-astream = _SURFACE.astream
-estimate_input_tokens = _SURFACE.estimate_input_tokens
+to_wire, from_wire, from_wire_request, stream, astream, estimate_input_tokens = _SURFACE

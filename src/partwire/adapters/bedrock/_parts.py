@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal, assert_never
 
+from partwire import parts as _parts
 from partwire._base import ProviderData
 from partwire._media import decode_base64, sniff_media_type
 from partwire.adapters._losses import LossCollector, foreign_unknown_reason
@@ -29,29 +30,13 @@ from partwire.adapters.bedrock._wire import (
     admits_tool_name,
     tool_name_for,
 )
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    FileRefSource,
-    ImagePart,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlSource,
-)
+
+# The part types every conversion meets, by name; the rarer ones through the module.
+from partwire.parts import ImagePart, Part, TextPart, ThinkingPart, ToolCallPart
 
 __all__ = ["FileResolver", "ForeignThinking", "PartEncoder", "path"]
 
-FileResolver = Callable[[FileRefSource], bytes]
+FileResolver = Callable[[_parts.FileRefSource], bytes]
 """Reads a workspace file reference, so it can be sent inline."""
 ForeignThinking = Literal["drop", "text"]
 """What to do with reasoning Bedrock cannot verify: drop it, or send its text as plain text."""
@@ -112,7 +97,7 @@ class PartEncoder(BlockEncoder):
                 return self.tool_call(part, i, j, message_id, marks)
             case ThinkingPart():
                 return self.thinking(part, i, j, message_id, marks)
-            case RedactedThinkingPart():
+            case _parts.RedactedThinkingPart():
                 if part.data.issuer not in self.issuers:
                     self.lose(i, j, "redacted_thinking", "dropped",
                               f"encrypted reasoning from {part.data.issuer} cannot be verified by "
@@ -127,23 +112,23 @@ class PartEncoder(BlockEncoder):
                 return {"reasoningContent": {"redactedContent": raw}}
             case ImagePart():
                 return self._media(part, "image", _IMAGE_TYPES, i, j, message_id, marks)
-            case AudioPart():
+            case _parts.AudioPart():
                 return self._media(part, "audio", _AUDIO_TYPES, i, j, message_id, marks)
-            case DocumentPart():
+            case _parts.DocumentPart():
                 return self._document(part, i, j, message_id, marks)
-            case ServerToolCallPart():
+            case _parts.ServerToolCallPart():
                 if not self.own(part.issuer, part.type, i, j, message_id):
                     return None
                 return {"toolUse": {"toolUseId": part.id, "name": part.name, "input": part.input,
                                     "type": "server_tool_use", **marks.get("block", {})}}
-            case ServerToolResultPart():
+            case _parts.ServerToolResultPart():
                 if not self.own(part.issuer, part.type, i, j, message_id):
                     return None
                 return {"toolResult": {"toolUseId": part.call_id, "content": part.output,
                                        **marks.get("block", {})}}
-            case UnknownPart():
+            case _parts.UnknownPart():
                 return self._unknown(part, i, j, message_id)
-            case RefusalPart():
+            case _parts.RefusalPart():
                 self.lose(i, j, "refusal", "downgraded", "Converse has no refusal block; sent as text",
                           message_id)
                 return {"text": part.text} if part.text else None
@@ -208,7 +193,7 @@ class PartEncoder(BlockEncoder):
                   message_id)
         return None
 
-    def _unknown(self, part: UnknownPart, i: int, j: int, message_id: str) -> WireBlock | None:
+    def _unknown(self, part: _parts.UnknownPart, i: int, j: int, message_id: str) -> WireBlock | None:
         raw = part.raw
         if part.issuer not in self.issuers:
             self.lose(i, j, "unknown", "dropped", foreign_unknown_reason(part), message_id)
@@ -230,33 +215,33 @@ class PartEncoder(BlockEncoder):
 
     # -- media ------------------------------------------------------------------------------
 
-    def source(self, part: ImagePart | DocumentPart | AudioPart, i: int, j: int, message_id: str,
+    def source(self, part: ImagePart | _parts.DocumentPart | _parts.AudioPart, i: int, j: int, message_id: str,
                marks: Mapping[str, Any]) -> dict[str, Any] | None:
         """The ``source`` member, or ``None`` (reported) when Converse cannot take this one."""
         source = part.source
         kind = part.type
         match source:
-            case Base64Source():
+            case _parts.Base64Source():
                 return self._bytes(source.data, kind, i, j, message_id)
-            case UrlSource():
+            case _parts.UrlSource():
                 if source.url.startswith("s3://"):
                     return {"s3Location": {"uri": source.url, **marks.get("s3", {})}}
                 self.lose(i, j, kind, "dropped", "Converse takes media as bytes or an S3 location, "
                           "not a URL", message_id)
                 return None
-            case TextSource():
-                if isinstance(part, DocumentPart):
+            case _parts.TextSource():
+                if isinstance(part, _parts.DocumentPart):
                     return {"text": source.text}
                 self.lose(i, j, kind, "dropped", f"an {kind} cannot have a text source", message_id)
                 return None
-            case FileRefSource():
+            case _parts.FileRefSource():
                 if self.resolve_file is None:
                     self.lose(i, j, kind, "dropped", f"a workspace file ({source.path}) needs "
                               "resolve_file to be sent inline", message_id)
                     return None
                 raw = self.resolve_file(source)
                 return {"bytes": raw if self.blobs == "bytes" else base64.b64encode(raw).decode("ascii")}
-            case ProviderFileSource():
+            case _parts.ProviderFileSource():
                 self.lose(i, j, kind, "dropped", f"a file id from {source.issuer} means nothing to "
                           "Bedrock (it reads S3 locations)", message_id)
                 return None
@@ -273,10 +258,10 @@ class PartEncoder(BlockEncoder):
             return None
         return {"bytes": raw}
 
-    def _format(self, part: ImagePart | DocumentPart | AudioPart, table: Mapping[str, str],
+    def _format(self, part: ImagePart | _parts.DocumentPart | _parts.AudioPart, table: Mapping[str, str],
                 i: int, j: int, message_id: str) -> str | None:
         media_type = part.media_type
-        if media_type is None and isinstance(part.source, Base64Source):
+        if media_type is None and isinstance(part.source, _parts.Base64Source):
             media_type = sniff_media_type(part.source.data)
         fmt = table.get(media_type) if media_type is not None else None
         if fmt is None:
@@ -284,7 +269,7 @@ class PartEncoder(BlockEncoder):
                       f"Converse takes no {part.type} of type {media_type or 'unknown'}", message_id)
         return fmt
 
-    def _media(self, part: ImagePart | AudioPart, member: str, table: Mapping[str, str], i: int,
+    def _media(self, part: ImagePart | _parts.AudioPart, member: str, table: Mapping[str, str], i: int,
                j: int, message_id: str, marks: Mapping[str, Any]) -> WireBlock | None:
         fmt = self._format(part, table, i, j, message_id)
         if fmt is None:
@@ -300,10 +285,10 @@ class PartEncoder(BlockEncoder):
             return {"guardContent": {"image": block}}
         return {member: block}
 
-    def _document(self, part: DocumentPart, i: int, j: int, message_id: str,
+    def _document(self, part: _parts.DocumentPart, i: int, j: int, message_id: str,
                   marks: Mapping[str, Any]) -> WireBlock | None:
         fmt: str | None = None
-        if part.media_type is not None or not isinstance(part.source, TextSource):
+        if part.media_type is not None or not isinstance(part.source, _parts.TextSource):
             fmt = self._format(part, _DOCUMENT_TYPES, i, j, message_id)
             if fmt is None:
                 return None

@@ -15,6 +15,7 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterator, Mapping
 from typing import Any
 
+from partwire import streaming as _streaming
 from partwire._base import ProviderData
 from partwire._json import SHAPE_ERRORS, as_json, json_text
 from partwire.adapters._kernel import Translator as _KernelTranslator
@@ -40,21 +41,7 @@ from partwire.errors import WireFormatError
 from partwire.history import ErrorEvent
 from partwire.ids import new_tool_call_id
 from partwire.parts import Opaque, ThinkingPart
-from partwire.streaming import (
-    CitationEvent,
-    PartDataEvent,
-    PartEvent,
-    SignatureEvent,
-    StopEvent,
-    StreamErrorEvent,
-    StreamEvent,
-    TextDeltaEvent,
-    ThinkingDeltaEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    UsageEvent,
-)
+from partwire.streaming import StreamEvent
 
 __all__ = ["Translator"]
 
@@ -221,29 +208,29 @@ class Translator(_KernelTranslator):
         event: StreamEvent
         text = delta.get("text")
         if text is not None:
-            event = TextDeltaEvent(index, text)
+            event = _streaming.TextDeltaEvent(index, text)
         elif "toolUse" in delta:
             piece = delta["toolUse"].get("input")
             if index in self.tools:
                 if not piece:
                     return None
                 self.tools[index] = True
-                event = ToolCallDeltaEvent(index, piece)
+                event = _streaming.ToolCallDeltaEvent(index, piece)
             else:
                 self._pend(index, delta)
                 return None
         elif "reasoningContent" in delta:
             reasoning = delta["reasoningContent"]
             if "text" in reasoning:
-                event = ThinkingDeltaEvent(index, reasoning["text"])
+                event = _streaming.ThinkingDeltaEvent(index, reasoning["text"])
             elif "signature" in reasoning:
-                event = SignatureEvent(index, Opaque(value=reasoning["signature"], issuer=ISSUER))
+                event = _streaming.SignatureEvent(index, Opaque(value=reasoning["signature"], issuer=ISSUER))
             else:
                 self._pend(index, delta)  # redactedContent: one block, sent whole at its stop
                 return None
         elif "citation" in delta:
             try:
-                event = CitationEvent(index, citation_from_wire(delta["citation"]))
+                event = _streaming.CitationEvent(index, citation_from_wire(delta["citation"]))
             except SHAPE_ERRORS:
                 self._pend(index, delta)
                 return None
@@ -265,7 +252,7 @@ class Translator(_KernelTranslator):
         if isinstance(tool, dict) and tool.get("type") != "server_tool_use":
             extras = {k: v for k, v in tool.items() if k not in ("toolUseId", "name")}
             self.tools[index] = False
-            return [ToolCallStartEvent(
+            return [_streaming.ToolCallStartEvent(
                 index, new_tool_call_id(), tool["name"], {ISSUER: tool["toolUseId"]},
                 ProviderData(issuer=ISSUER, data={"block": extras}) if extras else None)]
         self.pending[index] = _Pending(dict(start))
@@ -275,15 +262,16 @@ class Translator(_KernelTranslator):
         fragments = self.tools.pop(index, None)
         if fragments is not None:
             if fragments:
-                return [ToolCallEndEvent(index)]
+                return [_streaming.ToolCallEndEvent(index)]
             # No argument fragments: the whole response's input is {}.
-            return [ToolCallDeltaEvent(index, json_text({})), ToolCallEndEvent(index)]
+            return [_streaming.ToolCallDeltaEvent(index, json_text({})),
+                    _streaming.ToolCallEndEvent(index)]
         pending = self.pending.pop(index, None)
         if pending is not None:
-            return [PartEvent(index, _assembled(pending))]
+            return [_streaming.PartEvent(index, _assembled(pending))]
         part = self.acc.part(index)
         if isinstance(part, ThinkingPart) and part.signature is None and part.provider_data is None:
-            return [PartDataEvent(index, OWN_REASONING)]
+            return [_streaming.PartDataEvent(index, OWN_REASONING)]
         return []
 
     def _message_stop(self, body: Mapping[str, Any]) -> list[StreamEvent]:
@@ -293,25 +281,26 @@ class Translator(_KernelTranslator):
                      raw if isinstance(raw, str) else None)
         self.stopped = True
         flushed = self._flush()
-        return [*flushed, StopEvent(self.stop[0], self.stop[1],
-                                    ProviderData(issuer=ISSUER, data={"response": rest})
-                                    if rest else None)]
+        return [*flushed, _streaming.StopEvent(self.stop[0], self.stop[1],
+                                               ProviderData(issuer=ISSUER, data={"response": rest})
+                                               if rest else None)]
 
     def _metadata(self, body: Mapping[str, Any]) -> tuple[StreamEvent, ...]:
         events: list[StreamEvent] = []
         usage = body.get("usage")
         if isinstance(usage, dict):
-            events.append(UsageEvent(usage_from_wire(usage)))
+            events.append(_streaming.UsageEvent(usage_from_wire(usage)))
         rest = {k: v for k, v in body.items() if k not in ("usage", _PADDING)}
         if rest:
-            events.append(StopEvent(self.stop[0], self.stop[1],
-                                    ProviderData(issuer=ISSUER, data={"response": rest})))
+            events.append(_streaming.StopEvent(self.stop[0], self.stop[1],
+                                               ProviderData(issuer=ISSUER, data={"response": rest})))
         self.finished = True
         emitted = self.emit([*self._flush(), *events])
         return (*emitted, self.complete(whole=self.stopped))
 
     def _flush(self) -> list[StreamEvent]:
-        events: list[StreamEvent] = [PartEvent(i, _assembled(p)) for i, p in self.pending.items()]
+        events: list[StreamEvent] = [_streaming.PartEvent(i, _assembled(p))
+                                     for i, p in self.pending.items()]
         self.pending.clear()
         return events
 
@@ -325,7 +314,7 @@ class Translator(_KernelTranslator):
 
     def _error(self, member: str, body: Mapping[str, Any]) -> tuple[StreamEvent, ...]:
         status = body.get("originalStatusCode")
-        event = StreamErrorEvent(ErrorEvent(
+        event = _streaming.StreamErrorEvent(ErrorEvent(
             code=member, message=str(body.get("message", "")), provider=ISSUER,
             retryable=member in RETRYABLE_ERRORS,
             status=status if isinstance(status, int) and not isinstance(status, bool) else None))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from partwire.adapters import Capabilities
-from partwire.adapters._surface import Docs, surface
+from partwire.adapters._surface import EVENTS, READ, SETTINGS, Docs, surface
 from partwire.adapters.cohere._decode import from_wire as _from_wire
 from partwire.adapters.cohere._parts import ForeignThinking
 from partwire.adapters.cohere._request import build_request
@@ -19,17 +19,8 @@ from partwire.adapters.cohere._stream import Translator
 from partwire.adapters.cohere._tokens import estimate_request_tokens
 from partwire.adapters.cohere._wire import DOCUMENT_MEDIA_TYPES, IMAGE_MEDIA_TYPES, ISSUER
 
-__all__ = [
-    "CAPABILITIES",
-    "NAME",
-    "Options",
-    "astream",
-    "estimate_input_tokens",
-    "from_wire",
-    "from_wire_request",
-    "stream",
-    "to_wire",
-]
+__all__ = ["CAPABILITIES", "NAME", "Options", "astream", "estimate_input_tokens", "from_wire",
+           "from_wire_request", "stream", "to_wire"]
 
 NAME = "cohere"
 """The adapter's name in the registry."""
@@ -73,44 +64,38 @@ class Options:
 
 
 _SURFACE = surface(
-    NAME, Options, __name__,
-    build=build_request,
-    decode=_from_wire,
-    read=_from_wire_request,
-    translator=lambda options: Translator if options.model_id is None else partial(Translator, options.model_id),
-    count=estimate_request_tokens,
+    NAME, Options, __name__, build=build_request, decode=_from_wire, read=_from_wire_request,
+    count=estimate_request_tokens, translator=lambda options: Translator if options.model_id is None else partial(Translator, options.model_id),
     docs=Docs(
-        to_wire="""The request body for ``history``: ``client.v2.chat(**projection.request)``.
+        to_wire=(
+            """The request body for ``history``: ``client.v2.chat(**projection.request)``.
 
-        ``model`` is the wire name or ``cohere:<name>``. ``params`` adds any other body field
-        verbatim (``safety_mode``, ``citation_options``, ``logprobs``, ``priority``...).
-        ``accept_issuers`` names whose echo state counts as Cohere's (default ``{"cohere"}``).
-        ``options`` (or its fields as keywords) holds the adapter's switches: :class:`Options`.
-        ``strict=True`` raises :class:`~partwire.errors.LossError` instead of degrading.
-
-        ``settings`` (:class:`~partwire.settings.RequestSettings`, or a mapping of its fields) are
-        written into the API's own fields; a setting it cannot take is a loss at
-        ``request.settings.<field>``. ``max_tokens``, ``tool_choice`` and ``parallel_tool_calls`` are
-        shortcuts for those settings and win over them when given; a ``tool_choice`` mapping is the
-        API's own, sent as it is.
-        """,
+            ``model`` is the wire name or ``cohere:<name>``. ``params`` adds any other body field
+            verbatim (``safety_mode``, ``citation_options``, ``logprobs``, ``priority``...).
+            ``accept_issuers`` names whose echo state counts as Cohere's (default ``{"cohere"}``).
+            ``options`` (or its fields as keywords) holds the adapter's switches: :class:`Options`.
+            ``strict=True`` raises :class:`~partwire.errors.LossError` instead of degrading.
+            """,
+            SETTINGS,
+        ),
         from_wire="""A response body (dict, JSON text, or the SDK's ``V2ChatResponse``) as an assistant message.
 
         An error body (``{"message": ...}``) raises :class:`~partwire.adapters.ProviderError`;
         anything else that is not a response raises :class:`~partwire.adapters.WireFormatError`.
         """,
-        from_wire_request="""A request body written for this API, as history and tools (and the other fields).
-
-        ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back. The body's
-        ``documents`` become a user message of document parts.
-        """,
-        stream="""Stream events from SDK events, parsed JSON events, or raw SSE (bytes/text, whole or chunked).
-
-        Ends with one ``MessageCompleteEvent`` holding the message. A ``message-end`` with an
-        ``error`` becomes a ``StreamErrorEvent`` and the message with ``status="error"``; a
-        stream cut short ends with the partial message.
-        """,
-        astream=""":func:`stream` over an asynchronous source (the async SDK stream, an httpx byte stream).""",
+        from_wire_request=(
+            READ,
+            """``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back. The body's
+            ``documents`` become a user message of document parts.
+            """,
+        ),
+        stream=(
+            EVENTS,
+            """Ends with one ``MessageCompleteEvent`` holding the message. A ``message-end`` with an
+            ``error`` becomes a ``StreamErrorEvent`` and the message with ``status="error"``; a
+            stream cut short ends with the partial message.
+            """,
+        ),
         estimate_input_tokens="""An offline estimate of the billed input tokens of ``to_wire(history, tools=tools)``.
 
         Counted on the body ``to_wire`` would send, as Cohere bills it (without its prompt
@@ -122,9 +107,4 @@ _SURFACE = surface(
     ),
 )
 
-to_wire = _SURFACE.to_wire
-from_wire = _SURFACE.from_wire
-from_wire_request = _SURFACE.from_wire_request
-stream = _SURFACE.stream
-astream = _SURFACE.astream
-estimate_input_tokens = _SURFACE.estimate_input_tokens
+to_wire, from_wire, from_wire_request, stream, astream, estimate_input_tokens = _SURFACE

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, ClassVar, Literal
 
+from partwire import parts as _parts
 from partwire._json import parse_object
 from partwire._media import data_url
 from partwire.adapters._losses import LossCollector, foreign_unknown_reason
@@ -18,18 +19,9 @@ from partwire.adapters._provenance import data_of
 from partwire.adapters._turns import BlockEncoder, path
 from partwire.adapters.cohere._decode import document_fields
 from partwire.adapters.cohere._wire import ISSUER, admits_call_id
-from partwire.parts import (
-    Base64Source,
-    DocumentCitation,
-    DocumentPart,
-    ImagePart,
-    Part,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    UnknownPart,
-    UrlSource,
-)
+
+# The part types every conversion meets, by name; the rarer ones through the module.
+from partwire.parts import ImagePart, Part, TextPart, ThinkingPart
 
 __all__ = ["ForeignThinking", "PartEncoder"]
 
@@ -78,7 +70,7 @@ class PartEncoder(BlockEncoder):
             return self.thinking(part, i, j, message_id)
         if isinstance(part, ImagePart) and role == "user":
             return self.image(part, i, j, message_id)
-        if isinstance(part, DocumentPart) and role in ("user", "tool"):
+        if isinstance(part, _parts.DocumentPart) and role in ("user", "tool"):
             document = self.document(part, i, j, message_id)
             if document is None or role == "tool":
                 return None if document is None else {"type": "document", "document": document}
@@ -87,7 +79,7 @@ class PartEncoder(BlockEncoder):
                       "Cohere takes documents in the request's documents, not in a message; "
                       "sent there", message_id)
             return None
-        if isinstance(part, UnknownPart):
+        if isinstance(part, _parts.UnknownPart):
             if part.issuer in self.issuers and isinstance(part.raw, dict):
                 return dict(part.raw)
             self.lose(i, j, "unknown", "dropped", foreign_unknown_reason(part), message_id)
@@ -123,9 +115,9 @@ class PartEncoder(BlockEncoder):
     def image(self, part: ImagePart, i: int, j: int, message_id: str) -> dict[str, Any] | None:
         """An ``image_url`` item: a URL, or base64 data as a data URL."""
         source = part.source
-        if isinstance(source, UrlSource):
+        if isinstance(source, _parts.UrlSource):
             url = source.url
-        elif isinstance(source, Base64Source):
+        elif isinstance(source, _parts.Base64Source):
             media_type = part.media_type or "image/png"
             url = data_url(media_type, source.data)
         else:
@@ -145,10 +137,10 @@ class PartEncoder(BlockEncoder):
         outer = marks.get("item")
         return {"type": "image_url", "image_url": image, **(outer if isinstance(outer, dict) else {})}
 
-    def document(self, part: DocumentPart, i: int, j: int, message_id: str) -> Any:
+    def document(self, part: _parts.DocumentPart, i: int, j: int, message_id: str) -> Any:
         """A Cohere document (``{"data": {...}}``) for a text document, or ``None`` (a loss)."""
         source = part.source
-        if not isinstance(source, TextSource):
+        if not isinstance(source, _parts.TextSource):
             self.lose(i, j, "document", "dropped", f"Cohere takes documents as text only, not as "
                       f"a {source.type} source", message_id)
             return None
@@ -176,7 +168,7 @@ class PartEncoder(BlockEncoder):
         for citation in part.citations:
             pd = citation.provider_data
             marks = data_of(pd, self.issuers) if pd is not None else None
-            if not isinstance(citation, DocumentCitation) or marks is None:
+            if not isinstance(citation, _parts.DocumentCitation) or marks is None:
                 dropped += 1
                 continue
             wire: dict[str, Any] = {"start": citation.start, "end": citation.end}
@@ -193,7 +185,7 @@ class PartEncoder(BlockEncoder):
         return out
 
 
-def _gives(kept: Any, text: str, part: DocumentPart) -> bool:
+def _gives(kept: Any, text: str, part: _parts.DocumentPart) -> bool:
     """Whether a kept wire document still says what the part says."""
     if isinstance(kept, str):
         return kept == text

@@ -12,20 +12,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from partwire import settings as _settings
 from partwire.adapters._losses import LossCollector
-from partwire.adapters._settings import budget_for_effort, number, read_settings, setting_loss
-from partwire.adapters.cohere._wire import ISSUER
-from partwire.settings import (
-    AllowedToolsChoice,
-    AutoToolChoice,
-    JsonObjectOutput,
-    JsonSchemaOutput,
-    NamedToolChoice,
-    NoToolChoice,
-    RequestSettings,
-    RequiredToolChoice,
-    TextOutput,
+from partwire.adapters._settings import (
+    Taken,
+    budget_for_effort,
+    number,
+    read_settings,
+    setting_loss,
 )
+from partwire.adapters.cohere._wire import ISSUER
+from partwire.settings import RequestSettings
 
 __all__ = ["settings_from_wire", "settings_to_wire"]
 
@@ -83,18 +80,18 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
 
 def _choice_to_wire(request: dict[str, Any], choice: Any, losses: LossCollector) -> None:
     match choice:
-        case AutoToolChoice():
+        case _settings.AutoToolChoice():
             return  # the default: Cohere's tool_choice left out
-        case NoToolChoice():
+        case _settings.NoToolChoice():
             request["tool_choice"] = "NONE"
-        case RequiredToolChoice():
+        case _settings.RequiredToolChoice():
             request["tool_choice"] = "REQUIRED"
-        case NamedToolChoice():
+        case _settings.NamedToolChoice():
             request["tool_choice"] = "REQUIRED"
             setting_loss(losses, "tool_choice", "downgraded",
                          f"Cohere cannot force one named tool; sent as REQUIRED (some tool), "
                          f"not {choice.name!r}")
-        case AllowedToolsChoice():
+        case _settings.AllowedToolsChoice():
             if choice.mode == "required":
                 request["tool_choice"] = "REQUIRED"
             setting_loss(losses, "tool_choice", "downgraded",
@@ -126,11 +123,11 @@ def _reasoning_to_wire(request: dict[str, Any], settings: RequestSettings, losse
 
 def _format_to_wire(request: dict[str, Any], settings: RequestSettings, losses: LossCollector) -> None:
     match settings.output_format:
-        case TextOutput():
+        case _settings.TextOutput():
             request["response_format"] = {"type": "text"}
-        case JsonObjectOutput():
+        case _settings.JsonObjectOutput():
             request["response_format"] = {"type": "json_object"}
-        case JsonSchemaOutput() as fmt:
+        case _settings.JsonSchemaOutput() as fmt:
             request["response_format"] = {"type": "json_object", "json_schema": fmt.json_schema}
             for name in ("name", "description", "strict"):
                 if getattr(fmt, name) is not None:
@@ -148,18 +145,13 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
     """
     values: dict[str, Any] = {}
     choice = params.get("tool_choice")
-    taken: dict[str, tuple[str, Any]] = {}
-
-    def take(field: str, key: str) -> Any:
-        value = params.pop(key)
-        taken[field] = (key, value)
-        return value
-
+    taken = Taken(params)
+    take = taken.take
     if isinstance(choice, str) and choice in _CHOICES:
         take("tool_choice", "tool_choice")
         values["tool_choice"] = _CHOICES[choice]
     if params.keys().isdisjoint(_KEYS):
-        return read_settings(values, _put_back(params, taken), ISSUER)
+        return read_settings(values, taken.restore, ISSUER)
     if type(params.get("max_tokens")) is int:
         values["max_output_tokens"] = take("max_output_tokens", "max_tokens")
     for name, field in _FIELDS.items():
@@ -178,15 +170,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]) -> Reque
     if fmt is not None:
         take("output_format", "response_format")
         values["output_format"] = fmt
-    return read_settings(values, _put_back(params, taken), ISSUER)
-
-
-def _put_back(params: dict[str, Any], taken: dict[str, tuple[str, Any]]) -> Any:
-    def put_back(field: str) -> None:
-        if field in taken:
-            key, value = taken[field]
-            params[key] = value
-    return put_back
+    return read_settings(values, taken.restore, ISSUER)
 
 
 def _reasoning_from_wire(thinking: Any) -> dict[str, Any] | None:

@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from partwire import streaming as _streaming
 from partwire._base import ProviderData
 from partwire._json import SHAPE_ERRORS, as_json
 from partwire.adapters._kernel import Translator as _KernelTranslator
@@ -32,19 +33,7 @@ from partwire.errors import WireFormatError
 from partwire.history import ErrorEvent
 from partwire.ids import new_tool_call_id
 from partwire.parts import TextPart, ThinkingPart
-from partwire.streaming import (
-    CitationEvent,
-    PartEvent,
-    StopEvent,
-    StreamErrorEvent,
-    StreamEvent,
-    TextDeltaEvent,
-    ThinkingDeltaEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    UsageEvent,
-)
+from partwire.streaming import StreamEvent
 
 __all__ = ["Translator"]
 
@@ -89,15 +78,15 @@ class Translator(_KernelTranslator):
             piece = wire["delta"]["message"]["tool_calls"]["function"].get("arguments")
             if not piece:
                 return _NONE
-            event = ToolCallDeltaEvent(TOOL_INDEX + wire["index"], piece)
+            event = _streaming.ToolCallDeltaEvent(TOOL_INDEX + wire["index"], piece)
         elif kind == "tool-plan-delta":
             piece = wire["delta"]["message"].get("tool_plan")
             if not piece:
                 return _NONE
             if not self.plan:
                 self.plan = True
-                return self.emit([PartEvent(PLAN_INDEX, _PLAN_PART), TextDeltaEvent(PLAN_INDEX, piece)])
-            event = TextDeltaEvent(PLAN_INDEX, piece)
+                return self.emit([_streaming.PartEvent(PLAN_INDEX, _PLAN_PART), _streaming.TextDeltaEvent(PLAN_INDEX, piece)])
+            event = _streaming.TextDeltaEvent(PLAN_INDEX, piece)
         else:
             return self._other(kind, wire)
         if event is None:
@@ -126,10 +115,10 @@ class Translator(_KernelTranslator):
             return None
         text = content.get("text")
         if text is not None and self.kinds.get(index) != "thinking":
-            return TextDeltaEvent(index, text) if text else None
+            return _streaming.TextDeltaEvent(index, text) if text else None
         thinking = content.get("thinking")
         if thinking:
-            return ThinkingDeltaEvent(index, thinking)
+            return _streaming.ThinkingDeltaEvent(index, thinking)
         return None
 
     def _other(self, kind: Any, wire: Mapping[str, Any]) -> tuple[StreamEvent, ...]:
@@ -140,11 +129,11 @@ class Translator(_KernelTranslator):
             return self.emit(self._content_start(wire))
         if kind == "content-end":
             item = self.pending.pop(wire["index"], None)
-            return _NONE if item is None else self.emit([PartEvent(wire["index"], part_from_wire(item))])
+            return _NONE if item is None else self.emit([_streaming.PartEvent(wire["index"], part_from_wire(item))])
         if kind == "tool-call-start":
             return self.emit(self._call_start(wire))
         if kind == "tool-call-end":
-            return self.emit([ToolCallEndEvent(TOOL_INDEX + wire["index"])])
+            return self.emit([_streaming.ToolCallEndEvent(TOOL_INDEX + wire["index"])])
         if kind == "citation-start":
             return self.emit(self._citation(wire["delta"]["message"]["citations"]))
         if kind == "message-end":
@@ -161,10 +150,10 @@ class Translator(_KernelTranslator):
         kind = content.get("type")
         if kind == "text":
             self.kinds[index] = "text"
-            return [PartEvent(index, TextPart(text=content.get("text") or ""))]
+            return [_streaming.PartEvent(index, TextPart(text=content.get("text") or ""))]
         if kind == "thinking":
             self.kinds[index] = "thinking"
-            return [PartEvent(index, ThinkingPart(text=content.get("thinking") or ""))]
+            return [_streaming.PartEvent(index, ThinkingPart(text=content.get("thinking") or ""))]
         self.pending[index] = dict(content)
         return []
 
@@ -174,20 +163,20 @@ class Translator(_KernelTranslator):
         function = call.get("function") or {}
         extras = {k: v for k, v in call.items() if k not in _CALL_FIELDS}
         wire_id = call.get("id")
-        events: list[StreamEvent] = [ToolCallStartEvent(
+        events: list[StreamEvent] = [_streaming.ToolCallStartEvent(
             index, new_tool_call_id(), function["name"],
             {ISSUER: wire_id} if isinstance(wire_id, str) else {},
             ProviderData(issuer=ISSUER, data={"call": extras}) if extras else None)]
         arguments = function.get("arguments")
         if arguments:
-            events.append(ToolCallDeltaEvent(index, arguments))
+            events.append(_streaming.ToolCallDeltaEvent(index, arguments))
         return events
 
     def _citation(self, raw: Any) -> list[StreamEvent]:
         at = self._citation_target(raw)
         if at is not None:
             try:
-                return [CitationEvent(at, citation_from_wire(raw))]
+                return [_streaming.CitationEvent(at, citation_from_wire(raw))]
             except SHAPE_ERRORS:
                 pass
         self.unattached.append(raw)
@@ -207,7 +196,7 @@ class Translator(_KernelTranslator):
         return index if isinstance(index, int) and self.kinds.get(index) == "text" else None
 
     def _flush(self) -> list[StreamEvent]:
-        events: list[StreamEvent] = [PartEvent(i, part_from_wire(item)) for i, item in self.pending.items()]
+        events: list[StreamEvent] = [_streaming.PartEvent(i, part_from_wire(item)) for i, item in self.pending.items()]
         self.pending.clear()
         return events
 
@@ -218,18 +207,18 @@ class Translator(_KernelTranslator):
         error = delta.get("error")
         if error:
             code = delta.get("error_type")
-            events.append(StreamErrorEvent(ErrorEvent(
+            events.append(_streaming.StreamErrorEvent(ErrorEvent(
                 code=code if isinstance(code, str) else None, message=str(error), provider=ISSUER,
                 retryable=False)))
         raw = delta.get("finish_reason")
         data = {"citations": self.unattached} if self.unattached else None
         if isinstance(raw, str) or data:
-            events.append(StopEvent(FINISH_REASONS.get(raw) if isinstance(raw, str) else None,
-                                    raw if isinstance(raw, str) else None,
-                                    ProviderData(issuer=ISSUER, data=data) if data else None))
+            events.append(_streaming.StopEvent(FINISH_REASONS.get(raw) if isinstance(raw, str) else None,
+                                               raw if isinstance(raw, str) else None,
+                                               ProviderData(issuer=ISSUER, data=data) if data else None))
         usage = delta.get("usage")
         if isinstance(usage, dict):
-            events.append(UsageEvent(usage_from_wire(usage)))
+            events.append(_streaming.UsageEvent(usage_from_wire(usage)))
         return events
 
 

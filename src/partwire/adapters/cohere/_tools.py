@@ -11,23 +11,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from partwire._json import SHAPE_ERRORS
+from partwire.adapters import _tool_import
 from partwire.adapters._losses import LossCollector
-from partwire.adapters._tool_import import (
-    apply_overlay,
-    flag_losses,
-    foreign_tool_loss,
-    import_tool,
-    imported_definition,
-    overlay_for,
-    schema_or_none,
-    server_kind_loss,
-    tool_overlay,
-    with_overlay,
-)
 from partwire.adapters.cohere._wire import API, ISSUER
 from partwire.adapters.requests import ToolSpec
-from partwire.errors import SchemaError
 from partwire.tools import ServerToolDefinition, ToolDefinition
 
 __all__ = ["IMPORTED_SIDE_EFFECTS", "is_wire_tool", "tool_from_wire", "tools_to_wire"]
@@ -55,8 +42,9 @@ def tools_to_wire(tools: Sequence[ToolSpec], losses: LossCollector | None,
     for i, tool in enumerate(tools):
         path = f"request.tools[{i}]"
         if isinstance(tool, ToolDefinition):
-            out.append(apply_overlay(_function_to_wire(tool, path, losses),
-                                     overlay_for(tool, API, issuers, path, losses)))
+            wire = _function_to_wire(tool, path, losses)
+            out.append(_tool_import.apply_overlay(
+                wire, _tool_import.overlay_for(tool, API, issuers, path, losses)))
             if tool.strict is not None:
                 if strict is not None and strict != tool.strict and losses is not None:
                     losses.add(f"{path}.strict", "tool", "rewritten",
@@ -65,11 +53,11 @@ def tools_to_wire(tools: Sequence[ToolSpec], losses: LossCollector | None,
                 elif strict is None:
                     strict = tool.strict
         elif isinstance(tool, ServerToolDefinition):
-            server_kind_loss(tool, path, losses, "Cohere")
+            _tool_import.server_kind_loss(tool, path, losses, "Cohere")
         elif is_wire_tool(tool):
             out.append(dict(tool))
         else:
-            foreign_tool_loss(path, losses, "Cohere")
+            _tool_import.foreign_tool_loss(path, losses, "Cohere")
     return out, strict
 
 
@@ -78,7 +66,7 @@ def _function_to_wire(tool: ToolDefinition, path: str, losses: LossCollector | N
     if tool.description:
         function["description"] = tool.description
     function["parameters"] = tool.input_schema
-    flag_losses(tool, path, losses, "Cohere", _FLAGS)
+    _tool_import.flag_losses(tool, path, losses, "Cohere", _FLAGS)
     return {"type": "function", "function": function}
 
 
@@ -93,20 +81,11 @@ def tool_from_wire(tool: Any) -> ToolSpec:
     function = tool.get("function")
     if tool.get("type") != "function" or not isinstance(function, dict):
         return tool
-    return import_tool(API, tool, _definition, function.get("parameters"))
+    return _tool_import.import_tool(API, tool, _definition, function.get("parameters"))
 
 
 def _definition(tool: dict[str, Any]) -> ToolSpec:
     function = tool["function"]
-    schema, portable, own = schema_or_none(function.get("parameters"))
-    if schema is None:
-        return tool
-    description = function.get("description")
-    try:
-        definition = imported_definition(
-            function["name"], description if isinstance(description, str) else "", schema,
-            portable, IMPORTED_SIDE_EFFECTS, own=own)
-    except (*SHAPE_ERRORS, SchemaError):
-        return tool
-    again = _function_to_wire(definition, "", None)
-    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))
+    return _tool_import.definition_from_wire(
+        tool, function["name"], function.get("description"), function.get("parameters"),
+        IMPORTED_SIDE_EFFECTS, lambda definition: _function_to_wire(definition, "", None), API, ISSUER)

@@ -12,7 +12,7 @@ from functools import partial
 from typing import Literal
 
 from partwire.adapters import Capabilities
-from partwire.adapters._surface import Docs, surface
+from partwire.adapters._surface import ESTIMATE, RAISES, SAME_BODY, SETTINGS, Docs, surface
 from partwire.adapters.google._decode import from_wire as _from_wire
 from partwire.adapters.google._request import build_request
 from partwire.adapters.google._request import from_wire_request as _from_wire_request
@@ -21,17 +21,8 @@ from partwire.adapters.google._tokens import estimate_request_tokens
 from partwire.adapters.google._tools import SchemaDialect
 from partwire.adapters.google._wire import ISSUER, wire_model_name
 
-__all__ = [
-    "CAPABILITIES",
-    "NAME",
-    "Options",
-    "astream",
-    "estimate_input_tokens",
-    "from_wire",
-    "from_wire_request",
-    "stream",
-    "to_wire",
-]
+__all__ = ["CAPABILITIES", "NAME", "Options", "astream", "estimate_input_tokens", "from_wire",
+           "from_wire_request", "stream", "to_wire"]
 
 NAME = "google"
 """The adapter's name in the registry."""
@@ -129,36 +120,29 @@ class Options:
 
 
 _SURFACE = surface(
-    NAME, Options, __name__,
-    build=build_request,
-    decode=_from_wire,
-    read=_from_wire_request,
-    translator=lambda options: partial(GeminiTranslator, options.candidate),
-    count=estimate_request_tokens,
+    NAME, Options, __name__, build=build_request, decode=_from_wire, read=_from_wire_request,
+    count=estimate_request_tokens, translator=lambda options: partial(GeminiTranslator, options.candidate),
     docs=Docs(
-        to_wire="""The ``generateContent`` body for ``history``, in camelCase.
+        to_wire=(
+            """The ``generateContent`` body for ``history``, in camelCase.
 
-        Send it with ``client.models.generate_content(model=model, contents=body["contents"],
-        config=...)`` or post it to ``Options.endpoint(model)``. ``model`` (``gemini-3-flash-preview``
-        or ``google:...``) picks which thought signatures may be echoed (they do not cross models)
-        and whether function calls need one. ``max_tokens`` sets ``generationConfig.maxOutputTokens``;
-        ``params`` adds the other body fields (``generationConfig`` with temperature, stop sequences,
-        response schema, ``thinkingConfig``; ``safetySettings``, ``cachedContent``, ``labels``...),
-        snake_case keys written in camelCase. ``tool_choice`` becomes ``toolConfig``.
-        ``strict=True`` raises :class:`~partwire.errors.LossError` instead of degrading.
-
-        ``settings`` (:class:`~partwire.settings.RequestSettings`, or a mapping of its fields) are
-        written into the API's own fields; a setting it cannot take is a loss at
-        ``request.settings.<field>``. ``max_tokens``, ``tool_choice`` and ``parallel_tool_calls`` are
-        shortcuts for those settings and win over them when given; a ``tool_choice`` mapping is the
-        API's own, sent as it is.
-        """,
-        from_wire="""A response (dict, JSON text, the SDK's ``GenerateContentResponse``, or the JSON array of
-        chunks ``streamGenerateContent`` returns without ``alt=sse``) as an assistant message.
-
-        An error body raises :class:`~partwire.adapters.ProviderError`; anything else that is not
-        a response raises :class:`~partwire.adapters.WireFormatError`.
-        """,
+            Send it with ``client.models.generate_content(model=model, contents=body["contents"],
+            config=...)`` or post it to ``Options.endpoint(model)``. ``model`` (``gemini-3-flash-preview``
+            or ``google:...``) picks which thought signatures may be echoed (they do not cross models)
+            and whether function calls need one. ``max_tokens`` sets ``generationConfig.maxOutputTokens``;
+            ``params`` adds the other body fields (``generationConfig`` with temperature, stop sequences,
+            response schema, ``thinkingConfig``; ``safetySettings``, ``cachedContent``, ``labels``...),
+            snake_case keys written in camelCase. ``tool_choice`` becomes ``toolConfig``.
+            ``strict=True`` raises :class:`~partwire.errors.LossError` instead of degrading.
+            """,
+            SETTINGS,
+        ),
+        from_wire=(
+            """A response (dict, JSON text, the SDK's ``GenerateContentResponse``, or the JSON array of
+            chunks ``streamGenerateContent`` returns without ``alt=sse``) as an assistant message.
+            """,
+            RAISES,
+        ),
         from_wire_request="""A ``generateContent`` body (camelCase, snake_case or mixed) as history and tools.
 
         ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back, in camelCase.
@@ -169,23 +153,14 @@ _SURFACE = surface(
         (or the SDK's exception for it) becomes a ``StreamErrorEvent`` and the partial message with
         ``status="error"``; a stream cut short (no ``finishReason``) ends with the partial message.
         """,
-        astream=""":func:`stream` over an asynchronous source (the async SDK stream, an httpx byte stream).""",
-        estimate_input_tokens="""An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
-
-        Counted on the body ``to_wire`` would send. Use the API's ``countTokens`` endpoint when
-        you need the exact figure.
-
-        ``model``, ``tool_choice``, ``params``, ``settings`` and ``accept_issuers`` are
-        ``to_wire``'s: pass the ones the request will be sent with, and the estimate counts the same
-        body (a forced tool choice,
-        body fields in ``params``, another issuer's echo state accepted).
-        """,
+        estimate_input_tokens=(
+            ESTIMATE,
+            """Counted on the body ``to_wire`` would send. Use the API's ``countTokens`` endpoint when
+            you need the exact figure.
+            """,
+            SAME_BODY,
+        ),
     ),
 )
 
-to_wire = _SURFACE.to_wire
-from_wire = _SURFACE.from_wire
-from_wire_request = _SURFACE.from_wire_request
-stream = _SURFACE.stream
-astream = _SURFACE.astream
-estimate_input_tokens = _SURFACE.estimate_input_tokens
+to_wire, from_wire, from_wire_request, stream, astream, estimate_input_tokens = _SURFACE

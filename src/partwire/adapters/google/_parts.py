@@ -19,6 +19,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, assert_never
 
+from partwire import parts as _parts
 from partwire._base import ProviderData, build, fields_maker, one_field, provider_data
 from partwire._json import SHAPE_ERRORS, json_text, parse_json
 from partwire._media import sniff_media_type
@@ -27,27 +28,9 @@ from partwire.adapters._losses import LossCollector
 from partwire.adapters._reading import text_part
 from partwire.adapters.google._wire import DATA_KEYS, ISSUER, same_model
 from partwire.ids import new_tool_call_id
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    FileRefSource,
-    ImagePart,
-    MediaSource,
-    Opaque,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlSource,
-)
+
+# The part types every conversion meets, by name; the rarer ones through the module.
+from partwire.parts import ImagePart, Part, TextPart, ThinkingPart, ToolCallPart
 
 __all__ = [
     "CODE_EXECUTION",
@@ -119,26 +102,26 @@ def media_from_wire(key: str, data: Mapping[str, Any], pd: ProviderData | None) 
     """The media part of an ``inlineData`` / ``fileData`` object; ``None`` for video and the like."""
     mime = data.get("mimeType")
     media_type = mime if isinstance(mime, str) else None
-    source: MediaSource
+    source: _parts.MediaSource
     if key == "inlineData":
         raw = data.get("data", "")
-        source = _base64_source(raw) if type(raw) is str else Base64Source(data=raw)
+        source = _base64_source(raw) if type(raw) is str else _parts.Base64Source(data=raw)
     else:
         uri = data.get("fileUri", "")
         # A Files API URI, or a bare file name ("files/abc"): only Google can resolve it.
         if _FILES_API.match(uri) or "://" not in uri:
-            source = _file_source(uri, ISSUER) if type(uri) is str else ProviderFileSource(
+            source = _file_source(uri, ISSUER) if type(uri) is str else _parts.ProviderFileSource(
                 file_id=uri, issuer=ISSUER)
         else:
-            source = _url_source(uri) if type(uri) is str else UrlSource(url=uri)
+            source = _url_source(uri) if type(uri) is str else _parts.UrlSource(url=uri)
     major = (media_type or "").split("/", 1)[0]
-    cls: type[ImagePart | AudioPart | DocumentPart]
+    cls: type[ImagePart | _parts.AudioPart | _parts.DocumentPart]
     if major == "image":
         cls = ImagePart
     elif major == "audio":
-        cls = AudioPart
+        cls = _parts.AudioPart
     elif major == "text" or media_type in (None, "application/pdf", "application/json"):
-        cls = DocumentPart
+        cls = _parts.DocumentPart
     else:
         return None
     fields = {"source": source, "media_type": media_type, "provider_data": pd}
@@ -147,9 +130,9 @@ def media_from_wire(key: str, data: Mapping[str, Any], pd: ProviderData | None) 
 
 
 # Sources of strings read from JSON, made as validation would make them.
-_base64_source = one_field(Base64Source, "data")
-_url_source = one_field(UrlSource, "url")
-_file_source = fields_maker(ProviderFileSource, "file_id", "issuer")
+_base64_source = one_field(_parts.Base64Source, "data")
+_url_source = one_field(_parts.UrlSource, "url")
+_file_source = fields_maker(_parts.ProviderFileSource, "file_id", "issuer")
 
 
 def part_from_wire(raw: Mapping[str, Any], model: str | None) -> Part:
@@ -203,18 +186,18 @@ def part_from_wire(raw: Mapping[str, Any], model: str | None) -> Part:
             return _server_call(kind, value, data)
         if kind in ("codeExecutionResult", "toolResponse") and isinstance(value, dict):
             return _server_result(kind, value, data)
-        return UnknownPart(original_type=kind or next(iter(raw), None), raw=dict(raw), issuer=ISSUER)
+        return _parts.UnknownPart(original_type=kind or next(iter(raw), None), raw=dict(raw), issuer=ISSUER)
     except SHAPE_ERRORS:
         pass  # a known part of an unexpected shape is kept whole, like an unknown one
-    return UnknownPart(original_type=_kind(raw) or next(iter(raw), None), raw=dict(raw), issuer=ISSUER)
+    return _parts.UnknownPart(original_type=_kind(raw) or next(iter(raw), None), raw=dict(raw), issuer=ISSUER)
 
 
-def _signature(sig: str, model: str | None) -> Opaque:
+def _signature(sig: str, model: str | None) -> _parts.Opaque:
     """Gemini's ``thoughtSignature`` as an :class:`Opaque` (built when its values are exact
     strings, as read from JSON)."""
     if type(sig) is str and (model is None or type(model) is str):
-        return build(Opaque, {"value": sig, "issuer": ISSUER, "model": model})
-    return Opaque(value=sig, issuer=ISSUER, model=model)
+        return build(_parts.Opaque, {"value": sig, "issuer": ISSUER, "model": model})
+    return _parts.Opaque(value=sig, issuer=ISSUER, model=model)
 
 
 def _call_from_wire(call: Mapping[str, Any], data: dict[str, Any]) -> ToolCallPart:
@@ -234,7 +217,7 @@ def _call_from_wire(call: Mapping[str, Any], data: dict[str, Any]) -> ToolCallPa
     return ToolCallPart(**fields)
 
 
-def _server_call(kind: str, value: Mapping[str, Any], data: dict[str, Any]) -> ServerToolCallPart:
+def _server_call(kind: str, value: Mapping[str, Any], data: dict[str, Any]) -> _parts.ServerToolCallPart:
     wire_id = value.get("id")
     rest = {k: v for k, v in value.items() if k != "id"}
     if kind == "executableCode":
@@ -242,11 +225,11 @@ def _server_call(kind: str, value: Mapping[str, Any], data: dict[str, Any]) -> S
     else:
         tool_type = value.get("toolType")
         name = tool_type if isinstance(tool_type, str) and tool_type != CODE_EXECUTION else "tool_call"
-    return ServerToolCallPart(id=wire_id if isinstance(wire_id, str) else "", name=name, input=rest,
-                              issuer=ISSUER, provider_data=_pd(data))
+    return _parts.ServerToolCallPart(id=wire_id if isinstance(wire_id, str) else "", name=name, input=rest,
+                                     issuer=ISSUER, provider_data=_pd(data))
 
 
-def _server_result(kind: str, value: Mapping[str, Any], data: dict[str, Any]) -> ServerToolResultPart:
+def _server_result(kind: str, value: Mapping[str, Any], data: dict[str, Any]) -> _parts.ServerToolResultPart:
     wire_id = value.get("id")
     rest = {k: v for k, v in value.items() if k != "id"}
     if kind == "codeExecutionResult":
@@ -254,8 +237,8 @@ def _server_result(kind: str, value: Mapping[str, Any], data: dict[str, Any]) ->
     else:
         tool_type = value.get("toolType")
         name = tool_type if isinstance(tool_type, str) and tool_type != CODE_RESULT else "tool_response"
-    return ServerToolResultPart(call_id=wire_id if isinstance(wire_id, str) else "", name=name,
-                                output=rest, issuer=ISSUER, provider_data=_pd(data))
+    return _parts.ServerToolResultPart(call_id=wire_id if isinstance(wire_id, str) else "", name=name,
+                                       output=rest, issuer=ISSUER, provider_data=_pd(data))
 
 
 def kind_of(mime: Any) -> str:
@@ -336,18 +319,18 @@ class PartEncoder:
                 return self._beside({"text": part.text}, part.provider_data, path, "text", message_id)
             case ThinkingPart():
                 return self._thinking(part, path, message_id)
-            case RedactedThinkingPart():
+            case _parts.RedactedThinkingPart():
                 self.losses.add(path, "redacted_thinking", "dropped",
                                 f"encrypted reasoning from {part.data.issuer} cannot go to Gemini",
                                 message_id)
                 return None
             case ToolCallPart():
                 return self.call(part, part.id, path, message_id)
-            case ImagePart() | DocumentPart() | AudioPart():
+            case ImagePart() | _parts.DocumentPart() | _parts.AudioPart():
                 return self.media(part, path, message_id)
-            case ServerToolCallPart() | ServerToolResultPart() | UnknownPart():
+            case _parts.ServerToolCallPart() | _parts.ServerToolResultPart() | _parts.UnknownPart():
                 return self._provider_part(part, path, message_id)
-            case RefusalPart():
+            case _parts.RefusalPart():
                 self.losses.add(path, "refusal", "downgraded",
                                 "Gemini has no refusal part; sent as text", message_id)
                 return {"text": part.text}
@@ -402,29 +385,29 @@ class PartEncoder:
                 call.setdefault(key, value)
         return self._beside({"functionCall": call}, part.provider_data, path, "tool_call", message_id)
 
-    def media(self, part: ImagePart | DocumentPart | AudioPart, path: str,
+    def media(self, part: ImagePart | _parts.DocumentPart | _parts.AudioPart, path: str,
               message_id: str | None) -> dict[str, Any] | None:
         """An ``inlineData`` or ``fileData`` part."""
         source = part.source
         body: dict[str, Any]
         key = "inlineData"
         match source:
-            case Base64Source():
+            case _parts.Base64Source():
                 mime = part.media_type or sniff_media_type(source.data) or "application/octet-stream"
                 body = {"mimeType": mime, "data": source.data}
-            case TextSource():
+            case _parts.TextSource():
                 self.losses.add(path, part.type, "rewritten",
                                 "Gemini has no text source; the text is sent as inline "
                                 "base64 data", message_id)
                 mime = part.media_type or "text/plain"
                 body = {"mimeType": mime,
                         "data": base64.b64encode(source.text.encode("utf-8")).decode("ascii")}
-            case UrlSource():
+            case _parts.UrlSource():
                 key = "fileData"
                 body = {"fileUri": source.url}
                 if part.media_type:
                     body["mimeType"] = part.media_type
-            case ProviderFileSource():
+            case _parts.ProviderFileSource():
                 if source.issuer not in self.issuers:
                     self.losses.add(path, part.type, "dropped",
                                     f"file id {source.file_id} was issued by {source.issuer}; "
@@ -434,7 +417,7 @@ class PartEncoder:
                 body = {"fileUri": source.file_id}
                 if part.media_type:
                     body["mimeType"] = part.media_type
-            case FileRefSource():
+            case _parts.FileRefSource():
                 self.losses.add(path, part.type, "dropped",
                                 f"workspace file {source.path} must be read and sent as base64 "
                                 "(Base64Source) first", message_id)
@@ -453,13 +436,13 @@ class PartEncoder:
         if data is not None and isinstance(data.get("inner"), dict):
             for k, v in data["inner"].items():
                 body.setdefault(k, v)
-        if isinstance(part, DocumentPart) and (part.title or part.filename):
+        if isinstance(part, _parts.DocumentPart) and (part.title or part.filename):
             # Blob.displayName exists, but the Gemini API refuses it (the SDK raises).
             self.losses.add(f"{path}.title", "document", "dropped",
                             "Gemini takes no document title or file name", message_id)
         return self._beside({key: body}, part.provider_data, path, part.type, message_id)
 
-    def unknown_name(self, part: UnknownPart, path: str, message_id: str | None) -> None:
+    def unknown_name(self, part: _parts.UnknownPart, path: str, message_id: str | None) -> None:
         """Report an unknown part's name when the wire cannot carry it (it is echoed as ``raw``).
 
         Gemini names a part by its data field; :func:`part_from_wire` reads the name back from
@@ -474,13 +457,13 @@ class PartEncoder:
                             f"a Gemini part is named by its data field; it is read back as "
                             f"{said!r}, not {part.original_type!r}", message_id)
 
-    def _provider_part(self, part: ServerToolCallPart | ServerToolResultPart | UnknownPart,
+    def _provider_part(self, part: _parts.ServerToolCallPart | _parts.ServerToolResultPart | _parts.UnknownPart,
                        path: str, message_id: str | None) -> dict[str, Any] | None:
         if part.issuer not in self.issuers:
             self.losses.add(path, part.type, "dropped",
                             f"provider-side data from {part.issuer} cannot go to Gemini", message_id)
             return None
-        if isinstance(part, UnknownPart):
+        if isinstance(part, _parts.UnknownPart):
             # Gemini parts are keyed by their data field, never tagged with a "type".
             if isinstance(part.raw, dict) and part.raw and "type" not in part.raw:
                 self.unknown_name(part, path, message_id)
@@ -488,8 +471,8 @@ class PartEncoder:
             self.losses.add(path, "unknown", "dropped", "not a Gemini part (a JSON object keyed by "
                             "its data field)", message_id)
             return None
-        value = part.input if isinstance(part, ServerToolCallPart) else part.output
-        if isinstance(part, ServerToolCallPart):
+        value = part.input if isinstance(part, _parts.ServerToolCallPart) else part.output
+        if isinstance(part, _parts.ServerToolCallPart):
             key = "executableCode" if part.name == CODE_EXECUTION else "toolCall"
         else:
             key = "codeExecutionResult" if part.name == CODE_RESULT else "toolResponse"
@@ -507,7 +490,7 @@ class PartEncoder:
                 self.losses.add(f"{path}.name", part.type, "rewritten",
                                 f"a Gemini {key} is named by its toolType; '{part.name}' is not "
                                 "sent", message_id)
-        wire_id = part.id if isinstance(part, ServerToolCallPart) else part.call_id
+        wire_id = part.id if isinstance(part, _parts.ServerToolCallPart) else part.call_id
         if wire_id:
             body = {"id": wire_id, **body}
         return self._beside({key: body}, part.provider_data, path, part.type, message_id)

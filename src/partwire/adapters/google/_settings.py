@@ -14,6 +14,7 @@ import marshal
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from partwire import settings as _settings
 from partwire._memo import memo
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._settings import (
@@ -26,18 +27,7 @@ from partwire.adapters._settings import (
 from partwire.adapters.google._wire import ISSUER, camel, camel_keys, may_rename
 from partwire.errors import ArgumentError
 from partwire.projection import LossAction
-from partwire.settings import (
-    EMPTY_SETTINGS,
-    AllowedToolsChoice,
-    AutoToolChoice,
-    JsonObjectOutput,
-    JsonSchemaOutput,
-    NamedToolChoice,
-    NoToolChoice,
-    RequestSettings,
-    RequiredToolChoice,
-    TextOutput,
-)
+from partwire.settings import EMPTY_SETTINGS, RequestSettings
 
 __all__ = ["settings_read", "settings_to_wire", "take_read"]
 
@@ -147,15 +137,15 @@ def _put(generation: dict[str, Any], key: str, value: Any) -> None:
 # check, and settings are written with every request.
 def _tool_choice_to_wire(choice: Any, losses: LossCollector) -> dict[str, Any]:
     kind = type(choice)
-    if kind is AutoToolChoice:
+    if kind is _settings.AutoToolChoice:
         return {"mode": "AUTO"}
-    if kind is RequiredToolChoice:
+    if kind is _settings.RequiredToolChoice:
         return {"mode": "ANY"}
-    if kind is NoToolChoice:
+    if kind is _settings.NoToolChoice:
         return {"mode": "NONE"}
-    if kind is NamedToolChoice:
+    if kind is _settings.NamedToolChoice:
         return {"mode": "ANY", "allowedFunctionNames": [choice.name]}
-    if kind is AllowedToolsChoice:
+    if kind is _settings.AllowedToolsChoice:
         if choice.mode == "required" and len(choice.names) == 1:
             setting_loss(losses, "tool_choice", "rewritten",
                          "one allowed tool, required, is sent as that tool")
@@ -212,12 +202,12 @@ def _format_to_wire(generation: dict[str, Any], settings: RequestSettings,
                     marks: Mapping[str, Any], losses: LossCollector) -> None:
     fmt = settings.output_format
     kind = type(fmt)  # exact types, as in _tool_choice_to_wire
-    if kind is TextOutput:
+    if kind is _settings.TextOutput:
         _put(generation, "responseMimeType", _TEXT)
-    elif kind is JsonObjectOutput:
+    elif kind is _settings.JsonObjectOutput:
         _put(generation, "responseMimeType", _JSON)
-    elif kind is JsonSchemaOutput:
-        assert isinstance(fmt, JsonSchemaOutput)
+    elif kind is _settings.JsonSchemaOutput:
+        assert isinstance(fmt, _settings.JsonSchemaOutput)
         _put(generation, "responseMimeType", _JSON)
         _put(generation, "responseSchema" if marks.get("schema") == "openapi"
              else "responseJsonSchema", fmt.json_schema)

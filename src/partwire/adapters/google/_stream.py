@@ -16,6 +16,7 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any
 
+from partwire import streaming as _streaming
 from partwire._json import json_text
 from partwire.adapters._kernel import Translator
 from partwire.adapters._sse import ServerSentEvent
@@ -29,20 +30,7 @@ from partwire.adapters.google._parts import part_from_wire
 from partwire.adapters.google._wire import API, ISSUER, usage_from_wire
 from partwire.errors import WireFormatError
 from partwire.parts import TextPart, ThinkingPart, ToolCallPart
-from partwire.streaming import (
-    PartDataEvent,
-    PartEvent,
-    SignatureEvent,
-    StopEvent,
-    StreamErrorEvent,
-    StreamEvent,
-    TextDeltaEvent,
-    ThinkingDeltaEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    UsageEvent,
-)
+from partwire.streaming import StreamEvent
 
 __all__ = ["GeminiTranslator"]
 
@@ -148,7 +136,7 @@ class GeminiTranslator(Translator):
         events: list[StreamEvent] = []
         if isinstance(item.get("error"), dict):
             self.finished = True
-            events.append(StreamErrorEvent(error_event(item)))
+            events.append(_streaming.StreamErrorEvent(error_event(item)))
             out = self.emit(events)
             return (*out, self.complete(whole=True))
         if not self.started:
@@ -167,7 +155,7 @@ class GeminiTranslator(Translator):
                 self.finish_seen = True
         usage = item.get("usageMetadata")
         if isinstance(usage, dict):
-            events.append(UsageEvent(usage_from_wire(usage)))
+            events.append(_streaming.UsageEvent(usage_from_wire(usage)))
         return self.emit(events)
 
     def _change(self, change: tuple[str, int, str], events: list[StreamEvent]) -> None:
@@ -175,16 +163,16 @@ class GeminiTranslator(Translator):
         raw = self.merger.parts[index]
         if what == "text":
             if raw.get("thought") is True:
-                events.append(ThinkingDeltaEvent(index, text))
+                events.append(_streaming.ThinkingDeltaEvent(index, text))
             else:
-                events.append(TextDeltaEvent(index, text))
+                events.append(_streaming.TextDeltaEvent(index, text))
             return
         if what == "sig":
             part = part_from_wire(raw, self.model)
             if isinstance(part, ThinkingPart) and part.signature is not None:
-                events.append(SignatureEvent(index, part.signature))
+                events.append(_streaming.SignatureEvent(index, part.signature))
             # A signed part keeps no "unsigned" marks: its echo state is what the whole part says.
-            events.append(PartDataEvent(index, part.provider_data))
+            events.append(_streaming.PartDataEvent(index, part.provider_data))
             return
         if what == "open":
             call = dict(raw["functionCall"])
@@ -193,33 +181,33 @@ class GeminiTranslator(Translator):
             head = part_from_wire({**raw, "functionCall": call}, self.model)
             if isinstance(head, ToolCallPart):
                 self.call_ids[index] = head.id
-                events.append(ToolCallStartEvent(index, head.id, head.name, head.provider_ids,
-                                                 head.provider_data))
+                events.append(_streaming.ToolCallStartEvent(index, head.id, head.name, head.provider_ids,
+                                                            head.provider_data))
             return
         if what == "call":
             args = raw["functionCall"].get("args")
             if index in self.call_ids:
-                events.append(ToolCallDeltaEvent(index, json_text(args)))
-                events.append(ToolCallEndEvent(index))
+                events.append(_streaming.ToolCallDeltaEvent(index, json_text(args)))
+                events.append(_streaming.ToolCallEndEvent(index))
             else:
-                events.append(PartEvent(index, part_from_wire(raw, self.model)))
+                events.append(_streaming.PartEvent(index, part_from_wire(raw, self.model)))
             return
         part = part_from_wire(raw, self.model)
         if isinstance(part, TextPart) and part.text:
-            events.append(PartEvent(index, part.model_copy(update={"text": ""})))
-            events.append(TextDeltaEvent(index, part.text))
+            events.append(_streaming.PartEvent(index, part.model_copy(update={"text": ""})))
+            events.append(_streaming.TextDeltaEvent(index, part.text))
         elif isinstance(part, ThinkingPart) and part.text:
-            events.append(PartEvent(index, part.model_copy(update={"text": ""})))
-            events.append(ThinkingDeltaEvent(index, part.text))
+            events.append(_streaming.PartEvent(index, part.model_copy(update={"text": ""})))
+            events.append(_streaming.ThinkingDeltaEvent(index, part.text))
         elif isinstance(part, ToolCallPart):
             self.call_ids[index] = part.id
-            events.append(ToolCallStartEvent(index, part.id, part.name, part.provider_ids,
-                                             part.provider_data))
+            events.append(_streaming.ToolCallStartEvent(index, part.id, part.name, part.provider_ids,
+                                                        part.provider_data))
             if part.arguments_json:
-                events.append(ToolCallDeltaEvent(index, part.arguments_json))
-            events.append(ToolCallEndEvent(index))
+                events.append(_streaming.ToolCallDeltaEvent(index, part.arguments_json))
+            events.append(_streaming.ToolCallEndEvent(index))
         else:
-            events.append(PartEvent(index, part))
+            events.append(_streaming.PartEvent(index, part))
 
     def finish(self) -> Sequence[StreamEvent]:
         if self.finished:
@@ -234,8 +222,9 @@ class GeminiTranslator(Translator):
         if not self.merger.parts:
             # A blocked prompt answers with a refusal and no candidates.
             for index, part in enumerate(merged.parts):
-                events.append(PartEvent(index, part))
-        events.append(StopEvent(merged.stop_reason, merged.stop_reason_raw, merged.provider_data))
+                events.append(_streaming.PartEvent(index, part))
+        events.append(_streaming.StopEvent(merged.stop_reason, merged.stop_reason_raw,
+                                           merged.provider_data))
         out = self.emit(events)
         return (*out, self.complete(whole=self.finish_seen or not self.merger.parts))
 

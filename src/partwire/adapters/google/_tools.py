@@ -15,25 +15,11 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
-from partwire._json import SHAPE_ERRORS
 from partwire._memo import memo
+from partwire.adapters import _tool_import
 from partwire.adapters._losses import LossCollector
-from partwire.adapters._tool_import import (
-    apply_overlay,
-    flag_losses,
-    foreign_tool_loss,
-    import_tool,
-    imported_definition,
-    overlay_for,
-    schema_or_none,
-    server_kind_loss,
-    server_setting_losses,
-    tool_overlay,
-    with_overlay,
-)
 from partwire.adapters.google._wire import API, ISSUER, camel_keys, camel_top
 from partwire.adapters.requests import ToolChoice, ToolSpec
-from partwire.errors import SchemaError
 from partwire.projection import LossAction
 from partwire.tools import ServerToolDefinition, ToolDefinition
 
@@ -167,8 +153,9 @@ def tools_to_wire(tools: Sequence[ToolSpec], losses: LossCollector | None, *, di
         path = f"request.tools[{i}]"
         declaration: dict[str, Any] | None = None
         if type(tool) is ToolDefinition or isinstance(tool, ToolDefinition):
-            declaration = apply_overlay(_declared(tool, path, losses, dialect=dialect, vertex=vertex),
-                                        overlay_for(tool, API, issuers, path, losses))
+            declaration = _tool_import.apply_overlay(
+                _declared(tool, path, losses, dialect=dialect, vertex=vertex),
+                _tool_import.overlay_for(tool, API, issuers, path, losses))
         elif isinstance(tool, ServerToolDefinition):
             wire = _server_to_wire(tool, path, losses, issuers, vertex=vertex)
             if wire is not None:
@@ -179,7 +166,7 @@ def tools_to_wire(tools: Sequence[ToolSpec], losses: LossCollector | None, *, di
             else:
                 declaration = dict(tool)
         elif isinstance(tool, Mapping):
-            foreign_tool_loss(path, losses, "Gemini")
+            _tool_import.foreign_tool_loss(path, losses, "Gemini")
         else:
             raise TypeError(f"tools[{i}]: expected a ToolDefinition, a ServerToolDefinition or a "
                             f"dict, got {type(tool).__name__}")
@@ -225,7 +212,7 @@ def _declaration(tool: ToolDefinition, path: str, losses: LossCollector | None, 
     out: dict[str, Any] = {"name": tool.name}
     if tool.description:
         out["description"] = tool.description
-    flag_losses(tool, path, losses, "Gemini", ())
+    _tool_import.flag_losses(tool, path, losses, "Gemini", ())
     changes: list[str] = []
     if dialect == "json_schema" or not tool.portable_schema:
         if dialect == "openapi" and losses is not None:
@@ -252,7 +239,7 @@ def _declaration(tool: ToolDefinition, path: str, losses: LossCollector | None, 
 
 def _server_to_wire(tool: ServerToolDefinition, path: str, losses: LossCollector | None,
                     issuers: Collection[str], *, vertex: bool) -> dict[str, Any] | None:
-    overlay = overlay_for(tool, API, issuers, path, losses)
+    overlay = _tool_import.overlay_for(tool, API, issuers, path, losses)
     default = _DEFAULTS.get(tool.kind)
     if tool.kind == "mcp" and not vertex and (tool.url or tool.name):
         server: dict[str, Any] = {}
@@ -262,15 +249,15 @@ def _server_to_wire(tool: ServerToolDefinition, path: str, losses: LossCollector
             server["streamableHttpTransport"] = {"url": tool.url}
         default = {"mcpServers": [server]}
     if default is None and not overlay:
-        server_kind_loss(tool, path, losses, "Gemini" if tool.kind != "mcp" or not vertex
-                         else "Vertex AI")
+        _tool_import.server_kind_loss(tool, path, losses, "Gemini" if tool.kind != "mcp" or not vertex
+                                      else "Vertex AI")
         return None
     out = {key: dict(value) if isinstance(value, dict) else value for key, value in (default or {}).items()}
     supported = {"mcp": {"url"}, "web_search": {"blocked_domains"} if vertex else set()}.get(tool.kind, set())
-    server_setting_losses(tool, path, losses, "Gemini", supported)
+    _tool_import.server_setting_losses(tool, path, losses, "Gemini", supported)
     if tool.kind == "web_search" and vertex and tool.blocked_domains is not None:
         out["googleSearch"]["excludeDomains"] = list(tool.blocked_domains)
-    return apply_overlay(out, overlay)
+    return _tool_import.apply_overlay(out, overlay)
 
 
 def tool_choice_to_wire(choice: ToolChoice | None) -> dict[str, Any] | None:
@@ -329,10 +316,10 @@ def tools_from_wire(tools: Any) -> tuple[ToolSpec, ...]:
             for declaration in tool["functionDeclarations"]:
                 schema = declaration.get("parametersJsonSchema",
                                          declaration.get("parameters_json_schema"))
-                spec = import_tool(API, declaration, _read_declaration, schema)
+                spec = _tool_import.import_tool(API, declaration, _read_declaration, schema)
                 out.append(camel_keys(declaration) if spec is declaration else spec)
         elif isinstance(tool, dict):
-            spec = import_tool(API, raw, _read_server)
+            spec = _tool_import.import_tool(API, raw, _read_server)
             out.append(camel_keys(raw) if spec is raw else spec)
         else:
             out.append(_server_from_wire(tool))
@@ -349,22 +336,16 @@ def _read_server(tool: dict[str, Any]) -> ToolSpec:
 
 def _declaration_from_wire(declaration: dict[str, Any]) -> ToolSpec:
     if "parametersJsonSchema" in declaration:
-        schema, portable, own = schema_or_none(declaration["parametersJsonSchema"])
+        parameters = declaration["parametersJsonSchema"]
     elif "parameters" in declaration:
-        schema, portable, own = schema_or_none(json_schema_from_openapi(declaration["parameters"]))
+        parameters = json_schema_from_openapi(declaration["parameters"])
     else:
-        schema, portable, own = {"type": "object", "properties": {}}, True, True
-    if schema is None:
-        return declaration
-    description = declaration.get("description")
-    try:
-        definition = imported_definition(
-            declaration["name"], description if isinstance(description, str) else "", schema,
-            portable, IMPORTED_SIDE_EFFECTS, own=own)
-    except (*SHAPE_ERRORS, SchemaError):
-        return declaration
-    again = _declaration(definition, "", None, dialect="json_schema", vertex=False)
-    return with_overlay(definition, API, ISSUER, tool_overlay(declaration, again))
+        parameters = {"type": "object", "properties": {}}
+    return _tool_import.definition_from_wire(
+        declaration, declaration["name"], declaration.get("description"), parameters,
+        IMPORTED_SIDE_EFFECTS,
+        lambda definition: _declaration(definition, "", None, dialect="json_schema", vertex=False),
+        API, ISSUER)
 
 
 def _server_from_wire(tool: Any) -> ToolSpec:
@@ -393,7 +374,7 @@ def _server_from_wire(tool: Any) -> ToolSpec:
     # Read as on Vertex, which takes every setting above; what Gemini's own API lacks is reported
     # when it is sent there.
     again = _server_to_wire(definition, "", None, (ISSUER,), vertex=kind != "mcp") or {}
-    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))
+    return _tool_import.with_overlay(definition, API, ISSUER, _tool_import.tool_overlay(tool, again))
 
 
 def json_schema_from_openapi(schema: Any) -> Any:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from partwire.adapters import Capabilities
-from partwire.adapters._surface import Docs, surface
+from partwire.adapters._surface import ESTIMATE, READ, Docs, surface
 from partwire.adapters.ollama._decode import from_wire as _from_wire
 from partwire.adapters.ollama._request import build_request
 from partwire.adapters.ollama._request import from_wire_request as _from_wire_request
@@ -20,17 +20,8 @@ from partwire.adapters.ollama._stream import Translator
 from partwire.adapters.ollama._tokens import estimate_request_tokens
 from partwire.adapters.ollama._wire import IMAGE_MEDIA_TYPES, ISSUER
 
-__all__ = [
-    "CAPABILITIES",
-    "NAME",
-    "Options",
-    "astream",
-    "estimate_input_tokens",
-    "from_wire",
-    "from_wire_request",
-    "stream",
-    "to_wire",
-]
+__all__ = ["CAPABILITIES", "NAME", "Options", "astream", "estimate_input_tokens", "from_wire",
+           "from_wire_request", "stream", "to_wire"]
 
 NAME = "ollama"
 """The adapter's name in the registry."""
@@ -72,12 +63,8 @@ class Options:
 
 
 _SURFACE = surface(
-    NAME, Options, __name__,
-    build=build_request,
-    decode=_from_wire,
-    read=_from_wire_request,
-    translator=lambda options: Translator,
-    count=estimate_request_tokens,
+    NAME, Options, __name__, build=build_request, decode=_from_wire, read=_from_wire_request,
+    count=estimate_request_tokens, translator=lambda options: Translator,
     docs=Docs(
         to_wire="""The request body for ``history``: ``ollama.Client().chat(**projection.request)``.
 
@@ -99,11 +86,12 @@ _SURFACE = surface(
         anything else that is not a response raises :class:`~partwire.adapters.WireFormatError`.
         Calls get ids made from their place and content: the same body gives the same ids.
         """,
-        from_wire_request="""A request body written for this API, as history and tools (and the other fields).
-
-        ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back. Calls get ids
-        made from their place and content, and results are paired with them by order and name.
-        """,
+        from_wire_request=(
+            READ,
+            """``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back. Calls get ids
+            made from their place and content, and results are paired with them by order and name.
+            """,
+        ),
         stream="""Stream events from the NDJSON body (bytes or text, whole or chunked), parsed lines, or ``ChatResponse`` objects.
 
         Ends with one ``MessageCompleteEvent`` holding the message. An ``{"error": ...}`` line
@@ -111,17 +99,13 @@ _SURFACE = surface(
         cut short ends with the partial message.
         """,
         astream=""":func:`stream` over an asynchronous source (the async client's stream, an httpx byte stream).""",
-        estimate_input_tokens="""An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
-
-        Counted on the body ``to_wire`` would send, as the Chat Completions body that says the
-        same (``o200k_base``): the order of the model's own count, not the count itself.
-        """,
+        estimate_input_tokens=(
+            ESTIMATE,
+            """Counted on the body ``to_wire`` would send, as the Chat Completions body that says the
+            same (``o200k_base``): the order of the model's own count, not the count itself.
+            """,
+        ),
     ),
 )
 
-to_wire = _SURFACE.to_wire
-from_wire = _SURFACE.from_wire
-from_wire_request = _SURFACE.from_wire_request
-stream = _SURFACE.stream
-astream = _SURFACE.astream
-estimate_input_tokens = _SURFACE.estimate_input_tokens
+to_wire, from_wire, from_wire_request, stream, astream, estimate_input_tokens = _SURFACE

@@ -11,30 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, assert_never
 
+from partwire import parts as _parts
 from partwire._json import parse_json
 from partwire.adapters._losses import foreign_unknown_reason
 from partwire.adapters._provenance import data_of
 from partwire.adapters._turns import BlockEncoder
 from partwire.adapters.ollama._wire import ISSUER, admits_call_id
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    FileRefSource,
-    ImagePart,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlSource,
-)
+
+# The part types every conversion meets, by name; the rarer ones through the module.
+from partwire.parts import ImagePart, Part, TextPart, ThinkingPart, ToolCallPart
 
 __all__ = ["PartEncoder"]
 
@@ -183,27 +168,27 @@ class PartEncoder(BlockEncoder):
                          f"without the signature from {signer}", message_id)
                 thoughts.append(j)
                 thinking.append(part.text)
-            case RedactedThinkingPart():
+            case _parts.RedactedThinkingPart():
                 lose(i, j, "redacted_thinking", "dropped",
                      f"encrypted reasoning goes back to {part.data.issuer} only", message_id)
             case ImagePart():
                 image = self.image(part, i, j, message_id)
                 if image is not None:
                     images.append(image)
-            case DocumentPart():
+            case _parts.DocumentPart():
                 lose(i, j, "document", "dropped", "Ollama's chat takes no documents", message_id)
-            case AudioPart():
+            case _parts.AudioPart():
                 lose(i, j, "audio", "dropped", "Ollama's chat takes no audio", message_id)
-            case RefusalPart():
+            case _parts.RefusalPart():
                 lose(i, j, "refusal", "downgraded", "Ollama has no refusal part; sent as text",
                      message_id)
                 sources.append((j, "refusal"))
                 texts.append(part.text)
-            case ServerToolCallPart() | ServerToolResultPart():
+            case _parts.ServerToolCallPart() | _parts.ServerToolResultPart():
                 lose(i, j, part.type, "dropped",
                      f"a server tool block from {part.issuer} can only be replayed to {part.issuer}",
                      message_id)
-            case UnknownPart():
+            case _parts.UnknownPart():
                 if part.issuer in self.issuers and isinstance(part.raw, dict):
                     # A field Ollama wrote that partwire has no part for.
                     self.kept = {**(self.kept or {}), **part.raw}
@@ -217,18 +202,18 @@ class PartEncoder(BlockEncoder):
         images inline only)."""
         source = part.source
         match source:
-            case Base64Source():
+            case _parts.Base64Source():
                 if part.detail is not None:
                     self.lose(i, j, "image", "dropped", "Ollama has no image detail setting",
                               message_id, ".detail")
                 return source.data
-            case UrlSource():
+            case _parts.UrlSource():
                 where = "a URL"
-            case FileRefSource():
+            case _parts.FileRefSource():
                 where = "a workspace file reference"
-            case ProviderFileSource():
+            case _parts.ProviderFileSource():
                 where = f"a {source.issuer} file id"
-            case TextSource():
+            case _parts.TextSource():
                 where = "text"
             case _:
                 assert_never(source)

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic_core import from_json
 
+from partwire import streaming as _streaming
 from partwire._json import as_json
 from partwire.adapters._kernel import Translator as _KernelTranslator
 from partwire.adapters._sse import ServerSentEvent, iter_wire_items
@@ -29,15 +30,7 @@ from partwire.adapters.ollama._wire import API, ISSUER
 from partwire.errors import WireFormatError
 from partwire.history import ErrorEvent
 from partwire.parts import Part
-from partwire.streaming import (
-    PartEvent,
-    StopEvent,
-    StreamErrorEvent,
-    StreamEvent,
-    TextDeltaEvent,
-    ThinkingDeltaEvent,
-    UsageEvent,
-)
+from partwire.streaming import StreamEvent
 
 __all__ = ["Translator", "iter_lines"]
 
@@ -165,7 +158,7 @@ class Translator(_KernelTranslator):
             content = message.get("content")
             index = self.text_at
             if type(content) is str and content and index is not None:
-                event = TextDeltaEvent(index, content)
+                event = _streaming.TextDeltaEvent(index, content)
                 self.acc.feed(event)
                 return (event,)
         if not isinstance(message, dict):
@@ -182,12 +175,12 @@ class Translator(_KernelTranslator):
         if isinstance(thinking, str) and thinking:
             if self.thinking_at is None:
                 self.thinking_at = self._next()
-            events.append(ThinkingDeltaEvent(self.thinking_at, thinking))
+            events.append(_streaming.ThinkingDeltaEvent(self.thinking_at, thinking))
         content = message.get("content")
         if isinstance(content, str) and content:
             if self.text_at is None:
                 self.text_at = self._next()
-            events.append(TextDeltaEvent(self.text_at, content))
+            events.append(_streaming.TextDeltaEvent(self.text_at, content))
         images = message.get("images")
         if isinstance(images, list):
             events.extend(self._whole(image_from_wire(image)) for image in images)
@@ -208,7 +201,7 @@ class Translator(_KernelTranslator):
         return index
 
     def _whole(self, part: Part) -> StreamEvent:
-        return PartEvent(self._next(), part)
+        return _streaming.PartEvent(self._next(), part)
 
     def _done(self, line: Mapping[str, Any], message: Mapping[str, Any]) -> list[StreamEvent]:
         """The last line: the stop reason and usage, read as a whole response reads them."""
@@ -216,11 +209,11 @@ class Translator(_KernelTranslator):
         whole = response_message(line, {k: v for k, v in message.items()
                                         if k not in MESSAGE_FIELDS}, [])
         tool_use = self.calls > 0 and whole.stop_reason == "stop"
-        events: list[StreamEvent] = [StopEvent(
+        events: list[StreamEvent] = [_streaming.StopEvent(
             "tool_use" if tool_use else whole.stop_reason, whole.stop_reason_raw,
             whole.provider_data)]
         if whole.usage is not None:
-            events.append(UsageEvent(whole.usage))
+            events.append(_streaming.UsageEvent(whole.usage))
         return events
 
     def finish(self) -> tuple[StreamEvent, ...]:
@@ -233,7 +226,7 @@ class Translator(_KernelTranslator):
 
     def _error(self, line: Mapping[str, Any]) -> tuple[StreamEvent, ...]:
         error = line.get("error")
-        event = StreamErrorEvent(ErrorEvent(
+        event = _streaming.StreamErrorEvent(ErrorEvent(
             message=error if isinstance(error, str) else json.dumps(error), provider=ISSUER))
         self.finished = True
         return (*self.emit([event]), self.complete())

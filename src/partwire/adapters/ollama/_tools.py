@@ -10,23 +10,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from partwire._json import SHAPE_ERRORS
+from partwire.adapters import _tool_import
 from partwire.adapters._losses import LossCollector
-from partwire.adapters._tool_import import (
-    apply_overlay,
-    flag_losses,
-    foreign_tool_loss,
-    import_tool,
-    imported_definition,
-    overlay_for,
-    schema_or_none,
-    server_kind_loss,
-    tool_overlay,
-    with_overlay,
-)
 from partwire.adapters.ollama._wire import API, ISSUER
 from partwire.adapters.requests import ToolSpec
-from partwire.errors import SchemaError
 from partwire.tools import ServerToolDefinition, ToolDefinition
 
 __all__ = ["IMPORTED_SIDE_EFFECTS", "is_wire_tool", "tool_from_wire", "tools_to_wire"]
@@ -50,16 +37,17 @@ def tools_to_wire(tools: Sequence[ToolSpec], losses: LossCollector | None,
     for i, tool in enumerate(tools):
         path = f"request.tools[{i}]"
         if isinstance(tool, ToolDefinition):
-            overlay = overlay_for(tool, API, issuers, path, losses)
-            flag_losses(tool, path, losses, _WIRE, ())
-            out.append(apply_overlay(_function_to_wire(tool), overlay))
+            overlay = _tool_import.overlay_for(tool, API, issuers, path, losses)
+            _tool_import.flag_losses(tool, path, losses, _WIRE, ())
+            out.append(_tool_import.apply_overlay(_function_to_wire(tool), overlay))
         elif isinstance(tool, ServerToolDefinition):
-            server_kind_loss(tool, path, losses, _WIRE, "Ollama runs no provider-side tools; "
-                             f"the {tool.kind.replace('_', ' ')} tool is not sent")
+            _tool_import.server_kind_loss(tool, path, losses, _WIRE,
+                                          "Ollama runs no provider-side tools; "
+                                          f"the {tool.kind.replace('_', ' ')} tool is not sent")
         elif is_wire_tool(tool):
             out.append(dict(tool))
         else:
-            foreign_tool_loss(path, losses, _WIRE)
+            _tool_import.foreign_tool_loss(path, losses, _WIRE)
     return out
 
 
@@ -79,20 +67,12 @@ def tool_from_wire(tool: Any) -> ToolSpec:
     function = tool.get("function")
     if tool.get("type", "function") != "function" or not isinstance(function, dict):
         return tool
-    return import_tool(API, tool, _definition, function.get("parameters"))
+    return _tool_import.import_tool(API, tool, _definition, function.get("parameters"))
 
 
 def _definition(tool: dict[str, Any]) -> ToolSpec:
     function = tool["function"]
-    parameters = function.get("parameters", {"type": "object", "properties": {}})
-    schema, portable, own = schema_or_none(parameters)
-    if schema is None:
-        return tool
-    description = function.get("description")
-    try:
-        definition = imported_definition(
-            function["name"], description if isinstance(description, str) else "", schema,
-            portable, IMPORTED_SIDE_EFFECTS, own=own)
-    except (*SHAPE_ERRORS, SchemaError):
-        return tool
-    return with_overlay(definition, API, ISSUER, tool_overlay(tool, _function_to_wire(definition)))
+    return _tool_import.definition_from_wire(
+        tool, function["name"], function.get("description"),
+        function.get("parameters", {"type": "object", "properties": {}}), IMPORTED_SIDE_EFFECTS,
+        _function_to_wire, API, ISSUER)

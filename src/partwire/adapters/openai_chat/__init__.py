@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from partwire.adapters._surface import Docs, surface
+from partwire.adapters._surface import ESTIMATE, READ, SAME_BODY, SETTINGS, Docs, surface
 from partwire.adapters.openai_chat._decode import from_wire as _from_wire
 from partwire.adapters.openai_chat._dialects import (
     BASE_CAPABILITIES,
@@ -27,22 +27,9 @@ from partwire.adapters.openai_chat._request import from_wire_request as _from_wi
 from partwire.adapters.openai_chat._stream import Translator
 from partwire.adapters.openai_chat._tokens import estimate_request_tokens
 
-__all__ = [
-    "CAPABILITIES",
-    "DIALECTS",
-    "NAME",
-    "DeveloperRole",
-    "Dialect",
-    "DialectName",
-    "EchoReasoning",
-    "Options",
-    "astream",
-    "estimate_input_tokens",
-    "from_wire",
-    "from_wire_request",
-    "stream",
-    "to_wire",
-]
+__all__ = ["CAPABILITIES", "DIALECTS", "NAME", "DeveloperRole", "Dialect", "DialectName",
+           "EchoReasoning", "Options", "astream", "estimate_input_tokens", "from_wire",
+           "from_wire_request", "stream", "to_wire"]
 
 NAME = "openai_chat"
 """The adapter's name in the registry."""
@@ -69,44 +56,38 @@ class Options:
 
 
 _SURFACE = surface(
-    NAME, Options, __name__,
-    build=build_request,
-    decode=_from_wire,
-    read=_from_wire_request,
-    translator=lambda options: partial(Translator, get_dialect(options.dialect), options.choice),
-    count=estimate_request_tokens,
+    NAME, Options, __name__, build=build_request, decode=_from_wire, read=_from_wire_request,
+    count=estimate_request_tokens, translator=lambda options: partial(Translator, get_dialect(options.dialect), options.choice),
     tool_choice_words=lambda options: get_dialect(options.dialect).tool_choices,
     docs=Docs(
-        to_wire="""The request body for ``history``: ``client.chat.completions.create(**projection.request)``.
+        to_wire=(
+            """The request body for ``history``: ``client.chat.completions.create(**projection.request)``.
 
-        ``model`` is the wire name or ``<issuer>:<name>`` (``openai:gpt-5``, ``openrouter:x/y``).
-        ``max_tokens`` sets the dialect's limit field (``max_completion_tokens`` for OpenAI).
-        ``params`` adds any other body field verbatim (``stream``, ``stream_options``,
-        ``response_format``, ``reasoning_effort``, ...). ``accept_issuers`` names whose opaque values
-        and provider data count as the dialect's own (default: the dialect's issuer). ``options``
-        (or its fields as keywords: ``dialect="deepseek"``) holds the adapter's switches:
-        :class:`Options`. ``strict=True`` raises :class:`~partwire.errors.LossError` instead of
-        degrading.
-
-        ``settings`` (:class:`~partwire.settings.RequestSettings`, or a mapping of its fields) are
-        written into the API's own fields; a setting it cannot take is a loss at
-        ``request.settings.<field>``. ``max_tokens``, ``tool_choice`` and ``parallel_tool_calls`` are
-        shortcuts for those settings and win over them when given; a ``tool_choice`` mapping is the
-        API's own, sent as it is.
-        """,
+            ``model`` is the wire name or ``<issuer>:<name>`` (``openai:gpt-5``, ``openrouter:x/y``).
+            ``max_tokens`` sets the dialect's limit field (``max_completion_tokens`` for OpenAI).
+            ``params`` adds any other body field verbatim (``stream``, ``stream_options``,
+            ``response_format``, ``reasoning_effort``, ...). ``accept_issuers`` names whose opaque values
+            and provider data count as the dialect's own (default: the dialect's issuer). ``options``
+            (or its fields as keywords: ``dialect="deepseek"``) holds the adapter's switches:
+            :class:`Options`. ``strict=True`` raises :class:`~partwire.errors.LossError` instead of
+            degrading.
+            """,
+            SETTINGS,
+        ),
         from_wire="""A response body (dict, JSON text, or the SDK's ``ChatCompletion``) as an assistant message.
 
         ``Options.choice`` picks one of ``n`` choices. An error body raises
         :class:`~partwire.adapters.ProviderError`; anything else that is not a response raises
         :class:`~partwire.adapters.WireFormatError`.
         """,
-        from_wire_request="""A request body written for this API, as history and tools (and the other fields).
-
-        A stored chat log (a JSON list of messages) is read as the ``messages`` of a body.
-        ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back: the kwargs carry
-        the dialect it was read as and ``echo_reasoning="all"`` (the body's reasoning of earlier
-        turns goes back too).
-        """,
+        from_wire_request=(
+            READ,
+            """A stored chat log (a JSON list of messages) is read as the ``messages`` of a body.
+            ``to_wire(r.history, **r.to_wire_kwargs()).request`` gives the body back: the kwargs carry
+            the dialect it was read as and ``echo_reasoning="all"`` (the body's reasoning of earlier
+            turns goes back too).
+            """,
+        ),
         stream="""Stream events from SDK chunks, parsed JSON chunks, or raw SSE (bytes/text, whole or chunked).
 
         Ends with one ``MessageCompleteEvent`` holding the message. A mid-stream ``{"error": ...}``
@@ -114,22 +95,12 @@ _SURFACE = surface(
         ``status="error"``; a stream cut short (no ``finish_reason``, no ``[DONE]``) ends with the
         partial message.
         """,
-        astream=""":func:`stream` over an asynchronous source (the async SDK stream, an httpx byte stream).""",
-        estimate_input_tokens="""An offline estimate of the input tokens of ``to_wire(history, tools=tools)``.
-
-        Counted on the body ``to_wire`` would send; providers count exactly, this routes.
-
-        ``model``, ``tool_choice``, ``params``, ``settings`` and ``accept_issuers`` are
-        ``to_wire``'s: pass the ones the request will be sent with, and the estimate counts the same
-        body (a forced tool choice,
-        body fields in ``params``, another issuer's echo state accepted).
-        """,
+        estimate_input_tokens=(
+            ESTIMATE,
+            """Counted on the body ``to_wire`` would send; providers count exactly, this routes.""",
+            SAME_BODY,
+        ),
     ),
 )
 
-to_wire = _SURFACE.to_wire
-from_wire = _SURFACE.from_wire
-from_wire_request = _SURFACE.from_wire_request
-stream = _SURFACE.stream
-astream = _SURFACE.astream
-estimate_input_tokens = _SURFACE.estimate_input_tokens
+to_wire, from_wire, from_wire_request, stream, astream, estimate_input_tokens = _SURFACE

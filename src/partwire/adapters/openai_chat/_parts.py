@@ -12,6 +12,7 @@ import base64
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, assert_never
 
+from partwire import parts as _parts
 from partwire._base import ProviderData
 from partwire._media import decode_base64, sniff_media_type
 from partwire.adapters._losses import LossCollector, foreign_unknown_reason
@@ -24,29 +25,13 @@ from partwire.adapters.openai_chat._wire import (
     WirePart,
     data_url,
 )
-from partwire.parts import (
-    AudioPart,
-    Base64Source,
-    DocumentPart,
-    FileRefSource,
-    ImagePart,
-    Part,
-    ProviderFileSource,
-    RedactedThinkingPart,
-    RefusalPart,
-    ServerToolCallPart,
-    ServerToolResultPart,
-    TextPart,
-    TextSource,
-    ThinkingPart,
-    ToolCallPart,
-    UnknownPart,
-    UrlSource,
-)
+
+# The part types every conversion meets, by name; the rarer ones through the module.
+from partwire.parts import ImagePart, Part, TextPart, ThinkingPart, ToolCallPart
 
 __all__ = ["FileResolver", "PartEncoder", "as_dict"]
 
-FileResolver = Callable[[FileRefSource], bytes]
+FileResolver = Callable[[_parts.FileRefSource], bytes]
 """Reads a workspace file reference, so it can be sent inline."""
 
 
@@ -86,7 +71,7 @@ class PartEncoder:
             where = f"{path}.parts[{j}]"
             if isinstance(part, TextPart):
                 items.append(self._text(part, where, message_id))
-            elif isinstance(part, UnknownPart) and self._own_unknown(part):
+            elif isinstance(part, _parts.UnknownPart) and self._own_unknown(part):
                 items.append((dict(part.raw), False))  # type: ignore[arg-type]
             else:
                 self.losses.add(where, part.type, "dropped", "a system message takes text only",
@@ -127,26 +112,26 @@ class PartEncoder:
                 if not self._takes(part, path, message_id):
                     return None
                 return self._image(part, path, message_id)
-            case DocumentPart():
+            case _parts.DocumentPart():
                 if not self._takes(part, path, message_id):
                     return None
                 return self._document(part, path, message_id)
-            case AudioPart():
+            case _parts.AudioPart():
                 if not self._takes(part, path, message_id):
                     return None
                 return self._audio(part, path, message_id)
-            case RefusalPart():
+            case _parts.RefusalPart():
                 self.losses.add(path, "refusal", "downgraded",
                                 "only assistant messages hold refusals; sent as text", message_id)
                 return {"type": "text", "text": part.text}
-            case UnknownPart():
+            case _parts.UnknownPart():
                 if self._own_unknown(part):
                     return dict(part.raw)  # type: ignore[arg-type]
                 self.losses.add(path, "unknown", "dropped",
                                 foreign_unknown_reason(part),
                                 message_id)
                 return None
-            case ThinkingPart() | RedactedThinkingPart():
+            case ThinkingPart() | _parts.RedactedThinkingPart():
                 self.losses.add(path, part.type, "dropped",
                                 "reasoning is sent only inside assistant messages", message_id)
                 return None
@@ -154,7 +139,7 @@ class PartEncoder:
                 self.losses.add(path, "tool_call", "dropped",
                                 "tool calls are sent only inside assistant messages", message_id)
                 return None
-            case ServerToolCallPart() | ServerToolResultPart():
+            case _parts.ServerToolCallPart() | _parts.ServerToolResultPart():
                 self.losses.add(path, part.type, "dropped",
                                 f"Chat Completions has no provider-run tools; a {part.type} from "
                                 f"{part.issuer} can only be replayed to {part.issuer}", message_id)
@@ -162,31 +147,31 @@ class PartEncoder:
             case _:
                 assert_never(part)
 
-    def _takes(self, part: ImagePart | DocumentPart | AudioPart, path: str, message_id: str) -> bool:
+    def _takes(self, part: ImagePart | _parts.DocumentPart | _parts.AudioPart, path: str, message_id: str) -> bool:
         """Whether the dialect's server takes this kind of media at all (else: dropped, reported).
 
         A text document still goes, as text, to a server that takes no documents.
         """
         caps = self.dialect.capabilities
         allowed = {"image": caps.images, "document": caps.documents, "audio": caps.audio}[part.type]
-        if allowed or (isinstance(part, DocumentPart) and (isinstance(part.source, TextSource) or (
+        if allowed or (isinstance(part, _parts.DocumentPart) and (isinstance(part.source, _parts.TextSource) or (
                 part.media_type or "").startswith("text/"))):
             return True
         self.losses.add(path, part.type, "dropped",
                         f"{self.dialect.name} takes no {part.type} input", message_id)
         return False
 
-    def _own_unknown(self, part: UnknownPart) -> bool:
+    def _own_unknown(self, part: _parts.UnknownPart) -> bool:
         return (part.issuer in self.issuers and isinstance(part.raw, dict)
                 and (data_of(part.provider_data, self.issuers) or {}).get("field") is None)
 
-    def _media_data(self, part: ImagePart | DocumentPart | AudioPart, path: str,
+    def _media_data(self, part: ImagePart | _parts.DocumentPart | _parts.AudioPart, path: str,
                     message_id: str) -> tuple[str, str | None] | None:
         """Base64 data and media type of an inline or workspace source; ``None`` when neither."""
         source = part.source
-        if isinstance(source, Base64Source):
+        if isinstance(source, _parts.Base64Source):
             return source.data, part.media_type
-        if isinstance(source, FileRefSource):
+        if isinstance(source, _parts.FileRefSource):
             if self.resolve_file is None:
                 self.losses.add(path, part.type, "dropped",
                                 f"workspace file {source.path} needs resolve_file= to be sent",
@@ -197,9 +182,9 @@ class PartEncoder:
 
     def _image(self, part: ImagePart, path: str, message_id: str) -> WirePart | None:
         source = part.source
-        if isinstance(source, UrlSource):
+        if isinstance(source, _parts.UrlSource):
             url = source.url
-        elif isinstance(source, Base64Source | FileRefSource):
+        elif isinstance(source, _parts.Base64Source | _parts.FileRefSource):
             found = self._media_data(part, path, message_id)
             if found is None:
                 return None
@@ -224,25 +209,25 @@ class PartEncoder:
         return {**block, **item} if block else item
 
     def _unreadable(self, source: Any) -> str:
-        if isinstance(source, ProviderFileSource):
+        if isinstance(source, _parts.ProviderFileSource):
             return (f"file {source.file_id} from {source.issuer} cannot be sent as an image; Chat "
                     "Completions takes images by URL or inline")
         return f"Chat Completions cannot read a {source.type} source here"
 
-    def _document(self, part: DocumentPart, path: str, message_id: str) -> WirePart | None:
+    def _document(self, part: _parts.DocumentPart, path: str, message_id: str) -> WirePart | None:
         source = part.source
         block, inner = self._block(part.provider_data, path, "document", message_id)
         file: dict[str, Any] = {}
-        if isinstance(source, TextSource):
+        if isinstance(source, _parts.TextSource):
             return self._document_as_text(part, source.text, path, message_id)
-        if isinstance(source, ProviderFileSource):
+        if isinstance(source, _parts.ProviderFileSource):
             if source.issuer not in self.issuers:
                 self.losses.add(path, "document", "dropped",
                                 f"file {source.file_id} was uploaded to {source.issuer}; "
                                 f"{self.dialect.name} cannot read it", message_id)
                 return None
             file["file_id"] = source.file_id
-        elif isinstance(source, Base64Source | FileRefSource):
+        elif isinstance(source, _parts.Base64Source | _parts.FileRefSource):
             found = self._media_data(part, path, message_id)
             if found is None:
                 return None
@@ -282,18 +267,18 @@ class PartEncoder:
         item: WirePart = {"type": "file", "file": file}
         return {**block, **item} if block else item
 
-    def _document_as_text(self, part: DocumentPart, text: str, path: str,
+    def _document_as_text(self, part: _parts.DocumentPart, text: str, path: str,
                           message_id: str) -> WirePart:
         self.losses.add(path, "document", "downgraded",
                         "Chat Completions files take PDFs only; the text document is sent as a "
                         "text part", message_id)
         return {"type": "text", "text": text}
 
-    def _audio(self, part: AudioPart, path: str, message_id: str) -> WirePart | None:
+    def _audio(self, part: _parts.AudioPart, path: str, message_id: str) -> WirePart | None:
         found = self._media_data(part, path, message_id) if not isinstance(
-            part.source, UrlSource | ProviderFileSource | TextSource) else None
+            part.source, _parts.UrlSource | _parts.ProviderFileSource | _parts.TextSource) else None
         if found is None:
-            if not isinstance(part.source, FileRefSource):
+            if not isinstance(part.source, _parts.FileRefSource):
                 self.losses.add(path, "audio", "dropped",
                                 "Chat Completions takes audio input only inline (base64)", message_id)
             return None

@@ -13,28 +13,21 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from partwire import settings as _settings
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._settings import (
     EFFORTS,
+    Taken,
     effort_for_budget,
     marks_of,
+    no_restore,
     number,
     openai_refused,
     read_settings,
     setting_loss,
 )
 from partwire.adapters.openai_chat._dialects import Dialect
-from partwire.settings import (
-    AllowedToolsChoice,
-    AutoToolChoice,
-    JsonObjectOutput,
-    JsonSchemaOutput,
-    NamedToolChoice,
-    NoToolChoice,
-    RequestSettings,
-    RequiredToolChoice,
-    TextOutput,
-)
+from partwire.settings import RequestSettings
 
 __all__ = ["settings_from_wire", "settings_to_wire"]
 
@@ -67,7 +60,8 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
         request["tool_choice"] = native_choice if isinstance(native_choice, str) else dict(native_choice)
     elif settings.tool_choice is not None:
         word = marks_of(settings, issuers).get("tool_choice")
-        if isinstance(settings.tool_choice, RequiredToolChoice) and word in dialect.tool_choices:
+        if isinstance(settings.tool_choice, _settings.RequiredToolChoice) \
+                and word in dialect.tool_choices:
             request["tool_choice"] = word  # the dialect's own word for it, as the request said
         else:
             request["tool_choice"] = _tool_choice_to_wire(settings.tool_choice)
@@ -102,12 +96,12 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
 
 def _tool_choice_to_wire(choice: Any) -> str | dict[str, Any]:
     match choice:
-        case AutoToolChoice() | NoToolChoice() | RequiredToolChoice():
+        case _settings.AutoToolChoice() | _settings.NoToolChoice() | _settings.RequiredToolChoice():
             word: str = choice.type
             return word
-        case NamedToolChoice():
+        case _settings.NamedToolChoice():
             return {"type": "function", "function": {"name": choice.name}}
-        case AllowedToolsChoice():
+        case _settings.AllowedToolsChoice():
             return {"type": "allowed_tools", "allowed_tools": {
                 "mode": choice.mode,
                 "tools": [{"type": "function", "function": {"name": n}} for n in choice.names]}}
@@ -164,11 +158,11 @@ def _reasoning_to_wire(request: dict[str, Any], settings: RequestSettings, losse
 
 def _format_to_wire(request: dict[str, Any], settings: RequestSettings, losses: LossCollector) -> None:
     match settings.output_format:
-        case TextOutput():
+        case _settings.TextOutput():
             request["response_format"] = {"type": "text"}
-        case JsonObjectOutput():
+        case _settings.JsonObjectOutput():
             request["response_format"] = {"type": "json_object"}
-        case JsonSchemaOutput() as fmt:
+        case _settings.JsonSchemaOutput() as fmt:
             inner: dict[str, Any] = {"name": fmt.name or _SCHEMA_NAME, "schema": fmt.json_schema}
             if fmt.name is None:
                 setting_loss(losses, "output_format.name", "rewritten",
@@ -201,14 +195,9 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], dialect:
         if choice is not None:
             values["tool_choice"] = choice
     if params.keys().isdisjoint(_KEYS) and dialect.max_tokens_field not in params:
-        return read_settings(values, _nothing, dialect.issuer, marks)
-    taken: dict[str, tuple[str, Any]] = {}
-
-    def take(field: str, key: str) -> Any:
-        value = params.pop(key)
-        taken[field] = (key, value)
-        return value
-
+        return read_settings(values, no_restore, dialect.issuer, marks)
+    taken = Taken(params)
+    take = taken.take
     limit = params.get(dialect.max_tokens_field)
     if type(limit) is int:
         values["max_output_tokens"] = take("max_output_tokens", dialect.max_tokens_field)
@@ -240,17 +229,7 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], dialect:
     elif isinstance(params.get(other), str):
         values["end_user_id"] = take("end_user_id", other)
         marks["end_user"] = other
-
-    def put_back(field: str) -> None:
-        if field in taken:
-            key, value = taken[field]
-            params[key] = value
-
-    return read_settings(values, put_back, dialect.issuer, marks)
-
-
-def _nothing(field: str) -> None:
-    raise AssertionError(f"the canonical {field} read from the body did not validate")
+    return read_settings(values, taken.restore, dialect.issuer, marks)
 
 
 def _tool_choice_from_wire(choice: Any) -> Any:

@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from partwire import streaming as _streaming
 from partwire._base import ProviderData
 from partwire._json import as_json
 from partwire.adapters._kernel import Translator as _KernelTranslator
@@ -34,21 +35,7 @@ from partwire.errors import WireFormatError
 from partwire.history import ErrorEvent
 from partwire.ids import new_tool_call_id
 from partwire.parts import AudioPart, Base64Source, Opaque, RefusalPart, ThinkingPart
-from partwire.streaming import (
-    CitationEvent,
-    PartDataEvent,
-    PartEvent,
-    SignatureEvent,
-    StopEvent,
-    StreamErrorEvent,
-    StreamEvent,
-    TextDeltaEvent,
-    ThinkingDeltaEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    UsageEvent,
-)
+from partwire.streaming import StreamEvent
 
 __all__ = ["DONE", "Translator"]
 
@@ -203,7 +190,7 @@ class Translator(_KernelTranslator):
                 if isinstance(choice, dict) and choice.get("index", 0) == self.choice:
                     self._choice(choice, events)
         if isinstance(usage, dict):
-            events.append(UsageEvent(usage_from_wire(usage, self.issuer)))
+            events.append(_streaming.UsageEvent(usage_from_wire(usage, self.issuer)))
         feed = self.acc.feed
         for event in events:
             feed(event)
@@ -229,7 +216,7 @@ class Translator(_KernelTranslator):
         content = delta.get("content")
         if content is not None:
             if type(content) is str and content and self.text_index is not None:
-                return TextDeltaEvent(self.text_index, content)
+                return _streaming.TextDeltaEvent(self.text_index, content)
             return None
         calls = delta.get("tool_calls")
         if type(calls) is list and len(calls) == 1:
@@ -241,7 +228,7 @@ class Translator(_KernelTranslator):
                         and type(function) is dict and len(function) == 1:
                     piece = function.get("arguments")
                     if type(piece) is str and piece:
-                        return ToolCallDeltaEvent(call.index, piece)
+                        return _streaming.ToolCallDeltaEvent(call.index, piece)
         return None
 
     def finish(self) -> tuple[StreamEvent, ...]:
@@ -278,7 +265,7 @@ class Translator(_KernelTranslator):
                     if self.text_index is None:
                         self._end_thinking(events)
                         self.text_index = self._open()
-                    events.append(TextDeltaEvent(self.text_index, content))
+                    events.append(_streaming.TextDeltaEvent(self.text_index, content))
             else:
                 self._delta(delta, events)
         if _has_extras(choice) or choice.get("logprobs") is not None:
@@ -321,7 +308,7 @@ class Translator(_KernelTranslator):
             if self.text_index is None:
                 self._end_thinking(events)
                 self.text_index = self._open()
-            events.append(TextDeltaEvent(self.text_index, content))
+            events.append(_streaming.TextDeltaEvent(self.text_index, content))
         elif isinstance(content, list) and dialect.thinking_chunks:
             for chunk in content:
                 self._content_chunk(chunk, events)
@@ -330,7 +317,7 @@ class Translator(_KernelTranslator):
             if self.refusal_index is None:
                 self.refusal_index = self._open()
             self.refusal.append(refusal)
-            events.append(PartEvent(self.refusal_index, RefusalPart(text="".join(self.refusal))))
+            events.append(_streaming.PartEvent(self.refusal_index, RefusalPart(text="".join(self.refusal))))
         audio = delta.get("audio")
         if isinstance(audio, dict):
             self._audio(audio, events)
@@ -346,7 +333,7 @@ class Translator(_KernelTranslator):
         if isinstance(annotations, list) and annotations:
             citations = annotations_from_wire(annotations)
             if citations is not None and self.text_index is not None:
-                events.extend(CitationEvent(self.text_index, c) for c in citations)
+                events.extend(_streaming.CitationEvent(self.text_index, c) for c in citations)
             else:
                 self.reply.setdefault("annotations", []).extend(annotations)
         for key, value in delta.items():
@@ -367,7 +354,7 @@ class Translator(_KernelTranslator):
                 if self.text_index is None:
                     self._end_thinking(events)
                     self.text_index = self._open()
-                events.append(TextDeltaEvent(self.text_index, text))
+                events.append(_streaming.TextDeltaEvent(self.text_index, text))
             return
         if kind == "thinking":
             part = thinking_chunk_from_wire(chunk, self.issuer)
@@ -376,18 +363,18 @@ class Translator(_KernelTranslator):
                 if state is None:
                     self.text_index = None  # text after this thinking is a part of its own
                     state = self.thinking = _Thinking(self._open())
-                    events.append(PartEvent(state.index, ThinkingPart(provider_data=ProviderData(
+                    events.append(_streaming.PartEvent(state.index, ThinkingPart(provider_data=ProviderData(
                         issuer=self.issuer, data={"field": "content"}))))
                 state.add(part)
                 if part.text:
-                    events.append(ThinkingDeltaEvent(state.index, part.text))
+                    events.append(_streaming.ThinkingDeltaEvent(state.index, part.text))
                 if part.signature is not None:
-                    events.append(SignatureEvent(state.index, part.signature))
+                    events.append(_streaming.SignatureEvent(state.index, part.signature))
                 return
         # Anything else arrives whole, in its place.
         self._end_thinking(events)
         self.text_index = None
-        events.append(PartEvent(self._open(), content_part_from_wire(chunk, self.issuer)))
+        events.append(_streaming.PartEvent(self._open(), content_part_from_wire(chunk, self.issuer)))
 
     def _end_thinking(self, events: list[StreamEvent]) -> None:
         """Close the thinking chunk being streamed: its echo state, if it has any beyond the field."""
@@ -396,7 +383,7 @@ class Translator(_KernelTranslator):
             return
         self.thinking = None
         if state.extras:
-            events.append(PartDataEvent(state.index, ProviderData(
+            events.append(_streaming.PartDataEvent(state.index, ProviderData(
                 issuer=self.issuer, data={"field": "content", "block": dict(state.extras)})))
 
     def _reasoning(self, delta: Mapping[str, Any], events: list[StreamEvent]) -> None:
@@ -407,10 +394,10 @@ class Translator(_KernelTranslator):
             if self.reasoning_field is None:
                 self.reasoning_field = name
                 self.reasoning_index = self._open()
-                events.append(PartEvent(self.reasoning_index, ThinkingPart(
+                events.append(_streaming.PartEvent(self.reasoning_index, ThinkingPart(
                     provider_data=ProviderData(issuer=self.issuer, data={"field": name}))))
             if name == self.reasoning_field and self.reasoning_index is not None:
-                events.append(ThinkingDeltaEvent(self.reasoning_index, text))
+                events.append(_streaming.ThinkingDeltaEvent(self.reasoning_index, text))
             return
 
     def _detail(self, fragment: Mapping[str, Any], events: list[StreamEvent]) -> None:
@@ -425,7 +412,7 @@ class Translator(_KernelTranslator):
                                        self.issuer)
             if isinstance(opening, ThinkingPart):
                 opening = opening.model_copy(update={"text": "", "signature": None})
-            events.append(PartEvent(state.index, opening))
+            events.append(_streaming.PartEvent(state.index, opening))
         raw = state.raw
         for name, value in fragment.items():
             before = raw.get(name)
@@ -436,10 +423,10 @@ class Translator(_KernelTranslator):
         if state.text:
             text = fragment.get("text" if raw.get("type") == "reasoning.text" else "summary")
             if isinstance(text, str) and text:
-                events.append(ThinkingDeltaEvent(state.index, text))
+                events.append(_streaming.ThinkingDeltaEvent(state.index, text))
             signature = fragment.get("signature")
             if isinstance(signature, str) and signature:
-                events.append(SignatureEvent(state.index, Opaque(value=signature, issuer=self.issuer)))
+                events.append(_streaming.SignatureEvent(state.index, Opaque(value=signature, issuer=self.issuer)))
 
     def _audio(self, audio: Mapping[str, Any], events: list[StreamEvent]) -> None:
         for key, value in audio.items():
@@ -452,7 +439,7 @@ class Translator(_KernelTranslator):
             if self.audio_index is None:
                 self.audio_index = self._open()
             info = {k: v for k, v in self.audio.items() if k != "data"}
-            events.append(PartEvent(self.audio_index, AudioPart(
+            events.append(_streaming.PartEvent(self.audio_index, AudioPart(
                 source=Base64Source(data=self.audio["data"]),
                 provider_data=ProviderData(issuer=self.issuer, data={"audio": info}))))
 
@@ -481,7 +468,7 @@ class Translator(_KernelTranslator):
         piece = inner.get("input" if custom else "arguments")
         if call.started:
             if isinstance(piece, str) and piece and not call.ended:
-                events.append(ToolCallDeltaEvent(call.index, _escape(piece) if call.custom else piece))
+                events.append(_streaming.ToolCallDeltaEvent(call.index, _escape(piece) if call.custom else piece))
             return
         if isinstance(piece, str) and piece:
             call.buffer.append(piece)
@@ -492,14 +479,14 @@ class Translator(_KernelTranslator):
         call.started = True
         call.index = self._open()
         pd = ProviderData(issuer=self.issuer, data={"kind": "custom"}) if call.custom else None
-        events.append(ToolCallStartEvent(call.index, new_tool_call_id(), call.name or "",
-                                         {self.issuer: call.wire_id} if call.wire_id else {}, pd))
+        events.append(_streaming.ToolCallStartEvent(call.index, new_tool_call_id(), call.name or "",
+                                                    {self.issuer: call.wire_id} if call.wire_id else {}, pd))
         if call.custom:
-            events.append(ToolCallDeltaEvent(call.index, '{"input": "'))
+            events.append(_streaming.ToolCallDeltaEvent(call.index, '{"input": "'))
         text = "".join(call.buffer)
         call.buffer = []
         if text:
-            events.append(ToolCallDeltaEvent(call.index, _escape(text) if call.custom else text))
+            events.append(_streaming.ToolCallDeltaEvent(call.index, _escape(text) if call.custom else text))
 
     def _close(self, events: list[StreamEvent]) -> None:
         """Finish open tool calls and reasoning details; record the stop (again if it changed)."""
@@ -509,8 +496,8 @@ class Translator(_KernelTranslator):
             if not call.ended:
                 call.ended = True
                 if call.custom:
-                    events.append(ToolCallDeltaEvent(call.index, '"}'))
-                events.append(ToolCallEndEvent(call.index))
+                    events.append(_streaming.ToolCallDeltaEvent(call.index, '"}'))
+                events.append(_streaming.ToolCallEndEvent(call.index))
         for state in self.details.values():
             if not state.closed:
                 state.closed = True
@@ -521,7 +508,7 @@ class Translator(_KernelTranslator):
         marks = self._marks()
         if marks != self.marks_sent:
             self.marks_sent = marks
-            events.append(StopEvent(
+            events.append(_streaming.StopEvent(
                 stop_reason(self.finish_reason, tool_calls=bool(self.calls), refusal=bool(self.refusal)),
                 self.finish_reason, ProviderData(issuer=self.issuer, data=marks) if marks else None))
 
@@ -529,8 +516,8 @@ class Translator(_KernelTranslator):
         """The whole detail (encrypted, unknown) or the echo state of a streamed thinking part."""
         part = detail_from_wire(state.raw, self.issuer)
         if state.text and isinstance(part, ThinkingPart):
-            return PartDataEvent(state.index, part.provider_data)
-        return PartEvent(state.index, part)
+            return _streaming.PartDataEvent(state.index, part.provider_data)
+        return _streaming.PartEvent(state.index, part)
 
     def _marks(self) -> dict[str, Any]:
         marks: dict[str, Any] = {}
@@ -551,7 +538,7 @@ class Translator(_KernelTranslator):
         status = code if isinstance(code, int) and not isinstance(code, bool) else None
         name = code if isinstance(code, str) and code else kind if isinstance(kind, str) else (
             str(code) if status is not None else None)
-        event = StreamErrorEvent(ErrorEvent(
+        event = _streaming.StreamErrorEvent(ErrorEvent(
             code=name, message=str(error.get("message", "")), provider=self.issuer,
             # Mistral's code is a number in a string ("1300"); its type says what happened.
             retryable=error_retryable(name, status) or error_retryable(kind if isinstance(kind, str) else None, None),

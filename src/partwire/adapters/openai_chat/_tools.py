@@ -12,26 +12,11 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from partwire._json import SHAPE_ERRORS
+from partwire.adapters import _tool_import
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._openai_schema import strict_parameters
-from partwire.adapters._tool_import import (
-    apply_overlay,
-    flag_losses,
-    foreign_tool_loss,
-    import_tool,
-    imported_definition,
-    location_fields,
-    overlay_for,
-    schema_or_none,
-    server_kind_loss,
-    server_setting_losses,
-    tool_overlay,
-    with_overlay,
-)
 from partwire.adapters.openai_chat._wire import API
 from partwire.adapters.requests import ToolChoice, ToolSpec
-from partwire.errors import SchemaError
 from partwire.tools import ServerToolDefinition, ToolDefinition, UserLocation
 
 __all__ = ["IMPORTED_SIDE_EFFECTS", "WEB_SEARCH_FIELD", "is_wire_tool", "tool_choice_to_wire",
@@ -64,23 +49,23 @@ def tools_to_wire(tools: Sequence[ToolSpec], losses: LossCollector | None, issue
     for i, tool in enumerate(tools):
         path = f"request.tools[{i}]"
         if isinstance(tool, ToolDefinition):
-            overlay = overlay_for(tool, API, issuers, path, losses)
+            overlay = _tool_import.overlay_for(tool, API, issuers, path, losses)
             # The source's own function object (strict-mode schema included) replaces the rewrite.
             own = overlay is not None and "function" in overlay
-            out.append(apply_overlay(_function_to_wire(tool, path, losses, rewrites=not own), overlay))
+            out.append(_tool_import.apply_overlay(_function_to_wire(tool, path, losses, rewrites=not own), overlay))
         elif isinstance(tool, ServerToolDefinition):
             if tool.kind != "web_search" or not web_search:
-                server_kind_loss(tool, path, losses, "Chat Completions" if web_search else
-                                 f"This server ({issuer})")
+                _tool_import.server_kind_loss(tool, path, losses, "Chat Completions" if web_search else
+                                              f"This server ({issuer})")
             elif search is not None:
-                server_kind_loss(tool, path, losses, "Chat Completions",
-                                 "Chat Completions takes one web search (web_search_options)")
+                _tool_import.server_kind_loss(tool, path, losses, "Chat Completions",
+                                              "Chat Completions takes one web search (web_search_options)")
             else:
                 search = _web_search_to_wire(tool, path, losses, issuers)
         elif is_wire_tool(tool):
             out.append(dict(tool))
         else:
-            foreign_tool_loss(path, losses, "Chat Completions")
+            _tool_import.foreign_tool_loss(path, losses, "Chat Completions")
     return out, search
 
 
@@ -101,17 +86,17 @@ def _function_to_wire(tool: ToolDefinition, path: str, losses: LossCollector | N
     function["parameters"] = parameters
     if tool.strict is not None:
         function["strict"] = tool.strict
-    flag_losses(tool, path, losses, "Chat Completions", _FLAGS)
+    _tool_import.flag_losses(tool, path, losses, "Chat Completions", _FLAGS)
     return {"type": "function", "function": function}
 
 
 def _web_search_to_wire(tool: ServerToolDefinition, path: str, losses: LossCollector | None,
                         issuers: Collection[str]) -> dict[str, Any]:
-    server_setting_losses(tool, path, losses, "Chat Completions", {"user_location"})
+    _tool_import.server_setting_losses(tool, path, losses, "Chat Completions", {"user_location"})
     out: dict[str, Any] = {}
     if tool.user_location is not None:
-        out["user_location"] = {"type": "approximate", "approximate": location_fields(tool.user_location)}
-    return apply_overlay(out, overlay_for(tool, API, issuers, path, losses))
+        out["user_location"] = {"type": "approximate", "approximate": _tool_import.location_fields(tool.user_location)}
+    return _tool_import.apply_overlay(out, _tool_import.overlay_for(tool, API, issuers, path, losses))
 
 
 def tool_choice_to_wire(choice: ToolChoice | None) -> str | dict[str, Any] | None:
@@ -136,26 +121,18 @@ def tool_from_wire(tool: Any, issuer: str) -> ToolSpec:
     function = tool.get("function")
     if tool.get("type") != "function" or not isinstance(function, dict):
         return tool
-    return import_tool(f"{API}:{issuer}", tool, lambda t: _definition(t, issuer), function.get("parameters"))
+    return _tool_import.import_tool(f"{API}:{issuer}", tool, lambda t: _definition(t, issuer), function.get("parameters"))
 
 
 def _definition(tool: dict[str, Any], issuer: str) -> ToolSpec:
     function = tool["function"]
-    parameters = function.get("parameters", {"type": "object", "properties": {}})
-    schema, portable, own = schema_or_none(parameters)
-    if schema is None:
-        return tool
-    description = function.get("description")
     strict = function.get("strict")
-    try:
-        definition = imported_definition(
-            function["name"], description if isinstance(description, str) else "", schema,
-            portable, IMPORTED_SIDE_EFFECTS, own=own, strict=strict if isinstance(strict, bool) else None)
-    except (*SHAPE_ERRORS, SchemaError):
-        return tool
     # Strict mode rewrites a schema; the source's own form then comes back through the overlay.
-    again = _function_to_wire(definition, "", None)
-    return with_overlay(definition, API, issuer, tool_overlay(tool, again))
+    return _tool_import.definition_from_wire(
+        tool, function["name"], function.get("description"),
+        function.get("parameters", {"type": "object", "properties": {}}), IMPORTED_SIDE_EFFECTS,
+        lambda definition: _function_to_wire(definition, "", None), API, issuer,
+        strict=strict if isinstance(strict, bool) else None)
 
 
 def web_search_from_wire(options: Any, issuer: str) -> ServerToolDefinition | None:
@@ -171,4 +148,4 @@ def web_search_from_wire(options: Any, issuer: str) -> ServerToolDefinition | No
                                       and k in ("city", "region", "country", "timezone")})
         if isinstance(approximate, dict) else None)
     again = _web_search_to_wire(found, "", None, ())
-    return with_overlay(found, API, issuer, tool_overlay(options, again))
+    return _tool_import.with_overlay(found, API, issuer, _tool_import.tool_overlay(options, again))

@@ -12,28 +12,21 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from partwire import settings as _settings
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._settings import (
     EFFORTS,
+    Taken,
     effort_for_budget,
     marks_of,
+    no_restore,
     number,
     openai_refused,
     read_settings,
     setting_loss,
 )
 from partwire.adapters.openai_responses._wire import ISSUER
-from partwire.settings import (
-    AllowedToolsChoice,
-    AutoToolChoice,
-    JsonObjectOutput,
-    JsonSchemaOutput,
-    NamedToolChoice,
-    NoToolChoice,
-    RequestSettings,
-    RequiredToolChoice,
-    TextOutput,
-)
+from partwire.settings import RequestSettings
 
 __all__ = ["SETTING_KEYS", "settings_from_wire", "settings_read", "settings_to_wire"]
 
@@ -97,12 +90,12 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
 
 def _tool_choice_to_wire(choice: Any) -> str | dict[str, Any]:
     match choice:
-        case AutoToolChoice() | NoToolChoice() | RequiredToolChoice():
+        case _settings.AutoToolChoice() | _settings.NoToolChoice() | _settings.RequiredToolChoice():
             word: str = choice.type
             return word
-        case NamedToolChoice():
+        case _settings.NamedToolChoice():
             return {"type": "function", "name": choice.name}
-        case AllowedToolsChoice():
+        case _settings.AllowedToolsChoice():
             return {"type": "allowed_tools", "mode": choice.mode,
                     "tools": [{"type": "function", "name": n} for n in choice.names]}
     raise TypeError(f"not a tool choice: {choice!r}")  # pragma: no cover
@@ -142,11 +135,11 @@ def _reasoning_to_wire(request: dict[str, Any], settings: RequestSettings, losse
 
 def _format_to_wire(settings: RequestSettings, losses: LossCollector) -> dict[str, Any]:
     match settings.output_format:
-        case TextOutput():
+        case _settings.TextOutput():
             return {"type": "text"}
-        case JsonObjectOutput():
+        case _settings.JsonObjectOutput():
             return {"type": "json_object"}
-        case JsonSchemaOutput() as fmt:
+        case _settings.JsonSchemaOutput() as fmt:
             out: dict[str, Any] = {"type": "json_schema", "name": fmt.name or _SCHEMA_NAME,
                                    "schema": fmt.json_schema}
             if fmt.name is None:
@@ -182,15 +175,10 @@ def settings_read(body: Mapping[str, Any], params: dict[str, Any]
     if type(limit) is int:
         values["max_output_tokens"] = limit
     if params.keys().isdisjoint(_KEYS):
-        return read_settings(values, _nothing), True
+        return read_settings(values, no_restore), True
     marks: dict[str, Any] = {}
-    taken: dict[str, tuple[str, Any]] = {}
-
-    def take(field: str, key: str) -> Any:
-        value = params.pop(key)
-        taken[field] = (key, value)
-        return value
-
+    taken = Taken(params)
+    take = taken.take
     if type(params.get("parallel_tool_calls")) is bool:
         values["parallel_tool_calls"] = take("parallel_tool_calls", "parallel_tool_calls")
     for name in ("temperature", "top_p"):
@@ -225,21 +213,7 @@ def settings_read(body: Mapping[str, Any], params: dict[str, Any]
     elif isinstance(params.get("user"), str):
         values["end_user_id"] = take("end_user_id", "user")
         marks["end_user"] = "user"
-
-    restored = False
-
-    def put_back(field: str) -> None:
-        nonlocal restored
-        if field in taken:
-            key, value = taken[field]
-            params[key] = value
-            restored = True
-
-    return read_settings(values, put_back, ISSUER, marks), not restored
-
-
-def _nothing(field: str) -> None:
-    raise AssertionError(f"the canonical {field} read from the body did not validate")
+    return read_settings(values, taken.restore, ISSUER, marks), not taken.restored
 
 
 def _tool_choice_from_wire(choice: Any) -> Any:

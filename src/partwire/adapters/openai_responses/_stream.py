@@ -16,6 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from partwire import streaming as _streaming
 from partwire._json import as_json
 from partwire.adapters._kernel import Translator as _KernelTranslator
 from partwire.adapters._sse import ServerSentEvent
@@ -35,18 +36,7 @@ from partwire.errors import WireFormatError
 from partwire.history import ErrorEvent
 from partwire.ids import new_tool_call_id
 from partwire.parts import Part, RefusalPart, TextPart, ThinkingPart, ToolCallPart
-from partwire.streaming import (
-    PartEvent,
-    StopEvent,
-    StreamErrorEvent,
-    StreamEvent,
-    TextDeltaEvent,
-    ThinkingDeltaEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-    UsageEvent,
-)
+from partwire.streaming import StreamEvent
 
 __all__ = ["Translator"]
 
@@ -203,7 +193,7 @@ class Translator(_KernelTranslator):
             part = self._new_index()
             item.parts[0] = part
             ident = raw.get("id")
-            return [PartEvent(part, ThinkingPart(id=ident if isinstance(ident, str) else None))]
+            return [_streaming.PartEvent(part, ThinkingPart(id=ident if isinstance(ident, str) else None))]
         if item.kind in ("function_call", "custom_tool_call"):
             name = raw.get("name")
             call_id = raw.get("call_id")
@@ -213,15 +203,15 @@ class Translator(_KernelTranslator):
             item.parts[0] = part
             item.tool_id = new_tool_call_id()
             item.call_id = call_id if isinstance(call_id, str) else None
-            return [ToolCallStartEvent(part, item.tool_id, name,
-                                       {ISSUER: call_id} if isinstance(call_id, str) else {})]
+            return [_streaming.ToolCallStartEvent(part, item.tool_id, name,
+                                                  {ISSUER: call_id} if isinstance(call_id, str) else {})]
         if item.kind == "message":
             return []  # its parts open with content_part.added
         # A provider-run item: its in-progress state holds its place until it is done.
         events: list[StreamEvent] = []
         for n, placeholder in enumerate(item_parts(raw)):
             item.parts[n] = self._new_index()
-            events.append(PartEvent(item.parts[n], placeholder))
+            events.append(_streaming.PartEvent(item.parts[n], placeholder))
         return events
 
     def _content_added(self, wire: Mapping[str, Any]) -> list[StreamEvent]:
@@ -232,8 +222,8 @@ class Translator(_KernelTranslator):
         index = item.parts[content_index] = self._new_index()
         part = wire.get("part")
         if isinstance(part, dict) and part.get("type") == "refusal":
-            return [PartEvent(index, RefusalPart(text=""))]  # refusals arrive whole, at done
-        return [PartEvent(index, TextPart(text=""))]
+            return [_streaming.PartEvent(index, RefusalPart(text=""))]  # refusals arrive whole, at done
+        return [_streaming.PartEvent(index, TextPart(text=""))]
 
     def _summary_added(self, wire: Mapping[str, Any]) -> list[StreamEvent]:
         item = self._item(wire)
@@ -241,7 +231,7 @@ class Translator(_KernelTranslator):
             return []
         item.summaries += 1
         if item.summaries > 1:
-            return [ThinkingDeltaEvent(item.parts[0], "\n\n")]  # how the decoder joins summaries
+            return [_streaming.ThinkingDeltaEvent(item.parts[0], "\n\n")]  # how the decoder joins summaries
         return []
 
     def _delta(self, kind: str, wire: Mapping[str, Any]) -> StreamEvent | None:
@@ -256,16 +246,16 @@ class Translator(_KernelTranslator):
             part = item.parts.get(content_index)
             if part is None:
                 part = item.parts[content_index] = self._new_index()
-            return TextDeltaEvent(part, delta)
+            return _streaming.TextDeltaEvent(part, delta)
         if kind == "response.function_call_arguments.delta":
             part = item.parts.get(0)
-            return ToolCallDeltaEvent(part, delta) if part is not None and item.tool_id else None
+            return _streaming.ToolCallDeltaEvent(part, delta) if part is not None and item.tool_id else None
         part = item.parts.get(0)
         if part is None:
             return None
         if kind == "response.reasoning_text.delta" and item.summaries:
             return None  # the thinking text is the summary; raw reasoning text comes whole at done
-        return ThinkingDeltaEvent(part, delta)
+        return _streaming.ThinkingDeltaEvent(part, delta)
 
     def _refusal_delta(self, wire: Mapping[str, Any]) -> list[StreamEvent]:
         """A refusal grows: the part is re-sent whole (there is no refusal delta event)."""
@@ -278,7 +268,7 @@ class Translator(_KernelTranslator):
         if index is None:
             index = item.parts[content_index] = self._new_index()
         text = item.refusals[content_index] = item.refusals.get(content_index, "") + delta
-        return [PartEvent(index, RefusalPart(text=text))]
+        return [_streaming.PartEvent(index, RefusalPart(text=text))]
 
     def _custom_delta(self, wire: Mapping[str, Any]) -> list[StreamEvent]:
         """A custom tool's free-text input, streamed as the arguments ``{"input": ...}`` it becomes."""
@@ -291,7 +281,7 @@ class Translator(_KernelTranslator):
         if not item.started:
             item.started = True
             piece = '{"input": "' + piece
-        return [ToolCallDeltaEvent(item.parts[0], piece)]
+        return [_streaming.ToolCallDeltaEvent(item.parts[0], piece)]
 
     def _item_done(self, wire: Mapping[str, Any]) -> list[StreamEvent]:
         index = wire.get("output_index")
@@ -311,14 +301,14 @@ class Translator(_KernelTranslator):
         first = parts[0] if len(parts) == 1 else None
         if item.tool_id is not None and isinstance(first, ToolCallPart):
             index = item.parts[0]
-            events.append(PartEvent(index, first.model_copy(update={"id": item.tool_id})))
-            events.append(ToolCallEndEvent(index))
+            events.append(_streaming.PartEvent(index, first.model_copy(update={"id": item.tool_id})))
+            events.append(_streaming.ToolCallEndEvent(index))
             return events
         slots = [item.parts[k] for k in sorted(item.parts)]
         placed: dict[int, int] = {}
         for n, part in enumerate(parts):
             index = placed[n] = slots[n] if n < len(slots) else self._new_index()
-            events.append(PartEvent(index, part))
+            events.append(_streaming.PartEvent(index, part))
         item.parts = placed
         return events
 
@@ -351,9 +341,9 @@ class Translator(_KernelTranslator):
         reason, raw_reason, _ = stop_reason(body, [o for o in output if isinstance(o, dict)])
         usage = response.get("usage")
         if isinstance(usage, dict):
-            events.append(UsageEvent(usage_from_wire(usage)))
+            events.append(_streaming.UsageEvent(usage_from_wire(usage)))
         marks = response_marks(response)
-        events.append(StopEvent(reason, raw_reason, marks_pd({"response": marks}) if marks else None))
+        events.append(_streaming.StopEvent(reason, raw_reason, marks_pd({"response": marks}) if marks else None))
         if response.get("status") == "failed" and not self.errored:
             error = response.get("error")
             error = error if isinstance(error, dict) else {}
@@ -366,10 +356,10 @@ class Translator(_KernelTranslator):
             return (*emitted, self.complete(whole=False))
         return (*emitted, self.complete())
 
-    def _error_event(self, error: Mapping[str, Any]) -> StreamErrorEvent:
+    def _error_event(self, error: Mapping[str, Any]) -> _streaming.StreamErrorEvent:
         code = error.get("code")
         code = code if isinstance(code, str) else (str(code) if code is not None else None)
-        return StreamErrorEvent(ErrorEvent(
+        return _streaming.StreamErrorEvent(ErrorEvent(
             code=code or (error.get("type") if isinstance(error.get("type"), str) else None),
             message=str(error.get("message", "")), provider=ISSUER,
             retryable=error_retryable(code)))

@@ -17,26 +17,11 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from partwire._json import SHAPE_ERRORS
+from partwire.adapters import _tool_import
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._openai_schema import strict_parameters
-from partwire.adapters._tool_import import (
-    apply_overlay,
-    callers_to_wire,
-    flag_losses,
-    foreign_tool_loss,
-    import_tool,
-    imported_definition,
-    location_fields,
-    overlay_for,
-    schema_or_none,
-    server_kind_loss,
-    server_setting_losses,
-    tool_overlay,
-    with_overlay,
-)
 from partwire.adapters.openai_responses._wire import API, ISSUER
 from partwire.adapters.requests import ToolChoice, ToolSpec
-from partwire.errors import SchemaError
 from partwire.tools import ServerToolDefinition, ToolDefinition, UserLocation
 
 __all__ = ["IMPORTED_SIDE_EFFECTS", "is_wire_tool", "tool_choice_to_wire", "tool_from_wire",
@@ -95,15 +80,15 @@ def tool_to_wire(tool: ToolSpec, i: int, losses: LossCollector | None,
     if type(tool) is ToolDefinition or isinstance(tool, ToolDefinition):
         if tool.__dict__["provider_data"] is None:  # no overlay to apply, nothing to report
             return _function_to_wire(tool, path, losses)
-        overlay = overlay_for(tool, API, issuers, path, losses)
+        overlay = _tool_import.overlay_for(tool, API, issuers, path, losses)
         # The source's own parameters (a strict-mode schema as it wrote it) replace the rewrite.
         own = overlay is not None and "parameters" in overlay
-        return apply_overlay(_function_to_wire(tool, path, losses, rewrites=not own), overlay)
+        return _tool_import.apply_overlay(_function_to_wire(tool, path, losses, rewrites=not own), overlay)
     if isinstance(tool, ServerToolDefinition):
         return _server_to_wire(tool, path, losses, issuers)
     if is_wire_tool(tool):
         return dict(tool)
-    foreign_tool_loss(path, losses, "Responses")
+    _tool_import.foreign_tool_loss(path, losses, "Responses")
     return None
 
 
@@ -127,35 +112,36 @@ def _function_to_wire(tool: ToolDefinition, path: str, losses: LossCollector | N
     if fields["defer_loading"] is not None:
         out["defer_loading"] = fields["defer_loading"]
     if fields["allowed_callers"] is not None:
-        out["allowed_callers"] = callers_to_wire(fields["allowed_callers"], _caller, path, losses, "Responses")
-    flag_losses(tool, path, losses, "Responses", _FLAGS)
+        out["allowed_callers"] = _tool_import.callers_to_wire(fields["allowed_callers"], _caller, path, losses, "Responses")
+    _tool_import.flag_losses(tool, path, losses, "Responses", _FLAGS)
     return out
 
 
 def _server_to_wire(tool: ServerToolDefinition, path: str, losses: LossCollector | None,
                     issuers: Collection[str]) -> dict[str, Any] | None:
-    overlay = overlay_for(tool, API, issuers, path, losses)
+    overlay = _tool_import.overlay_for(tool, API, issuers, path, losses)
     default = _DEFAULTS.get(tool.kind)
     if default is None and not (overlay and "type" in overlay):
-        server_kind_loss(tool, path, losses, "Responses")
+        _tool_import.server_kind_loss(tool, path, losses, "Responses")
         return None
     if tool.kind == "mcp" and not tool.name and not (overlay and "server_label" in overlay):
-        server_kind_loss(tool, path, losses, "Responses",
-                         "a Responses MCP tool needs the server's label (name)")
+        _tool_import.server_kind_loss(tool, path, losses, "Responses",
+                                      "a Responses MCP tool needs the server's label (name)")
         return None
     out: dict[str, Any] = dict(default or {})
-    server_setting_losses(tool, path, losses, "Responses", _SETTINGS.get(tool.kind, frozenset()))
+    _tool_import.server_setting_losses(tool, path, losses, "Responses",
+                                       _SETTINGS.get(tool.kind, frozenset()))
     if tool.kind == "web_search":
         if tool.allowed_domains is not None:
             out["filters"] = {"allowed_domains": list(tool.allowed_domains)}
         if tool.user_location is not None:
-            out["user_location"] = {"type": "approximate", **location_fields(tool.user_location)}
+            out["user_location"] = {"type": "approximate", **_tool_import.location_fields(tool.user_location)}
     elif tool.kind == "mcp":
         if tool.name:
             out["server_label"] = tool.name
         if tool.url is not None:
             out["server_url"] = tool.url
-    return apply_overlay(out, overlay)
+    return _tool_import.apply_overlay(out, overlay)
 
 
 def tool_from_wire(tool: Any) -> ToolSpec:
@@ -166,33 +152,23 @@ def tool_from_wire(tool: Any) -> ToolSpec:
         return {"invalid": tool}
     kind = tool.get("type")
     if kind == "function":
-        return import_tool(API, tool, _definition, tool.get("parameters"))
+        return _tool_import.import_tool(API, tool, _definition, tool.get("parameters"))
     if isinstance(kind, str) and kind in _KIND_OF:
-        return import_tool(API, tool, _server_definition)
+        return _tool_import.import_tool(API, tool, _server_definition)
     return tool
 
 
 def _definition(tool: dict[str, Any]) -> ToolSpec:
     parameters = tool.get("parameters")
-    schema, portable, own = schema_or_none(
-        {"type": "object", "properties": {}} if parameters is None else parameters)
-    if schema is None:
-        return tool
-    description, strict = tool.get("description"), tool.get("strict")
-    callers = tool.get("allowed_callers")
-    defer = tool.get("defer_loading")
-    try:
-        definition = imported_definition(
-            tool["name"], description if isinstance(description, str) else "", schema, portable,
-            IMPORTED_SIDE_EFFECTS, own=own, strict=strict if isinstance(strict, bool) else None,
-            defer_loading=defer if isinstance(defer, bool) else None,
-            allowed_callers=tuple(callers) if isinstance(callers, list) and all(
-                isinstance(c, str) for c in callers) else None,
-        )
-    except (*SHAPE_ERRORS, SchemaError):
-        return tool
-    again = _function_to_wire(definition, "", None)
-    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))
+    strict, callers, defer = tool.get("strict"), tool.get("allowed_callers"), tool.get("defer_loading")
+    return _tool_import.definition_from_wire(
+        tool, tool["name"], tool.get("description"),
+        {"type": "object", "properties": {}} if parameters is None else parameters,
+        IMPORTED_SIDE_EFFECTS, lambda definition: _function_to_wire(definition, "", None), API, ISSUER,
+        strict=strict if isinstance(strict, bool) else None,
+        defer_loading=defer if isinstance(defer, bool) else None,
+        allowed_callers=tuple(callers) if isinstance(callers, list) and all(
+            isinstance(c, str) for c in callers) else None)
 
 
 def _server_definition(tool: dict[str, Any]) -> ToolSpec:
@@ -215,7 +191,7 @@ def _server_definition(tool: dict[str, Any]) -> ToolSpec:
     except SHAPE_ERRORS:
         return tool
     again = _server_to_wire(definition, "", None, (ISSUER,)) or {}
-    return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))
+    return _tool_import.with_overlay(definition, API, ISSUER, _tool_import.tool_overlay(tool, again))
 
 
 def tool_choice_to_wire(choice: ToolChoice | None) -> str | dict[str, Any] | None:
