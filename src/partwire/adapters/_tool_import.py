@@ -30,6 +30,7 @@ __all__ = [
     "foreign_tool_loss",
     "import_tool",
     "imported_definition",
+    "keep_wire_schema",
     "location_fields",
     "overlay_for",
     "schema_or_none",
@@ -97,6 +98,18 @@ def tool_overlay(wire: Mapping[str, Any], again: Mapping[str, Any]) -> dict[str,
     if omit:
         overlay[OMIT] = omit
     return overlay or None
+
+
+def keep_wire_schema(again: dict[str, Any], key: str, wire: Any, copy: Any) -> None:
+    """Put ``wire`` (a tool's schema as the wire gave it) in ``again[key]`` when that holds
+    ``copy`` unchanged (itself, or a shallow copy of it), where ``copy`` is
+    :func:`schema_or_none`'s own copy of ``wire``: the same JSON, of the same types in the same
+    order. :func:`tool_overlay` then finds the two the same by identity, where comparing them
+    took a deep comparison and two marshallings of the schema on every tool first read."""
+    made = again.get(key)
+    if made is copy or (type(made) is dict and type(copy) is dict and len(made) == len(copy)
+                        and all(made.get(k, _ABSENT) is v for k, v in copy.items())):
+        again[key] = wire
 
 
 def apply_overlay(out: dict[str, Any], overlay: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from partwire.adapters._tool_import import (
     foreign_tool_loss,
     import_tool,
     imported_definition,
+    keep_wire_schema,
     overlay_for,
     schema_or_none,
     server_kind_loss,
@@ -364,6 +365,8 @@ def _declaration_from_wire(declaration: dict[str, Any]) -> ToolSpec:
     except (*SHAPE_ERRORS, SchemaError):
         return declaration
     again = _declaration(definition, "", None, dialect="json_schema", vertex=False)
+    if own and "parametersJsonSchema" in declaration:
+        keep_wire_schema(again, "parametersJsonSchema", declaration["parametersJsonSchema"], schema)
     return with_overlay(definition, API, ISSUER, tool_overlay(declaration, again))
 
 

@@ -26,6 +26,7 @@ from partwire.adapters._tool_import import (
     foreign_tool_loss,
     import_tool,
     imported_definition,
+    keep_wire_schema,
     location_fields,
     overlay_for,
     schema_or_none,
@@ -192,6 +193,8 @@ def _definition(tool: dict[str, Any]) -> ToolSpec:
     except (*SHAPE_ERRORS, SchemaError):
         return tool
     again = _function_to_wire(definition, "", None)
+    if own and parameters is not None:
+        keep_wire_schema(again, "parameters", parameters, schema)
     return with_overlay(definition, API, ISSUER, tool_overlay(tool, again))
 
 
