@@ -102,11 +102,14 @@ _CONVERSE_BLOCKS = frozenset({"text", "image", "document", "video", "audio", "to
                               "reasoningContent", "cachePoint", "guardContent", "citationsContent"})
 
 
-def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] | None:
+def foreign_request(body: Mapping[str, Any], own: str, *,
+                    tools_read: bool = False) -> tuple[str, str, str] | None:
     """The other API ``body`` was written for, the sign and where it is; ``None`` when none shows.
 
     ``own`` is the reading adapter's name: its own signs are passed over, so a body only another
     API could have written is named, and one that several could have written is not.
+    ``tools_read``: the reader has read these very tools before (they showed no sign then), so
+    they are not looked at again.
     """
     found = _cohere_sign(body, own)
     if found is not None:
@@ -147,7 +150,7 @@ def foreign_request(body: Mapping[str, Any], own: str) -> tuple[str, str, str] |
         return "anthropic", "a top-level system prompt", "system"
     if isinstance(system, list) and system and own != "bedrock" and _converse_block(system[0]):
         return "bedrock", "a system block with no type", "system[0]"
-    tools = body.get("tools")
+    tools = None if tools_read else body.get("tools")
     if isinstance(tools, list):
         for i, tool in enumerate(tools):
             shape = _tool_api(tool)
@@ -284,9 +287,11 @@ def _cohere_sign(body: Mapping[str, Any], own: str) -> tuple[str, str, str] | No
 _MODEL_OWNERS = {"anthropic": "Anthropic", "openai_chat": "OpenAI", "google": "Gemini", "cohere": "Cohere"}
 
 
-def refuse_foreign_request(body: Mapping[str, Any], own: str, provider: str) -> None:
-    """Raise a :class:`WireFormatError` when ``body`` is a request of another API than ``own``."""
-    found = foreign_request(body, own)
+def refuse_foreign_request(body: Mapping[str, Any], own: str, provider: str, *,
+                           tools_read: bool = False) -> None:
+    """Raise a :class:`WireFormatError` when ``body`` is a request of another API than ``own``
+    (``tools_read``: as :func:`foreign_request`)."""
+    found = foreign_request(body, own, tools_read=tools_read)
     if found is not None:
         api, sign, path = found
         raise WireFormatError(provider, "request", f"this is {LABELS[api]} request ({sign}), not "

@@ -31,6 +31,7 @@ __all__ = [
     "foreign_tool_loss",
     "import_tool",
     "imported_definition",
+    "keep_wire_schema",
     "location_fields",
     "overlay_for",
     "schema_or_none",
@@ -100,6 +101,18 @@ def tool_overlay(wire: Mapping[str, Any], again: Mapping[str, Any]) -> dict[str,
     return overlay or None
 
 
+def keep_wire_schema(again: dict[str, Any], key: str, wire: Any, copy: Any) -> None:
+    """Put ``wire`` (a tool's schema as the wire gave it) in ``again[key]`` when that holds
+    ``copy`` unchanged (itself, or a shallow copy of it), where ``copy`` is
+    :func:`schema_or_none`'s own copy of ``wire``: the same JSON, of the same types in the same
+    order. :func:`tool_overlay` then finds the two the same by identity, where comparing them
+    took a deep comparison and two marshallings of the schema on every tool first read."""
+    made = again.get(key)
+    if made is copy or (type(made) is dict and type(copy) is dict and len(made) == len(copy)
+                        and all(made.get(k, _ABSENT) is v for k, v in copy.items())):
+        again[key] = wire
+
+
 def apply_overlay(out: dict[str, Any], overlay: Mapping[str, Any] | None) -> dict[str, Any]:
     """``out`` with a tool overlay applied (see :func:`tool_overlay`)."""
     if overlay:
@@ -157,12 +170,17 @@ def imported_definition(name: Any, description: Any, schema: dict[str, Any], por
 
 
 def definition_from_wire(wire: dict[str, Any], name: Any, description: Any, parameters: Any,
-                         side_effects: str, again: Callable[[ToolDefinition], Mapping[str, Any]],
-                         api: str, issuer: str, **flags: Any) -> ToolSpec:
+                         side_effects: str, again: Callable[[ToolDefinition], dict[str, Any]],
+                         api: str, issuer: str, *, wire_key: str | None = None,
+                         **flags: Any) -> ToolSpec:
     """The function tool ``wire`` (its ``name``, ``description``, ``parameters`` schema and typed
     ``flags`` as read from it) as a :class:`ToolDefinition` carrying the overlay that turns
     ``again(definition)``, its re-encoding, back into ``wire``; ``wire`` itself when its schema
-    or fields make no definition. A description that is not a string reads as empty."""
+    or fields make no definition. A description that is not a string reads as empty.
+
+    ``wire_key`` names the field of ``wire`` that ``parameters`` is, as the wire gave it (not a
+    conversion of it): the re-encoding then holds that very object (:func:`keep_wire_schema`),
+    so the overlay is found by identity."""
     schema, portable, own = schema_or_none(parameters)
     if schema is None:
         return wire
@@ -171,7 +189,10 @@ def definition_from_wire(wire: dict[str, Any], name: Any, description: Any, para
                                          schema, portable, side_effects, own=own, **flags)
     except (*SHAPE_ERRORS, SchemaError):
         return wire
-    return with_overlay(definition, api, issuer, tool_overlay(wire, again(definition)))
+    encoded = again(definition)
+    if own and wire_key is not None:
+        keep_wire_schema(encoded, wire_key, parameters, schema)
+    return with_overlay(definition, api, issuer, tool_overlay(wire, encoded))
 
 
 def overlay_for(tool: ToolDefinition | ServerToolDefinition, api: str, issuers: Collection[str],

@@ -191,6 +191,8 @@ def _definition(tool: dict[str, Any]) -> ToolSpec:
     except (*SHAPE_ERRORS, SchemaError):
         return tool
     again = _function_to_wire(definition, "", None)
+    if own:
+        _tool_import.keep_wire_schema(again, "input_schema", tool["input_schema"], schema)
     return _tool_import.with_overlay(definition, API, ISSUER, _tool_import.tool_overlay(tool, again))
 
 

@@ -353,9 +353,10 @@ def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
     """A stored ``generateContent`` body read back: history, tools and the other fields (no
     option changes how a request reads)."""
     raw = request if type(request) is dict else load_json(request, ISSUER, "request")
-    refuse_foreign_request(raw, "google", ISSUER)
     key = fields_key(raw, _REST_FIELDS) if len(raw) > 1 else None
     known = _REST.get(key) if key is not None else None
+    # Tools remembered were read from a body that showed no other API's sign: not looked at again.
+    refuse_foreign_request(raw, "google", ISSUER, tools_read=known is not None)
     # Each field is brought to camelCase by its own reader as it is read: the contents part by
     # part, the tools a declaration at a time (only when first met), the generationConfig with
     # its settings (likewise); here only the body's own keys, and the fields kept as they are.

@@ -345,7 +345,7 @@ def _declaration_from_wire(declaration: dict[str, Any]) -> ToolSpec:
         declaration, declaration["name"], declaration.get("description"), parameters,
         IMPORTED_SIDE_EFFECTS,
         lambda definition: _declaration(definition, "", None, dialect="json_schema", vertex=False),
-        API, ISSUER)
+        API, ISSUER, wire_key="parametersJsonSchema" if "parametersJsonSchema" in declaration else None)
 
 
 def _server_from_wire(tool: Any) -> ToolSpec:

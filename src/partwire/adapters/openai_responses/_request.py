@@ -176,7 +176,10 @@ def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
     """A request body read back: instructions and input items as history, tools, the rest (no
     option changes how a request reads)."""
     body = request if type(request) is dict else load_json(request, API, "request")
-    refuse_foreign_request(body, "openai_responses", API)
+    key = fields_key(body, _READ_FIELDS)
+    known = _READ.get(key) if key is not None else None
+    # Tools remembered were read from a body that showed no other API's sign: not looked at again.
+    refuse_foreign_request(body, "openai_responses", API, tools_read=known is not None)
     if "input" not in body:
         raise WireFormatError(API, "request", "it has no input", "input")
     reader = _RequestReader()
@@ -204,8 +207,6 @@ def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
         raise WireFormatError(API, "request", "neither a string nor a list of items", "input")
     if "max_output_tokens" in body and type(body["max_output_tokens"]) is not int:
         params["max_output_tokens"] = body["max_output_tokens"]
-    key = fields_key(body, _READ_FIELDS)
-    known = _READ.get(key) if key is not None else None
     tools: tuple[ToolSpec, ...] = ()
     raw_tools = body.get("tools")
     if isinstance(raw_tools, list) and raw_tools:

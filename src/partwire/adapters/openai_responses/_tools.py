@@ -165,7 +165,7 @@ def _definition(tool: dict[str, Any]) -> ToolSpec:
         tool, tool["name"], tool.get("description"),
         {"type": "object", "properties": {}} if parameters is None else parameters,
         IMPORTED_SIDE_EFFECTS, lambda definition: _function_to_wire(definition, "", None), API, ISSUER,
-        strict=strict if isinstance(strict, bool) else None,
+        wire_key=None if parameters is None else "parameters", strict=strict if isinstance(strict, bool) else None,
         defer_loading=defer if isinstance(defer, bool) else None,
         allowed_callers=tuple(callers) if isinstance(callers, list) and all(
             isinstance(c, str) for c in callers) else None)
