@@ -29,9 +29,7 @@ from tests.scenarios import Scenario
 KIT = get_kit("anthropic")
 ADAPTER = KIT.adapter()
 SCENARIOS = KIT.scenarios()
-ANSWERED = [s for s in SCENARIOS if s.reply is not None]
-INTERRUPTED = [s for s in SCENARIOS if s.abort_after_text is not None]
-FAILING = [s for s in SCENARIOS if s.stream_failure is not None]
+ANSWERED, INTERRUPTED, FAILING = KIT.answered(), KIT.interrupted(), KIT.failing()
 
 
 def ids(scenario: Scenario) -> str:
@@ -39,10 +37,9 @@ def ids(scenario: Scenario) -> str:
     return scenario.name
 
 
-
 def non_streamed(scenario: Scenario) -> AssistantMessage:
-    """from_wire of the scenario's hand-written response body: what every path must agree with."""
-    message: AssistantMessage = KIT.decode(KIT.response_json(scenario))
+    """The scenario's hand-written response, decoded: what every path must agree with."""
+    message: AssistantMessage = KIT.non_streamed(scenario)
     return message
 
 

@@ -43,8 +43,8 @@ def dumped(message: AssistantMessage) -> Any:
 
 
 def non_streamed(scenario: Scenario) -> AssistantMessage:
-    """from_wire of the scenario's hand-written response body: what every path must agree with."""
-    message: AssistantMessage = KIT.decode(KIT.response_json(scenario))
+    """The scenario's hand-written response, decoded: what every path must agree with."""
+    message: AssistantMessage = KIT.non_streamed(scenario)
     return message
 
 

@@ -99,6 +99,22 @@ class ProviderKit:
         """Every canonical scenario, with this provider's echo state in earlier turns."""
         return build_scenarios(self.origin)
 
+    def answered(self) -> list[Scenario]:
+        """The scenarios the provider answers (a reply)."""
+        return [s for s in self.scenarios() if s.reply is not None]
+
+    def interrupted(self) -> list[Scenario]:
+        """The scenarios whose stream the caller stops after some text."""
+        return [s for s in self.scenarios() if s.abort_after_text is not None]
+
+    def failing(self) -> list[Scenario]:
+        """The scenarios whose stream fails part-way."""
+        return [s for s in self.scenarios() if s.stream_failure is not None]
+
+    def non_streamed(self, scenario: Scenario) -> Any:
+        """from_wire of the scenario's hand-written response body: what every path must agree with."""
+        return self.decode(self.response_json(scenario))
+
     def laws(self) -> WireLaws:
         """The wire-law half of the kit: ``tests/harness/wire/<name>.py``'s ``LAWS``."""
         laws: WireLaws = importlib.import_module(f"tests.harness.wire.{self.name}").LAWS
