@@ -8,7 +8,8 @@ over everything the program holds, where a 1,000-event call meets none. A whole-
 begins with ``held = hold(first)`` and ends with ``finally: if held: release()``, which holds
 automatic collection off for the length of the call, so that the call's cost grows with its
 own input only (``docs/codec.md``, "The collector"). That is the one way partwire pauses the
-collector: the adapters' kernel (``adapters/_surface.py``) and the codec's reader use it.
+collector: the adapters' kernel (``adapters/_surface.py``), the codec's reader and the Arrow
+writer use it.
 
 How it holds the collector off: the first generation's threshold is set to 0, which CPython
 reads as "no automatic collection" (``gc.set_threshold``), and put back when the last paused

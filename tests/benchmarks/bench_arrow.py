@@ -2,6 +2,10 @@
 
 - ``arrow.from_history.N``: a history of N events to a table, against ``pyarrow.Table.from_pylist``
   of the same events as plain dicts (their JSON form, made beforehand): target 1.0;
+- ``arrow.from_history_all_fields.N``: the same, against ``from_pylist`` given a schema that holds
+  every field of every event class. Without one, ``from_pylist`` keeps only the first row's keys (a
+  system message's nine), so it leaves out usage, models, tool calls' and tool results' fields,
+  which partwire's table holds. Reported for information, without a target;
 - ``arrow.to_history.N``: the table back to events, against ``codec.loads`` of the same events'
   JSONL: target 1.0;
 - ``arrow.parquet_size_ratio``: the zstd Parquet file's size over the JSONL's: target 0.35;
@@ -63,6 +67,18 @@ def _from_history(n: int) -> Timed:
                  detail={"events": n})
 
 
+def _from_history_all_fields(n: int) -> Timed:
+    events = _events(n)
+    dicts = [event.model_dump(mode="json") for event in events]
+    # One dict of each event class, each read as its own table: their schemas unified hold every
+    # field the history has.
+    shapes = {(row["type"], row.get("role")): row for row in dicts}
+    schema = pa.unify_schemas([pa.Table.from_pylist([row]).schema for row in shapes.values()],
+                              promote_options="permissive")
+    return Timed(lambda: arrow.from_history(events), lambda: pa.Table.from_pylist(dicts, schema=schema),
+                 detail={"events": n, "fields": len(schema)})
+
+
 def _to_history(n: int) -> Timed:
     events = _events(n)
     table = arrow.from_history(events)
@@ -95,6 +111,8 @@ FIGURES = [
     *[figure for n in SIZES for figure in (
         Figure(f"arrow.from_history.{n}", "x", "Table.from_pylist", TARGETS["from_history"],
                timed=functools.partial(_from_history, n)),
+        Figure(f"arrow.from_history_all_fields.{n}", "x", "Table.from_pylist, every field",
+               timed=functools.partial(_from_history_all_fields, n)),
         Figure(f"arrow.to_history.{n}", "x", "codec.loads", TARGETS["to_history"],
                timed=functools.partial(_to_history, n)))],
     Figure("arrow.parquet_size_ratio", "x JSONL bytes", "JSONL", TARGETS["size"], read=_size,

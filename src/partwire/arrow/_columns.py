@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
 from json.encoder import encode_basestring
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -149,8 +149,8 @@ class _Group:
                     raise Unfit
                 arrays[name] = pa.array(found[name], _FIELD_TYPES[name])
         arrays["extra"] = pa.array(extras, pa.string())
-        if plan.parts:
-            self._parts(found["parts"], plan.joins_text)
+        # (The parts, and the text joined from them, are made for the whole batch at once:
+        # ``_parts``.)
         self.rows = m
 
     def _usage(self, usages: Sequence[Any], events: list[Any], extras: list[str | None], odd: set[int]) -> None:
@@ -197,24 +197,8 @@ class _Group:
             [pa.array(values, field.type) for values, field in zip(columns, USAGE_TYPE, strict=True)],
             fields=list(USAGE_TYPE), mask=mask)
 
-    def _parts(self, lists: Sequence[Any], joins_text: bool) -> None:
-        if set(map(type, lists)) - {tuple}:
-            raise Unfit
-        values = _common_parts(lists)
-        if values is None:
-            rows = [part_row(part) for part in chain.from_iterable(lists)]
-            columns = list(zip(*rows, strict=True)) if rows else [()] * len(PART_COLUMNS)
-            values = pa.StructArray.from_arrays([pa.array(values, pa.string()) for values in columns],
-                                                fields=list(PART_TYPE))
-        offsets = pa.array(list(accumulate(map(len, lists), initial=0)), pa.int32())
-        self.arrays["parts"] = pa.ListArray.from_arrays(offsets, values, type=_FIELD_TYPES["parts"])
-        if joins_text:
-            # The text parts' text joined, row by row, by Arrow.
-            texts = pc.if_else(pc.equal(values.field("type"), "text"), values.field("text"), "")
-            self.arrays["text"] = pc.binary_join(pa.ListArray.from_arrays(offsets, texts), "")
-
     def batch(self) -> pa.RecordBatch:
-        """The group's rows in the schema, without ``session_id`` and ``seq`` (set by the caller)."""
+        """The group's rows in ``_GROUP_COLUMNS``."""
         return pa.RecordBatch.from_arrays(
             [self.arrays[name] if name in self.arrays else pa.nulls(self.rows, _FIELD_TYPES[name])
              for name in _GROUP_COLUMNS], names=list(_GROUP_COLUMNS))
@@ -222,7 +206,11 @@ class _Group:
 
 _NO_USAGE = (None,) * len(USAGE_TYPE)
 _PART_INDEX = {name: k for k, name in enumerate(PART_COLUMNS)}
-_GROUP_COLUMNS = tuple(field.name for field in EVENT_SCHEMA if field.name not in ("session_id", "seq"))
+# What a class's group makes: all but the columns the batch makes in the events' order.
+_GROUP_COLUMNS = tuple(field.name for field in EVENT_SCHEMA if field.name not in ("session_id", "seq", "parts"))
+# Per class: whether it has parts, and whether its ``text`` is its text parts joined.
+_HAS_PARTS = {cls: plan.parts for cls, plan in EVENT_PLANS.items()}
+_JOINS_TEXT = {cls: plan.joins_text for cls, plan in EVENT_PLANS.items()}
 
 
 # The leftovers of the four common part classes, as ``_common_parts`` checks them by name: a
@@ -305,6 +293,28 @@ def _common_parts(lists: Sequence[tuple[Any, ...]]) -> pa.StructArray | None:
     return pa.StructArray.from_arrays(arrays, fields=list(PART_TYPE))
 
 
+def _parts(lists: list[Any], has_parts: list[bool]) -> tuple[pa.ListArray, pa.Array]:
+    """The batch's ``parts`` column, in the events' order, and the text of each row's text parts
+    joined (``""`` for a row without parts), or ``Unfit``.
+
+    Made for the whole batch rather than a class at a time: the parts hold most of a batch's
+    bytes, and putting a class's rows back in order would copy every one of their strings."""
+    if set(map(type, lists)) - {tuple}:
+        raise Unfit
+    values = _common_parts(lists)
+    if values is None:
+        rows = [part_row(part) for part in chain.from_iterable(lists)]
+        columns = list(zip(*rows, strict=True)) if rows else [()] * len(PART_COLUMNS)
+        values = pa.StructArray.from_arrays([pa.array(values, pa.string()) for values in columns],
+                                            fields=list(PART_TYPE))
+    offsets = pa.array(list(accumulate(map(len, lists), initial=0)), pa.int32())
+    mask = None if all(has_parts) else pa.array([not has for has in has_parts], pa.bool_())
+    parts = pa.ListArray.from_arrays(offsets, values, type=_FIELD_TYPES["parts"], mask=mask)
+    # The text parts' text joined, row by row, by Arrow.
+    texts = pc.if_else(pc.equal(values.field("type"), "text"), values.field("text"), "")
+    return parts, pc.binary_join(pa.ListArray.from_arrays(offsets, texts), "")
+
+
 def columnar_batch(sessions: list[str | None], seqs: list[int], events: list[Any]) -> pa.RecordBatch | None:
     """The events as one ``RecordBatch``, or ``None`` when the row paths must take them."""
     classes = list(map(type, events))
@@ -315,16 +325,31 @@ def columnar_batch(sessions: list[str | None], seqs: list[int], events: list[Any
         if len(kinds) == 1:
             batch = _Group(classes[0], events).batch()
         else:
-            order: list[int] = []
+            # The events grouped by class (a stable sort on each class's number, in C); each
+            # group's rows are then put back in the events' order by one ``take``.
+            number = {cls: k for k, cls in enumerate(kinds)}
+            codes = list(map(number.__getitem__, classes))
+            order = sorted(range(len(events)), key=codes.__getitem__)
+            grouped = list(map(events.__getitem__, order))
             batches = []
-            for cls in kinds:
-                members = [k for k, found in enumerate(classes) if found is cls]
-                order += members
-                batches.append(_Group(cls, [events[k] for k in members]).batch())
-            # The rows back in the events' order: where each event's row is in the groups.
+            start = 0
+            for cls, k in number.items():
+                end = start + codes.count(k)
+                batches.append(_Group(cls, grouped[start:end]).batch())
+                start = end
             batch = pa.concat_batches(batches).take(pc.sort_indices(pa.array(order, pa.int64())))
+        # Every event has its ``parts`` field or none: a class without one gets an empty tuple.
+        lists = list(map(dict.get, map(_DICT, events), repeat("parts"), repeat(())))
+        parts, joined = _parts(lists, list(map(_HAS_PARTS.__getitem__, classes)))
+        joins = list(map(_JOINS_TEXT.__getitem__, classes))
+        text = batch.column("text")
+        if all(joins):
+            text = joined
+        elif any(joins):
+            text = pc.if_else(pa.array(joins, pa.bool_()), joined, text)
     except (Unfit, pa.ArrowException, UnicodeEncodeError, OverflowError):
         return None
-    return pa.RecordBatch.from_arrays([pa.array(sessions, pa.string()), pa.array(seqs, pa.int64()),
-                                       *batch.columns], schema=EVENT_SCHEMA)
-
+    columns = {"session_id": pa.array(sessions, pa.string()), "seq": pa.array(seqs, pa.int64()),
+               "parts": parts, "text": text}
+    return pa.RecordBatch.from_arrays([columns[name] if name in columns else batch.column(name)
+                                       for name in EVENT_SCHEMA.names], schema=EVENT_SCHEMA)
