@@ -21,6 +21,7 @@ from typing import Any
 
 import tests.benchmarks as package
 from tests.benchmarks._runner import RUNS, measure_module
+from tests.harness.corpus import sources
 
 RESULTS = Path(".bench/results.json")
 
@@ -71,13 +72,16 @@ def main(argv: list[str]) -> int:
                             "machine": platform.machine(),
                             "date": datetime.date.today().isoformat(), "modules": ran,
                             "cores": os.cpu_count(), "load": load,
-                            "env": {short: settings for short in ran if settings}}
+                            "env": {short: settings for short in ran if settings},
+                            "corpus": sources()}
     if merge and RESULTS.exists():
         old = json.loads(RESULTS.read_text())
         figures = {**old["figures"], **figures}
         meta["modules"] = sorted({*old["meta"]["modules"], *ran})
         meta["load"] = {**old["meta"].get("load", {}), **load}
         meta["env"] = {**old["meta"].get("env", {}), **meta["env"]}
+        if old["meta"].get("corpus", meta["corpus"]) != meta["corpus"]:
+            print("warning: the merged results read another corpus than these", file=sys.stderr)
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps({"meta": meta, "figures": figures}, indent=2) + "\n")
     print(f"wrote {RESULTS}", file=sys.stderr)

@@ -94,6 +94,9 @@ def render(results: dict[str, Any]) -> str:
     lines = [HEADER.rstrip(), "", "## Results", ""]
     lines.append(f"Measured with Python {meta['python']} on {meta['machine']}, {meta['date']}, "
                  f"{meta['runs']} runs per figure.")
+    if "corpus" in meta:
+        lines += ["", "The corpus the figures over recorded traffic read: "
+                  + "; ".join(f"`{api}` from {where}" for api, where in meta["corpus"].items()) + "."]
     missing = [m for m in modules() if m not in meta["modules"]]
     if missing:
         lines += ["", "**Not measured** in these results (their figures are missing from the tables "

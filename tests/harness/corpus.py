@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["CORPUS"]
+__all__ = ["CORPUS", "sources"]
 
 _ROOT = Path(__file__).resolve().parents[2]
 _OWN = _ROOT / "tests" / "corpus"
@@ -35,3 +35,22 @@ class _Corpus:
 _FIRST = os.environ.get("PARTWIRE_SHARED_CORPUS")
 CORPUS = _Corpus(*([Path(_FIRST)] if _FIRST else []), _ROOT.parent / "shared" / "corpus", _OWN)
 """The corpus, one subfolder per API (``anthropic``, ``openai-chat``, ...), each from the first root that has it."""
+
+
+def sources() -> dict[str, str]:
+    """Per API folder, where it was read from and how many files it holds (for the benchmarks
+    page: a figure over the corpus depends on which corpus it read)."""
+    found: dict[str, str] = {}
+    names = sorted({child.name for root in (*CORPUS.roots, _OWN) if root.is_dir()
+                    for child in root.iterdir() if child.is_dir()})
+    for name in names:
+        folder = CORPUS / name
+        if folder.is_relative_to(_OWN):
+            where = "tests/corpus"
+        elif folder.is_relative_to(_ROOT.parent / "shared" / "corpus"):
+            where = "../shared/corpus"
+        else:
+            where = "$PARTWIRE_SHARED_CORPUS"
+        count = sum(1 for path in folder.rglob("*") if path.is_file())
+        found[name] = f"{where}, {count} files"
+    return found
