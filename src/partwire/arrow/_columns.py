@@ -13,11 +13,11 @@ whose JSON form the columns cannot give back exactly) gets ``None``, and the row
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 from itertools import accumulate, chain, repeat
 from json.encoder import encode_basestring
-from operator import attrgetter, itemgetter
+from operator import attrgetter, itemgetter, sub
 from typing import Any
 
 import pyarrow as pa
@@ -29,7 +29,7 @@ from partwire.parts import RefusalPart, TextPart, ThinkingPart, ToolCallPart
 from partwire.usage import Usage
 
 from ._direct import EVENT_PLANS, PART_PLANS, Unfit, dumps, part_row, usage_extra
-from ._schema import EVENT_SCHEMA, PART_COLUMNS, PART_TYPE, USAGE_COUNTS, USAGE_TYPE
+from ._schema import COST_TYPE, EVENT_SCHEMA, PART_COLUMNS, PART_TYPE, USAGE_COUNTS, USAGE_TYPE
 
 __all__ = ["columnar_batch"]
 
@@ -46,6 +46,49 @@ _FIELD_TYPES = {field.name: field.type for field in EVENT_SCHEMA}
 # A string as JSON, as ``dumps`` writes one (``ensure_ascii=False``): the same C function.
 _string = encode_basestring
 _USAGE_GET = itemgetter(*USAGE_COUNTS, "cost", "pricing_version", "latency_ms", "provider_data")
+
+
+# Arrow reads a list of Python values one by one; the helpers below spare it the reading where
+# the column is known without it (all nulls, one value repeated) or cheaper another way (an
+# aware ``datetime`` costs several times a string: its zone is asked for its offset).
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECONDS = pa.duration("us")
+
+
+def _all_none(values: Sequence[Any]) -> bool:
+    """Whether every value is ``None``. (``count(None)`` alone would compare each other value
+    with ``None`` by ``==``, a call each, and a pydantic model's ``__eq__`` is Python.)"""
+    return not values or (values[0] is None and values.count(None) == len(values))
+
+
+def _column(values: Sequence[Any], kind: pa.DataType) -> pa.Array:
+    """A column of ``values``; all nulls made at once."""
+    if _all_none(values):
+        return pa.nulls(len(values), kind)
+    return pa.array(values, kind)
+
+
+def _strings(values: Sequence[Any]) -> pa.Array:
+    """A string column; all nulls made at once."""
+    return _column(values, pa.string())
+
+
+def _same(value: Any, count: int, kind: pa.DataType) -> pa.Array:
+    """A column of ``count`` times ``value``."""
+    if value is None:
+        return pa.nulls(count, kind)
+    return pa.repeat(pa.scalar(value, kind), count)
+
+
+def _times(values: Sequence[Any], kind: pa.DataType) -> pa.Array:
+    """A timestamp column of UTC ``datetime`` values (as ``_all_utc`` found them) or nulls: each
+    time's distance from the epoch, a ``timedelta`` made in C, which Arrow reads as
+    microseconds without asking a zone."""
+    if _all_none(values):
+        return pa.nulls(len(values), kind)
+    if type(None) in set(map(type, values)):
+        return pa.array(values, kind)
+    return pa.array(list(map(sub, values, repeat(_EPOCH))), _MICROSECONDS).view(pa.int64()).view(kind)
 
 
 def _all_utc(values: Sequence[Any], nullable: bool) -> bool:
@@ -124,15 +167,15 @@ class _Group:
             raise Unfit
         self.arrays: dict[str, pa.Array] = {}
         arrays = self.arrays
-        arrays["v"] = pa.array(found["v"], pa.int32())
-        arrays["type"] = pa.array([plan.type] * m, pa.string())
-        arrays["role"] = pa.array([plan.role] * m, pa.string())
+        arrays["v"] = _same(1, m, pa.int32())
+        arrays["type"] = _same(plan.type, m, pa.string())
+        arrays["role"] = _same(plan.role, m, pa.string())
         arrays["id"] = pa.array(found["id"], pa.string())
-        arrays["created_at"] = pa.array(found["created_at"], _FIELD_TYPES["created_at"])
+        arrays["created_at"] = _times(found["created_at"], _FIELD_TYPES["created_at"])
         if plan.parent:
-            arrays["parent_id"] = pa.array(found["parent_id"], pa.string())
+            arrays["parent_id"] = _strings(found["parent_id"])
         for field, column in plan.typed_columns:
-            arrays[column] = pa.array(found[field], pa.string())
+            arrays[column] = _strings(found[field])
         extras: list[str | None] = [None] * m
         # What differs from its default goes to extra.
         leftovers = values[len(get.names) - len(plan.plain.names):] if plan.plain.names else []
@@ -147,18 +190,19 @@ class _Group:
             for name in ("started_at", "finished_at"):
                 if not _all_utc(found[name], True):
                     raise Unfit
-                arrays[name] = pa.array(found[name], _FIELD_TYPES[name])
-        arrays["extra"] = pa.array(extras, pa.string())
+                arrays[name] = _times(found[name], _FIELD_TYPES[name])
+        arrays["extra"] = _strings(extras)
         # (The parts, and the text joined from them, are made for the whole batch at once:
         # ``_parts``.)
         self.rows = m
 
     def _usage(self, usages: Sequence[Any], events: list[Any], extras: list[str | None], odd: set[int]) -> None:
         m = len(usages)
-        whole = usages.count(None) == 0
+        whole = type(None) not in set(map(type, usages))
         present = range(m) if whole else [k for k, usage in enumerate(usages) if usage is not None]
         given = usages if whole else [usages[k] for k in present]
         columns: list[Sequence[Any]] = [()] * len(USAGE_TYPE)
+        cost_texts: list[str] | None = None
         if given:
             if set(map(type, given)) != {Usage} or any(map(_EXTRA, given)):
                 raise Unfit
@@ -166,14 +210,18 @@ class _Group:
             for column in counts:
                 if set(map(type, column)) != {int}:
                     raise Unfit
-            if not set(map(type, latencies)) <= {int, type(None)} or not set(map(type, costs)) <= {Decimal, type(None)}:
+            cost_types = set(map(type, costs))
+            if not set(map(type, latencies)) <= {int, type(None)} or not cost_types <= {Decimal, type(None)}:
                 raise Unfit
             # A cost the decimal column cannot hold exactly makes Arrow refuse the batch: the
             # row paths then leave it null.
             columns = [*counts, costs, versions, latencies]
-            if whole and not odd and costs.count(None) == 0 and datas.count(None) == m:
-                # The commonest remains, a cost alone on every row: its digits need no escaping.
-                extras[:] = [f'{{"usage":{{"cost":"{cost!s}"}}}}' for cost in costs]
+            if whole and not odd and cost_types == {Decimal} and _all_none(datas):
+                # The commonest remains, a cost alone on every row: its digits need no escaping,
+                # and the same text makes the decimal column (Arrow parses it in C++, as exactly
+                # as it reads a ``Decimal``, and cheaper).
+                cost_texts = list(map(str, costs))
+                extras[:] = ['{"usage":{"cost":"' + text + '"}}' for text in cost_texts]
             else:
                 for k, cost, data in zip(present, costs, datas, strict=True):
                     if data is None and cost is not None and k not in odd:
@@ -193,9 +241,10 @@ class _Group:
                 full[k] = row
             columns = list(zip(*full, strict=True)) if m else [()] * len(USAGE_TYPE)
         mask = None if whole else pa.array([usage is None for usage in usages], pa.bool_())
-        self.arrays["usage"] = pa.StructArray.from_arrays(
-            [pa.array(values, field.type) for values, field in zip(columns, USAGE_TYPE, strict=True)],
-            fields=list(USAGE_TYPE), mask=mask)
+        arrays = [_column(values, field.type) for values, field in zip(columns, USAGE_TYPE, strict=True)]
+        if cost_texts is not None:
+            arrays[_COST_INDEX] = pa.array(cost_texts, pa.string()).cast(COST_TYPE)
+        self.arrays["usage"] = pa.StructArray.from_arrays(arrays, fields=list(USAGE_TYPE), mask=mask)
 
     def batch(self) -> pa.RecordBatch:
         """The group's rows in ``_GROUP_COLUMNS``."""
@@ -205,6 +254,7 @@ class _Group:
 
 
 _NO_USAGE = (None,) * len(USAGE_TYPE)
+_COST_INDEX = USAGE_TYPE.get_field_index("cost")
 _PART_INDEX = {name: k for k, name in enumerate(PART_COLUMNS)}
 # What a class's group makes: all but the columns the batch makes in the events' order.
 _GROUP_COLUMNS = tuple(field.name for field in EVENT_SCHEMA if field.name not in ("session_id", "seq", "parts"))
@@ -229,13 +279,16 @@ def _common_parts(lists: Sequence[tuple[Any, ...]]) -> pa.StructArray | None:
     batch lie scattered in memory, and the passes a class at a time in C (class, unknown
     fields, grouping, fields, then a ``take`` back into order) cost half as much again.
     """
-    kinds: list[str] = []
-    texts: list[str | None] = []
-    ids: list[str | None] = []
-    names: list[str | None] = []
-    arguments: list[str | None] = []
+    # Each part's kind as a byte (its name is taken from ``_KIND_NAMES`` by Arrow); the text of
+    # the parts that have one, and the tool calls' fields, with nothing appended for the other
+    # parts: Arrow puts each value in its row.
+    codes = bytearray()
+    texts: list[str] = []
+    ids: list[str] = []
+    names: list[str] = []
+    arguments: list[str] = []
     odd: list[int] = []
-    kind, text, call_id, name, argument, mark = (kinds.append, texts.append, ids.append, names.append,
+    code, text, call_id, name, argument, mark = (codes.append, texts.append, ids.append, names.append,
                                                  arguments.append, odd.append)
     j = -1
     for part in chain.from_iterable(lists):
@@ -245,16 +298,12 @@ def _common_parts(lists: Sequence[tuple[Any, ...]]) -> pa.StructArray | None:
             return None
         fields = part.__dict__
         if cls is TextPart:
-            kind("text")
+            code(0)
             text(fields["text"])
-            call_id(None)
-            name(None)
-            argument(None)
             if fields["provider_data"] is not None or fields["citations"] != ():
                 mark(j)
         elif cls is ToolCallPart:
-            kind("tool_call")
-            text(None)
+            code(_TOOL_CALL)
             call_id(fields["id"])
             name(fields["name"])
             argument(fields["arguments_json"])
@@ -262,19 +311,13 @@ def _common_parts(lists: Sequence[tuple[Any, ...]]) -> pa.StructArray | None:
             if fields["provider_data"] is not None or type(extra_ids) is not dict or extra_ids:
                 mark(j)
         elif cls is ThinkingPart:
-            kind("thinking")
+            code(2)
             text(fields["text"])
-            call_id(None)
-            name(None)
-            argument(None)
             if fields["provider_data"] is not None or fields["signature"] is not None or fields["id"] is not None:
                 mark(j)
         elif cls is RefusalPart:
-            kind("refusal")
+            code(3)
             text(fields["text"])
-            call_id(None)
-            name(None)
-            argument(None)
             if fields["provider_data"] is not None:
                 mark(j)
         else:
@@ -286,11 +329,27 @@ def _common_parts(lists: Sequence[tuple[Any, ...]]) -> pa.StructArray | None:
         for j in odd:
             extra = PART_PLANS[type(flat[j])].leftovers.extra(flat[j])
             extras[j] = dumps(extra) if extra else None
+    kinds = pa.Array.from_buffers(pa.int8(), count, [None, pa.py_buffer(codes)])
+    calls = pc.equal(kinds, _TOOL_CALL)
     arrays = [pa.nulls(count, pa.string())] * len(PART_COLUMNS)
-    for column, values in (("type", kinds), ("text", texts), ("call_id", ids), ("tool_name", names),
-                           ("arguments", arguments), ("extra", extras)):
-        arrays[_PART_INDEX[column]] = pa.array(values, pa.string())
+    arrays[_PART_INDEX["type"]] = _KIND_NAMES.take(kinds)
+    arrays[_PART_INDEX["text"]] = _spread(texts, pc.invert(calls))
+    for column, values in (("call_id", ids), ("tool_name", names), ("arguments", arguments)):
+        arrays[_PART_INDEX[column]] = _spread(values, calls)
+    arrays[_PART_INDEX["extra"]] = _strings(extras)
     return pa.StructArray.from_arrays(arrays, fields=list(PART_TYPE))
+
+
+# The kinds ``_common_parts`` tells apart, by their byte.
+_KIND_NAMES = pa.array(["text", "tool_call", "thinking", "refusal"], pa.string())
+_TOOL_CALL = 1
+
+
+def _spread(values: list[str], rows: pa.BooleanArray) -> pa.Array:
+    """A string column holding ``values`` in the ``rows`` that are true, in order, and nulls."""
+    if len(values) == len(rows):
+        return pa.array(values, pa.string())
+    return pc.replace_with_mask(pa.nulls(len(rows), pa.string()), rows, pa.array(values, pa.string()))
 
 
 def _parts(lists: list[Any], has_parts: list[bool]) -> tuple[pa.ListArray, pa.Array]:
@@ -349,7 +408,9 @@ def columnar_batch(sessions: list[str | None], seqs: list[int], events: list[Any
             text = pc.if_else(pa.array(joins, pa.bool_()), joined, text)
     except (Unfit, pa.ArrowException, UnicodeEncodeError, OverflowError):
         return None
-    columns = {"session_id": pa.array(sessions, pa.string()), "seq": pa.array(seqs, pa.int64()),
+    session = (_same(sessions[0], len(sessions), pa.string()) if sessions.count(sessions[0]) == len(sessions)
+               else pa.array(sessions, pa.string()))
+    columns = {"session_id": session, "seq": pa.array(seqs, pa.int64()),
                "parts": parts, "text": text}
     return pa.RecordBatch.from_arrays([columns[name] if name in columns else batch.column(name)
                                        for name in EVENT_SCHEMA.names], schema=EVENT_SCHEMA)
