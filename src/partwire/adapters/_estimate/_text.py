@@ -17,6 +17,7 @@ __all__ = [
     "count_text",
     "drop_titles",
     "json_text",
+    "known_count",
     "model_name",
     "obj",
     "seq",
@@ -80,6 +81,12 @@ def count_text(text: str) -> int:
     _MEMO[text] = tokens
     _memo_chars += size
     return tokens
+
+
+known_count: Callable[[str], int | None] = _MEMO.get
+"""The remembered count of a string, or ``None``: what :func:`count_text` looks up first, for a
+walk over many short items that would otherwise pay a call per item to find it (the memo is
+emptied in place, so this stays its lookup)."""
 
 
 @on_forget
