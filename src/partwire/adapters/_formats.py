@@ -87,6 +87,8 @@ _TYPED_TOP = frozenset({"temperature", "top_p", "top_k", "max_tokens", "stop", "
 _CHAT_ROLES = frozenset({"system", "developer", "tool", "function"})
 # The roles Cohere shares with Chat Completions.
 _COHERE_ROLES = frozenset({"system", "tool"})
+# The keys of a message that holds nothing but its role and content.
+_ROLE_AND_CONTENT = frozenset({"role", "content"})
 # Content block types by the one API that defines them inside ``messages``.
 _BLOCK_TYPES: dict[str, str] = {
     **dict.fromkeys(("image_url", "input_audio", "file", "refusal"), "openai_chat"),
@@ -161,23 +163,30 @@ def foreign_request(body: Mapping[str, Any], own: str, *,
     if not isinstance(messages, list):
         return None
     writers = _FOREIGN_BLOCKS.get(own) or _foreign_blocks(own)
+    # Ollama's reader looks at a plain message's role too (a developer or function role is Chat's).
+    plain = own != "ollama"
+    chat_roles = own not in ("openai_chat", "ollama")
+    typed_calls = own not in ("openai_chat", "ollama", "cohere")
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
             return None
         role = message.get("role")
-        if own != "cohere" and "tool_plan" in message:
-            return "cohere", "a message's tool_plan", f"messages[{i}].tool_plan"
-        if own != "ollama":
-            sign = _ollama_message(message)
-            if sign is not None:
-                return "ollama", f"a message's {sign}", f"messages[{i}].{sign}"
-        elif _chat_message(message):
-            # Cohere's messages have these too (a call id, typed calls): both are named.
-            return "chat_or_cohere", "a message in their shape (a call id, typed calls)", f"messages[{i}]"
-        if own not in ("openai_chat", "ollama") and isinstance(role, str) and role in _CHAT_ROLES and (
+        # A message of role and content alone (the commonest) has none of the keys the signs
+        # below look for; only its role can still be one.
+        if not plain or not message.keys() <= _ROLE_AND_CONTENT:
+            if own != "cohere" and "tool_plan" in message:
+                return "cohere", "a message's tool_plan", f"messages[{i}].tool_plan"
+            if own != "ollama":
+                sign = _ollama_message(message)
+                if sign is not None:
+                    return "ollama", f"a message's {sign}", f"messages[{i}].{sign}"
+            elif _chat_message(message):
+                # Cohere's messages have these too (a call id, typed calls): both are named.
+                return "chat_or_cohere", "a message in their shape (a call id, typed calls)", f"messages[{i}]"
+        if chat_roles and type(role) is str and role in _CHAT_ROLES and (
                 role != "system" or own != "anthropic") and (role not in _COHERE_ROLES or own != "cohere"):
             return "openai_chat", f"a {message['role']} message", f"messages[{i}].role"
-        if own not in ("openai_chat", "ollama", "cohere") and "tool_calls" in message:
+        if typed_calls and "tool_calls" in message:
             return "openai_chat", "a message's tool_calls", f"messages[{i}].tool_calls"
         content = message.get("content")
         if not isinstance(content, list):
