@@ -404,14 +404,17 @@ class NamedUnion:
         return json_schema
 
 
-def provider_data(issuer: str, data: Any) -> ProviderData:
+def provider_data(issuer: str, data: Any, *, copied: bool = False) -> ProviderData:
     """``ProviderData(issuer=issuer, data=data)``: the same instance, made without validation
     when ``issuer`` is a string and ``data`` plain JSON (:func:`json_copy` makes the copy
-    validation would); anything else is validated (and refused) as usual."""
+    validation would); anything else is validated (and refused) as usual. ``copied``: ``data``
+    already is such a copy, partwire's own (it becomes the instance's data as it is)."""
+    if copied and type(issuer) is str:
+        return _make_pd(issuer, data)
     if type(issuer) is str:
-        copied = json_copy(data)
-        if copied is not NOT_JSON:
-            return _make_pd(issuer, copied)
+        made = json_copy(data)
+        if made is not NOT_JSON:
+            return _make_pd(issuer, made)
     return ProviderData(issuer=issuer, data=data)
 
 
