@@ -244,7 +244,7 @@ def test_openapi_parameters_read_as_json_schema_and_go_back_as_they_came() -> No
     """A declaration in Gemini's OpenAPI dialect imports as JSON Schema (types lower-case,
     ``nullable`` a null type), writes back byte for byte, and owes nothing to the body: a
     change to the body afterwards changes neither the definition nor what it writes."""
-    parameters = {"type": "OBJECT", "properties": {
+    parameters: dict[str, Any] = {"type": "OBJECT", "properties": {
         "city": {"type": "STRING", "nullable": True, "description": "where"},
         "days": {"type": "ARRAY", "items": {"type": "INTEGER", "enum": [1, 2]}},
         "unit": {"anyOf": [{"type": "STRING"}, {"type": "NUMBER", "nullable": True}]}},

@@ -193,7 +193,7 @@ class _RequestReader(TurnPlacement):
         if default_joins(role, self.turn_role, self.last_kind):
             marks = {**marks, "turn": "new"}
         self.turn_role = self.last_kind = role
-        cls = UserMessage if role == "user" else AssistantMessage
+        cls: type[UserMessage | AssistantMessage] = UserMessage if role == "user" else AssistantMessage
         if not marks:
             return _PARTS_ONLY[cls](parts)
         made: HistoryEvent = build(cls, {"parts": parts, "provider_data": _marks(marks)})
