@@ -285,8 +285,8 @@ def estimate_openai_responses_body(body: Mapping[str, Any]) -> int:
             # The items an agent's history is made of (a message of one text, a call, its
             # output as text) are counted here from the memo, without a call per item: half the
             # estimate's count of a 1,000-event history.
-            if kind == "message":
-                text = item.get("content")
+            if kind == "message" or kind == "function_call_output":
+                text = item.get("content" if kind == "message" else "output")
                 if type(text) is str:
                     tally.fixed += _R_ITEM
                     tally.text += known_count(text) or count_text(text)
@@ -297,12 +297,6 @@ def estimate_openai_responses_body(body: Mapping[str, Any]) -> int:
                     tally.fixed += _O_TOOL_CALL
                     tally.text += (known_count(name) or count_text(name)) + (
                         known_count(text) or count_text(text))
-                    continue
-            elif kind == "function_call_output":
-                text = item.get("output")
-                if type(text) is str:
-                    tally.fixed += _R_ITEM
-                    tally.text += known_count(text) or count_text(text)
                     continue
             elif kind == "compaction":
                 tally.text, tally.fixed = start
