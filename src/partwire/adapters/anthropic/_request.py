@@ -164,7 +164,9 @@ class _RequestReader(TurnPlacement):
         if role == "assistant":
             parts = tuple(map(part_from_wire, blocks))
             for part in parts:
-                if isinstance(part, ToolCallPart):
+                # Exact: part_from_wire makes no subclass, and a missed isinstance on a part
+                # class goes through ABCMeta (a text or thinking part, most of them).
+                if type(part) is ToolCallPart:
                     self.calls[part.provider_ids[ISSUER]] = part
             return [self._place("assistant", "assistant", True, list_marks, AssistantMessage,
                                 {"parts": parts})]

@@ -313,7 +313,7 @@ class _RequestReader:
             self.history.append(self._tool(item, kind, i))
         else:
             for part in _output_parts(item):
-                if isinstance(part, ToolCallPart):
+                if type(part) is ToolCallPart:  # exact, as the Anthropic reader asks
                     self.calls[part.provider_ids[ISSUER]] = part
                 self.parts.append(part)
 
