@@ -17,10 +17,11 @@ MODELS = {"anthropic": "claude-sonnet-4-5", "openai_chat": "gpt-4.1", "openai_re
           "google": "gemini-2.5-pro", "bedrock": "anthropic.claude-3-5-sonnet-20240620-v1:0",
           "ollama": "qwen3:8b",
           "cohere": "command-a-03-2025"}
-# Module-level containers that are no memo: a shared empty value never written to, and the
-# registry of live id sources that a forked child restarts (ids.py).
-NOT_CACHES = {("_base.py", "_NO_EXTRA"), ("adapters/bedrock/_encode.py", "_NO_MARKS"),
-              ("ids.py", "_sources")}
+# Module-level containers that are no memo: a shared empty value never written to, the
+# registry of live id sources that a forked child restarts (ids.py), and the registry of fused
+# default factories, filled once at import (_base.py).
+NOT_CACHES = {("_base.py", "_NO_EXTRA"), ("_base.py", "_FUSED"),
+              ("adapters/bedrock/_encode.py", "_NO_MARKS"), ("ids.py", "_sources")}
 
 
 def _tool(i: int) -> ToolDefinition:

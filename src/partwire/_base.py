@@ -18,8 +18,9 @@ if TYPE_CHECKING:  # pydantic.json_schema is slow to import and needed only to m
     from pydantic.json_schema import JsonSchemaValue
     from pydantic_core import CoreSchema
 
-__all__ = ["NOT_JSON", "CanonicalModel", "JsonValue", "NamedUnion", "ProviderData", "build", "fields_maker", "json_copy",
-           "json_kind", "one_field", "provider_data", "replace", "whole_maker", "with_field"]
+__all__ = ["NOT_JSON", "CanonicalModel", "JsonValue", "NamedUnion", "ProviderData", "build", "fields_maker",
+           "fuse_factories", "json_copy", "json_kind", "one_field", "provider_data", "replace", "whole_maker",
+           "with_field"]
 
 
 _B = TypeVar("_B", bound=BaseModel)
@@ -160,10 +161,23 @@ def replace(model: M, **changes: Any) -> M:
     return type(model).model_validate(data)
 
 
-# Per class: the fields in order with their plain defaults, the fields made by a factory, and
-# the required fields.
-_Template = tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...], frozenset[str]]
+# Per class: the fields in order with their plain defaults, the fields made by a factory, the
+# required fields, and the one function that makes all the factories' fields, when there is one
+# (fuse_factories), with their names.
+_Fill = Callable[[dict[str, Any]], None]
+_Factories = tuple[tuple[str, Callable[[], Any]], ...]
+_Template = tuple[dict[str, Any], _Factories, frozenset[str], tuple[_Fill, frozenset[str]] | None]
 _templates: dict[type, _Template] = memo({})
+_FUSED: dict[_Factories, _Fill] = {}
+
+
+def fuse_factories(factories: _Factories, fill: _Fill) -> None:
+    """Let the makers here call ``fill(data)`` for a class whose default factories are exactly
+    ``factories`` (``(field, factory)`` in field order) instead of each factory in turn: ``fill``
+    sets every one of those fields, to what its factory makes, in the same order. Every history
+    event fills in its ``v``, ``id``, ``created_at`` and ``metadata``: one call for the four, on
+    every message a reader makes."""
+    _FUSED[factories] = fill
 
 
 def _template(cls: type[CanonicalModel]) -> _Template:
@@ -180,7 +194,10 @@ def _template(cls: type[CanonicalModel]) -> _Template:
             factories.append((name, functools.partial(copy.copy, info.default)))
         else:
             defaults[name] = info.default
-    template = (defaults, tuple(factories), frozenset(required))
+    made = tuple(factories)
+    fill = _FUSED.get(made)
+    template = (defaults, made, frozenset(required),
+                None if fill is None else (fill, frozenset(name for name, _ in made)))
     _templates[cls] = template
     return template
 
@@ -194,16 +211,19 @@ def build(cls: type[M], fields: Mapping[str, Any]) -> M:
     have its field's exact type (a tuple where the field is a tuple, a model where it is a
     model); anything that came from outside unchecked goes through ``cls(...)`` instead.
     """
-    defaults, factories, required = _templates.get(cls) or _template(cls)
+    defaults, factories, required, fused = _templates.get(cls) or _template(cls)
     data = defaults.copy()
     data.update(fields)
     if len(data) != len(defaults):
         raise TypeError(f"{cls.__name__} has no field(s) {', '.join(sorted(set(fields) - set(defaults)))}")
     if required and not required <= fields.keys():
         raise TypeError(f"{cls.__name__} needs field(s) {', '.join(sorted(required - fields.keys()))}")
-    for name, factory in factories:
-        if name not in fields:
-            data[name] = factory()
+    if fused is not None and fields.keys().isdisjoint(fused[1]):
+        fused[0](data)
+    else:
+        for name, factory in factories:
+            if name not in fields:
+                data[name] = factory()
     return _instance(cls, data, None if len(fields) == len(defaults) else set(fields))
 
 
@@ -313,10 +333,11 @@ def one_field(cls: type[M], name: str) -> Callable[[Any], M]:
 
 def fields_maker(cls: type[M], *names: str) -> Callable[..., M]:
     """:func:`one_field` for one or two fields: ``maker(value)`` or ``maker(first, second)``."""
-    defaults, factories, required = _templates.get(cls) or _template(cls)
+    defaults, factories, required, fused = _templates.get(cls) or _template(cls)
     if not required <= set(names) or not set(names) <= defaults.keys() or any(
             f in names for f, _ in factories):
         raise TypeError(f"one_field: {cls.__name__}.{', '.join(names)} is not its only field to set")
+    fill = fused[0] if fused is not None else None
     given: set[str] | None = set(names)  # shared like _NO_EXTRA: pydantic changes it only on a copy
     if given == (_ALL_GIVEN.get(cls) or _all_given(cls)):
         given = None  # every field: the slot left empty
@@ -328,8 +349,11 @@ def fields_maker(cls: type[M], *names: str) -> Callable[..., M]:
             # The readers' hottest path (every plain text part): _instance written out here.
             data = defaults.copy()
             data[name] = value
-            for field, factory in factories:
-                data[field] = factory()
+            if fill is not None:
+                fill(data)
+            else:
+                for field, factory in factories:
+                    data[field] = factory()
             made = new(cls)
             _set_dict(made, data)
             if given is not None:
@@ -346,8 +370,11 @@ def fields_maker(cls: type[M], *names: str) -> Callable[..., M]:
             data = defaults.copy()
             data[first] = one
             data[second] = two
-            for field, factory in factories:
-                data[field] = factory()
+            if fill is not None:
+                fill(data)
+            else:
+                for field, factory in factories:
+                    data[field] = factory()
             return _instance(cls, data, given)
 
         return make_two
@@ -404,14 +431,17 @@ class NamedUnion:
         return json_schema
 
 
-def provider_data(issuer: str, data: Any) -> ProviderData:
+def provider_data(issuer: str, data: Any, *, copied: bool = False) -> ProviderData:
     """``ProviderData(issuer=issuer, data=data)``: the same instance, made without validation
     when ``issuer`` is a string and ``data`` plain JSON (:func:`json_copy` makes the copy
-    validation would); anything else is validated (and refused) as usual."""
+    validation would); anything else is validated (and refused) as usual. ``copied``: ``data``
+    already is such a copy, partwire's own (it becomes the instance's data as it is)."""
+    if copied and type(issuer) is str:
+        return _make_pd(issuer, data)
     if type(issuer) is str:
-        copied = json_copy(data)
-        if copied is not NOT_JSON:
-            return _make_pd(issuer, copied)
+        made = json_copy(data)
+        if made is not NOT_JSON:
+            return _make_pd(issuer, made)
     return ProviderData(issuer=issuer, data=data)
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from partwire import ids as _ids
-from partwire._base import CanonicalModel, NamedUnion, ProviderData
+from partwire._base import CanonicalModel, NamedUnion, ProviderData, fuse_factories
 from partwire.errors import ArgumentError
 from partwire.parts import Part, TextPart
 from partwire.usage import Usage
@@ -110,6 +110,20 @@ def _filled_id() -> str:
 def _filled_time() -> datetime:
     FILLED_IN[0] += 1
     return _ids._clock()  # as now() reads it, a call less per message
+
+
+def _fill_line_fields(data: dict[str, Any]) -> None:
+    # The four factories below in one call, for the readers' makers (fuse_factories): what
+    # _filled_v, _filled_id, _filled_time and dict make, in that order.
+    FILLED_IN[0] += 3
+    data["v"] = 1
+    data["id"] = _ids._ids()
+    data["created_at"] = _ids._clock()
+    data["metadata"] = {}
+
+
+fuse_factories((("v", _filled_v), ("id", _filled_id), ("created_at", _filled_time), ("metadata", dict)),
+               _fill_line_fields)
 
 
 def _require_line_fields(schema: dict[str, Any]) -> None:

@@ -80,7 +80,9 @@ def valid_tool_name(name: str) -> bool:
 
 def check_schema(schema: Mapping[str, Any], *, tool: str = "?") -> None:
     """Raise :class:`SchemaError` at the first construct outside the portable subset."""
-    checked_copy(schema, tool=tool)
+    if schema.get("type") != "object":
+        raise SchemaError(tool, "#", "type", "a tool's input schema must have type 'object'")
+    _check_node(schema, "#", tool, copy=False)
 
 
 def checked_copy(schema: Mapping[str, Any], *, tool: str = "?") -> Any:
@@ -94,12 +96,13 @@ def checked_copy(schema: Mapping[str, Any], *, tool: str = "?") -> Any:
     return _check_node(schema, "#", tool)
 
 
-def _check_node(node: Any, path: str, tool: str) -> Any:
+def _check_node(node: Any, path: str, tool: str, copy: bool = True) -> Any:
     # Tool lists are read on every imported request: the paths for messages are made only when
     # a check fails or a node is entered, and plain dicts skip the ABC check. The copy is built
     # as the walk goes, and given up (NOT_JSON) at the first value that is not plain JSON; the
     # check goes on to the end, so it raises where it would have raised without the copy.
-    out: dict[str, Any] | None = {}
+    # Without ``copy`` (a schema already partwire's own) it only checks.
+    out: dict[str, Any] | None = {} if copy else None
     if type(node) is not dict:
         if not isinstance(node, Mapping):
             raise SchemaError(tool, path, "(schema)", f"a schema must be an object, got {type(node).__name__}")
@@ -116,15 +119,15 @@ def _check_node(node: Any, path: str, tool: str) -> Any:
                 bad = [t for t in types if not isinstance(t, str) or t not in JSON_TYPES]
                 if bad or not types:
                     raise SchemaError(tool, f"{path}/{key}", key, f"unknown JSON type {bad or value!r}")
-                copied = json_copy(value)
+                copied = json_copy(value) if copy else value
             elif value not in JSON_TYPES:
                 raise SchemaError(tool, f"{path}/{key}", key, f"unknown JSON type {[value]!r}")
         elif key == "properties":
             if type(value) is not dict and not isinstance(value, Mapping):
                 raise SchemaError(tool, f"{path}/{key}", key, "must map property names to schemas")
-            properties: dict[str, Any] | None = {} if type(value) is dict else None
+            properties: dict[str, Any] | None = {} if copy and type(value) is dict else None
             for name, sub in value.items():
-                inner = _check_node(sub, f"{path}/{key}/{name}", tool)
+                inner = _check_node(sub, f"{path}/{key}/{name}", tool, copy)
                 if properties is not None:
                     if inner is NOT_JSON or type(name) is not str:
                         properties = None
@@ -134,7 +137,7 @@ def _check_node(node: Any, path: str, tool: str) -> Any:
         elif key == "items":
             if isinstance(value, list):
                 raise SchemaError(tool, f"{path}/{key}", key, "tuple validation (a list of schemas) is not portable")
-            copied = _check_node(value, f"{path}/{key}", tool)
+            copied = _check_node(value, f"{path}/{key}", tool, copy)
         elif key == "required":
             names = node.get("properties", {})
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -142,11 +145,11 @@ def _check_node(node: Any, path: str, tool: str) -> Any:
             missing = [v for v in value if v not in names]
             if missing:
                 raise SchemaError(tool, f"{path}/{key}", key, f"names properties that are not defined: {missing}")
-            copied = json_copy(value)
+            copied = json_copy(value) if copy else value
         elif key == "enum":
             if not isinstance(value, list) or not value:
                 raise SchemaError(tool, f"{path}/{key}", key, "must be a non-empty list")
-            copied = json_copy(value)
+            copied = json_copy(value) if copy else value
         elif key == "format":
             if not isinstance(value, str) or value not in ALLOWED_FORMATS:
                 raise SchemaError(tool, f"{path}/{key}", key, f"format {value!r} is not a basic format annotation")

@@ -3,6 +3,8 @@ as, what goes back exactly when it is written again, and what a refused request 
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import pytest
 
 from partwire import (
@@ -103,3 +105,22 @@ def test_an_unknown_block_in_a_system_message_is_echoed_verbatim() -> None:
     projection = anthropic.to_wire(imported.history, **imported.to_wire_kwargs())
     assert projection.request == body
     assert projection.losses == ()
+
+
+def test_messages_a_reader_makes_get_their_own_line_fields() -> None:
+    """Messages made by a request reader (without validation) carry a version, increasing ids, a
+    UTC time and a metadata dict of their own, as constructed ones do."""
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 10,
+            "messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
+                         {"role": "user", "content": [{"type": "text", "text": "c",
+                                                       "cache_control": {"type": "ephemeral"}}]}]}
+    history = anthropic.from_wire_request(body).history
+    made = UserMessage("d")
+    assert [event.v for event in history] == [1, 1, 1]
+    ids = [event.id for event in history] + [made.id]
+    assert ids == sorted(set(ids))
+    assert all(event.created_at.tzinfo is UTC for event in history)
+    history[0].metadata["k"] = 1
+    assert [event.metadata for event in history[1:]] == [{}, {}]
+    assert {name: getattr(history[1], name) for name in ("v", "metadata", "parent_id")} == \
+        {name: getattr(AssistantMessage("b"), name) for name in ("v", "metadata", "parent_id")}

@@ -240,6 +240,40 @@ def test_tool_choice_and_tools() -> None:
     assert imported.tools[1] == tool.model_copy(update={"side_effects": "execute"})
 
 
+def test_openapi_parameters_read_as_json_schema_and_go_back_as_they_came() -> None:
+    """A declaration in Gemini's OpenAPI dialect imports as JSON Schema (types lower-case,
+    ``nullable`` a null type), writes back byte for byte, and owes nothing to the body: a
+    change to the body afterwards changes neither the definition nor what it writes."""
+    parameters: dict[str, Any] = {"type": "OBJECT", "properties": {
+        "city": {"type": "STRING", "nullable": True, "description": "where"},
+        "days": {"type": "ARRAY", "items": {"type": "INTEGER", "enum": [1, 2]}},
+        "unit": {"anyOf": [{"type": "STRING"}, {"type": "NUMBER", "nullable": True}]}},
+        "required": ["city"]}
+    body = {"contents": [{"role": "user", "parts": [{"text": "q"}]}],
+            "tools": [{"functionDeclarations": [{"name": "weather", "description": "d",
+                                                 "parameters": parameters}]}]}
+    clear()
+    imported = google.from_wire_request(body)
+    (tool,) = imported.tools
+    assert isinstance(tool, ToolDefinition)
+    assert tool.input_schema == {"type": "object", "properties": {
+        "city": {"type": ["string", "null"], "description": "where"},
+        "days": {"type": "array", "items": {"type": "integer", "enum": [1, 2]}},
+        "unit": {"anyOf": [{"type": "string"}, {"type": ["number", "null"]}]}},
+        "required": ["city"]}
+    again = google.to_wire(imported.history, **imported.to_wire_kwargs()).request
+    assert again["tools"] == body["tools"]
+    before = tool.model_dump()
+    parameters["properties"]["days"]["items"]["enum"].append(3)
+    parameters["properties"]["city"]["type"] = "INTEGER"
+    assert tool.model_dump() == before
+    written = google.to_wire(imported.history, **imported.to_wire_kwargs()).request
+    assert written["tools"][0]["functionDeclarations"][0]["parameters"]["properties"]["city"] == \
+        {"type": "STRING", "nullable": True, "description": "where"}
+    assert written["tools"][0]["functionDeclarations"][0]["parameters"]["properties"]["days"][
+        "items"]["enum"] == [1, 2]
+
+
 def test_media_parts() -> None:
     """Base64 media go as inlineData, URLs and Files API ids as fileData; a PDF title is reported."""
     body = wire([UserMessage([ImagePart(source=Base64Source(data="iVBORw0KGgo="), media_type="image/png"),

@@ -87,6 +87,8 @@ _TYPED_TOP = frozenset({"temperature", "top_p", "top_k", "max_tokens", "stop", "
 _CHAT_ROLES = frozenset({"system", "developer", "tool", "function"})
 # The roles Cohere shares with Chat Completions.
 _COHERE_ROLES = frozenset({"system", "tool"})
+# The keys of a message that holds nothing but its role and content.
+_ROLE_AND_CONTENT = frozenset({"role", "content"})
 # Content block types by the one API that defines them inside ``messages``.
 _BLOCK_TYPES: dict[str, str] = {
     **dict.fromkeys(("image_url", "input_audio", "file", "refusal"), "openai_chat"),
@@ -111,7 +113,11 @@ def foreign_request(body: Mapping[str, Any], own: str, *,
     ``tools_read``: the reader has read these very tools before (they showed no sign then), so
     they are not looked at again.
     """
-    found = _cohere_sign(body, own)
+    model = body.get("model")
+    # The provider the model's name says (Chat's dialects and Ollama serve any), asked once for
+    # the signs that read it.
+    owner = model_owner(model) if isinstance(model, str) and own not in ("openai_chat", "ollama") else None
+    found = _cohere_sign(body, own, owner)
     if found is not None:
         return found
     keys = body.keys()
@@ -128,19 +134,18 @@ def foreign_request(body: Mapping[str, Any], own: str, *,
         found = _typed_for_ollama(body)
         if found is not None:
             return found
-    model = body.get("model")
     if model is not None and own == "bedrock":
         return "messages", "a top-level model (Converse names it in the URL)", "model"
-    if own == "anthropic" and isinstance(model, str) and model_owner(model) == "openai":
+    if own == "anthropic" and owner == "openai":
         # Anthropic serves only its own models; an OpenAI model in a messages body is Chat's.
         return "openai_chat", f"the OpenAI model {model}", "model"
     if own == "cohere" and isinstance(model, str) and ":" in model and "/" not in model:
         # A name:tag model (gemma3:1b) is how Ollama names what it runs; Cohere serves only its own.
         return "ollama", f"the Ollama model tag {model}", "model"
-    owner = _OWNER_API.get(model_owner(model) or "") if own == "cohere" and isinstance(model, str) else None
-    if owner is not None and owner != own:
+    served = _OWNER_API.get(owner or "") if own == "cohere" else None
+    if served is not None and served != own:
         # Cohere serves only its own models.
-        return owner, f"the {_MODEL_OWNERS[owner]} model {model}", "model"
+        return served, f"the {_MODEL_OWNERS[served]} model {model}", "model"
     thinking = body.get("thinking")
     if own != "anthropic" and isinstance(thinking, dict) and (
             "budget_tokens" in thinking or thinking.get("type") == "adaptive"):
@@ -161,23 +166,31 @@ def foreign_request(body: Mapping[str, Any], own: str, *,
     if not isinstance(messages, list):
         return None
     writers = _FOREIGN_BLOCKS.get(own) or _foreign_blocks(own)
+    quiet = _QUIET_BLOCKS.get(own, frozenset())
+    # Ollama's reader looks at a plain message's role too (a developer or function role is Chat's).
+    plain = own != "ollama"
+    chat_roles = own not in ("openai_chat", "ollama")
+    typed_calls = own not in ("openai_chat", "ollama", "cohere")
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
             return None
         role = message.get("role")
-        if own != "cohere" and "tool_plan" in message:
-            return "cohere", "a message's tool_plan", f"messages[{i}].tool_plan"
-        if own != "ollama":
-            sign = _ollama_message(message)
-            if sign is not None:
-                return "ollama", f"a message's {sign}", f"messages[{i}].{sign}"
-        elif _chat_message(message):
-            # Cohere's messages have these too (a call id, typed calls): both are named.
-            return "chat_or_cohere", "a message in their shape (a call id, typed calls)", f"messages[{i}]"
-        if own not in ("openai_chat", "ollama") and isinstance(role, str) and role in _CHAT_ROLES and (
+        # A message of role and content alone (the commonest) has none of the keys the signs
+        # below look for; only its role can still be one.
+        if not plain or not message.keys() <= _ROLE_AND_CONTENT:
+            if own != "cohere" and "tool_plan" in message:
+                return "cohere", "a message's tool_plan", f"messages[{i}].tool_plan"
+            if own != "ollama":
+                sign = _ollama_message(message)
+                if sign is not None:
+                    return "ollama", f"a message's {sign}", f"messages[{i}].{sign}"
+            elif _chat_message(message):
+                # Cohere's messages have these too (a call id, typed calls): both are named.
+                return "chat_or_cohere", "a message in their shape (a call id, typed calls)", f"messages[{i}]"
+        if chat_roles and type(role) is str and role in _CHAT_ROLES and (
                 role != "system" or own != "anthropic") and (role not in _COHERE_ROLES or own != "cohere"):
             return "openai_chat", f"a {message['role']} message", f"messages[{i}].role"
-        if own not in ("openai_chat", "ollama", "cohere") and "tool_calls" in message:
+        if typed_calls and "tool_calls" in message:
             return "openai_chat", "a message's tool_calls", f"messages[{i}].tool_calls"
         content = message.get("content")
         if not isinstance(content, list):
@@ -186,6 +199,8 @@ def foreign_request(body: Mapping[str, Any], own: str, *,
             if not isinstance(block, dict):
                 continue
             kind = block.get("type")
+            if type(kind) is str and kind in quiet:
+                continue
             if kind is None:
                 if own != "bedrock" and _converse_block(block):
                     return "bedrock", "a content block with no type", f"messages[{i}].content[{j}]"
@@ -215,6 +230,24 @@ def _foreign_blocks(own: str) -> dict[str, str]:
 
 # Per reading adapter: the block types of the other APIs.
 _FOREIGN_BLOCKS = {own: _foreign_blocks(own) for own in LABELS}
+
+
+def _quiet_blocks(own: str) -> frozenset[str]:
+    """The block types that are no sign of another API to the reader ``own`` whatever the
+    block holds: its own types (but ``document``, which Cohere writes without a source) and
+    the shared ``text`` (``thinking`` too, for Anthropic's). The scan passes over these with
+    one lookup; any other type goes through the rules above."""
+    quiet = {kind for kind, writer in _BLOCK_TYPES.items() if writer == own and kind != "document"}
+    if own not in ("bedrock", "ollama"):
+        quiet.add("text")
+    if own == "anthropic":
+        quiet.add("thinking")
+    if own == "cohere":
+        quiet.add("image_url")  # Chat's image item, which Cohere takes too
+    return frozenset(quiet)
+
+
+_QUIET_BLOCKS = {own: _quiet_blocks(own) for own in LABELS}
 
 
 def _typed_for_ollama(body: Mapping[str, Any]) -> tuple[str, str, str] | None:
@@ -264,13 +297,15 @@ def _chat_message(message: Mapping[str, Any]) -> bool:
         for c in calls)
 
 
-def _cohere_sign(body: Mapping[str, Any], own: str) -> tuple[str, str, str] | None:
+def _cohere_sign(body: Mapping[str, Any], own: str, owner: str | None) -> tuple[str, str, str] | None:
     """A sign that Cohere wrote ``body`` (or, read as Cohere's, that another API did), from the
-    fields Cohere shares with Chat Completions but spells its own way; ``None`` when none shows."""
+    fields Cohere shares with Chat Completions but spells its own way; ``None`` when none shows.
+    ``owner``: the provider the body's model belongs to (``None`` for the readers of Chat and Ollama,
+    which serve any model)."""
     if own == "cohere":
         return None
-    model = body.get("model")
-    if isinstance(model, str) and own not in ("openai_chat", "ollama") and model_owner(model) == "cohere":
+    if owner == "cohere":
+        model = body["model"]
         # First-party APIs serve only their own models (Chat's dialects and Ollama serve open
         # weights, Cohere's among them).
         return "cohere", f"the Cohere model {model}", "model"

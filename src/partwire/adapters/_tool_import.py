@@ -18,6 +18,7 @@ from partwire.tools import (
     ServerToolDefinition,
     SideEffects,
     ToolDefinition,
+    check_schema,
     checked_copy,
     valid_tool_name,
 )
@@ -124,10 +125,22 @@ def apply_overlay(out: dict[str, Any], overlay: Mapping[str, Any] | None) -> dic
     return out
 
 
-def with_overlay(tool: ToolT, api: str, issuer: str, overlay: dict[str, Any] | None) -> ToolT:
-    """``tool`` carrying ``overlay`` as its issuer-tagged provider data (``{api: overlay}``)."""
+def with_overlay(tool: ToolT, api: str, issuer: str, overlay: dict[str, Any] | None,
+                 own: Any = None) -> ToolT:
+    """``tool`` carrying ``overlay`` as its issuer-tagged provider data (``{api: overlay}``).
+    ``own``: a value of the overlay that is already partwire's own plain copy (a wire schema
+    copied while it was converted), kept as it is where every other value is copied."""
     if overlay is None:
         return tool
+    if own is not None:
+        data: dict[str, Any] = {}
+        for key, value in overlay.items():
+            made = value if value is own else json_copy(value)
+            if made is NOT_JSON:
+                break
+            data[key] = made
+        else:
+            return with_field(tool, "provider_data", provider_data(issuer, {api: data}, copied=True))
     return with_field(tool, "provider_data", provider_data(issuer, {api: overlay}))
 
 
@@ -172,7 +185,7 @@ def imported_definition(name: Any, description: Any, schema: dict[str, Any], por
 def definition_from_wire(wire: dict[str, Any], name: Any, description: Any, parameters: Any,
                          side_effects: str, again: Callable[[ToolDefinition], dict[str, Any]],
                          api: str, issuer: str, *, wire_key: str | None = None,
-                         **flags: Any) -> ToolSpec:
+                         fresh: Any = None, **flags: Any) -> ToolSpec:
     """The function tool ``wire`` (its ``name``, ``description``, ``parameters`` schema and typed
     ``flags`` as read from it) as a :class:`ToolDefinition` carrying the overlay that turns
     ``again(definition)``, its re-encoding, back into ``wire``; ``wire`` itself when its schema
@@ -180,8 +193,13 @@ def definition_from_wire(wire: dict[str, Any], name: Any, description: Any, para
 
     ``wire_key`` names the field of ``wire`` that ``parameters`` is, as the wire gave it (not a
     conversion of it): the re-encoding then holds that very object (:func:`keep_wire_schema`),
-    so the overlay is found by identity."""
-    schema, portable, own = schema_or_none(parameters)
+    so the overlay is found by identity.
+
+    ``fresh``: ``parameters`` was converted from a wire schema (Gemini's OpenAPI dialect), and
+    both it and ``fresh``, the copy of that wire schema in ``wire``, are partwire's own plain
+    copies made by the conversion: the schema is checked and not copied again, nor is ``fresh``
+    in the overlay that gives the wire schema back."""
+    schema, portable, own = schema_or_none(parameters, fresh=fresh is not None)
     if schema is None:
         return wire
     try:
@@ -192,7 +210,7 @@ def definition_from_wire(wire: dict[str, Any], name: Any, description: Any, para
     encoded = again(definition)
     if own and wire_key is not None:
         keep_wire_schema(encoded, wire_key, parameters, schema)
-    return with_overlay(definition, api, issuer, tool_overlay(wire, encoded))
+    return with_overlay(definition, api, issuer, tool_overlay(wire, encoded), fresh)
 
 
 def overlay_for(tool: ToolDefinition | ServerToolDefinition, api: str, issuers: Collection[str],
@@ -278,15 +296,22 @@ def location_fields(location: Any) -> dict[str, str]:
             if (v := getattr(location, k)) is not None}
 
 
-def schema_or_none(schema: Any) -> tuple[dict[str, Any] | None, bool, bool]:
+def schema_or_none(schema: Any, *, fresh: bool = False) -> tuple[dict[str, Any] | None, bool, bool]:
     """An imported input schema, whether it is within the portable subset, and whether it is a
     copy of our own; ``None`` when it is not a JSON object at all.
 
     A portable schema of plain JSON is checked and copied in one walk
     (:func:`~partwire.tools.checked_copy`): :func:`imported_definition` keeps that copy (``own``)
-    instead of copying it again. Any other comes back as given."""
+    instead of copying it again. Any other comes back as given. A ``fresh`` schema already is
+    our own plain copy: it is checked only, and comes back itself."""
     if type(schema) is not dict:
         return None, False, False
+    if fresh:
+        try:
+            check_schema(schema)
+        except SchemaError:
+            return schema, False, True
+        return schema, True, True
     try:
         copied = checked_copy(schema)
     except SchemaError:

@@ -16,7 +16,16 @@ from partwire.adapters._estimate._media import (
     pdf_text_tokens,
     split_data_url,
 )
-from partwire.adapters._estimate._text import Tally, drop_titles, json_text, model_name, obj, seq
+from partwire.adapters._estimate._text import (
+    Tally,
+    count_text,
+    drop_titles,
+    json_text,
+    known_count,
+    model_name,
+    obj,
+    seq,
+)
 
 __all__ = [
     "estimate_openai_chat_body",
@@ -264,16 +273,32 @@ def estimate_openai_responses_body(body: Mapping[str, Any]) -> int:
         items = []
     items = items if isinstance(items, list) else []
     # Reasoning of finished turns (before the last user message) is dropped by the API.
-    live = max((i for i, item in enumerate(items)
-                if isinstance(item, dict) and item.get("role") == "user"), default=-1)
+    live = next((i for i in range(len(items) - 1, -1, -1)
+                 if isinstance(items[i], dict) and items[i].get("role") == "user"), -1)
     # The latest compaction item carries the context of every item before it (OpenAI's
     # compaction guide): those are not counted, the compaction item is. One pass; a compaction
     # item takes the tally back to this point.
     start = (tally.text, tally.fixed)
     for index, item in enumerate(items):
         if isinstance(item, dict):
-            kind = item.get("type")
-            if kind == "compaction":
+            kind = item.get("type", "message")
+            # The items an agent's history is made of (a message of one text, a call, its
+            # output as text) are counted here from the memo, without a call per item: half the
+            # estimate's count of a 1,000-event history.
+            if kind == "message" or kind == "function_call_output":
+                text = item.get("content" if kind == "message" else "output")
+                if type(text) is str:
+                    tally.fixed += _R_ITEM
+                    tally.text += known_count(text) or count_text(text)
+                    continue
+            elif kind == "function_call":
+                name, text = item.get("name"), item.get("arguments", item.get("input"))
+                if type(name) is str and type(text) is str:
+                    tally.fixed += _O_TOOL_CALL
+                    tally.text += (known_count(name) or count_text(name)) + (
+                        known_count(text) or count_text(text))
+                    continue
+            elif kind == "compaction":
                 tally.text, tally.fixed = start
             elif kind == "reasoning" and index < live:
                 continue

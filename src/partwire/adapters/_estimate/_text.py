@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
 from collections.abc import Callable, Mapping
 from functools import cache
-from json.encoder import c_encode_basestring, c_make_encoder  # type: ignore[attr-defined]
 from typing import Any
 
+from partwire._json import json_encoder
 from partwire._memo import cached, memo, on_forget
 
 __all__ = [
@@ -17,6 +16,7 @@ __all__ = [
     "count_text",
     "drop_titles",
     "json_text",
+    "known_count",
     "model_name",
     "obj",
     "seq",
@@ -82,6 +82,12 @@ def count_text(text: str) -> int:
     return tokens
 
 
+known_count: Callable[[str], int | None] = _MEMO.get
+"""The remembered count of a string, or ``None``: what :func:`count_text` looks up first, for a
+walk over many short items that would otherwise pay a call per item to find it (the memo is
+emptied in place, so this stays its lookup)."""
+
+
 @on_forget
 def _forget_counted_size() -> None:
     # The running size of what _MEMO holds, emptied with it.
@@ -89,27 +95,9 @@ def _forget_counted_size() -> None:
     _memo_chars = 0
 
 
-# One encoder for every call: json.dumps with options builds a new one each time.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
-# Its C scanner, built once with no circular-reference bookkeeping: JSONEncoder.encode builds a
-# new one (and a markers dict) per call, which costs a third of encoding a tool call's arguments.
-# A circular value recurses until RecursionError; the full encoder then raises what it always did.
-_FAST_ENCODE: Callable[[Any, int], Any] | None = (
-    c_make_encoder(None, str, c_encode_basestring, None, ":", ",", False, False, True)
-    if c_make_encoder is not None and c_encode_basestring is not None else None)
-
-
-def json_text(value: Any) -> str:
-    """Compact JSON of ``value`` (UTF-8 kept, anything unknown through ``str``)."""
-    if _FAST_ENCODE is None or type(value) is str:
-        return _ENCODER.encode(value)
-    try:
-        chunks = _FAST_ENCODE(value, 0)
-    except RecursionError:
-        return _ENCODER.encode(value)
-    return chunks if type(chunks) is str else "".join(chunks)
-
-
+json_text: Callable[[Any], str] = json_encoder(ensure_ascii=False, separators=(",", ":"), default=str)
+"""Compact JSON of a value (UTF-8 kept, anything unknown through ``str``), by one encoder made
+once (:func:`~partwire._json.json_encoder`)."""
 
 
 # Strings at least this long inside a JSON value are counted apart from its JSON text.

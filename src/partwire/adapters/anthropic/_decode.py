@@ -197,7 +197,14 @@ def _thinking_from_wire(block: dict[str, Any]) -> ThinkingPart:
     if isinstance(signature, str) and signature:
         used.add("signature")
     if "signature" in used:
-        return ThinkingPart(text=block["thinking"], signature=Opaque(value=signature, issuer=ISSUER),
+        text = block["thinking"]
+        if type(text) is str and type(signature) is str:
+            # Texts read from JSON: made as validation would make them, without it (as the
+            # other readers make their thinking parts).
+            return build(ThinkingPart, {
+                "text": text, "signature": build(Opaque, {"value": signature, "issuer": ISSUER}),
+                "provider_data": _pd(extras_of(block, used))})
+        return ThinkingPart(text=text, signature=Opaque(value=signature, issuer=ISSUER),
                             provider_data=_pd(extras_of(block, used)))
     # Unsigned, yet Anthropic's own block (a request can hold one): the block marker, even empty,
     # lets the encoder send it back as it was instead of dropping unverifiable reasoning.

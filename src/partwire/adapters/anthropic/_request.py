@@ -19,7 +19,7 @@ from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._provenance import shared_provider_data
 from partwire.adapters._reading import imported_request, text_part
-from partwire.adapters._turns import TurnPlacement, read_messages
+from partwire.adapters._turns import TurnPlacement, default_joins, read_messages
 from partwire.adapters.anthropic._decode import extras_of, part_from_wire
 from partwire.adapters.anthropic._encode import Encoder
 from partwire.adapters.anthropic._settings import settings_from_wire, settings_to_wire
@@ -164,7 +164,9 @@ class _RequestReader(TurnPlacement):
         if role == "assistant":
             parts = tuple(map(part_from_wire, blocks))
             for part in parts:
-                if isinstance(part, ToolCallPart):
+                # Exact: part_from_wire makes no subclass, and a missed isinstance on a part
+                # class goes through ABCMeta (a text or thinking part, most of them).
+                if type(part) is ToolCallPart:
                     self.calls[part.provider_ids[ISSUER]] = part
             return [self._place("assistant", "assistant", True, list_marks, AssistantMessage,
                                 {"parts": parts})]
@@ -188,9 +190,16 @@ class _RequestReader(TurnPlacement):
             marks = {"content": "blocks"} if len(parts) == 1 else {}
         else:
             return None
-        if role == "user":
-            return self._place("user", "user", True, marks, UserMessage, {"parts": parts})
-        return self._place("assistant", "assistant", True, marks, AssistantMessage, {"parts": parts})
+        # _place for a message that opens its own turn (placed() with starts=True), written out:
+        # this is the reader's commonest message, and three calls cost as much as its parts.
+        if default_joins(role, self.turn_role, self.last_kind):
+            marks = {**marks, "turn": "new"}
+        self.turn_role = self.last_kind = role
+        cls: type[UserMessage | AssistantMessage] = UserMessage if role == "user" else AssistantMessage
+        if not marks:
+            return _PARTS_ONLY[cls](parts)
+        made: HistoryEvent = build(cls, {"parts": parts, "provider_data": _marks(marks)})
+        return made
 
     def _user_turn(self, blocks: list[Any], list_marks: dict[str, Any]) -> list[HistoryEvent]:
         out: list[HistoryEvent] = []

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
+from partwire._base import NOT_JSON, json_copy
 from partwire._memo import memo
 from partwire.adapters import _tool_import
 from partwire.adapters._losses import LossCollector
@@ -335,17 +336,25 @@ def _read_server(tool: dict[str, Any]) -> ToolSpec:
 
 
 def _declaration_from_wire(declaration: dict[str, Any]) -> ToolSpec:
+    wire, fresh = declaration, None
     if "parametersJsonSchema" in declaration:
         parameters = declaration["parametersJsonSchema"]
     elif "parameters" in declaration:
-        parameters = json_schema_from_openapi(declaration["parameters"])
+        parameters, fresh = _openapi_read(declaration["parameters"])
+        if fresh is None:  # not plain JSON: converted as it is, and copied (or refused) later
+            parameters = json_schema_from_openapi(declaration["parameters"])
+        else:
+            # The overlay gives the wire schema back: from the copy the conversion made.
+            wire = {**declaration, "parameters": fresh}
     else:
         parameters = {"type": "object", "properties": {}}
-    return _tool_import.definition_from_wire(
-        declaration, declaration["name"], declaration.get("description"), parameters,
+    spec = _tool_import.definition_from_wire(
+        wire, declaration["name"], declaration.get("description"), parameters,
         IMPORTED_SIDE_EFFECTS,
         lambda definition: _declaration(definition, "", None, dialect="json_schema", vertex=False),
-        API, ISSUER, wire_key="parametersJsonSchema" if "parametersJsonSchema" in declaration else None)
+        API, ISSUER, wire_key="parametersJsonSchema" if "parametersJsonSchema" in declaration else None,
+        fresh=fresh)
+    return declaration if spec is wire else spec  # a tool that stays a dict is the caller's own
 
 
 def _server_from_wire(tool: Any) -> ToolSpec:
@@ -375,6 +384,63 @@ def _server_from_wire(tool: Any) -> ToolSpec:
     # when it is sent there.
     again = _server_to_wire(definition, "", None, (ISSUER,), vertex=kind != "mcp") or {}
     return _tool_import.with_overlay(definition, API, ISSUER, _tool_import.tool_overlay(tool, again))
+
+
+class _NotPlain(Exception):
+    pass
+
+
+def _openapi_read(schema: Any) -> tuple[Any, Any]:
+    """:func:`json_schema_from_openapi` of ``schema`` and a plain copy of ``schema`` itself, made
+    in one walk, neither sharing a dict or list with the wire: the definition keeps the first
+    (checked, not copied again) and its overlay the second (what gives the wire schema back,
+    not copied again either). Three walks of every declaration's schema on its first reading
+    were one. ``(None, None)`` when ``schema`` is not plain JSON of exact built-in types."""
+    try:
+        return _openapi_pair(schema)
+    except (_NotPlain, RecursionError):
+        return None, None
+
+
+def _openapi_pair(schema: Any) -> tuple[Any, Any]:
+    # json_schema_from_openapi, step for step, with the copy of the original beside it.
+    if type(schema) is not dict:
+        copied = json_copy(schema)
+        if copied is NOT_JSON or isinstance(schema, Mapping):
+            raise _NotPlain
+        return copied, copied  # a scalar or a list: kept as it is by the conversion
+    out: dict[str, Any] = {}
+    original: dict[str, Any] = {}
+    nullable = schema.get("nullable") is True and isinstance(schema.get("type"), str)
+    for key, value in schema.items():
+        if type(key) is not str:
+            raise _NotPlain
+        if key == "type" and type(value) is str:
+            out["type"] = value.lower()
+            original[key] = value
+        elif key == "nullable" and nullable and value is True:
+            original[key] = value
+        elif key == "properties" and type(value) is dict:
+            converted: dict[str, Any] = {}
+            copied_properties: dict[str, Any] = {}
+            for name, sub in value.items():
+                if type(name) is not str:
+                    raise _NotPlain
+                converted[name], copied_properties[name] = _openapi_pair(sub)
+            out[key], original[key] = converted, copied_properties
+        elif key == "items":
+            out[key], original[key] = _openapi_pair(value)
+        elif key == "anyOf" and type(value) is list:
+            pairs = [_openapi_pair(sub) for sub in value]
+            out[key], original[key] = [c for c, _ in pairs], [o for _, o in pairs]
+        else:
+            copied = json_copy(value)
+            if copied is NOT_JSON:
+                raise _NotPlain
+            out[key] = original[key] = copied
+    if nullable:
+        out["type"] = [out["type"], "null"]
+    return out, original
 
 
 def json_schema_from_openapi(schema: Any) -> Any:

@@ -269,6 +269,9 @@ def _extras(obj: Mapping[str, Any], used: Collection[str]) -> dict[str, Any]:
     return {k: v for k, v in obj.items() if k not in used}
 
 
+_OUTPUT_KEYS = frozenset({"type", "call_id", "output"})  # a tool output item's own keys
+
+
 class _RequestReader:
     """Reads ``input`` items in order: runs of output items become one assistant message."""
 
@@ -289,8 +292,17 @@ class _RequestReader:
 
     def item(self, item: dict[str, Any], i: int) -> None:
         """Read one input item, ``input[i]``."""
-        kind = item.get("type", "message" if "role" in item else None)
         role = item.get("role")
+        if len(item) == 2 and (role == "user" or role == "developer"):
+            content = item.get("content")
+            if type(content) is str:
+                # {"role", "content": "..."}, two items in three: what _message makes of it,
+                # without the calls of the general path.
+                if self.parts:
+                    self._flush()
+                self.history.append(_ONLY_PARTS[_ROLES[role]]((text_part(content),)))
+                return
+        kind = item.get("type", "message" if "role" in item else None)
         if kind == "message" and role in ("user", "system", "developer"):
             self._flush()
             self.history.append(self._message(item, role, i))
@@ -301,7 +313,7 @@ class _RequestReader:
             self.history.append(self._tool(item, kind, i))
         else:
             for part in _output_parts(item):
-                if isinstance(part, ToolCallPart):
+                if type(part) is ToolCallPart:  # exact, as the Anthropic reader asks
                     self.calls[part.provider_ids[ISSUER]] = part
                 self.parts.append(part)
 
@@ -358,7 +370,7 @@ class _RequestReader:
         marks: dict[str, Any] = {}
         if kind == "custom_tool_call_output":
             marks["kind"] = "custom"
-        extra = _extras(item, {"type", "call_id", "output"})
+        extra = _extras(item, _OUTPUT_KEYS)
         if extra:
             marks["item"] = extra
         output = item.get("output")
