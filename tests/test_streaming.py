@@ -283,3 +283,15 @@ def test_sse_last_event_without_blank_line_is_flushed() -> None:
     decoder = SSEDecoder()
     assert decoder.feed("event: x\ndata: 1") == []
     assert [(e.event, e.data) for e in decoder.flush()] == [("x", "1")]
+
+
+def test_sse_a_long_line_in_small_pieces_is_one_event_when_its_blank_line_comes() -> None:
+    """A 100,000-character data line fed three bytes at a time (its CRLF split) gives one event,
+    at the piece that completes its blank line, and nothing before."""
+    raw = ("data: " + "é" * 50_000 + "x" * 50_000 + "\r\n\r\n").encode()
+    decoder = SSEDecoder()
+    given = [(i, [e.data for e in decoder.feed(raw[i:i + 3])]) for i in range(0, len(raw), 3)]
+    found = [(i, data) for i, data in given if data]
+    last_piece = (len(raw) - 2) // 3 * 3  # the piece holding the blank line's "\r", which ends it
+    assert found == [(last_piece, ["é" * 50_000 + "x" * 50_000])]
+    assert decoder.flush() == []

@@ -35,11 +35,13 @@ class ServerSentEvent:
 class SSEDecoder:
     """Feed it chunks of bytes or text; it returns the events each chunk completes."""
 
-    __slots__ = ("_buffer", "_data", "_decoder", "_event", "_id", "_pending_cr")
+    __slots__ = ("_data", "_decoder", "_event", "_id", "_partial", "_pending_cr")
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")()
-        self._buffer = ""
+        # The pieces of a line not ended yet: kept apart, not joined to each chunk, so that a
+        # long line fed in small chunks costs its length once, not once per chunk.
+        self._partial: list[str] = []
         self._pending_cr = False
         self._event: str | None = None
         self._data: list[str] = []
@@ -52,23 +54,29 @@ class SSEDecoder:
             # The "\r\n" ending the last line was split across chunks: this "\n" ends nothing.
             text = text[1:]
         self._pending_cr = False
-        buffer = self._buffer + text
         events: list[ServerSentEvent] = []
         start = 0
         # Not str.splitlines: it also splits on U+2028 and friends, which JSON strings may hold.
-        for end in _EOL.finditer(buffer):
-            event = self._line(buffer[start:end.start()])
+        # Only the new text is searched: what is pending holds no line end.
+        for end in _EOL.finditer(text):
+            line = text[start:end.start()]
+            if self._partial:
+                self._partial.append(line)
+                line = "".join(self._partial)
+                self._partial = []
+            event = self._line(line)
             start = end.end()
             if event is not None:
                 events.append(event)
-        self._buffer = buffer[start:]
-        self._pending_cr = buffer.endswith("\r")
+        if start < len(text):
+            self._partial.append(text[start:])
+        self._pending_cr = text.endswith("\r")
         return events
 
     def flush(self) -> list[ServerSentEvent]:
         """End of input: dispatch what is pending (a body whose last event lacks its blank line)."""
-        rest = self._buffer + self._decoder.decode(b"", final=True)
-        self._buffer = ""
+        rest = "".join(self._partial) + self._decoder.decode(b"", final=True)
+        self._partial = []
         return [e for e in (self._line(rest) if rest else None, self._line("")) if e is not None]
 
     def _line(self, line: str) -> ServerSentEvent | None:
