@@ -192,8 +192,10 @@ class _Group:
                     raise Unfit
                 arrays[name] = _times(found[name], _FIELD_TYPES[name])
         arrays["extra"] = _strings(extras)
-        # (The parts, and the text joined from them, are made for the whole batch at once:
-        # ``_parts``.)
+        # Each event's parts list, read in the same pass (an empty tuple for a class without
+        # parts): the parts, and the text joined from them, are made for the whole batch at
+        # once, in the events' order (``_parts``).
+        self.parts: Sequence[Any] = found["parts"] if plan.parts else ((),) * m
         self.rows = m
 
     def _usage(self, usages: Sequence[Any], events: list[Any], extras: list[str | None], odd: set[int]) -> None:
@@ -241,9 +243,10 @@ class _Group:
                 full[k] = row
             columns = list(zip(*full, strict=True)) if m else [()] * len(USAGE_TYPE)
         mask = None if whole else pa.array([usage is None for usage in usages], pa.bool_())
-        arrays = [_column(values, field.type) for values, field in zip(columns, USAGE_TYPE, strict=True)]
-        if cost_texts is not None:
-            arrays[_COST_INDEX] = pa.array(cost_texts, pa.string()).cast(COST_TYPE)
+        # The cost column is made from its text when there is one: the Decimals are not read.
+        arrays = [pa.array(cost_texts, pa.string()).cast(COST_TYPE) if k == _COST_INDEX and cost_texts is not None
+                  else _column(values, field.type)
+                  for k, (values, field) in enumerate(zip(columns, USAGE_TYPE, strict=True))]
         self.arrays["usage"] = pa.StructArray.from_arrays(arrays, fields=list(USAGE_TYPE), mask=mask)
 
     def batch(self) -> pa.RecordBatch:
@@ -382,23 +385,27 @@ def columnar_batch(sessions: list[str | None], seqs: list[int], events: list[Any
         return None
     try:
         if len(kinds) == 1:
-            batch = _Group(classes[0], events).batch()
+            group = _Group(classes[0], events)
+            batch = group.batch()
+            lists = list(group.parts)
         else:
             # The events grouped by class (a stable sort on each class's number, in C); each
-            # group's rows are then put back in the events' order by one ``take``.
+            # group's rows are then put back in the events' order by one ``take``, and their
+            # parts lists by the same positions.
             number = {cls: k for k, cls in enumerate(kinds)}
             codes = list(map(number.__getitem__, classes))
             order = sorted(range(len(events)), key=codes.__getitem__)
             grouped = list(map(events.__getitem__, order))
-            batches = []
+            groups = []
             start = 0
             for cls, k in number.items():
                 end = start + codes.count(k)
-                batches.append(_Group(cls, grouped[start:end]).batch())
+                groups.append(_Group(cls, grouped[start:end]))
                 start = end
-            batch = pa.concat_batches(batches).take(pc.sort_indices(pa.array(order, pa.int64())))
-        # Every event has its ``parts`` field or none: a class without one gets an empty tuple.
-        lists = list(map(dict.get, map(_DICT, events), repeat("parts"), repeat(())))
+            positions = pc.sort_indices(pa.array(order, pa.int64()))
+            batch = pa.concat_batches([group.batch() for group in groups]).take(positions)
+            grouped_lists = list(chain.from_iterable(group.parts for group in groups))
+            lists = list(map(grouped_lists.__getitem__, positions.to_pylist()))
         parts, joined = _parts(lists, list(map(_HAS_PARTS.__getitem__, classes)))
         joins = list(map(_JOINS_TEXT.__getitem__, classes))
         text = batch.column("text")

@@ -153,12 +153,12 @@ class _EventPlan:
         self.plain = _Leftovers(cls, taken | {"usage"}) if cls is AssistantMessage else self.leftovers
         # What the batch path reads with one getter, and the string columns typed fields fill.
         self.typed_columns = tuple(typed.items())
-        # (then the leftovers but usage, to be compared with their defaults a column at a time;
-        # the parts are read for the whole batch at once).
+        # (then the parts list, and the leftovers but usage, to be compared with their defaults a
+        # column at a time).
         self.columns = _Columns(("v", "id", "created_at", *(("parent_id",) if self.parent else ()), *typed,
                                  *(("usage",) if cls is AssistantMessage else ()),
                                  *(("started_at", "finished_at") if cls is ToolMessage else ()),
-                                 *self.plain.names))
+                                 *(("parts",) if self.parts else ()), *self.plain.names))
 
 
 class _Columns:
