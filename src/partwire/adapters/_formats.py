@@ -117,10 +117,12 @@ def foreign_request(body: Mapping[str, Any], own: str, *,
     # The provider the model's name says (Chat's dialects and Ollama serve any), asked once for
     # the signs that read it.
     owner = model_owner(model) if isinstance(model, str) and own not in ("openai_chat", "ollama") else None
-    found = _cohere_sign(body, own, owner)
-    if found is not None:
-        return found
     keys = body.keys()
+    # Cohere's signs are in three fields and the model's owner: most bodies have none of them.
+    if own != "cohere" and (owner == "cohere" or not keys.isdisjoint(_COHERE_FIELDS)):
+        found = _cohere_sign(body, own, owner)
+        if found is not None:
+            return found
     others = _OTHERS_TOP.get(own)
     if others is None or not keys.isdisjoint(others):  # one look for the common body, with none
         also = _ALSO.get(own, frozenset())
@@ -165,12 +167,7 @@ def foreign_request(body: Mapping[str, Any], own: str, *,
     messages = body.get("messages")
     if not isinstance(messages, list):
         return None
-    writers = _FOREIGN_BLOCKS.get(own) or _foreign_blocks(own)
-    quiet = _QUIET_BLOCKS.get(own, frozenset())
-    # Ollama's reader looks at a plain message's role too (a developer or function role is Chat's).
-    plain = own != "ollama"
-    chat_roles = own not in ("openai_chat", "ollama")
-    typed_calls = own not in ("openai_chat", "ollama", "cohere")
+    writers, quiet, plain, chat_roles, typed_calls = _SCANS.get(own) or _scan(own)
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
             return None
@@ -250,6 +247,20 @@ def _quiet_blocks(own: str) -> frozenset[str]:
 _QUIET_BLOCKS = {own: _quiet_blocks(own) for own in LABELS}
 
 
+def _scan(own: str) -> tuple[dict[str, str], frozenset[str], bool, bool, bool]:
+    """What the message scan of the reader ``own`` looks for: the other APIs' block types, the
+    types it passes over, whether a plain message's keys are no sign (Ollama's reader looks at
+    them: a developer or function role is Chat's), whether Chat's roles and its ``tool_calls``
+    are a sign."""
+    return (_FOREIGN_BLOCKS.get(own) or _foreign_blocks(own), _QUIET_BLOCKS.get(own, frozenset()),
+            own != "ollama", own not in ("openai_chat", "ollama"),
+            own not in ("openai_chat", "ollama", "cohere"))
+
+
+# Per reading adapter, worked out once: every request read asks.
+_SCANS = {own: _scan(own) for own in LABELS}
+
+
 def _typed_for_ollama(body: Mapping[str, Any]) -> tuple[str, str, str] | None:
     """For the Ollama reader: a top-level field of Chat Completions or Anthropic, or a model
     only OpenAI or Anthropic serves (Ollama's ``gpt-oss`` is open weights, and its own)."""
@@ -295,6 +306,10 @@ def _chat_message(message: Mapping[str, Any]) -> bool:
         isinstance(c, dict) and ("type" in c or (
             isinstance(c.get("function"), dict) and isinstance(c["function"].get("arguments"), str)))
         for c in calls)
+
+
+# The fields _cohere_sign reads (besides the model): a body without them shows no sign of Cohere.
+_COHERE_FIELDS = frozenset({"tool_choice", "thinking", "response_format"})
 
 
 def _cohere_sign(body: Mapping[str, Any], own: str, owner: str | None) -> tuple[str, str, str] | None:

@@ -45,11 +45,14 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
                      issuers: Collection[str], sampling: bool) -> None:
     """Write ``settings`` into ``request``, whose ``max_tokens`` the caller has set (the API
     requires one: ``settings.max_output_tokens`` or :data:`DEFAULT_MAX_TOKENS`)."""
-    if native_choice is None and settings.is_empty():
-        return
     # The fields read from the instance's dict, and each writer called only for a field that is
     # set: every to_wire with settings comes here, most with one or two of them.
     fields = settings.__dict__
+    if native_choice is None and len(fields) - [*fields.values()].count(None) <= (
+            fields["max_output_tokens"] is not None) + (fields["provider_data"] is not None):
+        # Nothing to write when no field but the limit (the caller's) is set: a body of
+        # max_tokens alone, the commonest, skips the writers below (the set fields counted in C).
+        return
     marks = marks_of(settings, issuers) if fields["provider_data"] is not None else {}
     for name in _SAMPLING:
         value = fields[name]
@@ -207,8 +210,6 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]
     canonical. ``sampling`` says the body sends temperature, top_p or top_k.
     """
     values: dict[str, Any] = {}
-    marks: dict[str, Any] = {}
-    taken = Taken(params)
     max_tokens = body.get("max_tokens")
     if type(max_tokens) is int:
         values["max_output_tokens"] = max_tokens
@@ -223,6 +224,8 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]
             native = None
     if params.keys().isdisjoint(SETTING_FIELDS):
         return read_settings(values, no_restore), native, False
+    marks: dict[str, Any] = {}
+    taken = Taken(params)
     sampling = False
     for name in _SAMPLING:
         if name in params and number(params[name]):
