@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from partwire._base import build, one_field
 from partwire._json import load_json
-from partwire.adapters._formats import refuse_foreign_request
+from partwire.adapters._formats import foreign_request, refuse_foreign_request
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._reading import imported_request, text_part
@@ -101,7 +101,8 @@ def from_wire_request(request: Any, options: Options) -> ImportedRequest:
     if isinstance(request, list):
         request = {"messages": request}
     body = request if type(request) is dict else load_json(request, API, "request")
-    refuse_foreign_request(body, "openai_chat", API)
+    if foreign_request(body, "openai_chat") is not None:  # asked first: a frame less on every body
+        refuse_foreign_request(body, "openai_chat", API)
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise WireFormatError(API, "request", "it has no messages list", "messages")
@@ -119,13 +120,13 @@ def from_wire_request(request: Any, options: Options) -> ImportedRequest:
     tools: tuple[ToolSpec, ...] = ()
     raw_tools = body.get("tools")
     if isinstance(raw_tools, list):
-        tools = tuple(tool_from_wire(t, dialect.issuer) for t in raw_tools)
+        tools = tuple([tool_from_wire(t, dialect.issuer) for t in raw_tools])
         if not raw_tools:
             params["tools"] = []  # an explicit empty list is kept as it was
     elif "tools" in body:
         params["tools"] = raw_tools
-    search = web_search_from_wire(params.get(WEB_SEARCH_FIELD), dialect.issuer) \
-        if dialect.name == "openai" else None
+    search = web_search_from_wire(params[WEB_SEARCH_FIELD], dialect.issuer) \
+        if WEB_SEARCH_FIELD in params and dialect.name == "openai" else None
     if search is not None:
         del params[WEB_SEARCH_FIELD]
         tools = (*tools, search)
