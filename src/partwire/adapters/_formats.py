@@ -28,7 +28,7 @@ from typing import Any
 from partwire.errors import WireFormatError
 from partwire.model_ids import model_owner
 
-__all__ = ["LABELS", "foreign_request", "foreign_response", "refuse_foreign_request", "refuse_foreign_response"]
+__all__ = ["LABELS", "foreign_messages", "foreign_request", "foreign_response", "refuse_foreign_request", "refuse_foreign_response"]
 
 LABELS: dict[str, str] = {
     "anthropic": "an Anthropic Messages",
@@ -104,14 +104,16 @@ _CONVERSE_BLOCKS = frozenset({"text", "image", "document", "video", "audio", "to
                               "reasoningContent", "cachePoint", "guardContent", "citationsContent"})
 
 
-def foreign_request(body: Mapping[str, Any], own: str, *,
-                    tools_read: bool = False) -> tuple[str, str, str] | None:
+def foreign_request(body: Mapping[str, Any], own: str, *, tools_read: bool = False,
+                    messages: bool = True) -> tuple[str, str, str] | None:
     """The other API ``body`` was written for, the sign and where it is; ``None`` when none shows.
 
     ``own`` is the reading adapter's name: its own signs are passed over, so a body only another
     API could have written is named, and one that several could have written is not.
     ``tools_read``: the reader has read these very tools before (they showed no sign then), so
-    they are not looked at again.
+    they are not looked at again. ``messages=False`` leaves the messages to
+    :func:`foreign_messages`, for a reader that asks it only where its own reading met a message
+    that could hold a sign (the signs of the body's fields come first either way).
     """
     model = body.get("model")
     # The provider the model's name says (Chat's dialects and Ollama serve any), asked once for
@@ -160,10 +162,16 @@ def foreign_request(body: Mapping[str, Any], own: str, *,
     tools = None if tools_read else body.get("tools")
     if isinstance(tools, list):
         for i, tool in enumerate(tools):
-            shape = _tool_api(tool)
+            # An Anthropic tool (what _tool_api finds first) without the call.
+            shape = "anthropic" if type(tool) is dict and "input_schema" in tool else _tool_api(tool)
             # Ollama's and Cohere's tools are Chat Completions' function tools, to the letter.
             if shape is not None and shape != own and not (shape == "openai_chat" and own in ("ollama", "cohere")):
                 return shape, "a tool in its shape", f"tools[{i}]"
+    return foreign_messages(body, own) if messages else None
+
+
+def foreign_messages(body: Mapping[str, Any], own: str) -> tuple[str, str, str] | None:
+    """:func:`foreign_request`'s look at the messages alone (``messages=False`` left it out)."""
     messages = body.get("messages")
     if not isinstance(messages, list):
         return None

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from partwire._base import build, one_field
 from partwire._json import load_json
-from partwire.adapters._formats import foreign_request, refuse_foreign_request
+from partwire.adapters._formats import foreign_messages, foreign_request, refuse_foreign_request
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._reading import imported_request, text_part
@@ -101,20 +101,30 @@ def from_wire_request(request: Any, options: Options) -> ImportedRequest:
     if isinstance(request, list):
         request = {"messages": request}
     body = request if type(request) is dict else load_json(request, API, "request")
-    if foreign_request(body, "openai_chat") is not None:  # asked first: a frame less on every body
+    # The body's fields first; its messages only where the reading met one that could hold a
+    # sign of another API (a plain text, tool result or assistant message cannot), or failed: the
+    # refusal is the same as when every message was looked at before reading.
+    if foreign_request(body, "openai_chat", messages=False) is not None:
         refuse_foreign_request(body, "openai_chat", API)
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise WireFormatError(API, "request", "it has no messages list", "messages")
     reader = _RequestReader(dialect)
     history: list[HistoryEvent] = []
-    for i, message in enumerate(messages):
-        if not isinstance(message, dict):
-            raise WireFormatError(API, "request", "not an object", f"messages[{i}]")
-        try:
-            history.append(reader.message(message, i))
-        except BaseException as exc:
-            raise at_path(exc, API, "request", f"messages[{i}]")  # noqa: B904 (at_path chains it)
+    try:
+        for i, message in enumerate(messages):
+            if not isinstance(message, dict):
+                raise WireFormatError(API, "request", "not an object", f"messages[{i}]")
+            try:
+                history.append(reader.message(message, i))
+            except BaseException as exc:
+                raise at_path(exc, API, "request", f"messages[{i}]")  # noqa: B904 (at_path chains it)
+    except BaseException:
+        if foreign_messages(body, "openai_chat") is not None:  # a foreign body: refused as such
+            refuse_foreign_request(body, "openai_chat", API)
+        raise
+    if reader.full and foreign_messages(body, "openai_chat") is not None:
+        refuse_foreign_request(body, "openai_chat", API)
     params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
     settings = settings_from_wire(body, params, dialect)
     tools: tuple[ToolSpec, ...] = ()
@@ -152,6 +162,9 @@ class _RequestReader:
         self.legacy: dict[str, ToolCallPart] = {}
         self.by_id: dict[str, ToolCallPart] = {}  # every call read so far, by canonical id
         self.encoder: Encoder | None = None  # made for the first message that needs settling
+        self.full = False
+        """Whether a message went past the plain paths (text, a tool result, an assistant text
+        with typed function calls): one that may hold a foreign sign."""
 
     def message(self, message: dict[str, Any], i: int) -> HistoryEvent:
         """The history event for ``messages[i]``, marked so that it encodes back to ``message``."""
@@ -171,7 +184,10 @@ class _RequestReader:
         elif role == "assistant" and (content is None or type(content) is str):
             assistant = self._assistant_fast(message, content)
             if assistant is not None:
+                if not message.keys() <= _FAST_KEYS:
+                    self.full = True  # keys beside its calls ride along, and may be a sign
                 return assistant
+        self.full = True
         if role in ("user", "system", "developer"):
             event = self._plain(message, role)
         elif role == "assistant":
