@@ -4,6 +4,9 @@ Every reader (``from_wire_request``, ``from_wire``) asks :func:`foreign_request`
 :func:`foreign_response` before it reads, and refuses with a :class:`WireFormatError` naming the
 format it sees. Without it, three APIs that all call their list ``messages`` read each other's
 bodies as empty or partial requests (a Converse body read as Anthropic had no readable block).
+A reader whose plain messages cannot hold a sign (Anthropic's, Chat's) asks about the body's
+fields first and about its messages (:func:`foreign_messages`) only after reading one that
+could, or when reading fails: the refusal is the same as asking first.
 
 A body is judged by signs that only one API defines: a top-level field, a message role, a
 content block's ``type`` (or its absence, for Converse). A body with no such sign (a lone user
@@ -28,7 +31,8 @@ from typing import Any
 from partwire.errors import WireFormatError
 from partwire.model_ids import model_owner
 
-__all__ = ["LABELS", "foreign_messages", "foreign_request", "foreign_response", "refuse_foreign_request", "refuse_foreign_response"]
+__all__ = ["LABELS", "foreign_messages", "foreign_request", "foreign_response", "refuse_foreign_messages", "refuse_foreign_request",
+           "refuse_foreign_response"]
 
 LABELS: dict[str, str] = {
     "anthropic": "an Anthropic Messages",
@@ -354,6 +358,13 @@ def refuse_foreign_request(body: Mapping[str, Any], own: str, provider: str, *,
         api, sign, path = found
         raise WireFormatError(provider, "request", f"this is {LABELS[api]} request ({sign}), not "
                               f"{LABELS[own]} one: read it with {_ADVICE.get(api, f'the {api} adapter')}", path)
+
+
+def refuse_foreign_messages(body: Mapping[str, Any], own: str, provider: str) -> None:
+    """:func:`refuse_foreign_request` for the signs in ``body``'s messages alone (a reader that
+    checked the rest with ``messages=False``)."""
+    if foreign_messages(body, own) is not None:
+        refuse_foreign_request(body, own, provider)
 
 
 # Response fields by the one API that defines them, tried in order.

@@ -14,7 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from partwire._base import ProviderData, build, one_field
 from partwire._json import load_json
-from partwire.adapters._formats import foreign_messages, foreign_request, refuse_foreign_request
+from partwire.adapters._formats import (
+    foreign_request,
+    refuse_foreign_messages,
+    refuse_foreign_request,
+)
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._provenance import shared_provider_data
@@ -113,11 +117,10 @@ def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
                 raise at_path(exc, ISSUER, "request", "system")  # noqa: B904 (at_path chains it)
         read_messages(reader, messages, history, ISSUER)
     except BaseException:
-        if foreign_messages(body, "anthropic") is not None:  # a foreign body: refused as such
-            refuse_foreign_request(body, "anthropic", ISSUER)
+        refuse_foreign_messages(body, "anthropic", ISSUER)  # a foreign body: refused as such
         raise
-    if reader.full and foreign_messages(body, "anthropic") is not None:
-        refuse_foreign_request(body, "anthropic", ISSUER)
+    if reader.full:
+        refuse_foreign_messages(body, "anthropic", ISSUER)
     params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
     tools: tuple[ToolSpec, ...] = ()
     raw_tools = params.get("tools")

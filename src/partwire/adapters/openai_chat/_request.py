@@ -12,7 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from partwire._base import build, one_field
 from partwire._json import load_json
-from partwire.adapters._formats import foreign_messages, foreign_request, refuse_foreign_request
+from partwire.adapters._formats import (
+    foreign_request,
+    refuse_foreign_messages,
+    refuse_foreign_request,
+)
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._reading import imported_request, text_part
@@ -111,20 +115,17 @@ def from_wire_request(request: Any, options: Options) -> ImportedRequest:
         raise WireFormatError(API, "request", "it has no messages list", "messages")
     reader = _RequestReader(dialect)
     history: list[HistoryEvent] = []
-    try:
-        for i, message in enumerate(messages):
-            if not isinstance(message, dict):
-                raise WireFormatError(API, "request", "not an object", f"messages[{i}]")
-            try:
-                history.append(reader.message(message, i))
-            except BaseException as exc:
-                raise at_path(exc, API, "request", f"messages[{i}]")  # noqa: B904 (at_path chains it)
-    except BaseException:
-        if foreign_messages(body, "openai_chat") is not None:  # a foreign body: refused as such
-            refuse_foreign_request(body, "openai_chat", API)
-        raise
-    if reader.full and foreign_messages(body, "openai_chat") is not None:
-        refuse_foreign_request(body, "openai_chat", API)
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            refuse_foreign_messages(body, "openai_chat", API)  # a foreign body: refused as such
+            raise WireFormatError(API, "request", "not an object", f"messages[{i}]")
+        try:
+            history.append(reader.message(message, i))
+        except BaseException as exc:
+            refuse_foreign_messages(body, "openai_chat", API)
+            raise at_path(exc, API, "request", f"messages[{i}]")  # noqa: B904 (at_path chains it)
+    if reader.full:
+        refuse_foreign_messages(body, "openai_chat", API)
     params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
     settings = settings_from_wire(body, params, dialect)
     tools: tuple[ToolSpec, ...] = ()
