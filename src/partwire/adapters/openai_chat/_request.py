@@ -87,7 +87,7 @@ def build_request(
     # Tools first: their losses are the request's own, before the history's (as a session's
     # projector, which reuses the history's, orders them).
     wire_tools, search = tools_to_wire(tools, losses, issuers, dialect.issuer,
-                                       web_search=dialect.name == "openai")
+                                       web_search=dialect.name == "openai") if tools else ([], None)
     request: dict[str, Any] = {"model": name, "messages": encoder.run()}
     if wire_tools:
         request["tools"] = wire_tools
