@@ -4,6 +4,9 @@ Every reader (``from_wire_request``, ``from_wire``) asks :func:`foreign_request`
 :func:`foreign_response` before it reads, and refuses with a :class:`WireFormatError` naming the
 format it sees. Without it, three APIs that all call their list ``messages`` read each other's
 bodies as empty or partial requests (a Converse body read as Anthropic had no readable block).
+A reader whose plain messages cannot hold a sign (Anthropic's, Chat's) asks about the body's
+fields first and about its messages (:func:`foreign_messages`) only after reading one that
+could, or when reading fails: the refusal is the same as asking first.
 
 A body is judged by signs that only one API defines: a top-level field, a message role, a
 content block's ``type`` (or its absence, for Converse). A body with no such sign (a lone user
@@ -28,7 +31,8 @@ from typing import Any
 from partwire.errors import WireFormatError
 from partwire.model_ids import model_owner
 
-__all__ = ["LABELS", "foreign_request", "foreign_response", "refuse_foreign_request", "refuse_foreign_response"]
+__all__ = ["LABELS", "foreign_messages", "foreign_request", "foreign_response", "refuse_foreign_messages", "refuse_foreign_request",
+           "refuse_foreign_response"]
 
 LABELS: dict[str, str] = {
     "anthropic": "an Anthropic Messages",
@@ -104,23 +108,27 @@ _CONVERSE_BLOCKS = frozenset({"text", "image", "document", "video", "audio", "to
                               "reasoningContent", "cachePoint", "guardContent", "citationsContent"})
 
 
-def foreign_request(body: Mapping[str, Any], own: str, *,
-                    tools_read: bool = False) -> tuple[str, str, str] | None:
+def foreign_request(body: Mapping[str, Any], own: str, *, tools_read: bool = False,
+                    messages: bool = True) -> tuple[str, str, str] | None:
     """The other API ``body`` was written for, the sign and where it is; ``None`` when none shows.
 
     ``own`` is the reading adapter's name: its own signs are passed over, so a body only another
     API could have written is named, and one that several could have written is not.
     ``tools_read``: the reader has read these very tools before (they showed no sign then), so
-    they are not looked at again.
+    they are not looked at again. ``messages=False`` leaves the messages to
+    :func:`foreign_messages`, for a reader that asks it only where its own reading met a message
+    that could hold a sign (the signs of the body's fields come first either way).
     """
     model = body.get("model")
     # The provider the model's name says (Chat's dialects and Ollama serve any), asked once for
     # the signs that read it.
     owner = model_owner(model) if isinstance(model, str) and own not in ("openai_chat", "ollama") else None
-    found = _cohere_sign(body, own, owner)
-    if found is not None:
-        return found
     keys = body.keys()
+    # Cohere's signs are in three fields and the model's owner: most bodies have none of them.
+    if own != "cohere" and (owner == "cohere" or not keys.isdisjoint(_COHERE_FIELDS)):
+        found = _cohere_sign(body, own, owner)
+        if found is not None:
+            return found
     others = _OTHERS_TOP.get(own)
     if others is None or not keys.isdisjoint(others):  # one look for the common body, with none
         also = _ALSO.get(own, frozenset())
@@ -158,19 +166,20 @@ def foreign_request(body: Mapping[str, Any], own: str, *,
     tools = None if tools_read else body.get("tools")
     if isinstance(tools, list):
         for i, tool in enumerate(tools):
-            shape = _tool_api(tool)
+            # An Anthropic tool (what _tool_api finds first) without the call.
+            shape = "anthropic" if type(tool) is dict and "input_schema" in tool else _tool_api(tool)
             # Ollama's and Cohere's tools are Chat Completions' function tools, to the letter.
             if shape is not None and shape != own and not (shape == "openai_chat" and own in ("ollama", "cohere")):
                 return shape, "a tool in its shape", f"tools[{i}]"
+    return foreign_messages(body, own) if messages else None
+
+
+def foreign_messages(body: Mapping[str, Any], own: str) -> tuple[str, str, str] | None:
+    """:func:`foreign_request`'s look at the messages alone (``messages=False`` left it out)."""
     messages = body.get("messages")
     if not isinstance(messages, list):
         return None
-    writers = _FOREIGN_BLOCKS.get(own) or _foreign_blocks(own)
-    quiet = _QUIET_BLOCKS.get(own, frozenset())
-    # Ollama's reader looks at a plain message's role too (a developer or function role is Chat's).
-    plain = own != "ollama"
-    chat_roles = own not in ("openai_chat", "ollama")
-    typed_calls = own not in ("openai_chat", "ollama", "cohere")
+    writers, quiet, plain, chat_roles, typed_calls = _SCANS.get(own) or _scan(own)
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
             return None
@@ -250,6 +259,20 @@ def _quiet_blocks(own: str) -> frozenset[str]:
 _QUIET_BLOCKS = {own: _quiet_blocks(own) for own in LABELS}
 
 
+def _scan(own: str) -> tuple[dict[str, str], frozenset[str], bool, bool, bool]:
+    """What the message scan of the reader ``own`` looks for: the other APIs' block types, the
+    types it passes over, whether a plain message's keys are no sign (Ollama's reader looks at
+    them: a developer or function role is Chat's), whether Chat's roles and its ``tool_calls``
+    are a sign."""
+    return (_FOREIGN_BLOCKS.get(own) or _foreign_blocks(own), _QUIET_BLOCKS.get(own, frozenset()),
+            own != "ollama", own not in ("openai_chat", "ollama"),
+            own not in ("openai_chat", "ollama", "cohere"))
+
+
+# Per reading adapter, worked out once: every request read asks.
+_SCANS = {own: _scan(own) for own in LABELS}
+
+
 def _typed_for_ollama(body: Mapping[str, Any]) -> tuple[str, str, str] | None:
     """For the Ollama reader: a top-level field of Chat Completions or Anthropic, or a model
     only OpenAI or Anthropic serves (Ollama's ``gpt-oss`` is open weights, and its own)."""
@@ -297,6 +320,10 @@ def _chat_message(message: Mapping[str, Any]) -> bool:
         for c in calls)
 
 
+# The fields _cohere_sign reads (besides the model): a body without them shows no sign of Cohere.
+_COHERE_FIELDS = frozenset({"tool_choice", "thinking", "response_format"})
+
+
 def _cohere_sign(body: Mapping[str, Any], own: str, owner: str | None) -> tuple[str, str, str] | None:
     """A sign that Cohere wrote ``body`` (or, read as Cohere's, that another API did), from the
     fields Cohere shares with Chat Completions but spells its own way; ``None`` when none shows.
@@ -331,6 +358,13 @@ def refuse_foreign_request(body: Mapping[str, Any], own: str, provider: str, *,
         api, sign, path = found
         raise WireFormatError(provider, "request", f"this is {LABELS[api]} request ({sign}), not "
                               f"{LABELS[own]} one: read it with {_ADVICE.get(api, f'the {api} adapter')}", path)
+
+
+def refuse_foreign_messages(body: Mapping[str, Any], own: str, provider: str) -> None:
+    """:func:`refuse_foreign_request` for the signs in ``body``'s messages alone (a reader that
+    checked the rest with ``messages=False``)."""
+    if foreign_messages(body, own) is not None:
+        refuse_foreign_request(body, own, provider)
 
 
 # Response fields by the one API that defines them, tried in order.

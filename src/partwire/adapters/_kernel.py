@@ -86,16 +86,16 @@ def resolve_options(cls: type[OptionsT], options: Any = None,
         # 1 == 1.0, so a remembered value counts only for values of the same types.
         named: Mapping[str, Any] = {**options, **switches} if switches else options
         try:
-            key: Any = (cls, tuple(named.items()))
+            # The values' types are part of the key, so a hit needs no second comparison.
+            key: Any = (cls, tuple(named.items()), tuple(map(type, named.values())))
             found = _RESOLVED.get(key)
         except TypeError:  # an unhashable value: resolved each time
             key = found = None
-        kinds = tuple(map(type, named.values()))
-        if found is not None and found[0] == kinds:
-            return cast(OptionsT, found[1])
+        if found is not None:
+            return cast(OptionsT, found)
         resolved = _resolve(cls, named)
         if key is not None and len(_RESOLVED) < 512:
-            _RESOLVED[key] = (kinds, resolved)
+            _RESOLVED[key] = resolved
         return resolved
     given: dict[str, Any] = {}
     if isinstance(options, cls):

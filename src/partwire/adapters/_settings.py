@@ -129,6 +129,7 @@ def openai_refused(model: str, field: str, value: Any = None) -> str | None:
 # reading a short history. marshal is exact about types (1, 1.0 and True differ).
 _MEMO: dict[bytes, RequestSettings] = memo({})
 _MEMO_LIMIT = 1024
+_LIMITS: dict[int, RequestSettings] = memo({})  # the settings of a token limit alone, by the limit
 
 
 class Taken:
@@ -177,6 +178,17 @@ def read_settings(values: dict[str, Any], restore: Callable[[str], None], issuer
     """
     if not values:
         return EMPTY_SETTINGS
+    if remember and not marks and len(values) == 1:
+        # A token limit alone, what most bodies set: remembered by the number, without the
+        # marshalled key (a third of this call).
+        limit = values.get("max_output_tokens")
+        if type(limit) is int and limit >= 0:
+            found = _LIMITS.get(limit)
+            if found is None:
+                if len(_LIMITS) >= _MEMO_LIMIT:
+                    _LIMITS.clear()
+                found = _LIMITS[limit] = build(RequestSettings, {"max_output_tokens": limit})
+            return found
     key: bytes | None = None
     if remember:
         try:

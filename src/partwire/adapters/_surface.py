@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mappi
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
-from partwire._collector import hold, release
+from partwire._collector import MIN_ITEMS, hold, release
 from partwire.adapters._kernel import (
     Translator,
     arun_stream,
@@ -43,12 +43,13 @@ from partwire.adapters._kernel import (
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._settings import resolve_settings
 from partwire.adapters.requests import ImportedRequest, SettingsArg, ToolChoice, ToolSpec
+from partwire.projection import new_projection
+from partwire.settings import RequestSettings
 
 if TYPE_CHECKING:
     from partwire.history import History
     from partwire.messages import AssistantMessage
     from partwire.projection import Projection
-    from partwire.settings import RequestSettings
     from partwire.streaming import StreamEvent
 
 __all__ = [
@@ -259,7 +260,8 @@ def surface(
                 settings: SettingsArg = None, strict: bool = False,
                 accept_issuers: Collection[str] | None = None, session: str | None = None,
                 options: O | Mapping[str, Any] | None = None, **switches: Any) -> Projection:
-        held = hold(history)
+        # A short history (what hold() says of it without the call): most requests.
+        held = hold(history) if type(history) is not tuple or len(history) >= MIN_ITEMS else False
         try:
             opts = defaults if options is None and not switches else resolve_options(
                 options_type, options, switches)
@@ -267,13 +269,21 @@ def surface(
             if tool_choice_words is not None and isinstance(tool_choice, str) \
                     and tool_choice in tool_choice_words(opts):
                 word, tool_choice = tool_choice, None  # the API's own word, sent as it is
-            resolved, native = resolve_settings(settings, max_tokens=max_tokens,
-                                                tool_choice=tool_choice,
-                                                parallel_tool_calls=parallel_tool_calls)
+            if type(settings) is RequestSettings and max_tokens is None and tool_choice is None \
+                    and parallel_tool_calls is None:
+                # What resolve_settings gives for settings already made and no shortcut (an
+                # imported request's): a call less on every round trip.
+                resolved, native = settings, None
+            else:
+                resolved, native = resolve_settings(settings, max_tokens=max_tokens,
+                                                    tool_choice=tool_choice,
+                                                    parallel_tool_calls=parallel_tool_calls)
             losses = LossCollector(name)
             request = build(history, opts, model=model, tools=tools, settings=resolved,
                             native_choice=word or native, params=params, issuers=accept_issuers,
                             losses=losses, counting=False)
+            if not losses.items:  # what project() makes of a body that lost nothing
+                return new_projection(request, ())
             return project(request, losses, adapter=name, strict=strict, session=session)
         finally:
             if held:
@@ -290,7 +300,9 @@ def surface(
 
     def from_wire_request(request: Any, *, options: O | Mapping[str, Any] | None = None,
                           **switches: Any) -> ImportedRequest:
-        held = hold(request)
+        messages = request.get("messages") if type(request) is dict else None
+        # A body of a few messages (what hold() says of it without the call): most requests.
+        held = False if type(messages) is list and 0 < len(messages) < MIN_ITEMS else hold(request)
         try:
             opts = defaults if options is None and not switches else resolve_options(
                 options_type, options, switches)

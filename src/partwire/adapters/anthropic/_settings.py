@@ -35,6 +35,11 @@ _MIN_BUDGET = 1024  # thinking.budget_tokens: at least this, and less than max_t
 _SAMPLING = ("temperature", "top_p", "top_k")
 _DISPLAY = {"summarized": "auto", "omitted": "none"}
 _CHOICES = {"auto": "auto", "any": "required"}
+_UNSENT = (("seed", "a seed"), ("presence_penalty", "a presence penalty"),
+           ("frequency_penalty", "a frequency penalty"))  # settings the API has no field for
+# The choices that are a word, by exact class: a match's missed isinstance goes through ABCMeta.
+_WORDS: dict[type, str] = {_settings.AutoToolChoice: "auto", _settings.RequiredToolChoice: "any",
+                           _settings.NoToolChoice: "none"}
 
 
 # -- to_wire --------------------------------------------------------------------------------
@@ -45,13 +50,19 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
                      issuers: Collection[str], sampling: bool) -> None:
     """Write ``settings`` into ``request``, whose ``max_tokens`` the caller has set (the API
     requires one: ``settings.max_output_tokens`` or :data:`DEFAULT_MAX_TOKENS`)."""
-    if native_choice is None and settings.is_empty():
-        return
     # The fields read from the instance's dict, and each writer called only for a field that is
     # set: every to_wire with settings comes here, most with one or two of them.
     fields = settings.__dict__
+    if native_choice is None and len(fields) - [*fields.values()].count(None) <= (
+            fields["max_output_tokens"] is not None) + (fields["provider_data"] is not None):
+        # Nothing to write when no field but the limit (the caller's) is set: a body of
+        # max_tokens alone, the commonest, skips the writers below (the set fields counted in C).
+        return
     marks = marks_of(settings, issuers) if fields["provider_data"] is not None else {}
-    for name in _SAMPLING:
+    # The loops below entered only when one of their fields is set (a loop's setup costs as
+    # much as its three lookups).
+    for name in _SAMPLING if fields["temperature"] is not None or fields["top_p"] is not None \
+            or fields["top_k"] is not None else ():
         value = fields[name]
         if value is None:
             continue
@@ -64,8 +75,8 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
                          f"Anthropic's temperature is 0 to 1; {value} is sent as 1.0")
         else:
             request[name] = value
-    for name, why in (("seed", "a seed"), ("presence_penalty", "a presence penalty"),
-                      ("frequency_penalty", "a frequency penalty")):
+    for name, why in _UNSENT if fields["seed"] is not None or fields["presence_penalty"] is not None \
+            or fields["frequency_penalty"] is not None else ():
         if fields[name] is not None:
             setting_loss(losses, name, "dropped", f"the Messages API has no {why}")
     if fields["stop_sequences"] is not None:
@@ -95,6 +106,8 @@ def _tool_choice_to_wire(request: dict[str, Any], settings: RequestSettings,
         if parallel is None:
             return
         out = {"type": "auto"}
+    elif type(choice) in _WORDS:
+        out = {"type": _WORDS[type(choice)]}
     else:
         match choice:
             case _settings.AutoToolChoice():
@@ -207,8 +220,6 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]
     canonical. ``sampling`` says the body sends temperature, top_p or top_k.
     """
     values: dict[str, Any] = {}
-    marks: dict[str, Any] = {}
-    taken = Taken(params)
     max_tokens = body.get("max_tokens")
     if type(max_tokens) is int:
         values["max_output_tokens"] = max_tokens
@@ -223,6 +234,8 @@ def settings_from_wire(body: Mapping[str, Any], params: dict[str, Any]
             native = None
     if params.keys().isdisjoint(SETTING_FIELDS):
         return read_settings(values, no_restore), native, False
+    marks: dict[str, Any] = {}
+    taken = Taken(params)
     sampling = False
     for name in _SAMPLING:
         if name in params and number(params[name]):

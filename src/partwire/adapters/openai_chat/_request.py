@@ -12,7 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from partwire._base import build, one_field
 from partwire._json import load_json
-from partwire.adapters._formats import refuse_foreign_request
+from partwire.adapters._formats import (
+    foreign_request,
+    refuse_foreign_messages,
+    refuse_foreign_request,
+)
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._reading import imported_request, text_part
@@ -83,7 +87,7 @@ def build_request(
     # Tools first: their losses are the request's own, before the history's (as a session's
     # projector, which reuses the history's, orders them).
     wire_tools, search = tools_to_wire(tools, losses, issuers, dialect.issuer,
-                                       web_search=dialect.name == "openai")
+                                       web_search=dialect.name == "openai") if tools else ([], None)
     request: dict[str, Any] = {"model": name, "messages": encoder.run()}
     if wire_tools:
         request["tools"] = wire_tools
@@ -101,7 +105,11 @@ def from_wire_request(request: Any, options: Options) -> ImportedRequest:
     if isinstance(request, list):
         request = {"messages": request}
     body = request if type(request) is dict else load_json(request, API, "request")
-    refuse_foreign_request(body, "openai_chat", API)
+    # The body's fields first; its messages only where the reading met one that could hold a
+    # sign of another API (a plain text, tool result or assistant message cannot), or failed: the
+    # refusal is the same as when every message was looked at before reading.
+    if foreign_request(body, "openai_chat", messages=False) is not None:
+        refuse_foreign_request(body, "openai_chat", API)
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise WireFormatError(API, "request", "it has no messages list", "messages")
@@ -109,23 +117,27 @@ def from_wire_request(request: Any, options: Options) -> ImportedRequest:
     history: list[HistoryEvent] = []
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
+            refuse_foreign_messages(body, "openai_chat", API)  # a foreign body: refused as such
             raise WireFormatError(API, "request", "not an object", f"messages[{i}]")
         try:
             history.append(reader.message(message, i))
         except BaseException as exc:
+            refuse_foreign_messages(body, "openai_chat", API)
             raise at_path(exc, API, "request", f"messages[{i}]")  # noqa: B904 (at_path chains it)
+    if reader.full:
+        refuse_foreign_messages(body, "openai_chat", API)
     params = {k: v for k, v in body.items() if k not in _REQUEST_FIELDS}
     settings = settings_from_wire(body, params, dialect)
     tools: tuple[ToolSpec, ...] = ()
     raw_tools = body.get("tools")
     if isinstance(raw_tools, list):
-        tools = tuple(tool_from_wire(t, dialect.issuer) for t in raw_tools)
+        tools = tuple([tool_from_wire(t, dialect.issuer) for t in raw_tools])
         if not raw_tools:
             params["tools"] = []  # an explicit empty list is kept as it was
     elif "tools" in body:
         params["tools"] = raw_tools
-    search = web_search_from_wire(params.get(WEB_SEARCH_FIELD), dialect.issuer) \
-        if dialect.name == "openai" else None
+    search = web_search_from_wire(params[WEB_SEARCH_FIELD], dialect.issuer) \
+        if WEB_SEARCH_FIELD in params and dialect.name == "openai" else None
     if search is not None:
         del params[WEB_SEARCH_FIELD]
         tools = (*tools, search)
@@ -151,6 +163,9 @@ class _RequestReader:
         self.legacy: dict[str, ToolCallPart] = {}
         self.by_id: dict[str, ToolCallPart] = {}  # every call read so far, by canonical id
         self.encoder: Encoder | None = None  # made for the first message that needs settling
+        self.full = False
+        """Whether a message went past the plain paths (text, a tool result, an assistant text
+        with typed function calls): one that may hold a foreign sign."""
 
     def message(self, message: dict[str, Any], i: int) -> HistoryEvent:
         """The history event for ``messages[i]``, marked so that it encodes back to ``message``."""
@@ -170,7 +185,10 @@ class _RequestReader:
         elif role == "assistant" and (content is None or type(content) is str):
             assistant = self._assistant_fast(message, content)
             if assistant is not None:
+                if not message.keys() <= _FAST_KEYS:
+                    self.full = True  # keys beside its calls ride along, and may be a sign
                 return assistant
+        self.full = True
         if role in ("user", "system", "developer"):
             event = self._plain(message, role)
         elif role == "assistant":
