@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mappi
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
-from partwire._collector import MIN_ITEMS, hold, release
+from partwire._collector import hold, release
 from partwire.adapters._kernel import (
     Translator,
     arun_stream,
@@ -260,8 +260,7 @@ def surface(
                 settings: SettingsArg = None, strict: bool = False,
                 accept_issuers: Collection[str] | None = None, session: str | None = None,
                 options: O | Mapping[str, Any] | None = None, **switches: Any) -> Projection:
-        # A short history (what hold() says of it without the call): most requests.
-        held = hold(history) if type(history) is not tuple or len(history) >= MIN_ITEMS else False
+        held = hold(history)
         try:
             opts = defaults if options is None and not switches else resolve_options(
                 options_type, options, switches)
@@ -300,9 +299,7 @@ def surface(
 
     def from_wire_request(request: Any, *, options: O | Mapping[str, Any] | None = None,
                           **switches: Any) -> ImportedRequest:
-        messages = request.get("messages") if type(request) is dict else None
-        # A body of a few messages (what hold() says of it without the call): most requests.
-        held = False if type(messages) is list and 0 < len(messages) < MIN_ITEMS else hold(request)
+        held = hold(request)
         try:
             opts = defaults if options is None and not switches else resolve_options(
                 options_type, options, switches)
