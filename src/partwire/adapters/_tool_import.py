@@ -144,16 +144,24 @@ def with_overlay(tool: ToolT, api: str, issuer: str, overlay: dict[str, Any] | N
     return with_field(tool, "provider_data", provider_data(issuer, {api: overlay}))
 
 
-# The optional fields imported_definition takes without validation, each with the test its value
-# must pass (None passes for all of them).
-_PLAIN_FLAGS: dict[str, Callable[[Any], bool]] = {
-    "strict": lambda v: type(v) is bool,
-    "defer_loading": lambda v: type(v) is bool,
-    "allowed_callers": lambda v: type(v) is tuple and all(type(c) is str for c in v),
-    "input_examples": lambda v: False,
-    "cache": lambda v: False,
-}
 _SIDE_EFFECTS = frozenset(typing.get_args(SideEffects))
+
+
+def _plain_flags(flags: Mapping[str, Any]) -> bool:
+    """Whether every flag is one :func:`imported_definition` takes without validation: unset, or
+    ``strict`` / ``defer_loading`` a bool, ``allowed_callers`` a tuple of strings (an example
+    or a cache hint is validated). A loop of plain tests: every tool first read asks."""
+    for key, value in flags.items():
+        if value is None:
+            if key not in _FLAG_NAMES:
+                return False
+        elif key == "strict" or key == "defer_loading":
+            if type(value) is not bool:
+                return False
+        elif key != "allowed_callers" or type(value) is not tuple or not all(
+                type(c) is str for c in value):
+            return False
+    return True
 
 
 def imported_definition(name: Any, description: Any, schema: dict[str, Any], portable: bool,
@@ -172,7 +180,7 @@ def imported_definition(name: Any, description: Any, schema: dict[str, Any], por
     if (type(name) is str and type(description) is str and type(schema) is dict
             and type(portable) is bool and valid_tool_name(name)
             and side_effects in _SIDE_EFFECTS
-            and all(k in _PLAIN_FLAGS and (v is None or _PLAIN_FLAGS[k](v)) for k, v in flags.items())):
+            and (not flags or _plain_flags(flags))):
         copied = schema if own else json_copy(schema)
         if copied is not NOT_JSON:
             return build(ToolDefinition, {"name": name, "description": description, "input_schema": copied,

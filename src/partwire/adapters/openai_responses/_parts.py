@@ -84,7 +84,7 @@ def annotations_from_wire(annotations: Sequence[Any]) -> tuple[UrlCitation, ...]
     """
     out: list[UrlCitation] = []
     for a in annotations:
-        if not isinstance(a, Mapping) or a.get("type") != "url_citation" or not (
+        if (type(a) is not dict and not isinstance(a, Mapping)) or a.get("type") != "url_citation" or not (
                 set(a) <= _URL_CITATION_KEYS) or not isinstance(a.get("url"), str):
             return None
         try:
@@ -108,7 +108,8 @@ def citations_to_wire(citations: Sequence[Any]) -> list[dict[str, Any]] | None:
 
 def output_part_from_wire(item: Any) -> Part:
     """One part of an assistant ``message`` item: ``output_text`` or ``refusal``."""
-    if isinstance(item, Mapping):
+    # Exact types first: isinstance() against the Mapping ABC goes through ABCMeta's check.
+    if type(item) is dict or isinstance(item, Mapping):
         kind = item.get("type")
         if kind == "output_text" and isinstance(item.get("text"), str):
             used = {"type", "text"}
@@ -131,7 +132,7 @@ def output_part_from_wire(item: Any) -> Part:
 
 def input_part_from_wire(item: Any) -> Part:
     """One content part of an input message or a tool output (unknown shapes stay whole)."""
-    if not isinstance(item, Mapping):
+    if type(item) is not dict and not isinstance(item, Mapping):
         return UnknownPart(original_type=None, raw=item, issuer=ISSUER)
     kind = item.get("type")
     try:
