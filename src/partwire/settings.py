@@ -276,10 +276,7 @@ class RequestSettings(_Setting):
 
     def is_empty(self) -> bool:
         """Whether no field is set (the request states no setting)."""
-        # A loop, not all() over a generator: every to_wire asks, usually of empty settings,
-        # and most often of the one instance a reader gives a request that states none.
-        if self is EMPTY_SETTINGS:
-            return True
+        # A loop, not all() over a generator: every to_wire asks, usually of empty settings.
         for name, value in self.__dict__.items():
             if value is not None and name != "provider_data":
                 return False

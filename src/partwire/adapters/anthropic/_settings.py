@@ -84,12 +84,6 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
         request["metadata"] = {"user_id": fields["end_user_id"]}
 
 
-# The tool choices that are one word, by exact class: a class pattern that misses goes through
-# pydantic's and ABCMeta's instance checks, and the choice is written with every request.
-_CHOICE_WORDS: dict[type, str] = {_settings.AutoToolChoice: "auto", _settings.RequiredToolChoice: "any",
-                                  _settings.NoToolChoice: "none"}
-
-
 def _tool_choice_to_wire(request: dict[str, Any], settings: RequestSettings,
                          native: Mapping[str, Any] | None, losses: LossCollector) -> None:
     choice = settings.tool_choice
@@ -101,10 +95,14 @@ def _tool_choice_to_wire(request: dict[str, Any], settings: RequestSettings,
         if parallel is None:
             return
         out = {"type": "auto"}
-    elif type(choice) in _CHOICE_WORDS:  # the exact classes first: see _CHOICE_WORDS
-        out = {"type": _CHOICE_WORDS[type(choice)]}
     else:
-        match choice:  # the choices with fields first: the words are matched above
+        match choice:
+            case _settings.AutoToolChoice():
+                out = {"type": "auto"}
+            case _settings.RequiredToolChoice():
+                out = {"type": "any"}
+            case _settings.NoToolChoice():
+                out = {"type": "none"}
             case _settings.NamedToolChoice():
                 out = {"type": "tool", "name": choice.name}
             case _settings.AllowedToolsChoice():
@@ -116,12 +114,6 @@ def _tool_choice_to_wire(request: dict[str, Any], settings: RequestSettings,
                     why = (f"Anthropic cannot restrict the choice to some tools; sent as "
                            f"{out['type']!r} over every tool")
                 setting_loss(losses, "tool_choice", "rewritten", why)
-            case _settings.AutoToolChoice():
-                out = {"type": "auto"}
-            case _settings.RequiredToolChoice():
-                out = {"type": "any"}
-            case _settings.NoToolChoice():
-                out = {"type": "none"}
     if parallel is not None:
         if out.get("type") == "none":
             setting_loss(losses, "parallel_tool_calls", "dropped",
@@ -182,7 +174,9 @@ def _output_format_to_wire(request: dict[str, Any], output_config: dict[str, Any
                            settings: RequestSettings, marks: Mapping[str, Any],
                            losses: LossCollector) -> None:
     fmt = settings.output_format
-    kind = type(fmt)  # the exact classes first, as _CHOICE_WORDS; a schema is the first case
+    # The exact classes first, a schema the first case: a class pattern that misses goes
+    # through pydantic's and ABCMeta's instance checks, and the format is written every request.
+    kind = type(fmt)
     if fmt is None or kind is _settings.TextOutput:
         return  # Anthropic answers in text unless told otherwise: nothing to send
     if kind is _settings.JsonObjectOutput:
