@@ -25,6 +25,7 @@ from partwire.tools import (
 
 __all__ = [
     "OMIT",
+    "all_canonical",
     "apply_overlay",
     "callers_to_wire",
     "definition_from_wire",
@@ -52,6 +53,18 @@ _IMPORTED: dict[tuple[str, bytes], ToolDefinition | ServerToolDefinition | None]
 _IMPORTED_MAX = 256
 
 
+def all_canonical(tools: tuple[ToolSpec, ...]) -> bool:
+    """Whether every tool is a :class:`ToolDefinition` or a :class:`ServerToolDefinition` (none
+    stayed a dict). By exact class first: an isinstance() on a pydantic class that misses goes
+    through ABCMeta's check, and a reader asks it of every tool of every request it remembers."""
+    for tool in tools:
+        kind = type(tool)
+        if kind is not ToolDefinition and kind is not ServerToolDefinition and not isinstance(
+                tool, ToolDefinition | ServerToolDefinition):
+            return False
+    return True
+
+
 def import_tool(api: str, tool: dict[str, Any], read: Callable[[dict[str, Any]], ToolSpec],
                 schema: Any = None) -> ToolSpec:
     """``read(tool)``, remembered by the tool's value, so a tool seen before is not validated
@@ -70,12 +83,14 @@ def import_tool(api: str, tool: dict[str, Any], read: Callable[[dict[str, Any]],
         found = _IMPORTED[key]
         if found is None:
             return tool
-        if not isinstance(found, ToolDefinition) or schema is None or found.input_schema == schema:
+        if schema is None or (type(found) is not ToolDefinition and not isinstance(found, ToolDefinition)) \
+                or found.input_schema == schema:
             return found
     spec = read(tool)
     if len(_IMPORTED) >= _IMPORTED_MAX:
         del _IMPORTED[next(iter(_IMPORTED))]  # the oldest kind
-    _IMPORTED[key] = spec if isinstance(spec, ToolDefinition | ServerToolDefinition) else None
+    _IMPORTED[key] = spec if type(spec) is ToolDefinition or isinstance(
+        spec, ToolDefinition | ServerToolDefinition) else None
     return spec
 
 

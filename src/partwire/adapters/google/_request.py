@@ -23,6 +23,7 @@ from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._provenance import shared_provider_data
 from partwire.adapters._reading import imported_request, plain_text_part
+from partwire.adapters._tool_import import all_canonical
 from partwire.adapters.google._encode import Encoder
 from partwire.adapters.google._parts import part_from_wire
 from partwire.adapters.google._settings import settings_read, settings_to_wire, take_read
@@ -47,7 +48,6 @@ from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, User
 from partwire.model_ids import wire_model
 from partwire.parts import Part, ToolCallPart, UnknownPart
 from partwire.settings import RequestSettings
-from partwire.tools import ServerToolDefinition, ToolDefinition
 
 if TYPE_CHECKING:
     from partwire.adapters.google import Options
@@ -407,8 +407,7 @@ def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
     else:
         settings, read, whole = settings_read(body, params)
         tools = tools_from_wire(body["tools"]) if body.get("tools") else ()
-        if key is not None and whole and all(
-                isinstance(t, ToolDefinition | ServerToolDefinition) for t in tools):
+        if key is not None and whole and all_canonical(tools):
             if len(_REST) >= _REST_LIMIT:
                 _REST.clear()
             _REST[key] = (settings, read, bool(read) and "generationConfig" not in params, tools)

@@ -24,6 +24,7 @@ from partwire.adapters._formats import refuse_foreign_request
 from partwire.adapters._kernel import at_path
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._reading import imported_request, plain_text_part, text_part
+from partwire.adapters._tool_import import all_canonical
 from partwire.adapters.openai_responses._decode import item_parts
 from partwire.adapters.openai_responses._encode import Encoder
 from partwire.adapters.openai_responses._parts import input_part_from_wire, marks_pd
@@ -51,7 +52,6 @@ from partwire.messages import (
 from partwire.model_ids import wire_model
 from partwire.parts import Part, TextPart, ToolCallPart, UnknownPart
 from partwire.settings import RequestSettings
-from partwire.tools import ServerToolDefinition, ToolDefinition
 
 if TYPE_CHECKING:
     from partwire.adapters.openai_responses import Options
@@ -224,8 +224,7 @@ def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
     else:
         offered = params.keys() & SETTING_KEYS
         settings, again = settings_read(body, params)
-        if key is not None and again and all(
-                isinstance(t, ToolDefinition | ServerToolDefinition) for t in tools):
+        if key is not None and again and all_canonical(tools):
             if len(_READ) >= _READ_LIMIT:
                 _READ.clear()
             _READ[key] = (tools, settings, frozenset(offered - params.keys()))
