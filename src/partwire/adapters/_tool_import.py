@@ -8,7 +8,7 @@ import typing
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, TypeVar
 
-from partwire._base import NOT_JSON, build, json_copy, provider_data, with_field
+from partwire._base import NOT_JSON, ProviderData, build, json_copy, provider_data, with_field
 from partwire._json import KEY_VERSION, SHAPE_ERRORS, same_json
 from partwire._memo import memo
 from partwire.adapters._losses import LossCollector
@@ -248,12 +248,30 @@ def overlay_for(tool: ToolDefinition | ServerToolDefinition, api: str, issuers: 
     if isinstance(mine, dict) and len(data or {}) == 1:
         return mine
     if losses is not None and pd.data:
-        what = ", ".join(sorted(k for v in (data or {}).values() if isinstance(v, dict) for k in v
-                                if k != OMIT)) or "its settings"
-        losses.add(f"{path}.provider_data", _tool_kind(tool), "dropped",
-                   f"{pd.issuer}'s own fields of this tool ({what}) are sent only to the API that "
-                   f"wrote them")
+        losses.add(f"{path}.provider_data", "tool" if type(tool) is ToolDefinition else _tool_kind(tool),
+                   "dropped", _foreign_reason(pd))
     return mine if isinstance(mine, dict) else None
+
+
+# id(provider data) -> (the provider data, why it is not sent): a conversation sends the same
+# tools, each with the same echo state, with every request, and the reason names its fields
+# sorted. The entry holds the provider data, so its id is not reused while remembered. Bounded.
+_REASONS: dict[int, tuple[ProviderData, str]] = memo({})
+_REASONS_LIMIT = 256
+
+
+def _foreign_reason(pd: ProviderData) -> str:
+    found = _REASONS.get(id(pd))
+    if found is not None and found[0] is pd:
+        return found[1]
+    data = pd.data if isinstance(pd.data, dict) else {}
+    what = ", ".join(sorted(k for v in data.values() if isinstance(v, dict) for k in v
+                            if k != OMIT)) or "its settings"
+    reason = f"{pd.issuer}'s own fields of this tool ({what}) are sent only to the API that wrote them"
+    if len(_REASONS) >= _REASONS_LIMIT:
+        _REASONS.clear()
+    _REASONS[id(pd)] = (pd, reason)
+    return reason
 
 
 def _tool_kind(tool: ToolDefinition | ServerToolDefinition) -> str:
