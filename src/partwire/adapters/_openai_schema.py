@@ -50,11 +50,15 @@ def strict_schema(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]
 def _strict_node(node: Any, path: str, changes: list[str]) -> Any:
     # A node already in strict form comes back itself, as the definitions an API sent strict
     # usually are: a copy is made only at a node with something to rewrite.
-    if not isinstance(node, Mapping):
+    # A schema read from JSON is made of plain dicts: the exact type answers first, where
+    # isinstance() against the Mapping ABC goes through ABCMeta's check for every node.
+    if type(node) is not dict and not isinstance(node, Mapping):
         return node
     out: dict[str, Any] | None = None
-    properties = node.get("properties")
-    if isinstance(properties, Mapping):
+    properties: Mapping[str, Any] | None = node.get("properties")
+    if properties is not None and type(properties) is not dict and not isinstance(properties, Mapping):
+        properties = None
+    if properties is not None:
         given = node.get("required")
         required = given if type(given) is list else list(given or [])
         new_props: dict[str, Any] | None = None if type(properties) is dict else dict(properties)
@@ -79,7 +83,7 @@ def _strict_node(node: Any, path: str, changes: list[str]) -> Any:
         if items is not node["items"]:
             out = dict(node) if out is None else out
             out["items"] = items
-    is_object = node.get("type") == "object" or isinstance(properties, Mapping)
+    is_object = node.get("type") == "object" or properties is not None
     if is_object and node.get("additionalProperties") is not False:
         out = dict(node) if out is None else out
         out["additionalProperties"] = False
@@ -90,7 +94,7 @@ def _strict_node(node: Any, path: str, changes: list[str]) -> Any:
 
 
 def _nullable(schema: Any) -> Any:
-    if not isinstance(schema, Mapping):
+    if type(schema) is not dict and not isinstance(schema, Mapping):
         return schema
     out = dict(schema)
     kind = out.get("type")

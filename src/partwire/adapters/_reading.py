@@ -12,7 +12,7 @@ from partwire.history import HistoryEvent
 from partwire.parts import TextPart
 from partwire.settings import EMPTY_SETTINGS, RequestSettings
 
-__all__ = ["imported_request", "text_part"]
+__all__ = ["imported_request", "plain_text_part", "text_part"]
 
 _new = object.__new__
 
@@ -45,7 +45,10 @@ if tuple(f.name for f in dataclasses.fields(ImportedRequest)) != _FIELDS:
 
 # -- parts readers make most ---------------------------------------------------------------
 
-_plain_text = one_field(TextPart, "text")
+plain_text_part = one_field(TextPart, "text")
+"""``TextPart(text=text)`` for a ``text`` the caller has seen to be exactly a ``str``: the maker
+itself, without :func:`text_part`'s test and call (a reader's commonest part)."""
+_plain_text = plain_text_part
 
 
 def text_part(text: Any) -> TextPart:

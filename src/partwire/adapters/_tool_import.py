@@ -8,7 +8,7 @@ import typing
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, TypeVar
 
-from partwire._base import NOT_JSON, build, json_copy, provider_data, with_field
+from partwire._base import NOT_JSON, ProviderData, build, json_copy, provider_data, with_field
 from partwire._json import KEY_VERSION, SHAPE_ERRORS, same_json
 from partwire._memo import memo
 from partwire.adapters._losses import LossCollector
@@ -25,6 +25,7 @@ from partwire.tools import (
 
 __all__ = [
     "OMIT",
+    "all_canonical",
     "apply_overlay",
     "callers_to_wire",
     "definition_from_wire",
@@ -52,6 +53,18 @@ _IMPORTED: dict[tuple[str, bytes], ToolDefinition | ServerToolDefinition | None]
 _IMPORTED_MAX = 256
 
 
+def all_canonical(tools: tuple[ToolSpec, ...]) -> bool:
+    """Whether every tool is a :class:`ToolDefinition` or a :class:`ServerToolDefinition` (none
+    stayed a dict). By exact class first: an isinstance() on a pydantic class that misses goes
+    through ABCMeta's check, and a reader asks it of every tool of every request it remembers."""
+    for tool in tools:
+        kind = type(tool)
+        if kind is not ToolDefinition and kind is not ServerToolDefinition and not isinstance(
+                tool, ToolDefinition | ServerToolDefinition):
+            return False
+    return True
+
+
 def import_tool(api: str, tool: dict[str, Any], read: Callable[[dict[str, Any]], ToolSpec],
                 schema: Any = None) -> ToolSpec:
     """``read(tool)``, remembered by the tool's value, so a tool seen before is not validated
@@ -70,12 +83,14 @@ def import_tool(api: str, tool: dict[str, Any], read: Callable[[dict[str, Any]],
         found = _IMPORTED[key]
         if found is None:
             return tool
-        if not isinstance(found, ToolDefinition) or schema is None or found.input_schema == schema:
+        if schema is None or (type(found) is not ToolDefinition and not isinstance(found, ToolDefinition)) \
+                or found.input_schema == schema:
             return found
     spec = read(tool)
     if len(_IMPORTED) >= _IMPORTED_MAX:
         del _IMPORTED[next(iter(_IMPORTED))]  # the oldest kind
-    _IMPORTED[key] = spec if isinstance(spec, ToolDefinition | ServerToolDefinition) else None
+    _IMPORTED[key] = spec if type(spec) is ToolDefinition or isinstance(
+        spec, ToolDefinition | ServerToolDefinition) else None
     return spec
 
 
@@ -144,16 +159,24 @@ def with_overlay(tool: ToolT, api: str, issuer: str, overlay: dict[str, Any] | N
     return with_field(tool, "provider_data", provider_data(issuer, {api: overlay}))
 
 
-# The optional fields imported_definition takes without validation, each with the test its value
-# must pass (None passes for all of them).
-_PLAIN_FLAGS: dict[str, Callable[[Any], bool]] = {
-    "strict": lambda v: type(v) is bool,
-    "defer_loading": lambda v: type(v) is bool,
-    "allowed_callers": lambda v: type(v) is tuple and all(type(c) is str for c in v),
-    "input_examples": lambda v: False,
-    "cache": lambda v: False,
-}
 _SIDE_EFFECTS = frozenset(typing.get_args(SideEffects))
+
+
+def _plain_flags(flags: Mapping[str, Any]) -> bool:
+    """Whether every flag is one :func:`imported_definition` takes without validation: unset, or
+    ``strict`` / ``defer_loading`` a bool, ``allowed_callers`` a tuple of strings (an example
+    or a cache hint is validated). A loop of plain tests: every tool first read asks."""
+    for key, value in flags.items():
+        if value is None:
+            if key not in _FLAG_NAMES:
+                return False
+        elif key == "strict" or key == "defer_loading":
+            if type(value) is not bool:
+                return False
+        elif key != "allowed_callers" or type(value) is not tuple or not all(
+                type(c) is str for c in value):
+            return False
+    return True
 
 
 def imported_definition(name: Any, description: Any, schema: dict[str, Any], portable: bool,
@@ -172,7 +195,7 @@ def imported_definition(name: Any, description: Any, schema: dict[str, Any], por
     if (type(name) is str and type(description) is str and type(schema) is dict
             and type(portable) is bool and valid_tool_name(name)
             and side_effects in _SIDE_EFFECTS
-            and all(k in _PLAIN_FLAGS and (v is None or _PLAIN_FLAGS[k](v)) for k, v in flags.items())):
+            and (not flags or _plain_flags(flags))):
         copied = schema if own else json_copy(schema)
         if copied is not NOT_JSON:
             return build(ToolDefinition, {"name": name, "description": description, "input_schema": copied,
@@ -225,12 +248,30 @@ def overlay_for(tool: ToolDefinition | ServerToolDefinition, api: str, issuers: 
     if isinstance(mine, dict) and len(data or {}) == 1:
         return mine
     if losses is not None and pd.data:
-        what = ", ".join(sorted(k for v in (data or {}).values() if isinstance(v, dict) for k in v
-                                if k != OMIT)) or "its settings"
-        losses.add(f"{path}.provider_data", _tool_kind(tool), "dropped",
-                   f"{pd.issuer}'s own fields of this tool ({what}) are sent only to the API that "
-                   f"wrote them")
+        losses.add(f"{path}.provider_data", "tool" if type(tool) is ToolDefinition else _tool_kind(tool),
+                   "dropped", _foreign_reason(pd))
     return mine if isinstance(mine, dict) else None
+
+
+# id(provider data) -> (the provider data, why it is not sent): a conversation sends the same
+# tools, each with the same echo state, with every request, and the reason names its fields
+# sorted. The entry holds the provider data, so its id is not reused while remembered. Bounded.
+_REASONS: dict[int, tuple[ProviderData, str]] = memo({})
+_REASONS_LIMIT = 256
+
+
+def _foreign_reason(pd: ProviderData) -> str:
+    found = _REASONS.get(id(pd))
+    if found is not None and found[0] is pd:
+        return found[1]
+    data = pd.data if isinstance(pd.data, dict) else {}
+    what = ", ".join(sorted(k for v in data.values() if isinstance(v, dict) for k in v
+                            if k != OMIT)) or "its settings"
+    reason = f"{pd.issuer}'s own fields of this tool ({what}) are sent only to the API that wrote them"
+    if len(_REASONS) >= _REASONS_LIMIT:
+        _REASONS.clear()
+    _REASONS[id(pd)] = (pd, reason)
+    return reason
 
 
 def _tool_kind(tool: ToolDefinition | ServerToolDefinition) -> str:

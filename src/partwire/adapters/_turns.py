@@ -248,6 +248,9 @@ class TurnWalk(BlockEncoder):
             if kind is SystemMessage:
                 self.system_message(event, i)  # type: ignore[arg-type]
                 continue
+            if kind is DeveloperMessage:  # Responses' instructions in its input, among others
+                self.developer_message(event, i)  # type: ignore[arg-type]
+                continue
             match event:
                 case ToolMessage():
                     self.tool_message(event, i)

@@ -187,15 +187,15 @@ def _output_format_to_wire(request: dict[str, Any], output_config: dict[str, Any
                            settings: RequestSettings, marks: Mapping[str, Any],
                            losses: LossCollector) -> None:
     fmt = settings.output_format
-    if fmt is None:
+    # The exact classes first, a schema the first case: a class pattern that misses goes
+    # through pydantic's and ABCMeta's instance checks, and the format is written every request.
+    kind = type(fmt)
+    if fmt is None or kind is _settings.TextOutput:
+        return  # Anthropic answers in text unless told otherwise: nothing to send
+    if kind is _settings.JsonObjectOutput:
+        setting_loss(losses, "output_format", "dropped", _NO_JSON_OBJECT)
         return
     match fmt:
-        case _settings.TextOutput():
-            return  # Anthropic answers in text unless told otherwise: nothing to send
-        case _settings.JsonObjectOutput():
-            setting_loss(losses, "output_format", "dropped",
-                         "Anthropic takes a JSON schema, not free-form JSON objects")
-            return
         case _settings.JsonSchemaOutput():
             wire = {"type": "json_schema", "schema": fmt.json_schema}
             if marks.get("output_format"):
@@ -206,6 +206,14 @@ def _output_format_to_wire(request: dict[str, Any], output_config: dict[str, Any
                 if getattr(fmt, name) is not None:
                     setting_loss(losses, f"output_format.{name}", "dropped",
                                  f"Anthropic's output format has no {name}")
+        case _settings.TextOutput():
+            return  # Anthropic answers in text unless told otherwise: nothing to send
+        case _settings.JsonObjectOutput():
+            setting_loss(losses, "output_format", "dropped", _NO_JSON_OBJECT)
+            return
+
+
+_NO_JSON_OBJECT = "Anthropic takes a JSON schema, not free-form JSON objects"
 
 
 # -- from_wire_request ----------------------------------------------------------------------

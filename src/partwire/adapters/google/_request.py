@@ -22,7 +22,8 @@ from partwire.adapters._formats import refuse_foreign_request
 from partwire.adapters._kernel import at_path, merge_params
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._provenance import shared_provider_data
-from partwire.adapters._reading import imported_request, text_part
+from partwire.adapters._reading import imported_request, plain_text_part
+from partwire.adapters._tool_import import all_canonical
 from partwire.adapters.google._encode import Encoder
 from partwire.adapters.google._parts import part_from_wire
 from partwire.adapters.google._settings import settings_read, settings_to_wire, take_read
@@ -47,7 +48,6 @@ from partwire.messages import AssistantMessage, SystemMessage, ToolMessage, User
 from partwire.model_ids import wire_model
 from partwire.parts import Part, ToolCallPart, UnknownPart
 from partwire.settings import RequestSettings
-from partwire.tools import ServerToolDefinition, ToolDefinition
 
 if TYPE_CHECKING:
     from partwire.adapters.google import Options
@@ -102,13 +102,16 @@ def build_request(
         request["tools"] = wire_tools
     rest = camel_keys(dict(params)) if params else {}
     given = rest.pop("generationConfig", None)
-    if given is not None and not isinstance(given, Mapping):
+    if given is not None and type(given) is not dict and not isinstance(given, Mapping):
         raise ArgumentError("params", "params['generationConfig'] must be an object")
     generation = dict(given or {})
     settings_to_wire(request, generation, settings, native_choice, losses, model=model,
                      issuers=issuers)
     thinking = generation.get("thinkingConfig")
-    if isinstance(thinking, Mapping) and "thinkingBudget" in thinking and "thinkingLevel" in thinking:
+    # Exact types first: isinstance() against the Mapping ABC, on every request, for the None
+    # of most of them goes through ABCMeta's check.
+    if thinking is not None and (type(thinking) is dict or isinstance(thinking, Mapping)) \
+            and "thinkingBudget" in thinking and "thinkingLevel" in thinking:
         # Gemini answers 400 to both; the family decides (2.5: budget, 3: level).
         raise ArgumentError("params", "thinkingConfig takes thinkingBudget (Gemini 2.5) or "
                             "thinkingLevel (Gemini 3), not both")
@@ -312,7 +315,7 @@ def _text_parts(parts: Any) -> tuple[Part, ...] | None:
         text = p.get("text") if type(p) is dict and len(p) == 1 else None
         if type(text) is not str:
             return None
-        made.append(text_part(text))
+        made.append(plain_text_part(text))
     return tuple(made)
 
 
@@ -404,8 +407,7 @@ def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
     else:
         settings, read, whole = settings_read(body, params)
         tools = tools_from_wire(body["tools"]) if body.get("tools") else ()
-        if key is not None and whole and all(
-                isinstance(t, ToolDefinition | ServerToolDefinition) for t in tools):
+        if key is not None and whole and all_canonical(tools):
             if len(_REST) >= _REST_LIMIT:
                 _REST.clear()
             _REST[key] = (settings, read, bool(read) and "generationConfig" not in params, tools)

@@ -59,6 +59,8 @@ def settings_to_wire(request: dict[str, Any], generation: dict[str, Any], settin
                      issuers: Collection[str]) -> None:
     """Write ``settings`` into ``request`` (``toolConfig``) and ``generation`` (the body's
     ``generationConfig``, the caller's own keys already in it: a key both set is refused)."""
+    if settings is EMPTY_SETTINGS and native_choice is None:
+        return  # the settings of most requests: the one instance that states none
     if native_choice is not None:
         request["toolConfig"] = dict(native_choice)
     elif settings.tool_choice is not None:
@@ -271,6 +273,35 @@ def take_read(params: dict[str, Any], read: frozenset[str]) -> None:
         del params["generationConfig"]
 
 
+class _Taken:
+    """The ``generationConfig`` values a reading took for the settings, by canonical field, and
+    the body's fields, where :meth:`put_back` returns what did not validate. (An object, not two
+    closures: the reader's own variables stay plain locals.)"""
+
+    __slots__ = ("fields", "generation", "keys", "params", "restored")
+
+    def __init__(self, generation: dict[str, Any], params: dict[str, Any]) -> None:
+        self.generation = generation
+        self.params = params
+        self.fields: dict[str, dict[str, Any]] = {}
+        self.keys: list[str] = []
+        self.restored = False
+
+    def take(self, field: str, key: str) -> Any:
+        """Take ``generation[key]`` out for the canonical ``field``."""
+        value = self.generation.pop(key)
+        self.fields.setdefault(field, {})[key] = value
+        self.keys.append(key)
+        return value
+
+    def put_back(self, field: str) -> None:
+        """Return what was taken for ``field`` to the body's ``generationConfig`` (it did not
+        validate); a canonical tool choice is also the import's native one: nothing to return."""
+        self.restored = True
+        if field in self.fields:
+            self.params.setdefault("generationConfig", {}).update(self.fields[field])
+
+
 def _settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], given: Any, *,
                         renamed: bool = True) -> tuple[RequestSettings, frozenset[str], bool]:
     """:func:`settings_read` itself: the settings, the ``generationConfig`` keys taken, and
@@ -289,13 +320,8 @@ def _settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], given: 
     if not given and not values:
         return EMPTY_SETTINGS, frozenset(), True
     generation: dict[str, Any] = dict(walked) if isinstance(walked, dict) else {}
-    taken: dict[str, Any] = {}
-
-    def take(field: str, key: str) -> Any:
-        value = generation.pop(key)
-        taken.setdefault(field, {})[key] = value
-        return value
-
+    taken = _Taken(generation, params)
+    take = taken.take
     if type(generation.get("maxOutputTokens")) is int:
         values["max_output_tokens"] = take("max_output_tokens", "maxOutputTokens")
     for field, key in _PLAIN:
@@ -320,25 +346,15 @@ def _settings_from_wire(body: Mapping[str, Any], params: dict[str, Any], given: 
         fmt = _format_from_wire(generation, marks, take)
         if fmt is not None:
             values["output_format"] = fmt
-    if taken:
+    if taken.keys:
         # What the settings do not cover stays; an object they emptied goes (they write it back).
         if generation:
             params["generationConfig"] = generation
         else:
             del params["generationConfig"]
-
-    restored = False
-
-    def put_back(field: str) -> None:
-        nonlocal restored
-        restored = True
-        # A canonical tool choice is also the import's native one: nothing to put back for it.
-        if field in taken:
-            params.setdefault("generationConfig", {}).update(taken[field])
-
     # Read once per generationConfig met (settings_read remembers it): not remembered again here.
-    settings = read_settings(values, put_back, ISSUER, marks, remember=False)
-    return settings, frozenset(k for keys in taken.values() for k in keys), not restored
+    settings = read_settings(values, taken.put_back, ISSUER, marks, remember=False)
+    return settings, frozenset(taken.keys), not taken.restored
 
 
 def _tool_choice_from_wire(config: Any) -> Any:

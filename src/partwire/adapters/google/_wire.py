@@ -225,6 +225,13 @@ def camel(key: str) -> str:
     """``response_mime_type`` -> ``responseMimeType``; a camelCase key is returned as is."""
     if "_" not in key or key.startswith(("_", "$")):
         return key
+    # A key the walk has met has its name worked out already: the substitution calls back into
+    # Python for every match, on every snake_case key of every request that asks.
+    known = _KEYS.get(key)
+    return known[0] if known is not None else _camel_text(key)
+
+
+def _camel_text(key: str) -> str:
     return _SNAKE.sub(lambda m: m.group(1).upper(), key)
 
 
@@ -262,7 +269,8 @@ _AS_IS: set[Any] = memo(set())
 
 
 def _key(key: Any) -> tuple[Any, int]:
-    name = camel(key) if isinstance(key, str) else key
+    name = (key if "_" not in key or key.startswith(("_", "$")) else _camel_text(key)) \
+        if isinstance(key, str) else key
     mode = 0 if key in VERBATIM_KEYS or name in VERBATIM_KEYS else 1 if name in _NAMED_KEYS else 2
     if len(_KEYS) < _KEYS_LIMIT:
         _KEYS[key] = (name, mode)

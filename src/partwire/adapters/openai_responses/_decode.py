@@ -133,7 +133,7 @@ def item_parts(item: Mapping[str, Any]) -> list[Part]:
         content = item.get("content")
         if isinstance(content, list) and content and item.get("role", "assistant") == "assistant":
             extras = _extras(item, {"type", "role", "content"})
-            return [_with_item(output_part_from_wire(c), extras) for c in content]
+            return [output_part_from_wire(c, extras) for c in content]
     elif kind == "reasoning":
         part = reasoning_from_wire(item)
         if part is not None:
@@ -172,20 +172,6 @@ def _server_part(cls: type[ServerPartT], id_field: str, ident: str, kind: str, k
     if copied is not NOT_JSON and type(copied) is dict:
         return build(cls, {id_field: ident, "name": kind, key: copied, "issuer": ISSUER})
     return cls(**{id_field: ident, "name": kind, key: dict(item), "issuer": ISSUER})
-
-
-def _with_item(part: Part, extras: dict[str, Any]) -> Part:
-    if not extras:
-        return part
-    pd = part.provider_data
-    data = dict(pd.data) if pd is not None and isinstance(pd.data, dict) else {}
-    data["item"] = extras
-    # model_copy without its cost: the fields the part was given, its echo state replaced (a
-    # decoded part has no extra fields).
-    values = part.__dict__
-    fields = {name: values[name] for name in part.__pydantic_fields_set__}
-    fields["provider_data"] = marks_pd(data)
-    return build(type(part), fields)
 
 
 def _call(item: Mapping[str, Any], arguments: str, used: set[str], marks: dict[str, Any]) -> ToolCallPart:

@@ -73,6 +73,10 @@ def leading_system(history: History) -> int:
 # The default issuers and their order, made once (to_wire passes this very set).
 _OWN_ISSUERS = frozenset({ISSUER})
 _OWN_ORDER = [ISSUER]
+# The canonical part classes that are neither a text nor a refusal: an assistant part of one of
+# these exact classes is sent as its own item without an isinstance() check.
+_OTHER_PARTS = frozenset({AudioPart, DocumentPart, ImagePart, RedactedThinkingPart, ServerToolCallPart,
+                          ServerToolResultPart, ThinkingPart, ToolCallPart, UnknownPart})
 
 
 class Encoder(PartEncoder):
@@ -444,8 +448,12 @@ class Encoder(PartEncoder):
         group: dict[str, Any] | None = None  # the open message item
         for j, part in enumerate(event.parts):
             where = f"{path}.parts[{j}]"
-            if isinstance(part, TextPart | RefusalPart):
-                group = self._output_content(part, where, event.id, group)
+            kind = type(part)
+            # The exact classes first: an isinstance() that misses (every other part) goes
+            # through pydantic's and ABCMeta's instance checks.
+            if kind is TextPart or kind is RefusalPart or (
+                    kind not in _OTHER_PARTS and isinstance(part, TextPart | RefusalPart)):
+                group = self._output_content(part, where, event.id, group)  # type: ignore[arg-type]
                 continue
             group = None
             self._assistant_part(part, where, event.id, unstored=unstored)
@@ -510,6 +518,9 @@ class Encoder(PartEncoder):
         self.items.append(item)  # type: ignore[arg-type]
 
     def _assistant_part(self, part: Part, path: str, message_id: str, *, unstored: bool) -> None:
+        if type(part) is ToolCallPart:  # the commonest by its exact class: see _OTHER_PARTS
+            self._tool_call(part, path, message_id)
+            return
         match part:
             case ThinkingPart():
                 self._reasoning(part, path, message_id, unstored=unstored)

@@ -51,6 +51,7 @@ __all__ = [
     "input_part_from_wire",
     "marks_pd",
     "output_part_from_wire",
+    "with_item",
 ]
 
 FileResolver = Callable[[FileRefSource], bytes]
@@ -84,7 +85,7 @@ def annotations_from_wire(annotations: Sequence[Any]) -> tuple[UrlCitation, ...]
     """
     out: list[UrlCitation] = []
     for a in annotations:
-        if not isinstance(a, Mapping) or a.get("type") != "url_citation" or not (
+        if (type(a) is not dict and not isinstance(a, Mapping)) or a.get("type") != "url_citation" or not (
                 set(a) <= _URL_CITATION_KEYS) or not isinstance(a.get("url"), str):
             return None
         try:
@@ -106,9 +107,12 @@ def citations_to_wire(citations: Sequence[Any]) -> list[dict[str, Any]] | None:
     return out
 
 
-def output_part_from_wire(item: Any) -> Part:
-    """One part of an assistant ``message`` item: ``output_text`` or ``refusal``."""
-    if isinstance(item, Mapping):
+def output_part_from_wire(item: Any, message: dict[str, Any] | None = None) -> Part:
+    """One part of an assistant ``message`` item: ``output_text`` or ``refusal``. ``message``:
+    the fields of that item beside its content (its id, status...), kept in the part's echo
+    state under ``item``."""
+    # Exact types first: isinstance() against the Mapping ABC goes through ABCMeta's check.
+    if type(item) is dict or isinstance(item, Mapping):
         kind = item.get("type")
         if kind == "output_text" and isinstance(item.get("text"), str):
             used = {"type", "text"}
@@ -120,18 +124,42 @@ def output_part_from_wire(item: Any) -> Part:
                     citations = typed
                     used.add("annotations")
             text = item["text"]
-            fields = {"text": text, "citations": citations, "provider_data": _block_pd(item, used)}
+            # The message's fields with the block's own, in one echo state: the commonest part of
+            # an answer is made once, not made and then made again with them.
+            block = _extras(item, used)
+            data: dict[str, Any] = {"extras": block} if block else {}
+            if message:
+                data["item"] = message
+            fields = {"text": text, "citations": citations, "provider_data": marks_pd(data)}
             # A text read from JSON: nothing left for validation to check.
             return build(TextPart, fields) if type(text) is str else TextPart(**fields)
         if kind == "refusal" and isinstance(item.get("refusal"), str):
-            return RefusalPart(text=item["refusal"], provider_data=_block_pd(item, {"type", "refusal"}))
+            return with_item(RefusalPart(text=item["refusal"],
+                                         provider_data=_block_pd(item, {"type", "refusal"})), message)
     kind = item.get("type") if isinstance(item, Mapping) else None
-    return UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=item, issuer=ISSUER)
+    return with_item(UnknownPart(original_type=kind if isinstance(kind, str) else None, raw=item,
+                                 issuer=ISSUER), message)
+
+
+def with_item(part: Part, message: dict[str, Any] | None) -> Part:
+    """``part`` with the fields of the output item it came in (``message``) added to its echo
+    state under ``item``; ``part`` itself when there are none."""
+    if not message:
+        return part
+    pd = part.provider_data
+    data = dict(pd.data) if pd is not None and isinstance(pd.data, dict) else {}
+    data["item"] = message
+    # model_copy without its cost: the fields the part was given, its echo state replaced (a
+    # decoded part has no extra fields).
+    values = part.__dict__
+    fields = {name: values[name] for name in part.__pydantic_fields_set__}
+    fields["provider_data"] = marks_pd(data)
+    return build(type(part), fields)
 
 
 def input_part_from_wire(item: Any) -> Part:
     """One content part of an input message or a tool output (unknown shapes stay whole)."""
-    if not isinstance(item, Mapping):
+    if type(item) is not dict and not isinstance(item, Mapping):
         return UnknownPart(original_type=None, raw=item, issuer=ISSUER)
     kind = item.get("type")
     try:

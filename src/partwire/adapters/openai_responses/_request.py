@@ -23,7 +23,8 @@ from partwire._memo import memo
 from partwire.adapters._formats import refuse_foreign_request
 from partwire.adapters._kernel import at_path
 from partwire.adapters._losses import LossCollector
-from partwire.adapters._reading import imported_request, text_part
+from partwire.adapters._reading import imported_request, plain_text_part, text_part
+from partwire.adapters._tool_import import all_canonical
 from partwire.adapters.openai_responses._decode import item_parts
 from partwire.adapters.openai_responses._encode import Encoder
 from partwire.adapters.openai_responses._parts import input_part_from_wire, marks_pd
@@ -51,7 +52,6 @@ from partwire.messages import (
 from partwire.model_ids import wire_model
 from partwire.parts import Part, TextPart, ToolCallPart, UnknownPart
 from partwire.settings import RequestSettings
-from partwire.tools import ServerToolDefinition, ToolDefinition
 
 if TYPE_CHECKING:
     from partwire.adapters.openai_responses import Options
@@ -224,8 +224,7 @@ def from_wire_request(request: Any, options: object = None) -> ImportedRequest:
     else:
         offered = params.keys() & SETTING_KEYS
         settings, again = settings_read(body, params)
-        if key is not None and again and all(
-                isinstance(t, ToolDefinition | ServerToolDefinition) for t in tools):
+        if key is not None and again and all_canonical(tools):
             if len(_READ) >= _READ_LIMIT:
                 _READ.clear()
             _READ[key] = (tools, settings, frozenset(offered - params.keys()))
@@ -300,7 +299,7 @@ class _RequestReader:
                 # without the calls of the general path.
                 if self.parts:
                     self._flush()
-                self.history.append(_ONLY_PARTS[_ROLES[role]]((text_part(content),)))
+                self.history.append(_ONLY_PARTS[_ROLES[role]]((plain_text_part(content),)))
                 return
         kind = item.get("type", "message" if "role" in item else None)
         if kind == "message" and role in ("user", "system", "developer"):
@@ -330,7 +329,7 @@ class _RequestReader:
         content = item.get("content")
         if type(content) is str and len(item) == 2 and role != "system":
             # {"role", "content": "..."}, the commonest item: no marks to keep.
-            return _ONLY_PARTS[_ROLES[role]]((text_part(content),))
+            return _ONLY_PARTS[_ROLES[role]]((plain_text_part(content),))
         marks = self._marks(item)
         if role == "system":
             marks["form"] = "item"

@@ -26,7 +26,7 @@ from partwire.adapters._settings import (
     setting_loss,
 )
 from partwire.adapters.openai_responses._wire import ISSUER
-from partwire.settings import RequestSettings
+from partwire.settings import EMPTY_SETTINGS, RequestSettings
 
 __all__ = ["SETTING_KEYS", "settings_from_wire", "settings_read", "settings_to_wire"]
 
@@ -53,6 +53,8 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
                      native_choice: Mapping[str, Any] | None, losses: LossCollector, *, model: str,
                      issuers: Collection[str]) -> None:
     """Write ``settings`` into ``request``."""
+    if settings is EMPTY_SETTINGS and native_choice is None:
+        return  # the settings of most requests: the one instance that states none
     fields = settings.__dict__  # read from the dict: every to_wire comes here
     if native_choice is not None:
         request["tool_choice"] = dict(native_choice)
@@ -88,16 +90,23 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
             fields["end_user_id"]
 
 
+# The tool choices that are one word, by exact class: a class pattern that misses goes through
+# pydantic's and ABCMeta's instance checks, and the choice is written with every request.
+_WORD_CHOICES = frozenset({_settings.AutoToolChoice, _settings.NoToolChoice, _settings.RequiredToolChoice})
+
+
 def _tool_choice_to_wire(choice: Any) -> str | dict[str, Any]:
-    match choice:
-        case _settings.AutoToolChoice() | _settings.NoToolChoice() | _settings.RequiredToolChoice():
-            word: str = choice.type
-            return word
+    if type(choice) in _WORD_CHOICES:
+        return choice.type  # type: ignore[no-any-return]  # the word, as the case below
+    match choice:  # the choices with fields first: the words are matched above
         case _settings.NamedToolChoice():
             return {"type": "function", "name": choice.name}
         case _settings.AllowedToolsChoice():
             return {"type": "allowed_tools", "mode": choice.mode,
                     "tools": [{"type": "function", "name": n} for n in choice.names]}
+        case _settings.AutoToolChoice() | _settings.NoToolChoice() | _settings.RequiredToolChoice():
+            word: str = choice.type
+            return word
     raise TypeError(f"not a tool choice: {choice!r}")  # pragma: no cover
 
 
@@ -134,11 +143,12 @@ def _reasoning_to_wire(request: dict[str, Any], settings: RequestSettings, losse
 
 
 def _format_to_wire(settings: RequestSettings, losses: LossCollector) -> dict[str, Any]:
-    match settings.output_format:
-        case _settings.TextOutput():
-            return {"type": "text"}
-        case _settings.JsonObjectOutput():
-            return {"type": "json_object"}
+    kind = type(settings.output_format)  # the exact classes first, as _WORD_CHOICES
+    if kind is _settings.TextOutput:
+        return {"type": "text"}
+    if kind is _settings.JsonObjectOutput:
+        return {"type": "json_object"}
+    match settings.output_format:  # a schema first: the others are matched above
         case _settings.JsonSchemaOutput() as fmt:
             out: dict[str, Any] = {"type": "json_schema", "name": fmt.name or _SCHEMA_NAME,
                                    "schema": fmt.json_schema}
@@ -150,6 +160,10 @@ def _format_to_wire(settings: RequestSettings, losses: LossCollector) -> dict[st
             if fmt.strict is not None:
                 out["strict"] = fmt.strict
             return out
+        case _settings.TextOutput():
+            return {"type": "text"}
+        case _settings.JsonObjectOutput():
+            return {"type": "json_object"}
     raise TypeError("no output format")  # pragma: no cover
 
 
