@@ -124,11 +124,9 @@ def foreign_request(body: Mapping[str, Any], own: str, *, tools_read: bool = Fal
     # the signs that read it.
     owner = model_owner(model) if isinstance(model, str) and own not in ("openai_chat", "ollama") else None
     keys = body.keys()
-    # Cohere's signs are in three fields and the model's owner: most bodies have none of them.
-    if own != "cohere" and (owner == "cohere" or not keys.isdisjoint(_COHERE_FIELDS)):
-        found = _cohere_sign(body, own, owner)
-        if found is not None:
-            return found
+    found = _cohere_sign(body, own, owner)
+    if found is not None:
+        return found
     others = _OTHERS_TOP.get(own)
     if others is None or not keys.isdisjoint(others):  # one look for the common body, with none
         also = _ALSO.get(own, frozenset())
@@ -166,8 +164,7 @@ def foreign_request(body: Mapping[str, Any], own: str, *, tools_read: bool = Fal
     tools = None if tools_read else body.get("tools")
     if isinstance(tools, list):
         for i, tool in enumerate(tools):
-            # An Anthropic tool (what _tool_api finds first) without the call.
-            shape = "anthropic" if type(tool) is dict and "input_schema" in tool else _tool_api(tool)
+            shape = _tool_api(tool)
             # Ollama's and Cohere's tools are Chat Completions' function tools, to the letter.
             if shape is not None and shape != own and not (shape == "openai_chat" and own in ("ollama", "cohere")):
                 return shape, "a tool in its shape", f"tools[{i}]"
@@ -318,10 +315,6 @@ def _chat_message(message: Mapping[str, Any]) -> bool:
         isinstance(c, dict) and ("type" in c or (
             isinstance(c.get("function"), dict) and isinstance(c["function"].get("arguments"), str)))
         for c in calls)
-
-
-# The fields _cohere_sign reads (besides the model): a body without them shows no sign of Cohere.
-_COHERE_FIELDS = frozenset({"tool_choice", "thinking", "response_format"})
 
 
 def _cohere_sign(body: Mapping[str, Any], own: str, owner: str | None) -> tuple[str, str, str] | None:

@@ -12,12 +12,11 @@ import json
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from partwire.adapters._calls import OrphanCheck
 from partwire.adapters._losses import LossCollector, tool_status_loss
-from partwire.adapters._provenance import accepted_issuers, data_of
+from partwire.adapters._provenance import data_of
 from partwire.adapters._turns import Role, Turn, TurnWalk, path
 from partwire.adapters.anthropic._parts import FileResolver, ForeignThinking, PartEncoder
-from partwire.adapters.anthropic._wire import ISSUER, WireBlock, WireMessage
+from partwire.adapters.anthropic._wire import WireBlock, WireMessage
 from partwire.history import History
 from partwire.messages import SystemMessage, ToolMessage
 from partwire.parts import Part, RefusalPart, TextPart, ThinkingPart, ToolCallPart, UnknownPart
@@ -73,20 +72,9 @@ class Encoder(TurnWalk, PartEncoder):
                  foreign_thinking: ForeignThinking = "drop", system_in_messages: bool = True,
                  resolve_file: FileResolver | None = None,
                  defined: Collection[Any] | None = None) -> None:
-        # BlockEncoder's and PartEncoder's __init__ and TurnWalk.start written out: their three
-        # calls by keyword cost a short request's round trip 3% (instructions per request).
-        self.issuers, self.issuer_order = accepted_issuers(issuers, ISSUER)
-        self.only_own = self.issuer_order == (ISSUER,)
-        self.losses = losses
-        self.foreign_thinking = foreign_thinking
-        self.resolve_file = resolve_file
-        self.wire_ids: dict[str, str] = {}
-        self.history = history
-        self.orphan = OrphanCheck(history)
-        self.current: Turn | None = None
-        self.opened = 0
-        self.last_kind: str | None = None
-        self.at = -1
+        super().__init__(issuers=issuers, losses=losses, foreign_thinking=foreign_thinking,
+                         resolve_file=resolve_file)
+        self.start(history)
         self.defined = defined
         self.system_in_messages = system_in_messages
         self.system: list[WireBlock] = []

@@ -141,9 +141,7 @@ class _RequestReader(TurnPlacement):
     """
 
     def __init__(self) -> None:
-        # TurnPlacement.__init__ written out: a call less on every request read.
-        self.turn_role: str | None = None
-        self.last_kind: str | None = None
+        super().__init__()
         self.calls: dict[str, ToolCallPart] = {}
         self.full = False
         """Whether a message went past the plain text path (one that may hold a foreign sign)."""

@@ -82,11 +82,7 @@ class Encoder(PartEncoder):
         own = dialect.issuer
         # The dialect's own ids first, then the aliases in a stable order.
         accepted, self.issuer_order = accepted_issuers(issuers, own)
-        # PartEncoder.__init__ written out: a call by keyword less on every request.
-        self.dialect = dialect
-        self.issuers = accepted
-        self.losses = losses
-        self.resolve_file = resolve_file
+        super().__init__(dialect=dialect, issuers=accepted, losses=losses, resolve_file=resolve_file)
         self.history = history
         self.developer_role = developer_role or dialect.developer_role
         self.echo_reasoning = echo_reasoning or dialect.echo_reasoning
