@@ -15,11 +15,12 @@ from partwire.adapters._losses import LossCollector
 from partwire.adapters.requests import ToolSpec
 from partwire.errors import SchemaError
 from partwire.tools import (
+    CacheHint,
     ServerToolDefinition,
     SideEffects,
     ToolDefinition,
     check_schema,
-    checked_copy,
+    portable_copy,
     valid_tool_name,
 )
 
@@ -164,14 +165,18 @@ _SIDE_EFFECTS = frozenset(typing.get_args(SideEffects))
 
 def _plain_flags(flags: Mapping[str, Any]) -> bool:
     """Whether every flag is one :func:`imported_definition` takes without validation: unset, or
-    ``strict`` / ``defer_loading`` a bool, ``allowed_callers`` a tuple of strings (an example
-    or a cache hint is validated). A loop of plain tests: every tool first read asks."""
+    ``strict`` / ``defer_loading`` a bool, ``allowed_callers`` a tuple of strings, ``cache`` a
+    :class:`CacheHint` (validation keeps a model instance as it is; an example is validated). A
+    loop of plain tests: every tool first read asks."""
     for key, value in flags.items():
         if value is None:
             if key not in _FLAG_NAMES:
                 return False
         elif key == "strict" or key == "defer_loading":
             if type(value) is not bool:
+                return False
+        elif key == "cache":
+            if type(value) is not CacheHint:
                 return False
         elif key != "allowed_callers" or type(value) is not tuple or not all(
                 type(c) is str for c in value):
@@ -341,10 +346,10 @@ def schema_or_none(schema: Any, *, fresh: bool = False) -> tuple[dict[str, Any] 
     """An imported input schema, whether it is within the portable subset, and whether it is a
     copy of our own; ``None`` when it is not a JSON object at all.
 
-    A portable schema of plain JSON is checked and copied in one walk
-    (:func:`~partwire.tools.checked_copy`): :func:`imported_definition` keeps that copy (``own``)
-    instead of copying it again. Any other comes back as given. A ``fresh`` schema already is
-    our own plain copy: it is checked only, and comes back itself."""
+    A schema of plain JSON is checked and copied in one walk, within the subset or not
+    (:func:`~partwire.tools.portable_copy`): :func:`imported_definition` keeps that copy
+    (``own``) instead of copying it again. Any other comes back as given. A ``fresh`` schema
+    already is our own plain copy: it is checked only, and comes back itself."""
     if type(schema) is not dict:
         return None, False, False
     if fresh:
@@ -353,10 +358,7 @@ def schema_or_none(schema: Any, *, fresh: bool = False) -> tuple[dict[str, Any] 
         except SchemaError:
             return schema, False, True
         return schema, True, True
-    try:
-        copied = checked_copy(schema)
-    except SchemaError:
-        return schema, False, False
+    copied, problem = portable_copy(schema)
     if copied is NOT_JSON:
-        return schema, True, False
-    return copied, True, True
+        return schema, problem is None, False
+    return copied, problem is None, True

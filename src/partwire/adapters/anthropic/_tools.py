@@ -16,6 +16,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from partwire._base import build
 from partwire._json import SHAPE_ERRORS
 from partwire.adapters import _tool_import
 from partwire.adapters._losses import LossCollector
@@ -240,5 +241,6 @@ def _examples(value: Any) -> tuple[dict[str, Any], ...] | None:
 def _cache(value: Any) -> CacheHint | None:
     if isinstance(value, dict) and value.get("type") == "ephemeral":
         ttl = value.get("ttl")
-        return CacheHint(ttl=ttl) if isinstance(ttl, str) else CacheHint()
+        # Made without validation: every imported tool with a breakpoint makes one.
+        return build(CacheHint, {"ttl": ttl} if isinstance(ttl, str) else {})
     return None
