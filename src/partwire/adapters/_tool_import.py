@@ -212,7 +212,7 @@ def imported_definition(name: Any, description: Any, schema: dict[str, Any], por
 
 def definition_from_wire(wire: dict[str, Any], name: Any, description: Any, parameters: Any,
                          side_effects: str, again: Callable[[ToolDefinition], dict[str, Any]],
-                         api: str, issuer: str, *, wire_key: str | None = None,
+                         api: str, issuer: str, *, wire_key: str | tuple[str, ...] | None = None,
                          fresh: Any = None, **flags: Any) -> ToolSpec:
     """The function tool ``wire`` (its ``name``, ``description``, ``parameters`` schema and typed
     ``flags`` as read from it) as a :class:`ToolDefinition` carrying the overlay that turns
@@ -220,8 +220,9 @@ def definition_from_wire(wire: dict[str, Any], name: Any, description: Any, para
     or fields make no definition. A description that is not a string reads as empty.
 
     ``wire_key`` names the field of ``wire`` that ``parameters`` is, as the wire gave it (not a
-    conversion of it): the re-encoding then holds that very object (:func:`keep_wire_schema`),
-    so the overlay is found by identity.
+    conversion of it), or the path of keys to it (``("function", "parameters")``): the
+    re-encoding then holds that very object (:func:`keep_wire_schema`), so the overlay is found
+    by identity.
 
     ``fresh``: ``parameters`` was converted from a wire schema (Gemini's OpenAPI dialect), and
     both it and ``fresh``, the copy of that wire schema in ``wire``, are partwire's own plain
@@ -237,7 +238,12 @@ def definition_from_wire(wire: dict[str, Any], name: Any, description: Any, para
         return wire
     encoded = again(definition)
     if own and wire_key is not None:
-        keep_wire_schema(encoded, wire_key, parameters, schema)
+        holder: Any = encoded
+        *outer, field = (wire_key,) if isinstance(wire_key, str) else wire_key
+        for key in outer:
+            holder = holder.get(key) if type(holder) is dict else None
+        if type(holder) is dict:
+            keep_wire_schema(holder, field, parameters, schema)
     return with_overlay(definition, api, issuer, tool_overlay(wire, encoded), fresh)
 
 
