@@ -238,9 +238,14 @@ def _examples(value: Any) -> tuple[dict[str, Any], ...] | None:
     return None
 
 
+# The hint of a breakpoint with the default lifetime, what most tools carry: one immutable
+# instance for them all (it is what CacheHint() makes), not one made per tool read.
+_DEFAULT_CACHE = CacheHint()
+
+
 def _cache(value: Any) -> CacheHint | None:
     if isinstance(value, dict) and value.get("type") == "ephemeral":
         ttl = value.get("ttl")
-        # Made without validation: every imported tool with a breakpoint makes one.
-        return build(CacheHint, {"ttl": ttl} if isinstance(ttl, str) else {})
+        # Made without validation: every imported tool with a breakpoint has one.
+        return build(CacheHint, {"ttl": ttl}) if isinstance(ttl, str) else _DEFAULT_CACHE
     return None
