@@ -283,3 +283,22 @@ def test_a_reading_remembered_by_its_reader_is_not_remembered_again() -> None:
     assert kept is not alone
     assert len(adapter_settings._MEMO) == 1
     assert adapter_settings.read_settings(dict(values), lambda _: None, "google", {"schema": "openapi"}) is kept
+
+
+def test_a_token_limit_alone_is_remembered_by_its_value_and_type() -> None:
+    """A token limit read alone gives the same settings as validation, remembered by the number
+    (the same instance the second time, whichever reader's issuer); a limit validation refuses
+    is put back raw on every reading, never remembered; settings with more than the limit are
+    read in full."""
+    clear()
+    put_back: list[str] = []
+    first = adapter_settings.read_settings({"max_output_tokens": 1}, put_back.append, "anthropic")
+    assert first == RequestSettings(max_output_tokens=1)
+    assert first.model_fields_set == {"max_output_tokens"}
+    assert adapter_settings.read_settings({"max_output_tokens": 1}, put_back.append, "openai") is first
+    for _ in range(2):
+        assert adapter_settings.read_settings({"max_output_tokens": -1}, put_back.append) == RequestSettings()
+    assert put_back == ["max_output_tokens", "max_output_tokens"]
+    both = adapter_settings.read_settings({"max_output_tokens": 1, "temperature": 0.5}, put_back.append)
+    assert both == RequestSettings(max_output_tokens=1, temperature=0.5)
+    assert adapter_settings.read_settings({"max_output_tokens": 1}, put_back.append) is first

@@ -23,7 +23,7 @@ from partwire.tools import (
     UserLocation,
     check_arguments,
     check_schema,
-    checked_copy,
+    portable_copy,
 )
 
 READ_FILE: dict[str, Any] = {
@@ -173,7 +173,7 @@ class _Count(int):
 _ODD = st.sampled_from([_Text("x"), _Count(1), ("a",), {1: "x"}, MappingProxyType({"type": "string"})])
 _LEAF = st.fixed_dictionaries({"type": st.sampled_from(["string", "integer", ["string", "null"], "tuple"])}, optional={
     "description": st.one_of(st.text(max_size=3), _ODD), "enum": st.one_of(st.lists(st.integers(), min_size=1, max_size=2), _ODD),
-    "format": st.sampled_from(["date", "regex"]), "title": st.just("T")})
+    "format": st.sampled_from(["date", "regex"]), "title": st.just("T"), "minimum": st.integers()})
 
 
 def _object(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
@@ -181,7 +181,7 @@ def _object(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
         "properties": st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2),
         "required": st.sampled_from([["a"], ("a",), []]),
         "additionalProperties": st.sampled_from([False, True, _Count(0)]),
-        "items": inner})
+        "items": inner, "$defs": st.dictionaries(st.just("d"), inner, max_size=1)})
 
 
 _NODE = st.recursive(_LEAF | _ODD, _object, max_leaves=6)
@@ -189,24 +189,20 @@ _NODE = st.recursive(_LEAF | _ODD, _object, max_leaves=6)
 
 @settings(max_examples=400, deadline=None)
 @given(_object(_NODE))
-def test_a_checked_copy_is_the_check_and_the_copy_in_one_walk(schema: Any) -> None:
-    """``checked_copy`` refuses a plain JSON schema where the tool definition refuses it (the same
-    keyword and path), and otherwise gives exactly ``json_copy`` of the schema (the same types
-    throughout, nothing shared), or ``NOT_JSON`` when that does."""
+def test_a_portable_copy_is_the_check_and_the_copy_in_one_walk(schema: Any) -> None:
+    """``portable_copy`` finds a plain JSON schema outside the subset where the tool definition
+    refuses it (the same keyword and path), and otherwise gives exactly the copy validation
+    makes (the same types throughout, nothing shared), or ``NOT_JSON`` when ``json_copy`` does."""
     try:
         validated = ToolDefinition(name="t", input_schema=schema, side_effects="none")
     except (SchemaError, ValidationError, TypeError) as exc:
         refused: Exception | None = exc
     else:
         refused = None
-    failed: SchemaError | None = None
-    try:
-        copied = checked_copy(schema)
-    except SchemaError as exc:
-        failed = exc
-    if failed is not None:
+    copied, problem = portable_copy(schema)
+    if problem is not None:
         if isinstance(refused, SchemaError):
-            assert (failed.keyword, failed.path) == (refused.keyword, refused.path)
+            assert (problem.keyword, problem.path) == (refused.keyword, refused.path)
         else:  # validation converts a value that is not JSON (a tuple) before its check
             assert json_copy(schema) is NOT_JSON
         return
@@ -217,5 +213,31 @@ def test_a_checked_copy_is_the_check_and_the_copy_in_one_walk(schema: Any) -> No
     assert refused is None
     assert marshal.dumps(copied, 2) == marshal.dumps(expected, 2) == marshal.dumps(schema, 2)  # types too
     assert copied == validated.input_schema
+    assert copied is not schema
+    assert all(copied[k] is not v for k, v in schema.items() if isinstance(v, dict | list))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_object(_NODE))
+def test_a_portable_copy_copies_a_schema_outside_the_subset_too(schema: Any) -> None:
+    """``portable_copy`` gives exactly ``json_copy`` of any schema (``NOT_JSON`` where that does),
+    within the subset or not, beside the error ``check_schema`` raises for it (the same keyword,
+    path and message), or ``None`` where it raises none."""
+    copied, problem = portable_copy(schema)
+    raised: SchemaError | None = None
+    try:
+        check_schema(schema)
+    except SchemaError as exc:
+        raised = exc
+    if raised is None:
+        assert problem is None
+    else:
+        assert problem is not None
+        assert (problem.keyword, problem.path, str(problem)) == (raised.keyword, raised.path, str(raised))
+    expected = json_copy(schema)
+    if expected is NOT_JSON:
+        assert copied is NOT_JSON
+        return
+    assert marshal.dumps(copied, 2) == marshal.dumps(expected, 2)  # types too
     assert copied is not schema
     assert all(copied[k] is not v for k, v in schema.items() if isinstance(v, dict | list))

@@ -85,85 +85,118 @@ def check_schema(schema: Mapping[str, Any], *, tool: str = "?") -> None:
     _check_node(schema, "#", tool, copy=False)
 
 
-def checked_copy(schema: Mapping[str, Any], *, tool: str = "?") -> Any:
-    """:func:`check_schema` and :func:`~partwire._base.json_copy` of ``schema`` in one walk: raise
-    :class:`SchemaError` as the check does, else return the copy validation would make, or
-    :data:`~partwire._base.NOT_JSON` when the schema is not plain JSON of exact built-in types.
+def portable_copy(schema: Mapping[str, Any], *, tool: str = "?") -> tuple[Any, SchemaError | None]:
+    """:func:`check_schema` and :func:`~partwire._base.json_copy` of ``schema`` in one walk: the
+    copy validation would make (:data:`~partwire._base.NOT_JSON` when the schema is not plain
+    JSON of exact built-in types), and the :class:`SchemaError` the check raises, or ``None``
+    when the schema is within the subset.
 
-    An importer checks and copies every tool schema it reads; one walk does both."""
+    An importer checks and copies every tool schema it reads, and keeps one outside the subset
+    as it is (``portable_schema=False``), copied: one walk gives it the verdict and the copy."""
+    problems: list[SchemaError] = []
     if schema.get("type") != "object":
-        raise SchemaError(tool, "#", "type", "a tool's input schema must have type 'object'")
-    return _check_node(schema, "#", tool)
+        problems.append(SchemaError(tool, "#", "type", "a tool's input schema must have type 'object'"))
+    copied = _check_node(schema, "#", tool, problems=problems)
+    return copied, problems[0] if problems else None
 
 
-def _check_node(node: Any, path: str, tool: str, copy: bool = True) -> Any:
+def _refuse(problems: list[SchemaError] | None, tool: str, path: str, keyword: str, reason: str) -> None:
+    # Raise, or, in a walk that goes on (portable_copy), keep the first problem met: the one
+    # the check raises.
+    if problems is None:
+        raise SchemaError(tool, path, keyword, reason)
+    if not problems:
+        problems.append(SchemaError(tool, path, keyword, reason))
+
+
+def _check_node(node: Any, path: str, tool: str, copy: bool = True,
+                problems: list[SchemaError] | None = None) -> Any:
     # Tool lists are read on every imported request: the paths for messages are made only when
     # a check fails or a node is entered, and plain dicts skip the ABC check. The copy is built
     # as the walk goes, and given up (NOT_JSON) at the first value that is not plain JSON; the
     # check goes on to the end, so it raises where it would have raised without the copy.
-    # Without ``copy`` (a schema already partwire's own) it only checks.
+    # Without ``copy`` (a schema already partwire's own) it only checks. With ``problems`` a
+    # failed rule is noted there instead of raised, and from then on the walk only copies (the
+    # refused value and every schema below not yet entered, as plain JSON): it ends with the
+    # whole copy, as a check that raised and a json_copy after it would.
     out: dict[str, Any] | None = {} if copy else None
     if type(node) is not dict:
         if not isinstance(node, Mapping):
-            raise SchemaError(tool, path, "(schema)", f"a schema must be an object, got {type(node).__name__}")
+            _refuse(problems, tool, path, "(schema)", f"a schema must be an object, got {type(node).__name__}")
+            return json_copy(node) if copy else NOT_JSON
         out = None
     for key, value in node.items():
-        if key not in ALLOWED_KEYWORDS:
-            if key in _REFUSED:
-                raise SchemaError(tool, f"{path}/{key}", key, _REFUSED[key])
-            raise SchemaError(tool, f"{path}/{key}", key, "not in the portable JSON-Schema subset")
         copied = value
-        if key == "type":
+        if key not in ALLOWED_KEYWORDS:
+            _refuse(problems, tool, f"{path}/{key}", key,
+                    _REFUSED.get(key, "not in the portable JSON-Schema subset"))
+            copied = _unchecked(value, copy)
+        elif key == "type":
             if type(value) is not str:
                 types = value if isinstance(value, list) else [value]
                 bad = [t for t in types if not isinstance(t, str) or t not in JSON_TYPES]
                 if bad or not types:
-                    raise SchemaError(tool, f"{path}/{key}", key, f"unknown JSON type {bad or value!r}")
-                copied = json_copy(value) if copy else value
+                    _refuse(problems, tool, f"{path}/{key}", key, f"unknown JSON type {bad or value!r}")
+                copied = _unchecked(value, copy)
             elif value not in JSON_TYPES:
-                raise SchemaError(tool, f"{path}/{key}", key, f"unknown JSON type {[value]!r}")
+                _refuse(problems, tool, f"{path}/{key}", key, f"unknown JSON type {[value]!r}")
         elif key == "properties":
             if type(value) is not dict and not isinstance(value, Mapping):
-                raise SchemaError(tool, f"{path}/{key}", key, "must map property names to schemas")
-            properties: dict[str, Any] | None = {} if copy and type(value) is dict else None
-            for name, sub in value.items():
-                inner = _check_node(sub, f"{path}/{key}/{name}", tool, copy)
-                if properties is not None:
-                    if inner is NOT_JSON or type(name) is not str:
-                        properties = None
-                    else:
-                        properties[name] = inner
-            copied = NOT_JSON if properties is None else properties
+                _refuse(problems, tool, f"{path}/{key}", key, "must map property names to schemas")
+                copied = _unchecked(value, copy)
+            else:
+                properties: dict[str, Any] | None = {} if copy and type(value) is dict else None
+                for name, sub in value.items():
+                    inner = _unchecked(sub, copy) if problems else _check_node(
+                        sub, f"{path}/{key}/{name}", tool, copy, problems)
+                    if properties is not None:
+                        if inner is NOT_JSON or type(name) is not str:
+                            properties = None
+                        else:
+                            properties[name] = inner
+                copied = NOT_JSON if properties is None else properties
         elif key == "items":
             if isinstance(value, list):
-                raise SchemaError(tool, f"{path}/{key}", key, "tuple validation (a list of schemas) is not portable")
-            copied = _check_node(value, f"{path}/{key}", tool, copy)
+                _refuse(problems, tool, f"{path}/{key}", key, "tuple validation (a list of schemas) is not portable")
+                copied = _unchecked(value, copy)
+            else:
+                copied = _unchecked(value, copy) if problems else _check_node(
+                    value, f"{path}/{key}", tool, copy, problems)
         elif key == "required":
             names = node.get("properties", {})
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise SchemaError(tool, f"{path}/{key}", key, "must be a list of property names")
-            missing = [v for v in value if v not in names]
-            if missing:
-                raise SchemaError(tool, f"{path}/{key}", key, f"names properties that are not defined: {missing}")
-            copied = json_copy(value) if copy else value
+                _refuse(problems, tool, f"{path}/{key}", key, "must be a list of property names")
+            else:
+                missing = [v for v in value if v not in names]
+                if missing:
+                    _refuse(problems, tool, f"{path}/{key}", key, f"names properties that are not defined: {missing}")
+            copied = _unchecked(value, copy)
         elif key == "enum":
             if not isinstance(value, list) or not value:
-                raise SchemaError(tool, f"{path}/{key}", key, "must be a non-empty list")
-            copied = json_copy(value) if copy else value
+                _refuse(problems, tool, f"{path}/{key}", key, "must be a non-empty list")
+            copied = _unchecked(value, copy)
         elif key == "format":
             if not isinstance(value, str) or value not in ALLOWED_FORMATS:
-                raise SchemaError(tool, f"{path}/{key}", key, f"format {value!r} is not a basic format annotation")
+                _refuse(problems, tool, f"{path}/{key}", key, f"format {value!r} is not a basic format annotation")
+                copied = _unchecked(value, copy)
         elif key == "additionalProperties":
             if not isinstance(value, bool):
-                raise SchemaError(tool, f"{path}/{key}", key, "only true or false is portable, not a schema")
+                _refuse(problems, tool, f"{path}/{key}", key, "only true or false is portable, not a schema")
+                copied = _unchecked(value, copy)
         elif key in ("description", "title") and not isinstance(value, str):
-            raise SchemaError(tool, f"{path}/{key}", key, "must be a string")
+            _refuse(problems, tool, f"{path}/{key}", key, "must be a string")
+            copied = _unchecked(value, copy)
         if out is not None:
             if copied is NOT_JSON or type(key) is not str or (copied is value and type(value) not in _SCALARS):
                 out = None
             else:
                 out[key] = copied
     return NOT_JSON if out is None else out
+
+
+def _unchecked(value: Any, copy: bool) -> Any:
+    """``value`` as the copy keeps it: a plain JSON copy (``NOT_JSON`` for anything else)."""
+    return json_copy(value) if copy else value
 
 
 class CacheHint(CanonicalModel):

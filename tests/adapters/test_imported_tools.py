@@ -111,3 +111,35 @@ def test_provider_data_is_the_validated_instance() -> None:
     assert made.data == validated.data
     with pytest.raises(ValidationError, match="not a valid JSON value"):
         provider_data("openai", {"a": (1, 2)})
+
+
+def test_same_json_takes_a_shared_value_as_the_same_and_still_tells_types_apart() -> None:
+    """Two objects holding the very same nested value are the same JSON; a scalar beside it is
+    compared by type and value, and a key one lacks is a difference, whatever it holds."""
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+    assert same_json({"name": "f", "parameters": schema, "strict": True},
+                     {"strict": True, "parameters": schema, "name": "f"})
+    assert not same_json({"parameters": schema, "strict": 1}, {"parameters": schema, "strict": True})
+    assert not same_json({"parameters": schema, "n": 1.0}, {"parameters": schema, "n": 1})
+    assert not same_json({"parameters": schema, "a": None}, {"parameters": schema, "b": None})
+    assert not same_json({"k": schema}, {"z": schema})
+    assert not same_json({"k": {"z": 1}}, {"z": 1})
+
+
+def test_a_chat_tool_definition_shares_nothing_with_the_body() -> None:
+    """A Chat function tool read from a body holds its own copy of the schema (within the subset
+    or not) and no overlay for it: changing the body afterwards changes neither the definition
+    nor what ``to_wire`` writes back."""
+    for extra in ({}, {"minimum": 0}):
+        parameters: dict[str, Any] = {"type": "object", "properties": {"q": {"type": "integer", **extra}}}
+        body: dict[str, Any] = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}],
+                "tools": [{"type": "function", "function": {"name": "look", "parameters": parameters}}]}
+        expected = copy.deepcopy(body)
+        clear()
+        imported = get_adapter("openai_chat").from_wire_request(body)
+        (tool,) = imported.tools
+        assert isinstance(tool, ToolDefinition)
+        assert tool.provider_data is None
+        parameters["properties"]["q"]["type"] = "string"
+        assert tool.input_schema == expected["tools"][0]["function"]["parameters"]
+        assert get_adapter("openai_chat").to_wire(imported.history, **imported.to_wire_kwargs()).request == expected

@@ -126,10 +126,11 @@ def openai_refused(model: str, field: str, value: Any = None) -> str | None:
 
 # Settings by the marshalled values they were read from: a body's settings are the same on every
 # request of a conversation, and validating them (a JSON schema above all) costs more than
-# reading a short history. marshal is exact about types (1, 1.0 and True differ).
-_MEMO: dict[bytes, RequestSettings] = memo({})
+# reading a short history. marshal is exact about types (1, 1.0 and True differ). A token limit
+# alone, what most bodies set, is keyed by the number itself (an int, never equal to a bytes
+# key): marshalling it was a third of this call.
+_MEMO: dict[bytes | int, RequestSettings] = memo({})
 _MEMO_LIMIT = 1024
-_LIMITS: dict[int, RequestSettings] = memo({})  # the settings of a token limit alone, by the limit
 
 
 class Taken:
@@ -178,23 +179,16 @@ def read_settings(values: dict[str, Any], restore: Callable[[str], None], issuer
     """
     if not values:
         return EMPTY_SETTINGS
-    if remember and not marks and len(values) == 1:
-        # A token limit alone, what most bodies set: remembered by the number, without the
-        # marshalled key (a third of this call).
-        limit = values.get("max_output_tokens")
-        if type(limit) is int and limit >= 0:
-            found = _LIMITS.get(limit)
-            if found is None:
-                if len(_LIMITS) >= _MEMO_LIMIT:
-                    _LIMITS.clear()
-                found = _LIMITS[limit] = build(RequestSettings, {"max_output_tokens": limit})
-            return found
-    key: bytes | None = None
+    key: bytes | int | None = None
     if remember:
-        try:
-            key = marshal.dumps((values, issuer, marks))
-        except ValueError:  # not plain data: validated each time
-            key = None
+        limit = values.get("max_output_tokens") if len(values) == 1 and not marks else None
+        if type(limit) is int:
+            key = limit
+        else:
+            try:
+                key = marshal.dumps((values, issuer, marks))
+            except ValueError:  # not plain data: validated each time
+                key = None
     if key is not None:
         found = _MEMO.get(key)
         if found is not None:

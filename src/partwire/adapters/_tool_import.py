@@ -15,11 +15,12 @@ from partwire.adapters._losses import LossCollector
 from partwire.adapters.requests import ToolSpec
 from partwire.errors import SchemaError
 from partwire.tools import (
+    CacheHint,
     ServerToolDefinition,
     SideEffects,
     ToolDefinition,
     check_schema,
-    checked_copy,
+    portable_copy,
     valid_tool_name,
 )
 
@@ -164,14 +165,18 @@ _SIDE_EFFECTS = frozenset(typing.get_args(SideEffects))
 
 def _plain_flags(flags: Mapping[str, Any]) -> bool:
     """Whether every flag is one :func:`imported_definition` takes without validation: unset, or
-    ``strict`` / ``defer_loading`` a bool, ``allowed_callers`` a tuple of strings (an example
-    or a cache hint is validated). A loop of plain tests: every tool first read asks."""
+    ``strict`` / ``defer_loading`` a bool, ``allowed_callers`` a tuple of strings, ``cache`` a
+    :class:`CacheHint` (validation keeps a model instance as it is; an example is validated). A
+    loop of plain tests: every tool first read asks."""
     for key, value in flags.items():
         if value is None:
             if key not in _FLAG_NAMES:
                 return False
         elif key == "strict" or key == "defer_loading":
             if type(value) is not bool:
+                return False
+        elif key == "cache":
+            if type(value) is not CacheHint:
                 return False
         elif key != "allowed_callers" or type(value) is not tuple or not all(
                 type(c) is str for c in value):
@@ -207,7 +212,7 @@ def imported_definition(name: Any, description: Any, schema: dict[str, Any], por
 
 def definition_from_wire(wire: dict[str, Any], name: Any, description: Any, parameters: Any,
                          side_effects: str, again: Callable[[ToolDefinition], dict[str, Any]],
-                         api: str, issuer: str, *, wire_key: str | None = None,
+                         api: str, issuer: str, *, wire_key: str | tuple[str, ...] | None = None,
                          fresh: Any = None, **flags: Any) -> ToolSpec:
     """The function tool ``wire`` (its ``name``, ``description``, ``parameters`` schema and typed
     ``flags`` as read from it) as a :class:`ToolDefinition` carrying the overlay that turns
@@ -215,8 +220,9 @@ def definition_from_wire(wire: dict[str, Any], name: Any, description: Any, para
     or fields make no definition. A description that is not a string reads as empty.
 
     ``wire_key`` names the field of ``wire`` that ``parameters`` is, as the wire gave it (not a
-    conversion of it): the re-encoding then holds that very object (:func:`keep_wire_schema`),
-    so the overlay is found by identity.
+    conversion of it), or the path of keys to it (``("function", "parameters")``): the
+    re-encoding then holds that very object (:func:`keep_wire_schema`), so the overlay is found
+    by identity.
 
     ``fresh``: ``parameters`` was converted from a wire schema (Gemini's OpenAPI dialect), and
     both it and ``fresh``, the copy of that wire schema in ``wire``, are partwire's own plain
@@ -232,7 +238,12 @@ def definition_from_wire(wire: dict[str, Any], name: Any, description: Any, para
         return wire
     encoded = again(definition)
     if own and wire_key is not None:
-        keep_wire_schema(encoded, wire_key, parameters, schema)
+        holder: Any = encoded
+        *outer, field = (wire_key,) if isinstance(wire_key, str) else wire_key
+        for key in outer:
+            holder = holder.get(key) if type(holder) is dict else None
+        if type(holder) is dict:
+            keep_wire_schema(holder, field, parameters, schema)
     return with_overlay(definition, api, issuer, tool_overlay(wire, encoded), fresh)
 
 
@@ -341,10 +352,10 @@ def schema_or_none(schema: Any, *, fresh: bool = False) -> tuple[dict[str, Any] 
     """An imported input schema, whether it is within the portable subset, and whether it is a
     copy of our own; ``None`` when it is not a JSON object at all.
 
-    A portable schema of plain JSON is checked and copied in one walk
-    (:func:`~partwire.tools.checked_copy`): :func:`imported_definition` keeps that copy (``own``)
-    instead of copying it again. Any other comes back as given. A ``fresh`` schema already is
-    our own plain copy: it is checked only, and comes back itself."""
+    A schema of plain JSON is checked and copied in one walk, within the subset or not
+    (:func:`~partwire.tools.portable_copy`): :func:`imported_definition` keeps that copy
+    (``own``) instead of copying it again. Any other comes back as given. A ``fresh`` schema
+    already is our own plain copy: it is checked only, and comes back itself."""
     if type(schema) is not dict:
         return None, False, False
     if fresh:
@@ -353,10 +364,7 @@ def schema_or_none(schema: Any, *, fresh: bool = False) -> tuple[dict[str, Any] 
         except SchemaError:
             return schema, False, True
         return schema, True, True
-    try:
-        copied = checked_copy(schema)
-    except SchemaError:
-        return schema, False, False
+    copied, problem = portable_copy(schema)
     if copied is NOT_JSON:
-        return schema, True, False
-    return copied, True, True
+        return schema, problem is None, False
+    return copied, problem is None, True

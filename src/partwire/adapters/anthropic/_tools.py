@@ -16,6 +16,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from partwire._base import build
 from partwire._json import SHAPE_ERRORS
 from partwire.adapters import _tool_import
 from partwire.adapters._losses import LossCollector
@@ -237,8 +238,14 @@ def _examples(value: Any) -> tuple[dict[str, Any], ...] | None:
     return None
 
 
+# The hint of a breakpoint with the default lifetime, what most tools carry: one immutable
+# instance for them all (it is what CacheHint() makes), not one made per tool read.
+_DEFAULT_CACHE = CacheHint()
+
+
 def _cache(value: Any) -> CacheHint | None:
     if isinstance(value, dict) and value.get("type") == "ephemeral":
         ttl = value.get("ttl")
-        return CacheHint(ttl=ttl) if isinstance(ttl, str) else CacheHint()
+        # Made without validation: every imported tool with a breakpoint has one.
+        return build(CacheHint, {"ttl": ttl}) if isinstance(ttl, str) else _DEFAULT_CACHE
     return None

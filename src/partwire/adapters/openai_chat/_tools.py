@@ -127,11 +127,13 @@ def tool_from_wire(tool: Any, issuer: str) -> ToolSpec:
 def _definition(tool: dict[str, Any], issuer: str) -> ToolSpec:
     function = tool["function"]
     strict = function.get("strict")
+    given = "parameters" in function
     # Strict mode rewrites a schema; the source's own form then comes back through the overlay.
     return _tool_import.definition_from_wire(
         tool, function["name"], function.get("description"),
-        function.get("parameters", {"type": "object", "properties": {}}), IMPORTED_SIDE_EFFECTS,
+        function["parameters"] if given else {"type": "object", "properties": {}}, IMPORTED_SIDE_EFFECTS,
         lambda definition: _function_to_wire(definition, "", None), API, issuer,
+        wire_key=("function", "parameters") if given else None,
         strict=strict if isinstance(strict, bool) else None)
 
 
