@@ -282,13 +282,6 @@ def _key(key: Any) -> tuple[Any, int]:
 
 
 def _camel_dict(value: dict[Any, Any]) -> dict[Any, Any]:
-    keys = _KEYS
-    if not value.keys() <= _AS_IS:
-        # Keys not met yet are learned first: a dict whose keys all stay as they are then takes
-        # the short walk, rather than being copied key by key into a dict that is thrown away.
-        for key in value:
-            if key not in keys:
-                _key(key)
     if value.keys() <= _AS_IS:
         copied: dict[Any, Any] | None = None
         walked = _WALKED
@@ -316,6 +309,7 @@ def _camel_dict(value: dict[Any, Any]) -> dict[Any, Any]:
         return value if copied is None else copied
     out: dict[Any, Any] = {}
     changed = False
+    keys = _KEYS
     for key, item in value.items():
         name, mode = keys.get(key) or _key(key)
         new = item
