@@ -141,12 +141,12 @@ def item_parts(item: Mapping[str, Any]) -> list[Part]:
     elif kind == "function_call":
         if isinstance(item.get("name"), str) and isinstance(item.get("call_id"), str) and isinstance(
                 item.get("arguments"), str):
-            return [_call(item, item["arguments"], {"type", "call_id", "name", "arguments"}, {})]
+            return [_call(item, item["arguments"], _FUNCTION_CALL_KEYS, {})]
     elif kind == "custom_tool_call":
         if isinstance(item.get("name"), str) and isinstance(item.get("call_id"), str) and isinstance(
                 item.get("input"), str):
             arguments = json.dumps({"input": item["input"]}, ensure_ascii=False)
-            return [_call(item, arguments, {"type", "call_id", "name", "input"}, {"kind": "custom"})]
+            return [_call(item, arguments, _CUSTOM_CALL_KEYS, {"kind": "custom"})]
     elif kind in CALL_ITEMS:
         ident = item.get("id") or item.get("call_id")
         return [_server_part(ServerToolCallPart, "id", ident if isinstance(ident, str) else "", kind,
@@ -174,7 +174,12 @@ def _server_part(cls: type[ServerPartT], id_field: str, ident: str, kind: str, k
     return cls(**{id_field: ident, "name": kind, key: dict(item), "issuer": ISSUER})
 
 
-def _call(item: Mapping[str, Any], arguments: str, used: set[str], marks: dict[str, Any]) -> ToolCallPart:
+# The keys of a call item that its part holds in fields of its own.
+_FUNCTION_CALL_KEYS = frozenset({"type", "call_id", "name", "arguments"})
+_CUSTOM_CALL_KEYS = frozenset({"type", "call_id", "name", "input"})
+
+
+def _call(item: Mapping[str, Any], arguments: str, used: frozenset[str], marks: dict[str, Any]) -> ToolCallPart:
     extras = _extras(item, used)
     if extras:
         marks = {**marks, "item": extras}

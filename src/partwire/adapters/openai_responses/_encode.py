@@ -126,7 +126,8 @@ class Encoder(PartEncoder):
         return text
 
     def run(self, start: int = 0) -> list[WireItem]:
-        """The input items of the history from event ``start`` on (earlier calls still count).
+        """The input items of the history from event ``start`` on (earlier calls still count);
+        the caller starts after the system message it sends as :meth:`instructions`.
 
         The hot loop of every request, with the common events encoded inline: a plain tool
         result (most of an agent's history), a one-text user message, and an answer whose parts
@@ -153,7 +154,7 @@ class Encoder(PartEncoder):
         known = _KNOWN_LOSSES if adapter == API else {}
         issuer, call_id_max, remember = ISSUER, CALL_ID_MAX, known_loss
         tool_call, thinking, text_part = ToolCallPart, ThinkingPart, TextPart
-        for i in range(max(start, self.head()), len(history)):
+        for i in range(start, len(history)):
             event = history[i]
             kind = type(event)
             if kind is ToolMessage:

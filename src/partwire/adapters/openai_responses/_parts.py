@@ -62,7 +62,11 @@ _URL_CITATION_KEYS = frozenset({"type", "url", "title", "start_index", "end_inde
 
 def marks_pd(marks: Mapping[str, Any]) -> ProviderData | None:
     """OpenAI's echo state for a part or message, or ``None`` when there is none."""
-    return shared_provider_data(ISSUER, dict(marks)) if marks else None
+    if not marks:
+        return None
+    # A dict is passed as it is: the provider data made of it holds a copy (or an equal one met
+    # before), so a copy made here would be thrown away.
+    return shared_provider_data(ISSUER, marks if type(marks) is dict else dict(marks))
 
 
 def _extras(obj: Mapping[str, Any], used: Collection[str]) -> dict[str, Any]:

@@ -133,6 +133,7 @@ def build_request(
     instructions = encoder.instructions()
     if instructions is not None:
         request["instructions"] = instructions
+        start = max(start, 1)  # the system message it is: not an item as well
     items = encoder.run(start)
     if continuation == "stateless":
         for item in encoder.references:

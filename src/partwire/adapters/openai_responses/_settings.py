@@ -30,9 +30,6 @@ from partwire.settings import EMPTY_SETTINGS, RequestSettings
 
 __all__ = ["SETTING_KEYS", "settings_from_wire", "settings_read", "settings_to_wire"]
 
-# The fields settings_to_wire writes before the others (and provider_data, only marks).
-_WRITTEN = frozenset({"max_output_tokens", "tool_choice", "parallel_tool_calls", "provider_data"})
-
 _WORDS = frozenset({"auto", "none", "required"})
 # The body fields the settings read from params (max_output_tokens and tool_choice are not there).
 _KEYS = frozenset({"parallel_tool_calls", "temperature", "top_p", "reasoning", "text",
@@ -64,11 +61,8 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
         request["parallel_tool_calls"] = fields["parallel_tool_calls"]
     if fields["max_output_tokens"] is not None:
         request["max_output_tokens"] = fields["max_output_tokens"]
-    for name, value in fields.items():
-        if value is not None and name not in _WRITTEN:
-            break
-    else:
-        return  # nothing else set (most requests: none, or a token limit alone)
+    # Each field below is looked up once, whether set or not: a scan of every field for one
+    # that is set, first, cost more than these lookups themselves.
     for name in ("temperature", "top_p"):
         value = fields[name]
         if value is None:
