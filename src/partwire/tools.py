@@ -159,11 +159,22 @@ def _check_node(node: Any, path: str, tool: str, copy: bool = True,
                             properties[name] = inner
                 copied = NOT_JSON if properties is None else properties
         elif key == "required":
+            # Loops, not all() over a generator and a comprehension: each is a call of its own,
+            # and most schemas have a required list.
             names = node.get("properties", {})
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            strings = isinstance(value, list)
+            if strings:
+                for v in value:
+                    if not isinstance(v, str):
+                        strings = False
+                        break
+            if not strings:
                 _refuse(problems, tool, f"{path}/{key}", key, "must be a list of property names")
             else:
-                missing = [v for v in value if v not in names]
+                missing = []
+                for v in value:
+                    if v not in names:
+                        missing.append(v)
                 if missing:
                     _refuse(problems, tool, f"{path}/{key}", key, f"names properties that are not defined: {missing}")
             copied = _unchecked(value, copy)
