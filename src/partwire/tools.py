@@ -125,13 +125,12 @@ def _check_node(node: Any, path: str, tool: str, copy: bool = True,
             _refuse(problems, tool, path, "(schema)", f"a schema must be an object, got {type(node).__name__}")
             return json_copy(node) if copy else NOT_JSON
         out = None
+    # One test per key for the keywords most schemas are made of (type and description first),
+    # and refused in the last branch when it is none of them: the branches name exactly
+    # ALLOWED_KEYWORDS, so a keyword is not looked up in the set before its own branch is found.
     for key, value in node.items():
         copied = value
-        if key not in ALLOWED_KEYWORDS:
-            _refuse(problems, tool, f"{path}/{key}", key,
-                    _REFUSED.get(key, "not in the portable JSON-Schema subset"))
-            copied = _unchecked(value, copy)
-        elif key == "type":
+        if key == "type":
             if type(value) is not str:
                 types = value if isinstance(value, list) else [value]
                 bad = [t for t in types if not isinstance(t, str) or t not in JSON_TYPES]
@@ -140,6 +139,10 @@ def _check_node(node: Any, path: str, tool: str, copy: bool = True,
                 copied = _unchecked(value, copy)
             elif value not in JSON_TYPES:
                 _refuse(problems, tool, f"{path}/{key}", key, f"unknown JSON type {[value]!r}")
+        elif key == "description" or key == "title":
+            if not isinstance(value, str):
+                _refuse(problems, tool, f"{path}/{key}", key, "must be a string")
+                copied = _unchecked(value, copy)
         elif key == "properties":
             if type(value) is not dict and not isinstance(value, Mapping):
                 _refuse(problems, tool, f"{path}/{key}", key, "must map property names to schemas")
@@ -155,6 +158,26 @@ def _check_node(node: Any, path: str, tool: str, copy: bool = True,
                         else:
                             properties[name] = inner
                 copied = NOT_JSON if properties is None else properties
+        elif key == "required":
+            # Loops, not all() over a generator and a comprehension: each is a call of its own,
+            # and most schemas have a required list.
+            names = node.get("properties", {})
+            strings = isinstance(value, list)
+            if strings:
+                for v in value:
+                    if not isinstance(v, str):
+                        strings = False
+                        break
+            if not strings:
+                _refuse(problems, tool, f"{path}/{key}", key, "must be a list of property names")
+            else:
+                missing = []
+                for v in value:
+                    if v not in names:
+                        missing.append(v)
+                if missing:
+                    _refuse(problems, tool, f"{path}/{key}", key, f"names properties that are not defined: {missing}")
+            copied = _unchecked(value, copy)
         elif key == "items":
             if isinstance(value, list):
                 _refuse(problems, tool, f"{path}/{key}", key, "tuple validation (a list of schemas) is not portable")
@@ -162,15 +185,10 @@ def _check_node(node: Any, path: str, tool: str, copy: bool = True,
             else:
                 copied = _unchecked(value, copy) if problems else _check_node(
                     value, f"{path}/{key}", tool, copy, problems)
-        elif key == "required":
-            names = node.get("properties", {})
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                _refuse(problems, tool, f"{path}/{key}", key, "must be a list of property names")
-            else:
-                missing = [v for v in value if v not in names]
-                if missing:
-                    _refuse(problems, tool, f"{path}/{key}", key, f"names properties that are not defined: {missing}")
-            copied = _unchecked(value, copy)
+        elif key == "additionalProperties":
+            if not isinstance(value, bool):
+                _refuse(problems, tool, f"{path}/{key}", key, "only true or false is portable, not a schema")
+                copied = _unchecked(value, copy)
         elif key == "enum":
             if not isinstance(value, list) or not value:
                 _refuse(problems, tool, f"{path}/{key}", key, "must be a non-empty list")
@@ -179,12 +197,9 @@ def _check_node(node: Any, path: str, tool: str, copy: bool = True,
             if not isinstance(value, str) or value not in ALLOWED_FORMATS:
                 _refuse(problems, tool, f"{path}/{key}", key, f"format {value!r} is not a basic format annotation")
                 copied = _unchecked(value, copy)
-        elif key == "additionalProperties":
-            if not isinstance(value, bool):
-                _refuse(problems, tool, f"{path}/{key}", key, "only true or false is portable, not a schema")
-                copied = _unchecked(value, copy)
-        elif key in ("description", "title") and not isinstance(value, str):
-            _refuse(problems, tool, f"{path}/{key}", key, "must be a string")
+        else:
+            _refuse(problems, tool, f"{path}/{key}", key,
+                    _REFUSED.get(key, "not in the portable JSON-Schema subset"))
             copied = _unchecked(value, copy)
         if out is not None:
             if copied is NOT_JSON or type(key) is not str or (copied is value and type(value) not in _SCALARS):

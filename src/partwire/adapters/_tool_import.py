@@ -110,9 +110,16 @@ def tool_overlay(wire: Mapping[str, Any], again: Mapping[str, Any]) -> dict[str,
     """What turns ``again`` (the wire form a tool's typed fields give) into ``wire`` (the tool as
     the API wrote it): the keys to set, and under :data:`OMIT` the keys to leave out. ``None``
     when the typed fields say it all."""
-    overlay: dict[str, Any] = {k: v for k, v in wire.items()
-                               if (a := again.get(k, _ABSENT)) is not v and (a is _ABSENT or not same_json(a, v))}
-    omit = [k for k in again if k not in wire]
+    # Loops rather than comprehensions (each a call of its own here): every tool first read asks.
+    overlay: dict[str, Any] = {}
+    for k, v in wire.items():
+        a = again.get(k, _ABSENT)
+        if a is not v and (a is _ABSENT or not same_json(a, v)):
+            overlay[k] = v
+    omit: list[str] = []
+    for k in again:
+        if k not in wire:
+            omit.append(k)
     if omit:
         overlay[OMIT] = omit
     return overlay or None
