@@ -125,12 +125,13 @@ def _check_node(node: Any, path: str, tool: str, copy: bool = True,
             _refuse(problems, tool, path, "(schema)", f"a schema must be an object, got {type(node).__name__}")
             return json_copy(node) if copy else NOT_JSON
         out = None
-    # One test per key for the keywords most schemas are made of (type and description first),
-    # and refused in the last branch when it is none of them: the branches name exactly
-    # ALLOWED_KEYWORDS, so a keyword is not looked up in the set before its own branch is found.
     for key, value in node.items():
         copied = value
-        if key == "type":
+        if key not in ALLOWED_KEYWORDS:
+            _refuse(problems, tool, f"{path}/{key}", key,
+                    _REFUSED.get(key, "not in the portable JSON-Schema subset"))
+            copied = _unchecked(value, copy)
+        elif key == "type":
             if type(value) is not str:
                 types = value if isinstance(value, list) else [value]
                 bad = [t for t in types if not isinstance(t, str) or t not in JSON_TYPES]
@@ -139,10 +140,6 @@ def _check_node(node: Any, path: str, tool: str, copy: bool = True,
                 copied = _unchecked(value, copy)
             elif value not in JSON_TYPES:
                 _refuse(problems, tool, f"{path}/{key}", key, f"unknown JSON type {[value]!r}")
-        elif key == "description" or key == "title":
-            if not isinstance(value, str):
-                _refuse(problems, tool, f"{path}/{key}", key, "must be a string")
-                copied = _unchecked(value, copy)
         elif key == "properties":
             if type(value) is not dict and not isinstance(value, Mapping):
                 _refuse(problems, tool, f"{path}/{key}", key, "must map property names to schemas")
@@ -197,9 +194,8 @@ def _check_node(node: Any, path: str, tool: str, copy: bool = True,
             if not isinstance(value, str) or value not in ALLOWED_FORMATS:
                 _refuse(problems, tool, f"{path}/{key}", key, f"format {value!r} is not a basic format annotation")
                 copied = _unchecked(value, copy)
-        else:
-            _refuse(problems, tool, f"{path}/{key}", key,
-                    _REFUSED.get(key, "not in the portable JSON-Schema subset"))
+        elif key in ("description", "title") and not isinstance(value, str):
+            _refuse(problems, tool, f"{path}/{key}", key, "must be a string")
             copied = _unchecked(value, copy)
         if out is not None:
             if copied is NOT_JSON or type(key) is not str or (copied is value and type(value) not in _SCALARS):
