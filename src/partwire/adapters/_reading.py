@@ -48,10 +48,9 @@ if tuple(f.name for f in dataclasses.fields(ImportedRequest)) != _FIELDS:
 plain_text_part = one_field(TextPart, "text")
 """``TextPart(text=text)`` for a ``text`` the caller has seen to be exactly a ``str``: the maker
 itself, without :func:`text_part`'s test and call (a reader's commonest part)."""
-_plain_text = plain_text_part
 
 
 def text_part(text: Any) -> TextPart:
     """``TextPart(text=text)``: without validation when ``text`` is a ``str`` (the readers' most
     made part); validated (and refused) as usual otherwise."""
-    return _plain_text(text) if type(text) is str else TextPart(text=text)
+    return plain_text_part(text) if type(text) is str else TextPart(text=text)

@@ -43,13 +43,12 @@ from partwire.adapters._kernel import (
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._settings import resolve_settings
 from partwire.adapters.requests import ImportedRequest, SettingsArg, ToolChoice, ToolSpec
-from partwire.projection import new_projection
-from partwire.settings import RequestSettings
 
 if TYPE_CHECKING:
     from partwire.history import History
     from partwire.messages import AssistantMessage
     from partwire.projection import Projection
+    from partwire.settings import RequestSettings
     from partwire.streaming import StreamEvent
 
 __all__ = [
@@ -268,21 +267,13 @@ def surface(
             if tool_choice_words is not None and isinstance(tool_choice, str) \
                     and tool_choice in tool_choice_words(opts):
                 word, tool_choice = tool_choice, None  # the API's own word, sent as it is
-            if type(settings) is RequestSettings and max_tokens is None and tool_choice is None \
-                    and parallel_tool_calls is None:
-                # What resolve_settings gives for settings already made and no shortcut (an
-                # imported request's): a call less on every round trip.
-                resolved, native = settings, None
-            else:
-                resolved, native = resolve_settings(settings, max_tokens=max_tokens,
-                                                    tool_choice=tool_choice,
-                                                    parallel_tool_calls=parallel_tool_calls)
+            resolved, native = resolve_settings(settings, max_tokens=max_tokens,
+                                                tool_choice=tool_choice,
+                                                parallel_tool_calls=parallel_tool_calls)
             losses = LossCollector(name)
             request = build(history, opts, model=model, tools=tools, settings=resolved,
                             native_choice=word or native, params=params, issuers=accept_issuers,
                             losses=losses, counting=False)
-            if not losses.items:  # what project() makes of a body that lost nothing
-                return new_projection(request, ())
             return project(request, losses, adapter=name, strict=strict, session=session)
         finally:
             if held:

@@ -266,8 +266,7 @@ def overlay_for(tool: ToolDefinition | ServerToolDefinition, api: str, issuers: 
     if isinstance(mine, dict) and len(data or {}) == 1:
         return mine
     if losses is not None and pd.data:
-        losses.add(f"{path}.provider_data", "tool" if type(tool) is ToolDefinition else _tool_kind(tool),
-                   "dropped", _foreign_reason(pd))
+        losses.add(f"{path}.provider_data", _tool_kind(tool), "dropped", _foreign_reason(pd))
     return mine if isinstance(mine, dict) else None
 
 
@@ -293,7 +292,8 @@ def _foreign_reason(pd: ProviderData) -> str:
 
 
 def _tool_kind(tool: ToolDefinition | ServerToolDefinition) -> str:
-    return "tool" if isinstance(tool, ToolDefinition) else "server_tool"
+    # The exact class first: an isinstance() that misses goes through ABCMeta's check.
+    return "tool" if type(tool) is ToolDefinition or isinstance(tool, ToolDefinition) else "server_tool"
 
 
 def flag_losses(tool: ToolDefinition, path: str, losses: LossCollector | None, api: str,
