@@ -10,7 +10,7 @@ from __future__ import annotations
 import marshal
 import re
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -37,6 +37,7 @@ __all__ = [
     "budget_for_effort",
     "effort_for_budget",
     "marks_of",
+    "nearest",
     "no_restore",
     "number",
     "openai_refused",
@@ -121,6 +122,19 @@ def openai_refused(model: str, field: str, value: Any = None) -> str | None:
         if field in ("temperature", "top_p") and value == 1:
             return None
         return f"OpenAI's reasoning models ({model}) refuse {field}"
+    return None
+
+
+def nearest(value: Any, classes: Collection[type]) -> type | None:
+    """The class of ``value``, or the nearest one it derives from, that is one of ``classes``;
+    ``None`` when none is.
+
+    The settings writers dispatch on a setting's class with it rather than with class patterns:
+    a pattern that misses runs pydantic's and ABCMeta's instance checks in Python, on every
+    request, where this finds an exact class at its first look."""
+    for cls in type(value).__mro__:
+        if cls in classes:
+            return cls
     return None
 
 

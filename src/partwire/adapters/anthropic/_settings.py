@@ -10,13 +10,14 @@ no penalties: those are losses. The table: ``docs/conversion.md``, "Settings".
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import Any, cast
 
 from partwire import settings as _settings
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._settings import (
     Taken,
     marks_of,
+    nearest,
     no_restore,
     number,
     read_settings,
@@ -37,9 +38,11 @@ _DISPLAY = {"summarized": "auto", "omitted": "none"}
 _CHOICES = {"auto": "auto", "any": "required"}
 _UNSENT = (("seed", "a seed"), ("presence_penalty", "a presence penalty"),
            ("frequency_penalty", "a frequency penalty"))  # settings the API has no field for
-# The choices that are a word, by exact class: a match's missed isinstance goes through ABCMeta.
+# The choices that are a word, and the others, by class (``nearest``).
 _WORDS: dict[type, str] = {_settings.AutoToolChoice: "auto", _settings.RequiredToolChoice: "any",
                            _settings.NoToolChoice: "none"}
+_CHOICE_CLASSES = frozenset({*_WORDS, _settings.NamedToolChoice, _settings.AllowedToolsChoice})
+_FORMATS = frozenset({_settings.TextOutput, _settings.JsonObjectOutput, _settings.JsonSchemaOutput})
 
 
 # -- to_wire --------------------------------------------------------------------------------
@@ -106,27 +109,20 @@ def _tool_choice_to_wire(request: dict[str, Any], settings: RequestSettings,
         if parallel is None:
             return
         out = {"type": "auto"}
-    elif type(choice) in _WORDS:
-        out = {"type": _WORDS[type(choice)]}
-    else:
-        match choice:
-            case _settings.AutoToolChoice():
-                out = {"type": "auto"}
-            case _settings.RequiredToolChoice():
-                out = {"type": "any"}
-            case _settings.NoToolChoice():
-                out = {"type": "none"}
-            case _settings.NamedToolChoice():
-                out = {"type": "tool", "name": choice.name}
-            case _settings.AllowedToolsChoice():
-                if choice.mode == "required" and len(choice.names) == 1:
-                    out = {"type": "tool", "name": choice.names[0]}
-                    why = "one allowed tool, required, is sent as that tool"
-                else:
-                    out = {"type": "any" if choice.mode == "required" else "auto"}
-                    why = (f"Anthropic cannot restrict the choice to some tools; sent as "
-                           f"{out['type']!r} over every tool")
-                setting_loss(losses, "tool_choice", "rewritten", why)
+    elif (kind := nearest(choice, _CHOICE_CLASSES)) in _WORDS:
+        out = {"type": _WORDS[kind]}
+    elif kind is _settings.NamedToolChoice:
+        out = {"type": "tool", "name": choice.name}  # type: ignore[union-attr]
+    elif kind is _settings.AllowedToolsChoice:
+        choice = cast(_settings.AllowedToolsChoice, choice)
+        if choice.mode == "required" and len(choice.names) == 1:
+            out = {"type": "tool", "name": choice.names[0]}
+            why = "one allowed tool, required, is sent as that tool"
+        else:
+            out = {"type": "any" if choice.mode == "required" else "auto"}
+            why = (f"Anthropic cannot restrict the choice to some tools; sent as "
+                   f"{out['type']!r} over every tool")
+        setting_loss(losses, "tool_choice", "rewritten", why)
     if parallel is not None:
         if out.get("type") == "none":
             setting_loss(losses, "parallel_tool_calls", "dropped",
@@ -187,30 +183,22 @@ def _output_format_to_wire(request: dict[str, Any], output_config: dict[str, Any
                            settings: RequestSettings, marks: Mapping[str, Any],
                            losses: LossCollector) -> None:
     fmt = settings.output_format
-    # The exact classes first, a schema the first case: a class pattern that misses goes
-    # through pydantic's and ABCMeta's instance checks, and the format is written every request.
-    kind = type(fmt)
-    if fmt is None or kind is _settings.TextOutput:
+    kind = nearest(fmt, _FORMATS)
+    if kind is None or kind is _settings.TextOutput:
         return  # Anthropic answers in text unless told otherwise: nothing to send
     if kind is _settings.JsonObjectOutput:
         setting_loss(losses, "output_format", "dropped", _NO_JSON_OBJECT)
         return
-    match fmt:
-        case _settings.JsonSchemaOutput():
-            wire = {"type": "json_schema", "schema": fmt.json_schema}
-            if marks.get("output_format"):
-                request["output_format"] = wire  # the beta field the request used
-            else:
-                output_config["format"] = wire
-            for name in ("name", "description", "strict"):
-                if getattr(fmt, name) is not None:
-                    setting_loss(losses, f"output_format.{name}", "dropped",
-                                 f"Anthropic's output format has no {name}")
-        case _settings.TextOutput():
-            return  # Anthropic answers in text unless told otherwise: nothing to send
-        case _settings.JsonObjectOutput():
-            setting_loss(losses, "output_format", "dropped", _NO_JSON_OBJECT)
-            return
+    fmt = cast(_settings.JsonSchemaOutput, fmt)
+    wire = {"type": "json_schema", "schema": fmt.json_schema}
+    if marks.get("output_format"):
+        request["output_format"] = wire  # the beta field the request used
+    else:
+        output_config["format"] = wire
+    for name in ("name", "description", "strict"):
+        if getattr(fmt, name) is not None:
+            setting_loss(losses, f"output_format.{name}", "dropped",
+                         f"Anthropic's output format has no {name}")
 
 
 _NO_JSON_OBJECT = "Anthropic takes a JSON schema, not free-form JSON objects"

@@ -10,7 +10,7 @@ reasoning models refuse the sampling settings (:func:`openai_refused`). The tabl
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import Any, cast
 
 from partwire import settings as _settings
 from partwire.adapters._losses import LossCollector
@@ -19,6 +19,7 @@ from partwire.adapters._settings import (
     Taken,
     effort_for_budget,
     marks_of,
+    nearest,
     no_restore,
     number,
     openai_refused,
@@ -84,23 +85,22 @@ def settings_to_wire(request: dict[str, Any], settings: RequestSettings,
             fields["end_user_id"]
 
 
-# The tool choices that are one word, by exact class: a class pattern that misses goes through
-# pydantic's and ABCMeta's instance checks, and the choice is written with every request.
+# The tool choices that are one word, and the others, by class (``nearest``).
 _WORD_CHOICES = frozenset({_settings.AutoToolChoice, _settings.NoToolChoice, _settings.RequiredToolChoice})
+_CHOICES = _WORD_CHOICES | {_settings.NamedToolChoice, _settings.AllowedToolsChoice}
+_FORMATS = frozenset({_settings.TextOutput, _settings.JsonObjectOutput, _settings.JsonSchemaOutput})
 
 
 def _tool_choice_to_wire(choice: Any) -> str | dict[str, Any]:
-    if type(choice) in _WORD_CHOICES:
-        return choice.type  # type: ignore[no-any-return]  # the word, as the case below
-    match choice:  # the choices with fields first: the words are matched above
-        case _settings.NamedToolChoice():
-            return {"type": "function", "name": choice.name}
-        case _settings.AllowedToolsChoice():
-            return {"type": "allowed_tools", "mode": choice.mode,
-                    "tools": [{"type": "function", "name": n} for n in choice.names]}
-        case _settings.AutoToolChoice() | _settings.NoToolChoice() | _settings.RequiredToolChoice():
-            word: str = choice.type
-            return word
+    kind = nearest(choice, _CHOICES)
+    if kind in _WORD_CHOICES:
+        word: str = choice.type
+        return word
+    if kind is _settings.NamedToolChoice:
+        return {"type": "function", "name": choice.name}
+    if kind is _settings.AllowedToolsChoice:
+        return {"type": "allowed_tools", "mode": choice.mode,
+                "tools": [{"type": "function", "name": n} for n in choice.names]}
     raise TypeError(f"not a tool choice: {choice!r}")  # pragma: no cover
 
 
@@ -137,27 +137,24 @@ def _reasoning_to_wire(request: dict[str, Any], settings: RequestSettings, losse
 
 
 def _format_to_wire(settings: RequestSettings, losses: LossCollector) -> dict[str, Any]:
-    kind = type(settings.output_format)  # the exact classes first, as _WORD_CHOICES
+    fmt = settings.output_format
+    kind = nearest(fmt, _FORMATS)
     if kind is _settings.TextOutput:
         return {"type": "text"}
     if kind is _settings.JsonObjectOutput:
         return {"type": "json_object"}
-    match settings.output_format:  # a schema first: the others are matched above
-        case _settings.JsonSchemaOutput() as fmt:
-            out: dict[str, Any] = {"type": "json_schema", "name": fmt.name or _SCHEMA_NAME,
-                                   "schema": fmt.json_schema}
-            if fmt.name is None:
-                setting_loss(losses, "output_format.name", "rewritten",
-                             f"OpenAI requires a schema name; sent as {_SCHEMA_NAME!r}")
-            if fmt.description is not None:
-                out["description"] = fmt.description
-            if fmt.strict is not None:
-                out["strict"] = fmt.strict
-            return out
-        case _settings.TextOutput():
-            return {"type": "text"}
-        case _settings.JsonObjectOutput():
-            return {"type": "json_object"}
+    if kind is _settings.JsonSchemaOutput:
+        schema = cast(_settings.JsonSchemaOutput, fmt)
+        out: dict[str, Any] = {"type": "json_schema", "name": schema.name or _SCHEMA_NAME,
+                               "schema": schema.json_schema}
+        if schema.name is None:
+            setting_loss(losses, "output_format.name", "rewritten",
+                         f"OpenAI requires a schema name; sent as {_SCHEMA_NAME!r}")
+        if schema.description is not None:
+            out["description"] = schema.description
+        if schema.strict is not None:
+            out["strict"] = schema.strict
+        return out
     raise TypeError("no output format")  # pragma: no cover
 
 
