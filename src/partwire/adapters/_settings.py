@@ -40,6 +40,7 @@ __all__ = [
     "nearest",
     "no_restore",
     "number",
+    "openai_json_schema",
     "openai_refused",
     "plain_settings",
     "read_settings",
@@ -136,6 +137,25 @@ def nearest(value: Any, classes: Collection[type]) -> type | None:
         if cls in classes:
             return cls
     return None
+
+
+OPENAI_SCHEMA_NAME = "response"
+"""What an unnamed schema is called where OpenAI requires a name."""
+
+
+def openai_json_schema(fmt: _settings.JsonSchemaOutput, losses: LossCollector) -> dict[str, Any]:
+    """A JSON-schema output format's fields as both OpenAI APIs write them (``name``, ``schema``,
+    ``description``, ``strict``): a schema without a name is sent as :data:`OPENAI_SCHEMA_NAME`,
+    a named loss."""
+    out: dict[str, Any] = {"name": fmt.name or OPENAI_SCHEMA_NAME, "schema": fmt.json_schema}
+    if fmt.name is None:
+        setting_loss(losses, "output_format.name", "rewritten",
+                     f"OpenAI requires a schema name; sent as {OPENAI_SCHEMA_NAME!r}")
+    if fmt.description is not None:
+        out["description"] = fmt.description
+    if fmt.strict is not None:
+        out["strict"] = fmt.strict
+    return out
 
 
 # Settings by the marshalled values they were read from: a body's settings are the same on every

@@ -22,6 +22,7 @@ from partwire.adapters._settings import (
     marks_of,
     no_restore,
     number,
+    openai_json_schema,
     openai_refused,
     read_settings,
     setting_loss,
@@ -39,7 +40,6 @@ _KEYS = frozenset({"temperature", "top_p", "seed", "presence_penalty", "frequenc
 _SAMPLING = ("temperature", "top_p", "seed", "presence_penalty", "frequency_penalty")
 _WORDS = frozenset({"auto", "none", "required"})
 _JSON_SCHEMA_KEYS = frozenset({"name", "schema", "description", "strict"})
-_SCHEMA_NAME = "response"  # what an unnamed schema is called where OpenAI requires a name
 
 
 def _user_field(dialect: Dialect) -> str:
@@ -163,14 +163,7 @@ def _format_to_wire(request: dict[str, Any], settings: RequestSettings, losses: 
         case _settings.JsonObjectOutput():
             request["response_format"] = {"type": "json_object"}
         case _settings.JsonSchemaOutput() as fmt:
-            inner: dict[str, Any] = {"name": fmt.name or _SCHEMA_NAME, "schema": fmt.json_schema}
-            if fmt.name is None:
-                setting_loss(losses, "output_format.name", "rewritten",
-                             f"OpenAI requires a schema name; sent as {_SCHEMA_NAME!r}")
-            if fmt.description is not None:
-                inner["description"] = fmt.description
-            if fmt.strict is not None:
-                inner["strict"] = fmt.strict
+            inner = openai_json_schema(fmt, losses)
             request["response_format"] = {"type": "json_schema", "json_schema": inner}
 
 

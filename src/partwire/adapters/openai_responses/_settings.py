@@ -22,6 +22,7 @@ from partwire.adapters._settings import (
     nearest,
     no_restore,
     number,
+    openai_json_schema,
     openai_refused,
     read_settings,
     setting_loss,
@@ -39,7 +40,6 @@ SETTING_KEYS = _KEYS
 """The body fields the settings are read from, beside ``tool_choice`` and ``max_output_tokens``."""
 _SUMMARIES = frozenset({"auto", "concise", "detailed"})
 _JSON_SCHEMA_KEYS = frozenset({"type", "name", "schema", "description", "strict"})
-_SCHEMA_NAME = "response"  # what an unnamed schema is called where OpenAI requires a name
 _ABSENT = (("top_k", "top_k"), ("stop_sequences", "stop sequences"), ("seed", "a seed"),
            ("presence_penalty", "a presence penalty"), ("frequency_penalty", "a frequency penalty"))
 
@@ -144,17 +144,7 @@ def _format_to_wire(settings: RequestSettings, losses: LossCollector) -> dict[st
     if kind is _settings.JsonObjectOutput:
         return {"type": "json_object"}
     if kind is _settings.JsonSchemaOutput:
-        schema = cast(_settings.JsonSchemaOutput, fmt)
-        out: dict[str, Any] = {"type": "json_schema", "name": schema.name or _SCHEMA_NAME,
-                               "schema": schema.json_schema}
-        if schema.name is None:
-            setting_loss(losses, "output_format.name", "rewritten",
-                         f"OpenAI requires a schema name; sent as {_SCHEMA_NAME!r}")
-        if schema.description is not None:
-            out["description"] = schema.description
-        if schema.strict is not None:
-            out["strict"] = schema.strict
-        return out
+        return {"type": "json_schema", **openai_json_schema(cast(_settings.JsonSchemaOutput, fmt), losses)}
     raise TypeError("no output format")  # pragma: no cover
 
 
