@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ast
+import functools
 import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from partwire import ToolDefinition, UserMessage
+from partwire._memo import derived, forget, memo
 from partwire.adapters import ADAPTER_NAMES, get_adapter
 from partwire.caches import clear
 
@@ -30,10 +32,12 @@ def _tool(i: int) -> ToolDefinition:
                           side_effects="read")
 
 
+@pytest.mark.parametrize("values_only", [False, True])
 @pytest.mark.parametrize("name", ADAPTER_NAMES)
-def test_a_round_trip_is_the_same_before_and_after_clear(name: str) -> None:
+def test_a_round_trip_is_the_same_before_and_after_clear(name: str, values_only: bool) -> None:
     """A request written, read back and written again gives the same bodies whether the memos
-    were filled by the same round trip or emptied just before."""
+    were filled by the same round trip or emptied just before (all of them, or those of values
+    met alone)."""
     adapter = get_adapter(name)
     history = [UserMessage("What is in README.md?")]
 
@@ -45,15 +49,18 @@ def test_a_round_trip_is_the_same_before_and_after_clear(name: str) -> None:
         return body, again, adapter.estimate_input_tokens(history, [_tool(0)], model=MODELS[name])
 
     warm = trip(), trip()
-    clear()
+    clear(values_only=values_only)
     cold = trip()
     assert warm[0] == warm[1] == cold
     assert cold[0] == cold[1]
 
 
-def test_clear_gives_the_memory_back() -> None:
+@pytest.mark.parametrize("values_only", [False, True])
+def test_clear_gives_the_memory_back(values_only: bool) -> None:
     """What the memos hold after many distinct tools, settings and estimated texts is freed by
-    clear(): the memory traced afterwards is back near where it started."""
+    clear(), and by clear(values_only=True) too (what it keeps is worked out about partwire's
+    own classes, not about the values): the memory traced afterwards is back near where it
+    started."""
     google, responses, anthropic = (get_adapter(n) for n in ("google", "openai_responses", "anthropic"))
     clear()
     tracemalloc.start()
@@ -67,7 +74,7 @@ def test_clear_gives_the_memory_back() -> None:
             anthropic.estimate_input_tokens([UserMessage(f"Note {i}: " + "some words " * 300)])
         del body
         held = tracemalloc.get_traced_memory()[0] - start
-        clear()
+        clear(values_only=values_only)
         after = tracemalloc.get_traced_memory()[0] - start
     finally:
         tracemalloc.stop()
@@ -77,7 +84,8 @@ def test_clear_gives_the_memory_back() -> None:
 
 def _unregistered(path: Path) -> list[str]:
     """The caches a module keeps outside the registry: module- or class-level empty containers
-    not made through ``memo()``, and ``functools`` caches not registered with ``cached``."""
+    not made through ``memo()`` or ``derived()``, and ``functools`` caches registered with
+    neither ``cached`` nor ``derived``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
     bodies = [tree.body] + [node.body for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
@@ -99,7 +107,7 @@ def _unregistered(path: Path) -> list[str]:
         if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
             names = {ast.unparse(d.func if isinstance(d, ast.Call) else d).rsplit(".", 1)[-1]
                      for d in fn.decorator_list}
-            if names & {"cache", "lru_cache"} and "cached" not in names:
+            if names & {"cache", "lru_cache"} and not names & {"cached", "derived"}:
                 found.append(f"{path.relative_to(SRC)}:{fn.lineno} {fn.name}()")
     return found
 
@@ -107,3 +115,28 @@ def _unregistered(path: Path) -> list[str]:
 def test_every_cache_is_in_the_one_registry() -> None:
     """No module of partwire keeps a memo or cache that clear() would not empty."""
     assert [where for path in sorted(SRC.rglob("*.py")) for where in _unregistered(path)] == []
+
+
+def test_values_only_keeps_what_is_derived_from_partwire_itself() -> None:
+    """The registry's two kinds: ``forget(values_only=True)`` empties the memos of values met and
+    keeps the caches derived from partwire's own classes and data; ``forget()`` empties both."""
+    met: dict[str, int] = memo({})
+    own: dict[str, int] = derived({})
+    calls: list[str] = []
+
+    @derived
+    @functools.cache
+    def loaded(name: str) -> str:
+        calls.append(name)
+        return name.upper()
+
+    met["tool"], own["field"] = 1, 2
+    loaded("tokenizer")
+    forget(values_only=True)
+    assert (met, own) == ({}, {"field": 2})
+    loaded("tokenizer")
+    assert calls == ["tokenizer"]
+    forget()
+    assert own == {}
+    loaded("tokenizer")
+    assert calls == ["tokenizer", "tokenizer"]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
-from partwire._memo import memo
+from partwire._memo import derived
 
 if TYPE_CHECKING:  # pydantic.json_schema is slow to import and needed only to make a schema
     from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
@@ -39,7 +39,7 @@ _get_fields_set, _get_extra = (
 # changes this one.
 _NO_EXTRA: dict[str, Any] = {}
 # Per class, the set of all its fields: the set of given fields of every instance given them all.
-_ALL_GIVEN: dict[type, set[str]] = memo({})
+_ALL_GIVEN: dict[type, set[str]] = derived({})
 
 
 def _all_given(cls: type) -> set[str]:
@@ -167,7 +167,7 @@ def replace(model: M, **changes: Any) -> M:
 _Fill = Callable[[dict[str, Any]], None]
 _Factories = tuple[tuple[str, Callable[[], Any]], ...]
 _Template = tuple[dict[str, Any], _Factories, frozenset[str], tuple[_Fill, frozenset[str]] | None]
-_templates: dict[type, _Template] = memo({})
+_templates: dict[type, _Template] = derived({})
 _FUSED: dict[_Factories, _Fill] = {}
 
 

@@ -12,10 +12,13 @@ You never need to clear them for correctness. Call :func:`clear` to:
 
 - **give the memory back**, in a long-running process that has finished with a workload (the
   largest memo is the token counts of estimated texts, which keeps up to 32 million characters
-  of text alive);
-- **measure a first meeting** in a benchmark that repeats the same requests: clear before each
-  pass, and each pass meets every request for the first time, as a gateway meets new traffic
-  (the memos still serve repeats within the pass, as they would within one conversation).
+  of text alive; a tokenizer, once loaded, holds its vocabulary);
+- **measure a first meeting** in a benchmark that repeats the same requests: call
+  ``clear(values_only=True)`` before each pass, and each pass meets every request for the first
+  time, as a gateway already running meets new traffic (the memos still serve repeats within
+  the pass, as they would within one conversation). What partwire worked out about its own
+  classes and data is kept, as a running gateway has it: a plain ``clear()`` would also time
+  working it out again, which only a process's first requests pay.
 """
 
 from __future__ import annotations
@@ -25,11 +28,15 @@ from partwire._memo import forget
 __all__ = ["clear"]
 
 
-def clear() -> None:
+def clear(*, values_only: bool = False) -> None:
     """Empty every memo and cache partwire keeps (never needed for correctness).
 
-    For giving the memory back, or for measuring a first meeting with each request in a
-    benchmark that repeats them. Call it between conversions, not while another thread is in
-    the middle of one. The next calls give the same results as before, at first-meeting cost.
+    For giving the memory back, or, with ``values_only``, for measuring a first meeting with
+    each request in a benchmark that repeats them: then only the memos of values met are
+    emptied (tools read, settings converted, signatures checked, texts counted), and what
+    partwire worked out about its own classes and data (a model class's fields, an options
+    type's defaults, a tokenizer, a vendored schema) is kept. Call it between conversions, not
+    while another thread is in the middle of one. The next calls give the same results as
+    before, at first-meeting cost.
     """
-    forget()
+    forget(values_only=values_only)

@@ -30,7 +30,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from partwire._memo import cached
+from partwire._memo import derived
 from partwire.errors import PartwireError
 from partwire.usage import Usage
 
@@ -217,7 +217,7 @@ def _find(model: str) -> tuple[Any, Any] | str:
     return found
 
 
-@cached
+@derived
 @functools.cache
 def _genai_version() -> str:
     # Read once: the installed package's metadata costs 3 ms a read, once per message priced.

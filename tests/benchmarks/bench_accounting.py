@@ -6,8 +6,8 @@ count, so the count alone must stay within 1x):
 
 - ``accounting.count.<adapter>.1000``: counting the request body, as an agent does before each
   call (the counts of strings seen in the previous estimate are remembered). Target <= 1.0x.
-- ``accounting.count_cold.<adapter>.1000``: the same with nothing remembered (the first estimate
-  of a history): every string goes through the BPE tokenizer. Reported, no target.
+- ``accounting.count_cold.<adapter>.1000``: the same with no string remembered (the first estimate
+  of a history; the tokenizer stays loaded): every string goes through the BPE tokenizer. Reported, no target.
 - ``accounting.estimate.<adapter>.1000``: the adapter's whole ``estimate_input_tokens`` (its own
   body build plus the count). Target <= 2.0x.
 
@@ -53,7 +53,7 @@ def _timed(name: str, what: str) -> Timed:
         return adapter.to_wire(history, model=model)
 
     def cold() -> object:
-        clear()
+        clear(values_only=True)
         return count(body)
 
     ours = {"count": lambda: count(body), "count_cold": cold,

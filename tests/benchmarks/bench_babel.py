@@ -8,9 +8,10 @@ shared, and wall time counted the other processes' turns on the CPU.
 - ``roundtrip.<api>.vs_babel``: partwire's ``from_wire_request`` then ``to_wire`` over every
   request body of the corpus for that API, against babel's ``translate(fmt, fmt, body)``; the
   two timed alternately in the same run (target <= 1.0). Each of partwire's passes begins with
-  its memos of values met emptied (``partwire.caches.clear``): the passes repeat the same
-  requests, and a memo kept from the pass before would time a second meeting with each. Beside it each library's exactness: how
-  many requests come back equal to the input, as JSON.
+  its memos of values met emptied (``partwire.caches.clear(values_only=True)``): the passes
+  repeat the same requests, and a memo kept from the pass before would time a second meeting
+  with each. Beside it each library's exactness: how many requests come back equal to the
+  input, as JSON.
 - ``translate.<src>.<dst>.vs_babel``: the same requests converted to another API (partwire's
   ``from_wire_request`` of one adapter, ``to_wire`` of the other with the request's tools,
   settings and token limit; babel's ``translate``, which converts those too), for every ordered
@@ -185,7 +186,7 @@ def _same(out: Any, body: dict[str, Any], materialize: Callable[[Any], Any] | No
 
 def _first_meeting(trip: Trip, bodies: list[dict[str, Any]]) -> None:
     """One pass of ``trip`` over ``bodies``, with partwire's memos of values met emptied first."""
-    clear()
+    clear(values_only=True)
     for body in bodies:
         trip(body)
 

@@ -11,10 +11,12 @@ of the corpus (``../shared/corpus/<api>/``, else the repository's copy, ``tests/
 
 ``roundtrip.<api>.vs_linguafranca`` is partwire's time over linguafranca's, timed alternately in
 the same run (target <= 1.0); ``roundtrip.<api>.vs_rosetta`` likewise, for information. Each of
-partwire's passes begins with its memos of values met emptied (``partwire.caches.clear``), as
-in ``bench_babel``: the passes repeat the same requests, and a memo kept from the pass before
-would time a second meeting with each, which a gateway reading each request once never has. Beside
-them, each library's exactness: how many of the requests come back equal to the input, as JSON.
+partwire's passes begins with its memos of values met emptied
+(``partwire.caches.clear(values_only=True)``), as in ``bench_babel``: the passes repeat the same
+requests, and a memo kept from the pass before would time a second meeting with each, which a
+gateway reading each request once never has. What partwire worked out about its own classes is
+kept, as a running gateway has it. Beside them, each library's exactness: how many of the
+requests come back equal to the input, as JSON.
 The peers are bench-only extras (``partwire[bench]``); a peer that is not installed is skipped.
 """
 
@@ -104,7 +106,7 @@ def _first_meeting(trip: Callable[[dict[str, Any]], Any],
                    bodies: list[dict[str, Any]]) -> Callable[[], object]:
     """One pass of ``trip`` over ``bodies`` with partwire's memos emptied first."""
     def run() -> object:
-        clear()
+        clear(values_only=True)
         return [trip(body) for body in bodies]
     return run
 

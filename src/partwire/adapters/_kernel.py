@@ -38,7 +38,7 @@ from collections.abc import (
 from datetime import datetime
 from typing import Any, ClassVar, TypeVar, cast
 
-from partwire._memo import memo
+from partwire._memo import derived, memo
 from partwire.adapters._losses import LossCollector
 from partwire.adapters._sse import ServerSentEvent, aiter_wire_items, iter_wire_items
 from partwire.errors import ArgumentError, PartwireError, StreamProtocolError, WireFormatError
@@ -122,9 +122,9 @@ def _resolve(cls: type[OptionsT], given: Mapping[str, Any]) -> OptionsT:
 
 
 # Every public call reads its options: the defaults and the field types are worked out once.
-_DEFAULTS: dict[type[Any], Any] = memo({})
-_FIELDS: dict[type[Any], dict[str, Any]] = memo({})
-_HINTS: dict[tuple[type[Any], str], Any] = memo({})
+_DEFAULTS: dict[type[Any], Any] = derived({})
+_FIELDS: dict[type[Any], dict[str, Any]] = derived({})
+_HINTS: dict[tuple[type[Any], str], Any] = derived({})
 _RESOLVED: dict[Any, Any] = memo({})
 
 

@@ -24,7 +24,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from partwire._memo import cached
+from partwire._memo import derived
 from partwire.history import HistoryEvent
 from partwire.messages import AssistantMessage
 from partwire.projection import Projection
@@ -166,7 +166,7 @@ def record(attributes: GenAIAttributes | Mapping[str, Any], *, span: Any = None,
         emitter.emit(event_name=EVENT_NAME, attributes=attrs)
 
 
-@cached
+@derived
 @cache
 def _schema_text(name: str) -> str:
     return resources.files(__name__).joinpath("schemas", name).read_text(encoding="utf-8")

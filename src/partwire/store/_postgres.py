@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Final
 
-from partwire._memo import memo
+from partwire._memo import derived
 
 from ._errors import StoreUnavailableError
 from ._snippet import Hit, Row, Segment
@@ -167,7 +167,7 @@ class PostgresBackend:
 class _PgCursor(Cursor):
     """psycopg's ``%s`` placeholders from the ``?`` the store's SQL is written with."""
 
-    _cache: dict[str, str] = memo({})
+    _cache: dict[str, str] = derived({})
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         """Run one statement."""

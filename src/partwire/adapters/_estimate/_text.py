@@ -9,7 +9,7 @@ from functools import cache
 from typing import Any
 
 from partwire._json import json_encoder
-from partwire._memo import cached, memo, on_forget
+from partwire._memo import derived, memo, on_forget
 
 __all__ = [
     "Tally",
@@ -30,7 +30,7 @@ __all__ = [
 _CHARS_PER_TOKEN = 4.0
 
 
-@cached
+@derived
 @cache
 def _tokenizer() -> Callable[[str], int] | None:
     with warnings.catch_warnings():
