@@ -20,6 +20,7 @@ from partwire.adapters._losses import LossCollector
 from partwire.adapters._settings import (
     budget_for_effort,
     marks_of,
+    nearest,
     number,
     read_settings,
     setting_loss,
@@ -135,10 +136,15 @@ def _put(generation: dict[str, Any], key: str, value: Any) -> None:
     generation[key] = value
 
 
-# Exact types, not class patterns: isinstance() on a pydantic model class goes through ABCMeta's
-# check, and settings are written with every request.
+# The choices and the formats by class (``nearest``: a class pattern that misses runs pydantic's
+# and ABCMeta's instance checks in Python, and settings are written with every request).
+_CHOICES = frozenset({_settings.AutoToolChoice, _settings.RequiredToolChoice, _settings.NoToolChoice,
+                      _settings.NamedToolChoice, _settings.AllowedToolsChoice})
+_FORMATS = frozenset({_settings.TextOutput, _settings.JsonObjectOutput, _settings.JsonSchemaOutput})
+
+
 def _tool_choice_to_wire(choice: Any, losses: LossCollector) -> dict[str, Any]:
-    kind = type(choice)
+    kind = nearest(choice, _CHOICES)
     if kind is _settings.AutoToolChoice:
         return {"mode": "AUTO"}
     if kind is _settings.RequiredToolChoice:
@@ -203,7 +209,7 @@ def _reasoning_to_wire(generation: dict[str, Any], settings: RequestSettings, lo
 def _format_to_wire(generation: dict[str, Any], settings: RequestSettings,
                     marks: Mapping[str, Any], losses: LossCollector) -> None:
     fmt = settings.output_format
-    kind = type(fmt)  # exact types, as in _tool_choice_to_wire
+    kind = nearest(fmt, _FORMATS)
     if kind is _settings.TextOutput:
         _put(generation, "responseMimeType", _TEXT)
     elif kind is _settings.JsonObjectOutput:
