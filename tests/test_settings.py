@@ -15,17 +15,14 @@ from pydantic import BaseModel, ValidationError
 from partwire import (
     AllowedToolsChoice,
     JsonObjectOutput,
-    JsonSchemaOutput,
     NamedToolChoice,
     Reasoning,
     RequestSettings,
     RequiredToolChoice,
-    ToolDefinition,
-    UserMessage,
 )
 from partwire._base import ProviderData
-from partwire.adapters import ADAPTER_NAMES, get_adapter
 from partwire.adapters import _settings as adapter_settings
+from partwire.adapters import get_adapter
 from partwire.adapters._settings import plain_settings, resolve_settings
 from partwire.caches import clear
 from partwire.errors import PartwireError
@@ -306,28 +303,3 @@ def test_a_token_limit_alone_is_remembered_by_its_value_and_type() -> None:
     assert both == RequestSettings(max_output_tokens=1, temperature=0.5)
     assert adapter_settings.read_settings({"max_output_tokens": 1}, put_back.append) is first
 
-
-class _OwnFormat(JsonSchemaOutput):
-    """A caller's own kind of JSON-schema format (a subclass, as pydantic keeps it)."""
-
-
-class _OwnChoice(NamedToolChoice):
-    """A caller's own kind of named tool choice."""
-
-
-@pytest.mark.parametrize("name", ADAPTER_NAMES)
-def test_a_setting_of_a_subclass_is_written_as_its_base_class(name: str) -> None:
-    """A tool choice or an output format of a class derived from a settings class goes out, with
-    the same losses, exactly as the same values of the class itself: none is dropped unsaid."""
-    adapter = get_adapter(name)
-    tool = {"name": "lookup", "description": "Look up.", "input_schema": {"type": "object"}, "side_effects": "read"}
-
-    def written(fmt: JsonSchemaOutput, choice: NamedToolChoice) -> tuple[Any, list[str]]:
-        result = adapter.to_wire([UserMessage("hi")], model="claude-sonnet-4-5", tools=[ToolDefinition(**tool)],
-                                 settings=RequestSettings(output_format=fmt, tool_choice=choice))
-        return result.request, [str(loss) for loss in result.losses]
-
-    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
-    own = written(_OwnFormat(json_schema=schema, name="answer"), _OwnChoice(name="lookup"))
-    assert type(RequestSettings(output_format=_OwnFormat(json_schema=schema)).output_format) is _OwnFormat
-    assert own == written(JsonSchemaOutput(json_schema=schema, name="answer"), NamedToolChoice(name="lookup"))

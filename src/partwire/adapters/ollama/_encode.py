@@ -159,7 +159,7 @@ class Encoder(PartEncoder):
             out, marks = self.start("assistant", pd)
         self.fields(out, message.parts, i, message.id, calls=True)
         if "tool_calls" in out:
-            calls = [(p.id, p.name) for p in message.parts if type(p) is ToolCallPart]
+            calls = [(p.id, p.name) for p in message.parts if isinstance(p, ToolCallPart)]
             self.open_calls = calls
             self.names.update(calls)
         self.finish(out, marks)

@@ -83,8 +83,8 @@ class PartEncoder(BlockEncoder):
             if kind is TextPart:
                 sources.append((j, "text"))
                 texts.append(self.text(part, i, j, message_id))  # type: ignore[arg-type]
-            elif kind is ToolCallPart and calls:
-                wire_calls.append(self.call(part, i, j, message_id))  # type: ignore[arg-type]
+            elif calls and isinstance(part, ToolCallPart):  # (a class derived from it too)
+                wire_calls.append(self.call(part, i, j, message_id))
             else:
                 self.other(part, i, j, message_id, texts, thinking, images, sources, thoughts)
         if len(sources) > 1:
