@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -68,12 +69,36 @@ def test_an_implementation_that_dies_fails_the_remaining_cases() -> None:
     assert all("exited" in r.diff for r in report.results)
 
 
-def test_a_silent_implementation_times_out() -> None:
-    """A command that never replies fails its case once the timeout passes."""
-    (case,) = load_cases("anthropic")[:1]
-    report = run(f"{PYTHON} -c 'import time; time.sleep(30)'", [case], timeout=0.5)
-    assert report.results[0].status == "failed"
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie waiting for its parent does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_a_silent_implementation_times_out_and_the_rest_fail_unasked(tmp_path: Path) -> None:
+    """A command that never replies fails its first case once the timeout passes; it is then
+    taken as hung and stopped, with what its shell started, and the remaining cases fail without
+    a wait of their own (a late reply would be read as the next case's)."""
+    cases = load_cases("anthropic")[:3]
+    script = tmp_path / "hung.py"
+    script.write_text("import os, pathlib, sys, time\n"
+                      "pathlib.Path(sys.argv[1]).write_text(str(os.getpid()))\ntime.sleep(30)\n")
+    pid_file = tmp_path / "pid"
+    # Two commands, so that the shell stays and the implementation is its child.
+    report = run(f"cd {tmp_path} && {PYTHON} {script} {pid_file}", cases, timeout=0.5)
+    assert [r.status for r in report.results] == ["failed"] * 3
     assert "no reply within 0.5 s" in report.results[0].diff
+    for result in report.results[1:]:
+        assert result.diff == f"not asked: the implementation gave no reply to {cases[0].id!r} within 0.5 s"
+    pid = int(pid_file.read_text())
+    for _ in range(50):
+        if not _running(pid):
+            break
+        time.sleep(0.05)
+    assert not _running(pid)
 
 
 def test_replies_that_break_the_protocol_fail_with_what_was_wrong(tmp_path: Path) -> None:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -50,14 +52,23 @@ class Report:
                 "results": [r.to_json() for r in self.results]}
 
 
+# Whether processes have groups (POSIX): a hung implementation is stopped with everything its
+# shell started, not the shell alone.
+_GROUPS = hasattr(os, "killpg")
+
+
 class _Implementation:
     """The subprocess, with a reader thread so that a silent implementation times out."""
 
     def __init__(self, command: str) -> None:
-        # Run by the shell, as a user types it (``node impl.js``, ``FOO=1 ./impl``).
+        # Run by the shell, as a user types it (``node impl.js``, ``FOO=1 ./impl``), in a process
+        # group of its own where there are groups: stopping it stops what the shell started.
         self.process = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
+                                        stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1,
+                                        start_new_session=_GROUPS)
         self.lines: queue.Queue[str | None] = queue.Queue()
+        self.silent: str | None = None
+        """Why the cases after one left without a reply fail unasked (``None`` until then)."""
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -68,6 +79,8 @@ class _Implementation:
 
     def ask(self, request: dict[str, Any], timeout: float) -> dict[str, Any] | str:
         """The reply to ``request``, or why there is none (a text)."""
+        if self.silent is not None:
+            return self.silent
         assert self.process.stdin is not None
         try:
             self.process.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
@@ -77,6 +90,9 @@ class _Implementation:
         try:
             line = self.lines.get(timeout=timeout)
         except queue.Empty:
+            # A reply that comes later would be read as the next case's: the implementation is
+            # taken as hung, and the remaining cases fail at once rather than each after a wait.
+            self.silent = f"not asked: the implementation gave no reply to {request['id']!r} within {timeout:g} s"
             return f"no reply within {timeout:g} s"
         if line is None:
             return f"the implementation exited (status {self.process.wait()}) before replying"
@@ -95,9 +111,15 @@ class _Implementation:
         with contextlib.suppress(OSError):
             self.process.stdin.close()
         try:
-            self.process.wait(timeout=5)
+            # An implementation that answered everything has until 5 s to end after its input
+            # does; a hung one is stopped now.
+            self.process.wait(timeout=5 if self.silent is None else 0)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            if _GROUPS:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+            else:
+                self.process.kill()
             self.process.wait()
 
 
@@ -105,7 +127,8 @@ def run(command: str, cases: Sequence[Case], *, timeout: float = 30.0) -> Report
     """Start ``command`` (by the shell), send it every case, and judge each reply.
 
     A reply that does not come within ``timeout`` seconds, is not JSON or names another case
-    fails its case; once the implementation has exited, every remaining case fails.
+    fails its case; once the implementation has exited, or has let a case go without a reply
+    within ``timeout`` (it is then stopped), every remaining case fails without being asked.
     """
     implementation = _Implementation(command)
     results: list[CaseResult] = []
