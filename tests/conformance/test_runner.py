@@ -5,6 +5,7 @@ example of docs/contract.md passes the cases it claims."""
 from __future__ import annotations
 
 import functools
+import json
 import shutil
 import sys
 import time
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from partwire.conformance import Report, load_cases, run
+from partwire.conformance._runner import _line
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
@@ -110,6 +112,27 @@ def test_replies_that_break_the_protocol_fail_with_what_was_wrong(tmp_path: Path
     report = run(f"{PYTHON} {script}", cases)
     assert "not JSON" in report.results[0].diff
     assert "reply's id is 'x'" in report.results[1].diff
+
+
+def test_a_reply_that_is_not_utf8_fails_saying_so(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8 fail their case with what they are, and the next case is still
+    asked."""
+    cases = load_cases("google")[:2]
+    script = tmp_path / "impl.py"
+    script.write_text("import sys\nfor _ in sys.stdin:\n"
+                      "    sys.stdout.buffer.write(b'\\xff{}\\n')\n    sys.stdout.flush()\n")
+    report = run(f"{PYTHON} {script}", cases)
+    assert [r.diff for r in report.results] == ["the reply is not UTF-8 (invalid start byte at byte 0): b'\\xff{}\\n'"] * 2
+
+
+def test_a_request_with_a_lone_surrogate_goes_out_as_its_json_escape() -> None:
+    """A request UTF-8 cannot hold is sent with its escapes: the same JSON value."""
+    request = {"id": "x", "input": {"text": "caf\u00e9 \ud800"}}
+    line = _line(request)
+    assert line.endswith(b"\n")
+    assert b"\\ud800" in line
+    assert json.loads(line) == request
+    assert _line({"id": "x", "text": "caf\u00e9"}) == '{"id": "x", "text": "café"}\n'.encode()
 
 
 def test_the_docs_show_the_example_as_it_is_run() -> None:

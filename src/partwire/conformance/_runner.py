@@ -63,10 +63,11 @@ class _Implementation:
     def __init__(self, command: str) -> None:
         # Run by the shell, as a user types it (``node impl.js``, ``FOO=1 ./impl``), in a process
         # group of its own where there are groups: stopping it stops what the shell started.
+        # Bytes both ways: a reply that is not UTF-8 fails its case, saying so, rather than the
+        # reader thread.
         self.process = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1,
-                                        start_new_session=_GROUPS)
-        self.lines: queue.Queue[str | None] = queue.Queue()
+                                        stdout=subprocess.PIPE, start_new_session=_GROUPS)
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.silent: str | None = None
         """Why the cases after one left without a reply fail unasked (``None`` until then)."""
         threading.Thread(target=self._read, daemon=True).start()
@@ -83,19 +84,23 @@ class _Implementation:
             return self.silent
         assert self.process.stdin is not None
         try:
-            self.process.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
+            self.process.stdin.write(_line(request))
             self.process.stdin.flush()
         except (BrokenPipeError, OSError):
             return f"the implementation exited (status {self.process.poll()})"
         try:
-            line = self.lines.get(timeout=timeout)
+            raw = self.lines.get(timeout=timeout)
         except queue.Empty:
             # A reply that comes later would be read as the next case's: the implementation is
             # taken as hung, and the remaining cases fail at once rather than each after a wait.
             self.silent = f"not asked: the implementation gave no reply to {request['id']!r} within {timeout:g} s"
             return f"no reply within {timeout:g} s"
-        if line is None:
+        if raw is None:
             return f"the implementation exited (status {self.process.wait()}) before replying"
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return f"the reply is not UTF-8 ({exc.reason} at byte {exc.start}): {raw[:200]!r}"
         try:
             reply = json.loads(line)
         except ValueError:
@@ -121,6 +126,16 @@ class _Implementation:
             else:
                 self.process.kill()
             self.process.wait()
+
+
+def _line(request: dict[str, Any]) -> bytes:
+    """A request as one line of UTF-8 JSON; a lone surrogate, which UTF-8 cannot hold, is sent
+    as its JSON escape (with every other character outside ASCII)."""
+    text = json.dumps(request, ensure_ascii=False)
+    try:
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(request) + "\n").encode("ascii")
 
 
 def run(command: str, cases: Sequence[Case], *, timeout: float = 30.0) -> Report:
