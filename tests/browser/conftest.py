@@ -1,11 +1,9 @@
 """A real headless Chromium for the HTML page's tests, driven by Playwright, with no network.
 
 The browser is Debian's ``chromium`` package: ``$PARTWIRE_CHROMIUM`` when set, else the one
-installed. When there is none and the tests run as root where apt-get exists (CI, or a fresh
-Debian machine running the README's test command), it is installed with apt-get, once, under a
-file lock (the xdist workers would otherwise race for apt's own lock); otherwise the tests fail and say how to install it. They never
-skip: a page nobody opened is not tested. Playwright never downloads a browser here
-(``executable_path`` points at the system one).
+installed, else installed with apt-get where the tests may (``tests.harness.debian``); otherwise
+the tests fail and say how to install it. They never skip: a page nobody opened is not tested.
+Playwright never downloads a browser here (``executable_path`` points at the system one).
 """
 
 from __future__ import annotations
@@ -13,13 +11,14 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from tests.harness.debian import apt_ensure
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, Request, Route
@@ -41,33 +40,15 @@ def find_chromium() -> str | None:
     return None
 
 
-def _install() -> None:
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", "chromium"]):
-        subprocess.run(command, check=True, env=env, capture_output=True, timeout=1200)
-
-
 def chromium_or_fail() -> str:
     """The Chromium path; installed first when missing and the tests run as root; else the test fails."""
+    configured = os.environ.get("PARTWIRE_CHROMIUM")
+    if not configured:
+        apt_ensure(("chromium",), lambda: find_chromium() is not None, "the HTML page's browser tests")
     found = find_chromium()
-    can_install = hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get")
-    if found is None and can_install:
-        import fcntl
-        import tempfile
-
-        with open(os.path.join(tempfile.gettempdir(), "partwire-chromium-install.lock"), "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # one worker installs; the others wait, then find it
-            try:
-                if find_chromium() is None:
-                    _install()
-            except (subprocess.SubprocessError, OSError) as exc:
-                pytest.fail(f"Chromium is missing and installing it failed ({exc}); install it: {INSTALL}")
-        found = find_chromium()
     if found is None:
-        where = os.environ.get("PARTWIRE_CHROMIUM")
-        why = f"$PARTWIRE_CHROMIUM={where} is not an executable" if where else "no Chromium is installed"
-        pytest.fail(f"the HTML page's browser tests need headless Chromium: {why}. Install it: {INSTALL}, "
-                    "or set PARTWIRE_CHROMIUM to its binary")
+        pytest.fail(f"the HTML page's browser tests need headless Chromium: $PARTWIRE_CHROMIUM={configured} "
+                    f"is not an executable. Install it: {INSTALL}, or set PARTWIRE_CHROMIUM to its binary")
     if importlib.util.find_spec("playwright") is None:
         pytest.fail("the browser tests drive Chromium with Playwright: pip install -e '.[dev]' "
                     "(never 'playwright install': the system Chromium is used)")

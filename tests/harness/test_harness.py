@@ -22,6 +22,7 @@ from partwire import (
 from partwire.history import EVENT_ADAPTER
 from tests.harness.cassettes import Exchange, render_cassette
 from tests.harness.compare import comparable, neutral
+from tests.harness.debian import apt_ensure
 from tests.harness.golden import Golden
 from tests.harness.kit import CASSETTES
 from tests.harness.providers import KIT_NAMES, get_kit
@@ -192,3 +193,25 @@ def test_neutral_equates_refusal_text_and_refusal_parts() -> None:
     assert neutral(as_text) == neutral(as_refusal)
     assert neutral(AssistantMessage([TextPart(text="No.")], stop_reason="stop")) != neutral(
         AssistantMessage([RefusalPart(text="No.")], stop_reason="stop"))
+
+
+def test_a_debian_package_present_is_not_installed_again() -> None:
+    """``apt_ensure`` does nothing when what it checks for is there."""
+    asked: list[bool] = []
+
+    def present() -> bool:
+        asked.append(True)
+        return True
+
+    apt_ensure(("nodejs", "npm"), present, "these tests")
+    assert asked == [True]
+
+
+def test_a_missing_debian_package_fails_with_how_to_install_it_where_apt_is_not_ours(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not root: no install is tried; the test fails, naming the packages and the command."""
+    monkeypatch.setattr("os.geteuid", lambda: 1000)
+    with pytest.raises(pytest.fail.Exception) as failed:
+        apt_ensure(("nodejs", "npm"), lambda: False, "the chat-UI tests")
+    assert str(failed.value) == ("the chat-UI tests need nodejs, npm, which this machine does not have: "
+                                 "apt-get install -y nodejs npm (as root; run apt-get update first)")
