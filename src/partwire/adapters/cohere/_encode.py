@@ -248,8 +248,8 @@ class Encoder(PartEncoder):
                 if kind is ThinkingPart and thinks and fields["signature"] is None and fields["text"]:
                     items.append({"type": "thinking", "thinking": fields["text"]})
                     continue
-            if isinstance(part, ToolCallPart):  # (a class derived from it too)
-                calls.append(self._call(part, i, j, event.id))
+            if fields["type"] == "tool_call":  # by its tag: a class derived from ToolCallPart too
+                calls.append(self._call(part, i, j, event.id))  # type: ignore[arg-type]
                 continue
             if type(part) is TextPart and part.provider_data is not None and plan is None \
                     and data_of(part.provider_data, self.issuers) == PLAN_MARK:

@@ -83,10 +83,11 @@ class PartEncoder(BlockEncoder):
             if kind is TextPart:
                 sources.append((j, "text"))
                 texts.append(self.text(part, i, j, message_id))  # type: ignore[arg-type]
-            elif calls and isinstance(part, ToolCallPart):  # (a class derived from it too)
-                wire_calls.append(self.call(part, i, j, message_id))
+            elif kind is ToolCallPart and calls:
+                wire_calls.append(self.call(part, i, j, message_id))  # type: ignore[arg-type]
             else:
-                self.other(part, i, j, message_id, texts, thinking, images, sources, thoughts)
+                self.other(part, i, j, message_id, texts, thinking, images, sources, thoughts,
+                           wire_calls if calls else None)
         if len(sources) > 1:
             for j, part_type in sources:
                 self.joined(i, j, part_type, "content", message_id)
@@ -142,16 +143,21 @@ class PartEncoder(BlockEncoder):
 
     def other(self, part: Part, i: int, j: int, message_id: str, texts: list[str],
               thinking: list[str], images: list[str], sources: list[tuple[int, str]],
-              thoughts: list[int]) -> None:
-        """Every part but text and an assistant's tool calls (the common ones, handled inline)."""
+              thoughts: list[int], wire_calls: list[dict[str, Any]] | None) -> None:
+        """Every part but text and an assistant's tool calls of the classes themselves (the
+        common ones, handled inline); ``wire_calls`` is ``None`` where the message may hold no
+        call."""
         lose = self.lose
         match part:
             case TextPart():
                 sources.append((j, "text"))
                 texts.append(self.text(part, i, j, message_id))
             case ToolCallPart():
-                lose(i, j, "tool_call", "dropped", "only an assistant message holds tool calls",
-                     message_id)
+                if wire_calls is not None:  # a class derived from ToolCallPart
+                    wire_calls.append(self.call(part, i, j, message_id))
+                else:
+                    lose(i, j, "tool_call", "dropped", "only an assistant message holds tool calls",
+                         message_id)
             case ThinkingPart():
                 if not part.text:
                     lose(i, j, "thinking", "dropped", "reasoning with no text (encrypted or "
